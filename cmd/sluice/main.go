@@ -1,0 +1,193 @@
+// Command sluice is Sluice's one binary: SQL over the catalog, dataset reads
+// and writes, pipelines, format conversion, the notification sidecar and an
+// offline demo. Run `sluice --help` for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// version is set at build time with -ldflags "-X main.version=…".
+var version = "dev"
+
+// command is one `sluice <name>` subcommand. Each lives in its own file and
+// adds itself to commands in init().
+type command struct {
+	name    string
+	summary string
+	// run executes the command; args exclude the command name.
+	run func(ctx context.Context, env *cliEnv, args []string) error
+}
+
+var commands = map[string]*command{}
+
+func addCommand(c *command) {
+	if _, dup := commands[c.name]; dup {
+		panic("duplicate command " + c.name)
+	}
+	commands[c.name] = c
+}
+
+// cliEnv carries the process's streams so commands are testable in-process.
+type cliEnv struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// usageError is bad usage: exit 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+
+// errHelp: --help was asked for and printed; exit 0.
+var errHelp = flag.ErrHelp
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// run dispatches to a command and maps its error to an exit code:
+// 0 ok or help, 1 failure, 2 bad usage.
+func run(ctx context.Context, env *cliEnv, args []string) int {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		printUsage(env.stdout)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	if args[0] == "--version" {
+		args[0] = "version"
+	}
+	c, ok := commands[args[0]]
+	if !ok {
+		fmt.Fprintf(env.stderr, "sluice: unknown command %q (see sluice --help)\n", args[0])
+		return 2
+	}
+	err := c.run(ctx, env, args[1:])
+	var ue *usageError
+	switch {
+	case err == nil, errors.Is(err, errHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(env.stderr, "sluice: %s: %s (see sluice %s --help)\n", c.name, ue.msg, c.name)
+		return 2
+	default:
+		fmt.Fprintf(env.stderr, "sluice: %s\n", err)
+		return 1
+	}
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprintln(w, "Usage: sluice <command> [flags]")
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Commands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s  %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, "Run `sluice <command> --help` for a command's flags.")
+}
+
+// newFlagSet makes a flag set that prints usage to env.stderr (stdout for
+// --help) and reports errors instead of exiting.
+func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {
+		fmt.Fprintf(env.stdout, "Usage: sluice %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(env.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}
+	return fs
+}
+
+// parseFlags parses args allowing flags before and after positional
+// arguments (`sluice read ns.t --format json`). `--` ends flags. It returns
+// the positional arguments. --help prints usage and returns errHelp.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var positional []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.Usage()
+				return nil, errHelp
+			}
+			return nil, usagef("%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+		}
+		rest := fs.Args()
+		if len(rest) == 0 {
+			return positional, nil
+		}
+		// fs stopped at a positional argument or at "--".
+		consumed := len(args) - len(rest)
+		if consumed > 0 && args[consumed-1] == "--" {
+			return append(positional, rest...), nil
+		}
+		positional = append(positional, rest[0])
+		args = rest[1:]
+	}
+}
+
+// kvFlag collects repeated `k=v` flags (--set, --prop) in order.
+type kvFlag struct {
+	name  string
+	pairs [][2]string
+}
+
+func (f *kvFlag) String() string { return "" }
+
+func (f *kvFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	k = strings.TrimSpace(k)
+	if !ok || k == "" {
+		return fmt.Errorf("--%s wants key=value, got %q", f.name, s)
+	}
+	f.pairs = append(f.pairs, [2]string{k, v})
+	return nil
+}
+
+// Map returns the pairs as a map (later pairs win).
+func (f *kvFlag) Map() map[string]string {
+	m := make(map[string]string, len(f.pairs))
+	for _, p := range f.pairs {
+		m[p[0]] = p[1]
+	}
+	return m
+}
+
+func init() {
+	addCommand(&command{
+		name:    "version",
+		summary: "print the version",
+		run: func(ctx context.Context, env *cliEnv, args []string) error {
+			fs := newFlagSet(env, "version", "version")
+			if _, err := parseFlags(fs, args); err != nil {
+				return err
+			}
+			fmt.Fprintf(env.stdout, "sluice %s\n", version)
+			return nil
+		},
+	})
+}

@@ -1,0 +1,101 @@
+package connectors
+
+import (
+	"sort"
+	"strings"
+)
+
+// Mask is what a secret value prints as.
+const Mask = "***"
+
+// IsSecretKey reports whether a property's value is a secret: its name
+// contains key, token, secret or password (any case), or it is an
+// Authorization header property.
+func IsSecretKey(name string) bool {
+	l := strings.ToLower(name)
+	for _, w := range []string{"key", "token", "secret", "password", "authorization"} {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactValue returns Mask for a secret key's value, else the value.
+func RedactValue(key, value string) string {
+	if IsSecretKey(key) && value != "" {
+		return Mask
+	}
+	return value
+}
+
+// Redacted returns a copy of p with secret values masked.
+func (p Props) Redacted() Props {
+	c := make(Props, len(p))
+	for k, v := range p {
+		c[k] = RedactValue(k, v)
+	}
+	return c
+}
+
+// Redactor masks every secret value of a property set wherever it appears
+// in a string: in a URL, an error message, a log line.
+type Redactor struct {
+	secrets []string // longest first, so a secret containing another is masked whole
+}
+
+// NewRedactor collects the secret values of the given property sets.
+func NewRedactor(sets ...map[string]string) *Redactor {
+	seen := map[string]bool{}
+	r := &Redactor{}
+	for _, p := range sets {
+		for k, v := range p {
+			if IsSecretKey(k) && v != "" && !seen[v] {
+				seen[v] = true
+				r.secrets = append(r.secrets, v)
+				// Authorization values like "Bearer abc": mask the credential alone too.
+				if i := strings.IndexByte(v, ' '); i > 0 && i+1 < len(v) && !seen[v[i+1:]] {
+					seen[v[i+1:]] = true
+					r.secrets = append(r.secrets, v[i+1:])
+				}
+			}
+		}
+	}
+	sort.Slice(r.secrets, func(i, j int) bool { return len(r.secrets[i]) > len(r.secrets[j]) })
+	return r
+}
+
+// String masks every known secret in s.
+func (r *Redactor) String(s string) string {
+	if r == nil {
+		return s
+	}
+	for _, sec := range r.secrets {
+		if strings.Contains(s, sec) {
+			s = strings.ReplaceAll(s, sec, Mask)
+		}
+	}
+	return s
+}
+
+// Error wraps err so that its message is redacted; errors.Is/As still see
+// the original chain.
+func (r *Redactor) Error(err error) error {
+	if err == nil || r == nil || len(r.secrets) == 0 {
+		return err
+	}
+	msg := err.Error()
+	red := r.String(msg)
+	if red == msg {
+		return err
+	}
+	return &redactedError{msg: red, err: err}
+}
+
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }
