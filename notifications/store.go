@@ -58,11 +58,11 @@ type Patch struct {
 // Stats are the figures /metrics reports from the store.
 type Stats struct {
 	ByStatus      map[Status]int64
-	OldestPending *time.Time // creation… of the oldest PENDING record, by receptionDate
+	OldestPending *time.Time // receptionDate of the oldest PENDING record; nil when none
 }
 
 // Store keeps notification records durably. Implementations: SQLite and
-// Postgres (see Open). Every method is safe for concurrent use.
+// Postgres, in package notifications/sqlstore (sqlstore.Open(ctx, dsn)). Every method is safe for concurrent use.
 type Store interface {
 	// Enqueue applies the intake rules (duplicate, obsolete, supersede) and
 	// stores rec as PENDING with retryCounter 0, all in one transaction.
