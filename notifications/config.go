@@ -1,0 +1,465 @@
+package notifications
+
+import (
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/robfig/cron/v3"
+
+	"github.com/sluicedata/sluice/connectors"
+)
+
+// Config is the sidecar's configuration (CONTRACT §6.7 and §9). Build it
+// with DefaultConfig or ConfigFromEnv; New validates it.
+type Config struct {
+	// Addr is the HTTP listen address (CONN_ADDR). Defaults to ":8080".
+	Addr string
+	// Store is the store DSN (CONN_STORE): sqlite:<path> or postgres://….
+	// Defaults to "sqlite:.sluice/notifications.db".
+	Store string
+	// MaxBodyBytes bounds an intake body (CONN_MAX_BODY_BYTES); larger ones
+	// get 413. Defaults to 1048576.
+	MaxBodyBytes int
+	// MarketplaceURL receives every processed notification
+	// (CONN_MARKETPLACE_URL). Without it processing fails (and retries).
+	// Defaults to "".
+	MarketplaceURL string
+	// ProviderAPIURL is where a record without a stored body fetches it
+	// (PROVIDER_API_URL). Defaults to "".
+	ProviderAPIURL string
+	// DownstreamTimeout bounds each marketplace or provider request
+	// (CONN_DOWNSTREAM_TIMEOUT). Defaults to 10s.
+	DownstreamTimeout time.Duration
+	// Drain makes a processing run take further batches until none is
+	// eligible (CONN_PROCESSING_DRAIN). Defaults to false.
+	Drain bool
+	// Concurrency is how many objectTokens are processed in parallel within
+	// a batch (CONN_PROCESSING_CONCURRENCY). Defaults to 1.
+	Concurrency int
+	// ManagementAPI enables /management/** (CONN_TOGGLE_FEATURES_MANAGEMENT_API).
+	// Defaults to false.
+	ManagementAPI bool
+	// APIToken, when set, is the bearer token every endpoint but intake and
+	// /health requires (CONN_API_TOKEN). Defaults to "".
+	APIToken string
+
+	// MaxAttempts counts processing attempts before FAILED
+	// (PROVIDER_MAX_AMOUNT_OF_NOTIFICATION_RETRIES, minimum 1). Defaults to 5.
+	MaxAttempts int
+	// InitialRetryDelay is the first back-off delay
+	// (PROVIDER_NOTIFICATION_INITIAL_RETRY_DELAY). Defaults to 1m.
+	InitialRetryDelay time.Duration
+	// BackoffMultiplier grows the delay per failed attempt
+	// (PROVIDER_NOTIFICATION_RETRY_BACKOFF_MULTIPLIER, ≥ 1). Defaults to 2.0.
+	BackoffMultiplier float64
+	// ProcessingCron schedules the processing job
+	// (PROVIDER_NOTIFICATIONS_PROCESSING_CRON_EXPRESSION); "off" disables it.
+	// Defaults to "0/30 * * * * ?".
+	ProcessingCron string
+	// BatchSize bounds the records one batch claims
+	// (PROVIDER_NOTIFICATIONS_BATCH_SIZE). Defaults to 100.
+	BatchSize int
+	// CleanupCron schedules the cleanup job, in UTC
+	// (PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION); "off" disables it.
+	// Defaults to "0 0 1 * * ?".
+	CleanupCron string
+	// RetentionDays keeps terminal records this many days after reception
+	// (PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS); 0 deletes every
+	// terminal record. Defaults to 90.
+	RetentionDays int
+
+	// Mail configures the FAILED alert (CONN_MAIL_*).
+	Mail MailConfig
+}
+
+// MailConfig configures the e-mail alert sent when a record becomes FAILED.
+type MailConfig struct {
+	// Host is the SMTP server (CONN_MAIL_SMTP_HOST); empty means alerts are
+	// only logged. Defaults to "".
+	Host string
+	// Port is the SMTP port (CONN_MAIL_SMTP_PORT). Defaults to 25.
+	Port int
+	// Username turns on AUTH PLAIN (CONN_MAIL_SMTP_USERNAME). Defaults to "".
+	Username string
+	// Password goes with Username (CONN_MAIL_SMTP_PASSWORD). Defaults to "".
+	Password string
+	// StartTLS is "true" (required), "false" (never) or "auto" (used when
+	// offered) (CONN_MAIL_SMTP_STARTTLS). Defaults to "auto".
+	StartTLS string
+	// From is the sender address (CONN_MAIL_FROM). Defaults to
+	// "sluice@localhost".
+	From string
+	// Recipients receive the alert (CONN_MAIL_RECIPIENT, comma list).
+	// Defaults to none.
+	Recipients []string
+	// TLSConfig is used for STARTTLS; Go embedders set it to trust a private
+	// CA. Defaults to the system roots with ServerName = Host.
+	TLSConfig *tls.Config
+}
+
+// ProcessingJob and CleanupJob name the job locks taken in the store.
+const (
+	ProcessingJob = "processing"
+	CleanupJob    = "cleanup"
+)
+
+// Variable documents one environment variable of the sidecar.
+type Variable struct {
+	Name    string
+	Default string
+	Meaning string
+}
+
+// Variables lists every environment variable the sidecar reads, with its
+// default and meaning (`sluice serve --help` prints it).
+var Variables = []Variable{
+	{"CONN_ADDR", ":8080", "HTTP listen address (flag --addr wins)"},
+	{"CONN_STORE", "sqlite:.sluice/notifications.db", "store DSN: sqlite:<path> or postgres://… (flag --store wins)"},
+	{"CONN_MAX_BODY_BYTES", "1048576", "largest accepted webhook body in bytes; larger ones get 413"},
+	{"CONN_MARKETPLACE_URL", "", "URL every processed notification is POSTed to; unset = processing fails"},
+	{"PROVIDER_API_URL", "", "provider API base; a record without a stored body GETs {url}/webhook-notifications/{token}"},
+	{"CONN_DOWNSTREAM_TIMEOUT", "10s", "timeout of each marketplace/provider request (10s or PT10S)"},
+	{"CONN_PROCESSING_DRAIN", "false", "true: a processing run takes batches until none is eligible"},
+	{"CONN_PROCESSING_CONCURRENCY", "1", "objectTokens processed in parallel (one objectToken stays sequential)"},
+	{"CONN_TOGGLE_FEATURES_MANAGEMENT_API", "false", "true enables /management/**; else it answers 403"},
+	{"CONN_API_TOKEN", "", "bearer token required by every endpoint but intake and /health"},
+	{"CONN_MAIL_SMTP_HOST", "", "SMTP server for FAILED alerts; unset = alerts are only logged"},
+	{"CONN_MAIL_SMTP_PORT", "25", "SMTP port"},
+	{"CONN_MAIL_SMTP_USERNAME", "", "SMTP user (AUTH PLAIN when set)"},
+	{"CONN_MAIL_SMTP_PASSWORD", "", "SMTP password"},
+	{"CONN_MAIL_SMTP_STARTTLS", "auto", "true (required) | false (never) | auto (when offered)"},
+	{"CONN_MAIL_FROM", "sluice@localhost", "sender address of alerts"},
+	{"CONN_MAIL_RECIPIENT", "", "alert recipients, comma-separated"},
+	{"PROVIDER_MAX_AMOUNT_OF_NOTIFICATION_RETRIES", "5", "processing attempts before a record is FAILED (minimum 1)"},
+	{"PROVIDER_NOTIFICATION_INITIAL_RETRY_DELAY", "PT1M", "first retry delay (ISO-8601 or Go duration)"},
+	{"PROVIDER_NOTIFICATION_RETRY_BACKOFF_MULTIPLIER", "2.0", "delay = initial × multiplier^(retryCounter−1)"},
+	{"PROVIDER_NOTIFICATIONS_PROCESSING_CRON_EXPRESSION", "0/30 * * * * ?", "processing schedule (6 fields, seconds first; off disables)"},
+	{"PROVIDER_NOTIFICATIONS_BATCH_SIZE", "100", "records claimed per batch"},
+	{"PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION", "0 0 1 * * ?", "cleanup schedule in UTC (off disables)"},
+	{"PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", "90", "days terminal records are kept; 0 = delete all terminal"},
+}
+
+// DefaultConfig returns the configuration with every default applied.
+func DefaultConfig() Config {
+	return Config{
+		Addr:              ":8080",
+		Store:             "sqlite:.sluice/notifications.db",
+		MaxBodyBytes:      1 << 20,
+		DownstreamTimeout: 10 * time.Second,
+		Concurrency:       1,
+		MaxAttempts:       5,
+		InitialRetryDelay: time.Minute,
+		BackoffMultiplier: 2.0,
+		ProcessingCron:    "0/30 * * * * ?",
+		BatchSize:         100,
+		CleanupCron:       "0 0 1 * * ?",
+		RetentionDays:     90,
+		Mail:              MailConfig{Port: 25, StartTLS: "auto", From: "sluice@localhost"},
+	}
+}
+
+// ConfigError names the variable (or Config field) whose value is invalid.
+// The value itself is only quoted for variables that are not secrets.
+type ConfigError struct {
+	Variable string
+	Err      error
+}
+
+func (e *ConfigError) Error() string { return e.Variable + ": " + e.Err.Error() }
+func (e *ConfigError) Unwrap() error { return e.Err }
+
+// ConfigFromEnv reads every variable of Variables through getenv (os.Getenv
+// in production), on top of DefaultConfig, and validates the result. Unset
+// or empty variables keep their default. The error names the variable.
+func ConfigFromEnv(getenv func(string) string) (Config, error) {
+	c := DefaultConfig()
+	var errs []error
+	fail := func(name string, err error) { errs = append(errs, &ConfigError{Variable: name, Err: err}) }
+	str := func(name string, dst *string) {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			*dst = v
+		}
+	}
+	integer := func(name string, dst *int) {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil {
+				fail(name, fmt.Errorf("%q is not an integer", v))
+				return
+			}
+			*dst = n
+		}
+	}
+	boolean := func(name string, dst *bool) {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				fail(name, fmt.Errorf("%q is not a boolean (true or false)", v))
+				return
+			}
+			*dst = b
+		}
+	}
+	duration := func(name string, dst *time.Duration) {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			d, err := connectors.ParseDuration(v)
+			if err != nil {
+				fail(name, err)
+				return
+			}
+			*dst = d
+		}
+	}
+
+	str("CONN_ADDR", &c.Addr)
+	str("CONN_STORE", &c.Store)
+	integer("CONN_MAX_BODY_BYTES", &c.MaxBodyBytes)
+	str("CONN_MARKETPLACE_URL", &c.MarketplaceURL)
+	str("PROVIDER_API_URL", &c.ProviderAPIURL)
+	duration("CONN_DOWNSTREAM_TIMEOUT", &c.DownstreamTimeout)
+	boolean("CONN_PROCESSING_DRAIN", &c.Drain)
+	integer("CONN_PROCESSING_CONCURRENCY", &c.Concurrency)
+	boolean("CONN_TOGGLE_FEATURES_MANAGEMENT_API", &c.ManagementAPI)
+	// The token is taken verbatim: spaces may be part of a secret.
+	c.APIToken = getenv("CONN_API_TOKEN")
+	str("CONN_MAIL_SMTP_HOST", &c.Mail.Host)
+	integer("CONN_MAIL_SMTP_PORT", &c.Mail.Port)
+	str("CONN_MAIL_SMTP_USERNAME", &c.Mail.Username)
+	c.Mail.Password = getenv("CONN_MAIL_SMTP_PASSWORD")
+	str("CONN_MAIL_SMTP_STARTTLS", &c.Mail.StartTLS)
+	c.Mail.StartTLS = strings.ToLower(c.Mail.StartTLS)
+	str("CONN_MAIL_FROM", &c.Mail.From)
+	if v := getenv("CONN_MAIL_RECIPIENT"); strings.TrimSpace(v) != "" {
+		c.Mail.Recipients = splitList(v)
+	}
+	integer("PROVIDER_MAX_AMOUNT_OF_NOTIFICATION_RETRIES", &c.MaxAttempts)
+	duration("PROVIDER_NOTIFICATION_INITIAL_RETRY_DELAY", &c.InitialRetryDelay)
+	if v := strings.TrimSpace(getenv("PROVIDER_NOTIFICATION_RETRY_BACKOFF_MULTIPLIER")); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			fail("PROVIDER_NOTIFICATION_RETRY_BACKOFF_MULTIPLIER", fmt.Errorf("%q is not a number", v))
+		} else {
+			c.BackoffMultiplier = f
+		}
+	}
+	str("PROVIDER_NOTIFICATIONS_PROCESSING_CRON_EXPRESSION", &c.ProcessingCron)
+	integer("PROVIDER_NOTIFICATIONS_BATCH_SIZE", &c.BatchSize)
+	str("PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION", &c.CleanupCron)
+	integer("PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", &c.RetentionDays)
+
+	if len(errs) > 0 {
+		return c, errors.Join(errs...)
+	}
+	return c, c.validate()
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// validate checks every field and names the variable of each bad one.
+func (c *Config) validate() error {
+	var errs []error
+	fail := func(name, format string, args ...any) {
+		errs = append(errs, &ConfigError{Variable: name, Err: fmt.Errorf(format, args...)})
+	}
+	if strings.TrimSpace(c.Addr) == "" {
+		fail("CONN_ADDR", "must not be empty")
+	}
+	if !strings.HasPrefix(c.Store, "sqlite:") && !strings.HasPrefix(c.Store, "postgres://") && !strings.HasPrefix(c.Store, "postgresql://") {
+		// The DSN may carry a password: never echo it.
+		fail("CONN_STORE", "must start with sqlite: or postgres://")
+	}
+	if c.MaxBodyBytes < 1 {
+		fail("CONN_MAX_BODY_BYTES", "must be at least 1, got %d", c.MaxBodyBytes)
+	}
+	if c.MarketplaceURL != "" {
+		if err := checkHTTPURL(c.MarketplaceURL); err != nil {
+			fail("CONN_MARKETPLACE_URL", "%v", err)
+		}
+	}
+	if c.ProviderAPIURL != "" {
+		if err := checkHTTPURL(c.ProviderAPIURL); err != nil {
+			fail("PROVIDER_API_URL", "%v", err)
+		}
+	}
+	if c.DownstreamTimeout <= 0 {
+		fail("CONN_DOWNSTREAM_TIMEOUT", "must be positive")
+	}
+	if c.Concurrency < 1 || c.Concurrency > 1024 {
+		fail("CONN_PROCESSING_CONCURRENCY", "must be between 1 and 1024, got %d", c.Concurrency)
+	}
+	if c.MaxAttempts < 1 {
+		fail("PROVIDER_MAX_AMOUNT_OF_NOTIFICATION_RETRIES", "must be at least 1, got %d", c.MaxAttempts)
+	}
+	if c.InitialRetryDelay < 0 {
+		fail("PROVIDER_NOTIFICATION_INITIAL_RETRY_DELAY", "must not be negative")
+	}
+	if !(c.BackoffMultiplier >= 1) || c.BackoffMultiplier > 1000 {
+		fail("PROVIDER_NOTIFICATION_RETRY_BACKOFF_MULTIPLIER", "must be between 1 and 1000, got %v", c.BackoffMultiplier)
+	}
+	if _, err := ParseCron(c.ProcessingCron); err != nil {
+		fail("PROVIDER_NOTIFICATIONS_PROCESSING_CRON_EXPRESSION", "%v", err)
+	}
+	if c.BatchSize < 1 || c.BatchSize > 100000 {
+		fail("PROVIDER_NOTIFICATIONS_BATCH_SIZE", "must be between 1 and 100000, got %d", c.BatchSize)
+	}
+	if _, err := ParseCron(c.CleanupCron); err != nil {
+		fail("PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION", "%v", err)
+	}
+	if c.RetentionDays < 0 || c.RetentionDays > 365000 {
+		fail("PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", "must be between 0 and 365000, got %d", c.RetentionDays)
+	}
+	if c.Mail.Port < 1 || c.Mail.Port > 65535 {
+		fail("CONN_MAIL_SMTP_PORT", "must be between 1 and 65535, got %d", c.Mail.Port)
+	}
+	switch c.Mail.StartTLS {
+	case "true", "false", "auto":
+	default:
+		fail("CONN_MAIL_SMTP_STARTTLS", "%q is not true, false or auto", c.Mail.StartTLS)
+	}
+	if c.Mail.Host != "" {
+		if strings.TrimSpace(c.Mail.From) == "" || strings.ContainsAny(c.Mail.From, "\r\n<>") {
+			fail("CONN_MAIL_FROM", "must be a plain e-mail address")
+		}
+		if len(c.Mail.Recipients) == 0 {
+			fail("CONN_MAIL_RECIPIENT", "must list at least one address when CONN_MAIL_SMTP_HOST is set")
+		}
+	}
+	for _, r := range c.Mail.Recipients {
+		if strings.ContainsAny(r, "\r\n<> ") || !strings.Contains(r, "@") {
+			fail("CONN_MAIL_RECIPIENT", "%q is not an e-mail address", r)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func checkHTTPURL(s string) error {
+	u, err := url.Parse(s)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		// url.Parse errors quote the whole URL, which may hold credentials.
+		return errors.New("must be an absolute http(s) URL")
+	}
+	return nil
+}
+
+// Off is the cron value that disables a schedule.
+const Off = "off"
+
+var cronParser = cron.NewParser(cron.Second | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow)
+
+// ParseCron parses a Quartz-style expression: six fields, seconds first,
+// `?` allowed in the day fields, day-of-week 1–7 = SUN–SAT or names. `L`,
+// `W`, `#` and a year field are rejected with a message saying so. "off"
+// gives a nil schedule (disabled).
+func ParseCron(expr string) (cron.Schedule, error) {
+	e := strings.TrimSpace(expr)
+	if strings.EqualFold(e, Off) {
+		return nil, nil
+	}
+	fields := strings.Fields(e)
+	switch {
+	case len(fields) == 7:
+		return nil, fmt.Errorf("cron %q has a year field, which is not supported (use six fields: sec min hour day month weekday)", expr)
+	case len(fields) != 6:
+		return nil, fmt.Errorf("cron %q has %d fields; want six: sec min hour day month weekday (or off)", expr, len(fields))
+	}
+	for i, f := range fields {
+		if strings.HasPrefix(f, "@") {
+			return nil, fmt.Errorf("cron %q: descriptor %q is not supported", expr, f)
+		}
+		for _, ch := range []string{"L", "W", "#"} {
+			// Names of months and days (JUL, WED) contain L and W; only a bare
+			// special character counts.
+			if containsSpecial(strings.ToUpper(f), ch) {
+				return nil, fmt.Errorf("cron %q: %q in field %d is not supported", expr, ch, i+1)
+			}
+		}
+		if f == "?" && i != 3 && i != 5 {
+			return nil, fmt.Errorf("cron %q: ? is only allowed in the day-of-month and day-of-week fields", expr)
+		}
+	}
+	if fields[3] == "?" {
+		fields[3] = "*"
+	}
+	dow, err := quartzWeekdays(fields[5])
+	if err != nil {
+		return nil, fmt.Errorf("cron %q: %v", expr, err)
+	}
+	fields[5] = dow
+	s, err := cronParser.Parse(strings.Join(fields, " "))
+	if err != nil {
+		return nil, fmt.Errorf("cron %q: %v", expr, err)
+	}
+	return s, nil
+}
+
+// containsSpecial reports whether ch occurs in field other than inside a
+// three-letter month or day name.
+func containsSpecial(field, ch string) bool {
+	names := []string{"JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
+		"SUN", "MON", "TUE", "WED", "THU", "FRI", "SAT"}
+	for _, n := range names {
+		field = strings.ReplaceAll(field, n, "")
+	}
+	return strings.Contains(field, ch)
+}
+
+// quartzWeekdays turns Quartz day-of-week numbers (1 = SUN … 7 = SAT) into
+// robfig's (0 = SUN … 6 = SAT); names and * pass through.
+func quartzWeekdays(f string) (string, error) {
+	if f == "?" || f == "*" {
+		return "*", nil
+	}
+	parts := strings.Split(f, ",")
+	for i, p := range parts {
+		rng, step, hasStep := strings.Cut(p, "/")
+		ends := strings.Split(rng, "-")
+		if len(ends) > 2 {
+			return "", fmt.Errorf("day-of-week %q is not a range", p)
+		}
+		for j, e := range ends {
+			if e == "*" || e == "?" {
+				ends[j] = "*"
+				continue
+			}
+			n, err := strconv.Atoi(e)
+			if err != nil {
+				continue // a name (MON); robfig checks it
+			}
+			if n < 1 || n > 7 {
+				return "", fmt.Errorf("day-of-week %d is out of range 1-7 (1 = SUN)", n)
+			}
+			ends[j] = strconv.Itoa(n - 1)
+		}
+		parts[i] = strings.Join(ends, "-")
+		if hasStep {
+			parts[i] += "/" + step
+		}
+	}
+	return strings.Join(parts, ","), nil
+}
+
+// backoff is initial × multiplier^(attempt−1), saturating instead of
+// overflowing.
+func backoff(initial time.Duration, multiplier float64, attempt int) time.Duration {
+	d := float64(initial)
+	for i := 1; i < attempt; i++ {
+		d *= multiplier
+		if d > float64(100*365*24*time.Hour) {
+			return 100 * 365 * 24 * time.Hour
+		}
+	}
+	return time.Duration(d)
+}

@@ -1,0 +1,142 @@
+package notifications
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// IntakeError is a webhook body the intake refuses (400).
+type IntakeError struct{ Msg string }
+
+func (e *IntakeError) Error() string { return e.Msg }
+
+// delivery is the part of the provider's webhook body the sidecar reads;
+// every other field is ignored (but kept in the stored body).
+type delivery struct {
+	Token     *string         `json:"token"`
+	CreatedOn json.RawMessage `json:"createdOn"`
+	Object    json.RawMessage `json:"object"`
+}
+
+type deliveryObject struct {
+	Token        *string `json:"token"`
+	ProgramToken *string `json:"programToken"`
+}
+
+// ParseDelivery turns a provider webhook body into a PENDING record
+// received at now (CONTRACT §6.2). The record's Payload is a copy of body.
+// A body that is empty, not a JSON object, without a string `token`, or
+// with an unparseable `createdOn` gives an *IntakeError saying what.
+func ParseDelivery(body []byte, now time.Time) (Record, error) {
+	if len(bytes.TrimSpace(body)) == 0 {
+		return Record{}, &IntakeError{"empty body: want the provider's webhook JSON object"}
+	}
+	var d delivery
+	if err := json.Unmarshal(body, &d); err != nil {
+		return Record{}, &IntakeError{"malformed webhook JSON: " + describeJSONError(err)}
+	}
+	if !isJSONObject(body) {
+		return Record{}, &IntakeError{"malformed webhook JSON: want an object"}
+	}
+	if d.Token == nil || *d.Token == "" {
+		return Record{}, &IntakeError{`missing "token": the webhook token is required`}
+	}
+	now = Truncate(now)
+	rec := Record{
+		WebhookToken:  *d.Token,
+		ReceptionDate: now,
+		CreationDate:  now,
+		Status:        StatusPending,
+	}
+	if len(d.CreatedOn) > 0 && string(d.CreatedOn) != "null" {
+		var s string
+		if err := json.Unmarshal(d.CreatedOn, &s); err != nil {
+			return Record{}, &IntakeError{fmt.Sprintf(`"createdOn" must be an ISO-8601 date-time string, got %s`, truncateText(string(d.CreatedOn), 64))}
+		}
+		t, err := ParseDateTime(s)
+		if err != nil {
+			return Record{}, &IntakeError{`"createdOn": ` + truncateText(err.Error(), 128)}
+		}
+		rec.CreationDate = t
+	}
+	if len(d.Object) > 0 && string(d.Object) != "null" {
+		var o deliveryObject
+		if err := json.Unmarshal(d.Object, &o); err != nil {
+			return Record{}, &IntakeError{`"object" must be a JSON object with string "token" and "programToken": ` + describeJSONError(err)}
+		}
+		if o.Token != nil {
+			rec.ObjectToken = *o.Token
+		}
+		if o.ProgramToken != nil {
+			rec.Program = *o.ProgramToken
+		}
+	}
+	rec.NotificationType = TypeOf(rec.ObjectToken)
+	rec.Payload = bytes.Clone(body)
+	return rec, nil
+}
+
+func isJSONObject(b []byte) bool {
+	b = bytes.TrimLeft(b, " \t\r\n")
+	return len(b) > 0 && b[0] == '{'
+}
+
+func describeJSONError(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%s at byte offset %d", se.Error(), se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		if te.Field != "" {
+			return fmt.Sprintf("field %q must not be a JSON %s", te.Field, te.Value)
+		}
+		return fmt.Sprintf("want a JSON object, got a JSON %s", te.Value)
+	}
+	return err.Error()
+}
+
+func truncateText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// intake is POST /webhook(s)/notifications: parse, enqueue, answer 200 once
+// the store has committed.
+func (s *Service) intake(c *fiber.Ctx) error {
+	// ParseDelivery copies the body: Fiber reuses its buffer after return.
+	rec, err := ParseDelivery(c.Body(), s.now())
+	if err != nil {
+		s.metrics.rejected.Inc()
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	ctx, cancel := context.WithTimeout(s.baseCtx, s.intakeTimeout)
+	res, err := s.store.Enqueue(ctx, &rec)
+	cancel()
+	if err != nil {
+		s.log.Error("enqueue failed; answering 503 so the provider re-sends",
+			"webhookToken", rec.WebhookToken, "error", err)
+		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
+	}
+	s.metrics.received.Inc()
+	switch res.Outcome {
+	case DiscardedDuplicate:
+		s.metrics.discardedDuplicate.Inc()
+	case DiscardedObsolete:
+		s.metrics.discardedObsolete.Inc()
+	}
+	if res.Outdated > 0 {
+		s.metrics.outdated.Add(float64(res.Outdated))
+	}
+	// Status, not SendStatus: the contract wants an empty body.
+	c.Status(fiber.StatusOK)
+	return nil
+}
