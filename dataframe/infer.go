@@ -1,0 +1,278 @@
+package dataframe
+
+import (
+	"sort"
+
+	"github.com/apache/arrow/go/v17/arrow"
+)
+
+// kind is an inferred JSON type. kindNone means only nulls were seen.
+type kind uint8
+
+const (
+	kindNone kind = iota
+	kindBool
+	kindLong
+	kindDouble
+	kindString
+	kindStruct
+	kindList
+)
+
+// typeNode is the inferred type of one position in the documents (a
+// column, a struct field, a list's elements). Pass 1 merges every value
+// into it.
+type typeNode struct {
+	kind   kind
+	fields []*typeField     // struct fields in first-seen order
+	index  map[string]int32 // struct: field name → position in fields
+	hint   []int32          // struct: field of the k-th key of the last object
+	elem   *typeNode        // list elements
+}
+
+type typeField struct {
+	name string
+	node *typeNode
+}
+
+// seeScalar merges a scalar of kind k into n.
+func (n *typeNode) seeScalar(k kind) {
+	switch {
+	case n.kind == k:
+	case n.kind == kindNone:
+		n.kind = k
+	case n.kind == kindString:
+	case n.kind == kindLong && k == kindDouble:
+		n.kind = kindDouble
+	case n.kind == kindDouble && k == kindLong:
+	default:
+		n.toString()
+	}
+}
+
+// toString widens n to string after a conflict; its children are dropped.
+func (n *typeNode) toString() {
+	n.kind = kindString
+	n.fields, n.index, n.hint, n.elem = nil, nil, nil, nil
+}
+
+// field returns the child for key, the k-th key of the current object,
+// creating it when new.
+func (n *typeNode) field(key []byte, k int) *typeField {
+	if k < len(n.hint) {
+		if i := n.hint[k]; i >= 0 && n.fields[i].name == string(key) {
+			return n.fields[i]
+		}
+	}
+	i, ok := n.index[string(key)]
+	if !ok {
+		i = int32(len(n.fields))
+		name := string(key)
+		n.fields = append(n.fields, &typeField{name: name, node: &typeNode{}})
+		n.index[name] = i
+	}
+	for len(n.hint) <= k {
+		n.hint = append(n.hint, -1)
+	}
+	n.hint[k] = i
+	return n.fields[i]
+}
+
+// mergeNode merges src into dst by the inference rules. src must not be
+// used afterwards: dst may take its children.
+func mergeNode(dst, src *typeNode) {
+	switch {
+	case src.kind == kindNone || dst.kind == kindString:
+	case dst.kind == kindNone:
+		*dst = *src
+	case src.kind == kindString:
+		dst.toString()
+	case dst.kind == kindStruct && src.kind == kindStruct:
+		for _, sf := range src.fields {
+			if i, ok := dst.index[sf.name]; ok {
+				mergeNode(dst.fields[i].node, sf.node)
+				continue
+			}
+			dst.index[sf.name] = int32(len(dst.fields))
+			dst.fields = append(dst.fields, sf)
+		}
+	case dst.kind == kindList && src.kind == kindList:
+		mergeNode(dst.elem, src.elem)
+	case dst.kind <= kindString && src.kind <= kindString:
+		dst.seeScalar(src.kind)
+	default:
+		dst.toString()
+	}
+}
+
+// arrowType is the Arrow type of n after Spark's canonicalisation: only
+// nulls → string, struct fields sorted by name, fields with an empty name
+// and structs without fields dropped (ok is false for a dropped type).
+func (n *typeNode) arrowType() (dt arrow.DataType, ok bool) {
+	switch n.kind {
+	case kindNone, kindString:
+		return arrow.BinaryTypes.String, true
+	case kindBool:
+		return arrow.FixedWidthTypes.Boolean, true
+	case kindLong:
+		return arrow.PrimitiveTypes.Int64, true
+	case kindDouble:
+		return arrow.PrimitiveTypes.Float64, true
+	case kindStruct:
+		fields := n.arrowFields()
+		if len(fields) == 0 {
+			return nil, false
+		}
+		return arrow.StructOf(fields...), true
+	case kindList:
+		et, ok := n.elem.arrowType()
+		if !ok {
+			return nil, false
+		}
+		return arrow.ListOf(et), true
+	}
+	return nil, false
+}
+
+func (n *typeNode) arrowFields() []arrow.Field {
+	sorted := make([]*typeField, 0, len(n.fields))
+	for _, f := range n.fields {
+		if f.name != "" {
+			sorted = append(sorted, f)
+		}
+	}
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
+	fields := make([]arrow.Field, 0, len(sorted))
+	for _, f := range sorted {
+		if dt, ok := f.node.arrowType(); ok {
+			fields = append(fields, arrow.Field{Name: f.name, Type: dt, Nullable: true})
+		}
+	}
+	return fields
+}
+
+// rowSchema is the frame schema for rows whose merged type is row: the
+// fields of a struct, else one column `value`. rows is how many rows
+// there are; with none the schema is empty.
+func rowSchema(row *typeNode, rows int64) *arrow.Schema {
+	switch {
+	case row.kind == kindStruct:
+		return arrow.NewSchema(row.arrowFields(), nil)
+	case rows == 0 && row.kind == kindNone:
+		return arrow.NewSchema(nil, nil)
+	}
+	dt, ok := row.arrowType()
+	if !ok {
+		return arrow.NewSchema(nil, nil)
+	}
+	return arrow.NewSchema([]arrow.Field{{Name: "value", Type: dt, Nullable: true}}, nil)
+}
+
+// inferValue merges the value at pos into n and returns the position after
+// it.
+func (s *scanner) inferValue(pos int, n *typeNode, depth int) int {
+	d := s.data
+	if pos >= len(d) {
+		return s.fail(pos, "unexpected end of input, expected a value")
+	}
+	switch c := d[pos]; c {
+	case '"':
+		end, _ := s.scanString(pos)
+		if end >= 0 {
+			n.seeScalar(kindString)
+		}
+		return end
+	case '{':
+		if n.kind == kindNone {
+			n.kind = kindStruct
+			n.index = make(map[string]int32)
+		}
+		if n.kind != kindStruct {
+			n.toString()
+			return s.skipValue(pos, depth)
+		}
+		if depth >= s.maxDepth {
+			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		}
+		pos = s.skipWS(pos + 1)
+		if pos < len(d) && d[pos] == '}' {
+			return pos + 1
+		}
+		for k := 0; ; k++ {
+			if pos >= len(d) || d[pos] != '"' {
+				return s.fail(pos, "expected a field name: %s", s.describe(pos))
+			}
+			end, flags := s.scanString(pos)
+			if end < 0 {
+				return -1
+			}
+			key := stringBody(d, pos, end, flags, &s.keyBuf)
+			pos = s.skipWS(end)
+			if pos >= len(d) || d[pos] != ':' {
+				return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
+			}
+			f := n.field(key, k)
+			if pos = s.inferValue(s.skipWS(pos+1), f.node, depth+1); pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == '}' {
+				return pos + 1
+			}
+			return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
+		}
+	case '[':
+		if n.kind == kindNone {
+			n.kind = kindList
+			n.elem = &typeNode{}
+		}
+		if n.kind != kindList {
+			n.toString()
+			return s.skipValue(pos, depth)
+		}
+		if depth >= s.maxDepth {
+			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		}
+		pos = s.skipWS(pos + 1)
+		if pos < len(d) && d[pos] == ']' {
+			return pos + 1
+		}
+		for {
+			if pos = s.inferValue(pos, n.elem, depth+1); pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == ']' {
+				return pos + 1
+			}
+			return s.fail(pos, "expected ',' or ']' in array: %s", s.describe(pos))
+		}
+	case 't':
+		n.seeScalar(kindBool)
+		return s.scanLiteral(pos, "true")
+	case 'f':
+		n.seeScalar(kindBool)
+		return s.scanLiteral(pos, "false")
+	case 'n':
+		return s.scanLiteral(pos, "null")
+	default:
+		if c == '-' || c >= '0' && c <= '9' {
+			end, class := s.scanNumber(pos)
+			if class == numLong {
+				n.seeScalar(kindLong)
+			} else if class == numDouble {
+				n.seeScalar(kindDouble)
+			}
+			return end
+		}
+		return s.fail(pos, "%s, expected a value", s.describe(pos))
+	}
+}

@@ -1,0 +1,468 @@
+package dataframe
+
+import (
+	"bytes"
+	"fmt"
+	"runtime"
+	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// JSONOptions control how JSON becomes a frame.
+type JSONOptions struct {
+	// RecordsPath is the dotted path of an array ("items",
+	// "data.results"); each element becomes a row. Defaults to "" (the
+	// document itself: an object is one row, an array one row per element).
+	RecordsPath string
+	// Allocator holds the frame's memory. Defaults to memory.DefaultAllocator.
+	Allocator memory.Allocator
+	// MaxDepth bounds the nesting of objects and arrays; deeper input is an
+	// error rather than a stack overflow. Defaults to 512.
+	MaxDepth int
+}
+
+// RecordsPathError is a records path that holds something other than an
+// array (or null) in a document.
+type RecordsPathError struct {
+	Path  string // JSONOptions.RecordsPath
+	Found string // what is there instead: "an object", "a string", …
+	Doc   int    // 0-based document index
+	Docs  int    // how many documents were read
+}
+
+func (e *RecordsPathError) Error() string {
+	s := fmt.Sprintf("dataframe: records path %q holds %s, not an array", e.Path, e.Found)
+	if e.Docs > 1 {
+		s += fmt.Sprintf(" in document %d", e.Doc)
+	}
+	return s
+}
+
+func (o JSONOptions) validate() (path []string, err error) {
+	if o.MaxDepth < 0 {
+		return nil, fmt.Errorf("dataframe: JSONOptions.MaxDepth is %d, must be 0 (default) or more", o.MaxDepth)
+	}
+	if o.RecordsPath == "" {
+		return nil, nil
+	}
+	path = strings.Split(o.RecordsPath, ".")
+	for _, p := range path {
+		if p == "" {
+			return nil, fmt.Errorf("dataframe: JSONOptions.RecordsPath %q has an empty segment", o.RecordsPath)
+		}
+	}
+	return path, nil
+}
+
+func (o JSONOptions) allocator() memory.Allocator {
+	if o.Allocator == nil {
+		return memory.DefaultAllocator
+	}
+	return o.Allocator
+}
+
+func (o JSONOptions) maxDepth() int {
+	if o.MaxDepth == 0 {
+		return defaultMaxDepth
+	}
+	return o.MaxDepth
+}
+
+// ReadJSON reads one JSON document: an object is one row, an array one row
+// per element (an array of non-objects gives the column `value`), with
+// the schema inferred by Spark's rules. With RecordsPath the rows are the
+// elements of the array there; a missing or null path gives no rows.
+// Invalid JSON is a *SyntaxError.
+func ReadJSON(doc []byte, opts JSONOptions) (*Frame, error) {
+	return readJSON([]docSpan{{data: doc}}, false, opts)
+}
+
+// ReadJSONDocuments reads several documents (API pages) into one frame:
+// schemas merged, rows in document order. Each document is read as by
+// ReadJSON.
+func ReadJSONDocuments(docs [][]byte, opts JSONOptions) (*Frame, error) {
+	spans := make([]docSpan, len(docs))
+	for i, d := range docs {
+		spans[i] = docSpan{data: d, doc: i}
+	}
+	return readJSON(spans, false, opts)
+}
+
+// ReadNDJSON reads JSON lines: each non-blank line is a document read as
+// by ReadJSON (RecordsPath applies per line). Large inputs are split on
+// line boundaries and read on all cores, one record batch per part.
+// SyntaxError offsets count from the start of data.
+func ReadNDJSON(data []byte, opts JSONOptions) (*Frame, error) {
+	return readJSON([]docSpan{{data: data}}, true, opts)
+}
+
+// docSpan is one JSON document and, after pass 1, where its rows are.
+type docSpan struct {
+	data  []byte
+	base  int64 // offset of data in the caller's input (NDJSON)
+	doc   int
+	start int // position of the rows value in data; -1: no rows
+	array bool
+	rows  int64
+}
+
+// chunk is a share of the input read by one goroutine.
+type chunk struct {
+	spans []docSpan
+	lines bool // spans[0] is a block of JSON lines still to split
+	row   typeNode
+	rows  int64
+	recs  []arrow.Record
+	err   error
+}
+
+const (
+	// Inputs smaller than this are read on one goroutine.
+	parallelMinBytes = 8 << 20
+	chunkMinBytes    = 4 << 20
+)
+
+func readJSON(spans []docSpan, lines bool, opts JSONOptions) (f *Frame, err error) {
+	path, err := opts.validate()
+	if err != nil {
+		return nil, err
+	}
+	chunks := splitChunks(spans, lines)
+	docs := len(spans)
+	if lines {
+		docs = 0
+	}
+	runChunks(chunks, func(c *chunk) { c.err = inferChunk(c, path, opts.maxDepth(), docs) })
+	row := &typeNode{}
+	var rows int64
+	for _, c := range chunks {
+		if c.err != nil {
+			if se, ok := c.err.(*SyntaxError); ok && lines {
+				se.Line = 1 + bytes.Count(spans[0].data[:se.Offset], []byte{'\n'})
+			}
+			return nil, c.err
+		}
+		mergeNode(row, &c.row)
+		rows += c.rows
+	}
+	schema := rowSchema(row, rows)
+	structs := row.kind == kindStruct
+	mem := opts.allocator()
+	runChunks(chunks, func(c *chunk) { c.recs, c.err = buildChunk(c, mem, schema, structs, opts.maxDepth()) })
+	var recs []arrow.Record
+	for _, c := range chunks {
+		if c.err != nil && err == nil {
+			err = c.err
+		}
+		recs = append(recs, c.recs...)
+	}
+	if err != nil {
+		for _, r := range recs {
+			r.Release()
+		}
+		return nil, err
+	}
+	return New(schema, recs...)
+}
+
+// splitChunks shares the input out for the goroutines: JSON lines by byte
+// ranges cut at newlines, documents by count.
+func splitChunks(spans []docSpan, lines bool) []*chunk {
+	workers := runtime.GOMAXPROCS(0)
+	total := 0
+	for _, s := range spans {
+		total += len(s.data)
+	}
+	n := 1
+	if workers > 1 && total >= parallelMinBytes {
+		n = min(4*workers, total/chunkMinBytes)
+	}
+	if lines {
+		data := spans[0].data
+		var chunks []*chunk
+		start := 0
+		for i := 0; i < n && start < len(data); i++ {
+			end := len(data)
+			if i < n-1 {
+				end = start + (len(data)-start)/(n-i)
+				if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+					end += nl + 1
+				} else {
+					end = len(data)
+				}
+			}
+			chunks = append(chunks, &chunk{lines: true, spans: []docSpan{{data: data[start:end], base: int64(start)}}})
+			start = end
+		}
+		if len(chunks) == 0 {
+			chunks = append(chunks, &chunk{lines: true, spans: []docSpan{{data: nil}}})
+		}
+		return chunks
+	}
+	if n > len(spans) {
+		n = len(spans)
+	}
+	if n <= 1 {
+		return []*chunk{{spans: spans}}
+	}
+	chunks := make([]*chunk, 0, n)
+	per := total / n
+	start, size := 0, 0
+	for i := range spans {
+		size += len(spans[i].data)
+		if size >= per && len(chunks) < n-1 {
+			chunks = append(chunks, &chunk{spans: spans[start : i+1]})
+			start, size = i+1, 0
+		}
+	}
+	if start < len(spans) {
+		chunks = append(chunks, &chunk{spans: spans[start:]})
+	}
+	return chunks
+}
+
+func runChunks(chunks []*chunk, fn func(*chunk)) {
+	if len(chunks) == 1 {
+		fn(chunks[0])
+		return
+	}
+	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	var wg sync.WaitGroup
+	for _, c := range chunks {
+		wg.Add(1)
+		sem <- struct{}{}
+		go func() {
+			defer func() { <-sem; wg.Done() }()
+			fn(c)
+		}()
+	}
+	wg.Wait()
+}
+
+// splitLines turns a block of JSON lines into one span per non-blank line.
+func splitLines(block docSpan) []docSpan {
+	var spans []docSpan
+	d := block.data
+	for pos := 0; pos < len(d); {
+		end := bytes.IndexByte(d[pos:], '\n')
+		if end < 0 {
+			end = len(d)
+		} else {
+			end += pos
+		}
+		line := d[pos:end]
+		blank := true
+		for _, c := range line {
+			if !wsTable[c] {
+				blank = false
+				break
+			}
+		}
+		if !blank {
+			spans = append(spans, docSpan{data: line, base: block.base + int64(pos)})
+		}
+		pos = end + 1
+	}
+	return spans
+}
+
+// inferChunk is pass 1: it checks the syntax of every document of c,
+// merges the types of their rows into c.row and notes where the rows are.
+func inferChunk(c *chunk, path []string, maxDepth, docs int) error {
+	if c.lines {
+		c.spans = splitLines(c.spans[0])
+	}
+	s := &scanner{maxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
+	for i := range c.spans {
+		sp := &c.spans[i]
+		s.data, s.base, s.doc = sp.data, sp.base, sp.doc
+		if err := s.inferDoc(path, &c.row, sp); err != nil {
+			switch e := err.(type) {
+			case *SyntaxError:
+				e.Docs = docs
+			case *RecordsPathError:
+				e.Docs = docs
+				e.Doc = sp.doc
+			}
+			return err
+		}
+		c.rows += sp.rows
+	}
+	return nil
+}
+
+func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
+	s.err = nil
+	sp.start = -1
+	pos := s.skipWS(0)
+	if pos >= len(s.data) {
+		s.fail(pos, "empty document")
+		return s.err
+	}
+	var pathErr error
+	pos = s.inferPath(pos, path, 0, row, sp, &pathErr)
+	if pathErr != nil {
+		return pathErr
+	}
+	if pos < 0 {
+		return s.err
+	}
+	if pos = s.skipWS(pos); pos < len(s.data) {
+		s.fail(pos, "%s after the JSON value", s.describe(pos))
+		return s.err
+	}
+	return nil
+}
+
+// inferPath walks the path from the value at pos; at its end it infers the
+// rows. Everything else is skipped but still checked.
+func (s *scanner) inferPath(pos int, path []string, depth int, row *typeNode, sp *docSpan, pathErr *error) int {
+	d := s.data
+	if len(path) == 0 {
+		return s.inferRows(pos, depth, row, sp, pathErr)
+	}
+	if d[pos] != '{' {
+		return s.skipValue(pos, depth)
+	}
+	if depth >= s.maxDepth {
+		return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+	}
+	pos = s.skipWS(pos + 1)
+	if pos < len(d) && d[pos] == '}' {
+		return pos + 1
+	}
+	matched := false
+	for {
+		if pos >= len(d) || d[pos] != '"' {
+			return s.fail(pos, "expected a field name: %s", s.describe(pos))
+		}
+		end, flags := s.scanString(pos)
+		if end < 0 {
+			return -1
+		}
+		key := stringBody(d, pos, end, flags, &s.keyBuf)
+		pos = s.skipWS(end)
+		if pos >= len(d) || d[pos] != ':' {
+			return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
+		}
+		pos = s.skipWS(pos + 1)
+		if pos >= len(d) {
+			return s.fail(pos, "unexpected end of input, expected a value")
+		}
+		if !matched && string(key) == path[0] {
+			matched = true
+			pos = s.inferPath(pos, path[1:], depth+1, row, sp, pathErr)
+		} else {
+			pos = s.skipValue(pos, depth+1)
+		}
+		if pos < 0 {
+			return -1
+		}
+		pos = s.skipWS(pos)
+		if pos < len(d) && d[pos] == ',' {
+			pos = s.skipWS(pos + 1)
+			continue
+		}
+		if pos < len(d) && d[pos] == '}' {
+			return pos + 1
+		}
+		return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
+	}
+}
+
+// inferRows infers the rows held by the value at pos: the elements of an
+// array, nothing for null, else the value itself (an error at the end of
+// a records path).
+func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr *error) int {
+	d := s.data
+	switch d[pos] {
+	case '[':
+		if depth >= s.maxDepth {
+			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		}
+		sp.start, sp.array = pos, true
+		pos = s.skipWS(pos + 1)
+		if pos < len(d) && d[pos] == ']' {
+			return pos + 1
+		}
+		for {
+			if pos = s.inferValue(pos, row, depth+1); pos < 0 {
+				return -1
+			}
+			sp.rows++
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == ']' {
+				return pos + 1
+			}
+			return s.fail(pos, "expected ',' or ']' in array: %s", s.describe(pos))
+		}
+	case 'n':
+		return s.scanLiteral(pos, "null")
+	}
+	if depth > 0 {
+		// Check the value first so invalid JSON is still reported as such.
+		if end := s.skipValue(pos, depth); end < 0 {
+			return -1
+		}
+		*pathErr = &RecordsPathError{Path: s.recordsPath, Found: jsonKindName(d[pos]), Doc: s.doc}
+		return -1
+	}
+	sp.start = pos
+	sp.rows = 1
+	return s.inferValue(pos, row, depth)
+}
+
+func jsonKindName(c byte) string {
+	switch c {
+	case '{':
+		return "an object"
+	case '"':
+		return "a string"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// buildChunk is pass 2: it appends the rows found by pass 1 to builders of
+// the final schema.
+func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, maxDepth int) ([]arrow.Record, error) {
+	rb, err := newRowBuilder(mem, schema, structs)
+	if err != nil {
+		return nil, err
+	}
+	defer rb.release()
+	s := &scanner{maxDepth: maxDepth}
+	for i := range c.spans {
+		sp := &c.spans[i]
+		if sp.start < 0 {
+			continue
+		}
+		s.data, s.base = sp.data, sp.base
+		if !sp.array {
+			rb.add(s, sp.start, 0)
+			continue
+		}
+		d := s.data
+		pos := s.skipWS(sp.start + 1)
+		if d[pos] == ']' {
+			continue
+		}
+		for {
+			pos = s.skipWS(rb.add(s, pos, 1))
+			if d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			break
+		}
+	}
+	return rb.finish(), nil
+}

@@ -1,0 +1,320 @@
+package dataframe
+
+import (
+	"fmt"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// buildNode appends JSON values to the Arrow builder of one position in
+// the schema. Typed builder fields avoid an interface call per value.
+type buildNode struct {
+	kind kind
+	b    array.Builder
+	bin  *array.BinaryBuilder
+	i64  *array.Int64Builder
+	f64  *array.Float64Builder
+	boo  *array.BooleanBuilder
+	st   *array.StructBuilder
+	lst  *array.ListBuilder
+
+	// struct
+	fields []*buildNode
+	names  []string
+	index  map[string]int32
+	hint   []int32  // field of the k-th key of the last object
+	seen   []uint32 // gen of the object that last set the field
+	gen    uint32
+
+	elem *buildNode // list
+}
+
+// newBuildNode wraps b, whose type must be one JSON inference produces:
+// string, long, double, boolean, struct or list of those.
+func newBuildNode(b array.Builder) (*buildNode, error) {
+	n := &buildNode{b: b}
+	switch bb := b.(type) {
+	case *array.StringBuilder:
+		n.kind, n.bin = kindString, bb.BinaryBuilder
+	case *array.Int64Builder:
+		n.kind, n.i64 = kindLong, bb
+	case *array.Float64Builder:
+		n.kind, n.f64 = kindDouble, bb
+	case *array.BooleanBuilder:
+		n.kind, n.boo = kindBool, bb
+	case *array.StructBuilder:
+		n.kind, n.st = kindStruct, bb
+		st := bb.Type().(*arrow.StructType)
+		n.index = make(map[string]int32, st.NumFields())
+		for i := 0; i < st.NumFields(); i++ {
+			child, err := newBuildNode(bb.FieldBuilder(i))
+			if err != nil {
+				return nil, err
+			}
+			name := st.Field(i).Name
+			n.fields = append(n.fields, child)
+			n.names = append(n.names, name)
+			if _, dup := n.index[name]; !dup {
+				n.index[name] = int32(i)
+			}
+		}
+		n.seen = make([]uint32, len(n.fields))
+	case *array.ListBuilder:
+		n.kind, n.lst = kindList, bb
+		child, err := newBuildNode(bb.ValueBuilder())
+		if err != nil {
+			return nil, err
+		}
+		n.elem = child
+	default:
+		return nil, fmt.Errorf("dataframe: cannot build JSON into %s", SparkType(b.Type()))
+	}
+	return n, nil
+}
+
+func (n *buildNode) appendNull() {
+	n.b.AppendNull()
+	if n.kind == kindStruct {
+		// StructBuilder leaves its children alone on a null; they must stay
+		// as long as the struct.
+		for _, f := range n.fields {
+			f.appendNull()
+		}
+	}
+}
+
+func (n *buildNode) lookup(key []byte, k int) int32 {
+	if k < len(n.hint) {
+		if i := n.hint[k]; i >= 0 && n.names[i] == string(key) {
+			return i
+		}
+	}
+	i, ok := n.index[string(key)]
+	if !ok {
+		i = -1
+	}
+	for len(n.hint) <= k {
+		n.hint = append(n.hint, -1)
+	}
+	n.hint[k] = i
+	return i
+}
+
+// numberEnd finds the end of a validated number literal.
+func numberEnd(d []byte, pos int) int {
+	for pos < len(d) {
+		switch d[pos] {
+		case '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '-', '+', '.', 'e', 'E':
+			pos++
+			continue
+		}
+		break
+	}
+	return pos
+}
+
+// buildValue appends the value at pos, validated by pass 1, to n and
+// returns the position after it.
+func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
+	d := s.data
+	c := d[pos]
+	if c == 'n' {
+		n.appendNull()
+		return pos + 4
+	}
+	switch n.kind {
+	case kindString:
+		if c == '"' {
+			end, flags := s.scanString(pos)
+			n.bin.Append(stringBody(d, pos, end, flags, &s.buf))
+			return end
+		}
+		// A value in a column widened to string keeps its JSON text.
+		var end int
+		s.buf, end = appendCompact(s.buf[:0], d, pos)
+		n.bin.Append(s.buf)
+		return end
+	case kindLong:
+		if c == '-' || c >= '0' && c <= '9' {
+			end := numberEnd(d, pos)
+			n.i64.Append(parseLong(d[pos:end]))
+			return end
+		}
+	case kindDouble:
+		if c == '-' || c >= '0' && c <= '9' {
+			end := numberEnd(d, pos)
+			n.f64.Append(parseDouble(d[pos:end]))
+			return end
+		}
+	case kindBool:
+		if c == 't' {
+			n.boo.Append(true)
+			return pos + 4
+		}
+		if c == 'f' {
+			n.boo.Append(false)
+			return pos + 5
+		}
+	case kindStruct:
+		if c == '{' {
+			return s.buildObject(pos, n, depth)
+		}
+	case kindList:
+		if c == '[' {
+			n.lst.Append(true)
+			pos = s.skipWS(pos + 1)
+			if d[pos] == ']' {
+				return pos + 1
+			}
+			for {
+				pos = s.skipWS(s.buildValue(pos, n.elem, depth+1))
+				if d[pos] == ',' {
+					pos = s.skipWS(pos + 1)
+					continue
+				}
+				return pos + 1
+			}
+		}
+	}
+	// Only reachable when the schema does not come from these documents'
+	// inference: the value does not fit and becomes null.
+	n.appendNull()
+	return s.skipValue(pos, depth)
+}
+
+func (s *scanner) buildObject(pos int, n *buildNode, depth int) int {
+	d := s.data
+	n.st.Append(true)
+	n.gen++
+	if n.gen == 0 {
+		clear(n.seen)
+		n.gen = 1
+	}
+	pos = s.skipWS(pos + 1)
+	if d[pos] == '}' {
+		pos++
+	} else {
+		for k := 0; ; k++ {
+			end, flags := s.scanString(pos)
+			key := stringBody(d, pos, end, flags, &s.keyBuf)
+			pos = s.skipWS(s.skipWS(end) + 1)
+			if i := n.lookup(key, k); i >= 0 && n.seen[i] != n.gen {
+				n.seen[i] = n.gen
+				pos = s.buildValue(pos, n.fields[i], depth+1)
+			} else {
+				// Dropped (empty struct, empty name) or a repeated key:
+				// the first occurrence wins.
+				pos = s.skipValue(pos, depth+1)
+			}
+			pos = s.skipWS(pos)
+			if d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			pos++
+			break
+		}
+	}
+	for i, f := range n.fields {
+		if n.seen[i] != n.gen {
+			f.appendNull()
+		}
+	}
+	return pos
+}
+
+// rowBuilder builds rows of a frame schema: the fields of a struct (rows
+// are objects) or the single column `value`.
+type rowBuilder struct {
+	schema  *arrow.Schema
+	mem     memory.Allocator
+	b       array.Builder
+	root    *buildNode
+	structs bool // rows are objects whose fields are the columns
+	rows    int64
+	records []arrow.Record
+}
+
+func newRowBuilder(mem memory.Allocator, schema *arrow.Schema, structs bool) (*rowBuilder, error) {
+	rb := &rowBuilder{schema: schema, mem: mem, structs: structs}
+	if structs && schema.NumFields() > 0 {
+		rb.b = array.NewStructBuilder(mem, arrow.StructOf(schema.Fields()...))
+	} else if !structs && schema.NumFields() == 1 {
+		rb.b = array.NewBuilder(mem, schema.Field(0).Type)
+	}
+	if rb.b != nil {
+		root, err := newBuildNode(rb.b)
+		if err != nil {
+			rb.b.Release()
+			return nil, err
+		}
+		rb.root = root
+	}
+	return rb, nil
+}
+
+// maxBatchRows bounds a record batch so string offsets (int32) cannot
+// overflow on ordinary rows and later steps can stream.
+const maxBatchRows = 1 << 17
+
+func (rb *rowBuilder) add(s *scanner, pos, depth int) int {
+	rb.rows++
+	if rb.root == nil {
+		// No columns: only the row count matters.
+		return s.skipValue(pos, depth)
+	}
+	// A null row among objects becomes a row of nulls.
+	pos = s.buildValue(pos, rb.root, depth)
+	if rb.rows%maxBatchRows == 0 {
+		rb.flush()
+	}
+	return pos
+}
+
+func (rb *rowBuilder) flush() {
+	n := rb.rows - rb.flushedRows()
+	if n == 0 {
+		return
+	}
+	if rb.b == nil {
+		rb.records = append(rb.records, array.NewRecord(rb.schema, nil, n))
+		return
+	}
+	arr := rb.b.NewArray()
+	defer arr.Release()
+	if rb.structs {
+		rb.records = append(rb.records, array.RecordFromStructArray(arr.(*array.Struct), rb.schema))
+		return
+	}
+	rb.records = append(rb.records, array.NewRecord(rb.schema, []arrow.Array{arr}, n))
+}
+
+func (rb *rowBuilder) flushedRows() int64 {
+	var n int64
+	for _, r := range rb.records {
+		n += r.NumRows()
+	}
+	return n
+}
+
+// finish returns the records built so far; the caller owns them.
+func (rb *rowBuilder) finish() []arrow.Record {
+	rb.flush()
+	recs := rb.records
+	rb.records = nil
+	return recs
+}
+
+// release frees the builder and any records not handed out.
+func (rb *rowBuilder) release() {
+	if rb.b != nil {
+		rb.b.Release()
+		rb.b = nil
+	}
+	for _, r := range rb.records {
+		r.Release()
+	}
+	rb.records = nil
+}

@@ -1,0 +1,119 @@
+package dataframe
+
+import (
+	"fmt"
+	"strings"
+)
+
+// JSONLookup returns the raw JSON text of the value at the dotted path in
+// doc (`nextPageToken`, `meta.next`), scanning without building anything.
+// found is false when a segment is missing or its parent is not an object.
+// The whole document is checked: invalid JSON is a *SyntaxError. raw is a
+// slice of doc.
+func JSONLookup(doc []byte, path string) (raw []byte, found bool, err error) {
+	segs := strings.Split(path, ".")
+	for _, s := range segs {
+		if s == "" {
+			return nil, false, fmt.Errorf("dataframe: JSON path %q has an empty segment", path)
+		}
+	}
+	s := &scanner{data: doc, maxDepth: defaultMaxDepth}
+	pos := s.skipWS(0)
+	if pos >= len(doc) {
+		s.fail(pos, "empty document")
+		return nil, false, s.err
+	}
+	start, end := -1, -1
+	pos = s.lookup(pos, segs, 0, &start, &end)
+	if pos < 0 {
+		return nil, false, s.err
+	}
+	if pos = s.skipWS(pos); pos < len(doc) {
+		s.fail(pos, "%s after the JSON value", s.describe(pos))
+		return nil, false, s.err
+	}
+	if start < 0 {
+		return nil, false, nil
+	}
+	return doc[start:end], true, nil
+}
+
+// JSONLookupString is JSONLookup for a scalar: a string is decoded, a
+// number or boolean is its text, and null counts as not found. An object or
+// array is an error naming the path.
+func JSONLookupString(doc []byte, path string) (string, bool, error) {
+	raw, found, err := JSONLookup(doc, path)
+	if err != nil || !found {
+		return "", false, err
+	}
+	switch raw[0] {
+	case 'n':
+		return "", false, nil
+	case '"':
+		s := &scanner{data: raw}
+		end, flags := s.scanString(0)
+		var buf []byte
+		return string(stringBody(raw, 0, end, flags, &buf)), true, nil
+	case '{', '[':
+		return "", false, fmt.Errorf("dataframe: JSON path %q holds %s, not a scalar", path, jsonKindName(raw[0]))
+	}
+	return string(raw), true, nil
+}
+
+func (s *scanner) lookup(pos int, path []string, depth int, start, end *int) int {
+	d := s.data
+	if len(path) == 0 {
+		e := s.skipValue(pos, depth)
+		if e >= 0 {
+			*start, *end = pos, e
+		}
+		return e
+	}
+	if d[pos] != '{' {
+		return s.skipValue(pos, depth)
+	}
+	if depth >= s.maxDepth {
+		return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+	}
+	pos = s.skipWS(pos + 1)
+	if pos < len(d) && d[pos] == '}' {
+		return pos + 1
+	}
+	matched := false
+	for {
+		if pos >= len(d) || d[pos] != '"' {
+			return s.fail(pos, "expected a field name: %s", s.describe(pos))
+		}
+		kend, flags := s.scanString(pos)
+		if kend < 0 {
+			return -1
+		}
+		key := stringBody(d, pos, kend, flags, &s.keyBuf)
+		pos = s.skipWS(kend)
+		if pos >= len(d) || d[pos] != ':' {
+			return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
+		}
+		pos = s.skipWS(pos + 1)
+		if pos >= len(d) {
+			return s.fail(pos, "unexpected end of input, expected a value")
+		}
+		if !matched && string(key) == path[0] {
+			matched = true
+			pos = s.lookup(pos, path[1:], depth+1, start, end)
+		} else {
+			pos = s.skipValue(pos, depth+1)
+		}
+		if pos < 0 {
+			return -1
+		}
+		pos = s.skipWS(pos)
+		if pos < len(d) && d[pos] == ',' {
+			pos = s.skipWS(pos + 1)
+			continue
+		}
+		if pos < len(d) && d[pos] == '}' {
+			return pos + 1
+		}
+		return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
+	}
+}

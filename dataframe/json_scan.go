@@ -1,0 +1,504 @@
+package dataframe
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strconv"
+	"unicode/utf16"
+	"unicode/utf8"
+	"unsafe"
+)
+
+// SyntaxError is invalid JSON input. Offset is the 0-based byte offset of
+// the problem in the document (for ReadNDJSON: in the whole input, and Line
+// is the 1-based line). Doc is the 0-based index of the document among
+// several; Docs is how many there were.
+type SyntaxError struct {
+	Doc    int
+	Offset int64
+	Msg    string
+	Line   int
+	Docs   int
+}
+
+// Error reads "invalid JSON at byte offset N: msg", followed by
+// " in document D" when the input had several documents.
+func (e *SyntaxError) Error() string {
+	s := "invalid JSON at byte offset " + strconv.FormatInt(e.Offset, 10)
+	if e.Line > 0 {
+		s += " (line " + strconv.Itoa(e.Line) + ")"
+	}
+	s += ": " + e.Msg
+	if e.Docs > 1 {
+		s += " in document " + strconv.Itoa(e.Doc)
+	}
+	return s
+}
+
+// scanner holds one document's bytes and the first error found in them.
+// Positions are ints into data; a function that fails sets err and returns
+// -1, which every caller checks before going on.
+type scanner struct {
+	data        []byte
+	base        int64 // offset of data within the caller's input, for errors
+	doc         int
+	maxDepth    int
+	err         *SyntaxError
+	keyBuf      []byte // decoded field names
+	recordsPath string
+	buf         []byte // decoded strings and compacted JSON text
+}
+
+const defaultMaxDepth = 512
+
+func (s *scanner) fail(pos int, format string, args ...any) int {
+	if s.err == nil {
+		s.err = &SyntaxError{Doc: s.doc, Offset: s.base + int64(pos), Msg: fmt.Sprintf(format, args...)}
+	}
+	return -1
+}
+
+// describe names the byte at pos for an error message.
+func (s *scanner) describe(pos int) string {
+	if pos >= len(s.data) {
+		return "unexpected end of input"
+	}
+	c := s.data[pos]
+	if c < 0x20 || c >= 0x7f {
+		return fmt.Sprintf("unexpected byte 0x%02x", c)
+	}
+	return fmt.Sprintf("unexpected character %q", c)
+}
+
+var wsTable = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+
+func (s *scanner) skipWS(pos int) int {
+	d := s.data
+	for pos < len(d) && wsTable[d[pos]] {
+		pos++
+	}
+	return pos
+}
+
+// strStop marks the bytes that end the fast part of a string scan.
+var strStop = func() (t [256]bool) {
+	for c := 0; c < 0x20; c++ {
+		t[c] = true
+	}
+	t['"'] = true
+	t['\\'] = true
+	return t
+}()
+
+const (
+	lo8 = 0x0101010101010101
+	hi8 = 0x8080808080808080
+)
+
+// stringFlags describe a scanned string so the builder can copy it as is
+// when it has no escapes and is plain ASCII or valid UTF-8.
+const (
+	strEscaped = 1 << iota
+	strHigh
+)
+
+// scanString scans the string whose opening quote is at pos. It returns
+// the position after the closing quote and flags; the content is
+// data[pos+1 : end-1].
+func (s *scanner) scanString(pos int) (end int, flags int) {
+	d := s.data
+	i := pos + 1
+	var acc uint64
+	for {
+		// Eight bytes at a time while none is a quote, a backslash or a
+		// control character.
+		for i+8 <= len(d) {
+			x := binary.LittleEndian.Uint64(d[i:])
+			q := x ^ (lo8 * '"')
+			b := x ^ (lo8 * '\\')
+			stop := ((q - lo8) &^ q) | ((b - lo8) &^ b) | ((x - lo8*0x20) &^ x)
+			if stop&hi8 != 0 {
+				break
+			}
+			acc |= x
+			i += 8
+		}
+		for i < len(d) && !strStop[d[i]] {
+			acc |= uint64(d[i])
+			i++
+		}
+		if i >= len(d) {
+			return s.fail(i, "unterminated string starting at byte offset %d", s.base+int64(pos)), 0
+		}
+		c := d[i]
+		switch {
+		case c == '"':
+			if acc&hi8 != 0 {
+				flags |= strHigh
+			}
+			return i + 1, flags
+		case c == '\\':
+			flags |= strEscaped
+			if i+1 >= len(d) {
+				return s.fail(i+1, "unterminated string starting at byte offset %d", s.base+int64(pos)), 0
+			}
+			switch d[i+1] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				i += 2
+			case 'u':
+				for k := 2; k < 6; k++ {
+					if i+k >= len(d) || unhex(d[i+k]) < 0 {
+						return s.fail(i, "invalid \\u escape in string"), 0
+					}
+				}
+				i += 6
+			default:
+				return s.fail(i, "invalid escape \\%c in string", d[i+1]), 0
+			}
+		default:
+			return s.fail(i, "control character 0x%02x in string", c), 0
+		}
+	}
+}
+
+func unhex(c byte) int {
+	switch {
+	case c >= '0' && c <= '9':
+		return int(c - '0')
+	case c >= 'a' && c <= 'f':
+		return int(c-'a') + 10
+	case c >= 'A' && c <= 'F':
+		return int(c-'A') + 10
+	}
+	return -1
+}
+
+// appendDecoded appends the decoded content of a scanned (valid) string
+// body to dst: escapes resolved, surrogate pairs joined, invalid UTF-8 and
+// lone surrogates replaced by U+FFFD.
+func appendDecoded(dst, body []byte) []byte {
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c == '\\' {
+			switch e := body[i+1]; e {
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r := hex4(body[i+2:])
+				i += 6
+				if utf16.IsSurrogate(r) {
+					if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
+						if r2 := hex4(body[i+2:]); utf16.DecodeRune(r, r2) != utf8.RuneError {
+							r = utf16.DecodeRune(r, r2)
+							i += 6
+						} else {
+							r = utf8.RuneError
+						}
+					} else {
+						r = utf8.RuneError
+					}
+				}
+				dst = utf8.AppendRune(dst, r)
+				continue
+			default: // '"', '\\', '/'
+				dst = append(dst, e)
+			}
+			i += 2
+			continue
+		}
+		if c < utf8.RuneSelf {
+			start := i
+			for i < len(body) && body[i] < utf8.RuneSelf && body[i] != '\\' {
+				i++
+			}
+			dst = append(dst, body[start:i]...)
+			continue
+		}
+		r, size := utf8.DecodeRune(body[i:])
+		if r == utf8.RuneError && size == 1 {
+			dst = append(dst, "\uFFFD"...)
+		} else {
+			dst = append(dst, body[i:i+size]...)
+		}
+		i += size
+	}
+	return dst
+}
+
+func hex4(b []byte) rune {
+	return rune(unhex(b[0])<<12 | unhex(b[1])<<8 | unhex(b[2])<<4 | unhex(b[3]))
+}
+
+// stringBody returns the usable bytes of the string scanned at [pos, end):
+// the raw slice when it needs no decoding, else the decoded text in *buf.
+func stringBody(d []byte, pos, end, flags int, buf *[]byte) []byte {
+	body := d[pos+1 : end-1]
+	if flags == 0 || (flags == strHigh && utf8.Valid(body)) {
+		return body
+	}
+	*buf = appendDecoded((*buf)[:0], body)
+	return *buf
+}
+
+// Number classes found by scanNumber.
+const (
+	numLong = iota + 1
+	numDouble
+)
+
+// scanNumber validates the number at pos and says whether it is an integer
+// that fits in int64 (numLong) or anything else (numDouble).
+func (s *scanner) scanNumber(pos int) (end int, class int) {
+	d := s.data
+	i := pos
+	if i < len(d) && d[i] == '-' {
+		i++
+	}
+	digitsStart := i
+	if i >= len(d) {
+		return s.fail(i, "unexpected end of input in number"), 0
+	}
+	if d[i] == '0' {
+		i++
+	} else if d[i] >= '1' && d[i] <= '9' {
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+	} else {
+		return s.fail(i, "invalid number: %s", s.describe(i)), 0
+	}
+	intDigits := i - digitsStart
+	class = numLong
+	if i < len(d) && d[i] == '.' {
+		i++
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return s.fail(i, "invalid number: expected a digit after '.'"), 0
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		class = numDouble
+	}
+	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
+		i++
+		if i < len(d) && (d[i] == '+' || d[i] == '-') {
+			i++
+		}
+		if i >= len(d) || d[i] < '0' || d[i] > '9' {
+			return s.fail(i, "invalid number: expected a digit in exponent"), 0
+		}
+		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
+			i++
+		}
+		class = numDouble
+	}
+	if class == numLong && intDigits >= 19 {
+		if _, err := strconv.ParseInt(bytesString(d[pos:i]), 10, 64); err != nil {
+			class = numDouble
+		}
+	}
+	return i, class
+}
+
+// bytesString views b as a string without copying; the string must not
+// outlive b or be kept.
+func bytesString(b []byte) string {
+	if len(b) == 0 {
+		return ""
+	}
+	return unsafe.String(&b[0], len(b))
+}
+
+// parseLong parses a validated integer literal that fits in int64.
+func parseLong(b []byte) int64 {
+	if len(b) >= 19 {
+		v, _ := strconv.ParseInt(bytesString(b), 10, 64)
+		return v
+	}
+	neg := b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	var v int64
+	for _, c := range b {
+		v = v*10 + int64(c-'0')
+	}
+	if neg {
+		return -v
+	}
+	return v
+}
+
+// parseDouble parses a validated number literal.
+func parseDouble(b []byte) float64 {
+	// Short integers convert exactly without strconv.
+	if len(b) <= 15 {
+		simple := true
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				if c != '-' {
+					simple = false
+					break
+				}
+			}
+		}
+		if simple {
+			return float64(parseLong(b))
+		}
+	}
+	// Out of range, ParseFloat returns ±Inf with an error: that is what a
+	// double column can hold.
+	f, _ := strconv.ParseFloat(bytesString(b), 64)
+	return f
+}
+
+// scanLiteral checks that lit starts at pos.
+func (s *scanner) scanLiteral(pos int, lit string) int {
+	d := s.data
+	if len(d)-pos < len(lit) || string(d[pos:pos+len(lit)]) != lit {
+		return s.fail(pos, "invalid literal, expected %s", lit)
+	}
+	return pos + len(lit)
+}
+
+// skipValue validates and skips the value at pos (whitespace already
+// skipped).
+func (s *scanner) skipValue(pos, depth int) int {
+	d := s.data
+	if pos >= len(d) {
+		return s.fail(pos, "unexpected end of input, expected a value")
+	}
+	switch c := d[pos]; c {
+	case '"':
+		end, _ := s.scanString(pos)
+		return end
+	case '{':
+		if depth >= s.maxDepth {
+			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		}
+		pos = s.skipWS(pos + 1)
+		if pos < len(d) && d[pos] == '}' {
+			return pos + 1
+		}
+		for {
+			if pos >= len(d) || d[pos] != '"' {
+				return s.fail(pos, "expected a field name: %s", s.describe(pos))
+			}
+			if pos, _ = s.scanString(pos); pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos >= len(d) || d[pos] != ':' {
+				return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
+			}
+			if pos = s.skipValue(s.skipWS(pos+1), depth+1); pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == '}' {
+				return pos + 1
+			}
+			return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
+		}
+	case '[':
+		if depth >= s.maxDepth {
+			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		}
+		pos = s.skipWS(pos + 1)
+		if pos < len(d) && d[pos] == ']' {
+			return pos + 1
+		}
+		for {
+			if pos = s.skipValue(pos, depth+1); pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == ']' {
+				return pos + 1
+			}
+			return s.fail(pos, "expected ',' or ']' in array: %s", s.describe(pos))
+		}
+	case 't':
+		return s.scanLiteral(pos, "true")
+	case 'f':
+		return s.scanLiteral(pos, "false")
+	case 'n':
+		return s.scanLiteral(pos, "null")
+	default:
+		if c == '-' || c >= '0' && c <= '9' {
+			end, _ := s.scanNumber(pos)
+			return end
+		}
+		return s.fail(pos, "%s, expected a value", s.describe(pos))
+	}
+}
+
+// appendCompact appends the value at pos (validated earlier) as compact
+// JSON text: whitespace outside strings removed, everything else as
+// written. It returns the position after the value.
+func appendCompact(dst, d []byte, pos int) ([]byte, int) {
+	depth := 0
+	for {
+		c := d[pos]
+		switch c {
+		case '"':
+			i := pos + 1
+			for {
+				if d[i] == '\\' {
+					i += 2
+					continue
+				}
+				if d[i] == '"' {
+					break
+				}
+				i++
+			}
+			dst = append(dst, d[pos:i+1]...)
+			pos = i + 1
+		case '{', '[':
+			depth++
+			dst = append(dst, c)
+			pos++
+		case '}', ']':
+			depth--
+			dst = append(dst, c)
+			pos++
+		case ' ', '\t', '\n', '\r':
+			pos++
+			continue
+		case ',', ':':
+			dst = append(dst, c)
+			pos++
+			continue
+		default:
+			start := pos
+			for pos < len(d) {
+				c := d[pos]
+				if c == ',' || c == '}' || c == ']' || c == ':' || wsTable[c] {
+					break
+				}
+				pos++
+			}
+			dst = append(dst, d[start:pos]...)
+		}
+		if depth == 0 {
+			return dst, pos
+		}
+	}
+}
