@@ -1,0 +1,287 @@
+package dataframe
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// MergeSchemas merges b into a field by field with the JSON inference
+// rules: fields of both kept (matched by name), integers and doubles widen
+// to double, structs merge field-wise, lists merge their elements, and any
+// other conflict becomes string. When both sides list their fields sorted
+// by name (as inferred schemas do) the result is sorted too; otherwise a's
+// fields keep their order and b's new ones follow. A field missing on one
+// side becomes nullable. Either schema may be nil.
+func MergeSchemas(a, b *arrow.Schema) *arrow.Schema {
+	switch {
+	case a == nil && b == nil:
+		return arrow.NewSchema(nil, nil)
+	case a == nil:
+		return b
+	case b == nil:
+		return a
+	}
+	return arrow.NewSchema(mergeFields(a.Fields(), b.Fields()), nil)
+}
+
+func mergeFields(a, b []arrow.Field) []arrow.Field {
+	bIndex := make(map[string]int, len(b))
+	for i, f := range b {
+		if _, dup := bIndex[f.Name]; !dup {
+			bIndex[f.Name] = i
+		}
+	}
+	aNames := make(map[string]bool, len(a))
+	out := make([]arrow.Field, 0, len(a)+len(b))
+	for _, f := range a {
+		aNames[f.Name] = true
+		if j, ok := bIndex[f.Name]; ok {
+			g := b[j]
+			out = append(out, arrow.Field{Name: f.Name, Type: mergeTypes(f.Type, g.Type), Nullable: f.Nullable || g.Nullable, Metadata: f.Metadata})
+			continue
+		}
+		f.Nullable = true
+		out = append(out, f)
+	}
+	for _, g := range b {
+		if !aNames[g.Name] {
+			aNames[g.Name] = true
+			g.Nullable = true
+			out = append(out, g)
+		}
+	}
+	if fieldsSorted(a) && fieldsSorted(b) {
+		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	}
+	return out
+}
+
+func fieldsSorted(fs []arrow.Field) bool {
+	return sort.SliceIsSorted(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
+}
+
+func isInteger(id arrow.Type) bool {
+	switch id {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
+		return true
+	}
+	return false
+}
+
+func isFloat(id arrow.Type) bool {
+	return id == arrow.FLOAT16 || id == arrow.FLOAT32 || id == arrow.FLOAT64
+}
+
+// mergeTypes is the inference merge of two Arrow types.
+func mergeTypes(a, b arrow.DataType) arrow.DataType {
+	if arrow.TypeEqual(a, b) {
+		return a
+	}
+	ai, bi := a.ID(), b.ID()
+	switch {
+	case ai == arrow.NULL:
+		return b
+	case bi == arrow.NULL:
+		return a
+	case isInteger(ai) && isInteger(bi):
+		return arrow.PrimitiveTypes.Int64
+	case (isInteger(ai) || isFloat(ai)) && (isInteger(bi) || isFloat(bi)):
+		return arrow.PrimitiveTypes.Float64
+	case ai == arrow.STRUCT && bi == arrow.STRUCT:
+		return arrow.StructOf(mergeFields(a.(*arrow.StructType).Fields(), b.(*arrow.StructType).Fields())...)
+	case ai == arrow.LIST && bi == arrow.LIST:
+		return arrow.ListOf(mergeTypes(a.(*arrow.ListType).Elem(), b.(*arrow.ListType).Elem()))
+	}
+	return arrow.BinaryTypes.String
+}
+
+// Concat stacks frames into one: schemas merged by MergeSchemas, columns a
+// frame lacks filled with nulls, widened columns cast (long → double;
+// anything → string holding its JSON text, strings keeping their text).
+// Batches whose schema already matches are shared, not copied. The inputs
+// stay owned by the caller.
+func Concat(frames ...*Frame) (*Frame, error) {
+	return ConcatWithAllocator(memory.DefaultAllocator, frames...)
+}
+
+// ConcatWithAllocator is Concat with the memory for cast columns taken from
+// mem.
+func ConcatWithAllocator(mem memory.Allocator, frames ...*Frame) (*Frame, error) {
+	var schema *arrow.Schema
+	for _, f := range frames {
+		if f != nil {
+			schema = MergeSchemas(schema, f.Schema())
+		}
+	}
+	if schema == nil {
+		schema = arrow.NewSchema(nil, nil)
+	}
+	var recs []arrow.Record
+	release := func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}
+	for _, f := range frames {
+		if f == nil {
+			continue
+		}
+		for _, r := range f.Records() {
+			nr, err := conformRecord(mem, r, schema)
+			if err != nil {
+				release()
+				return nil, err
+			}
+			recs = append(recs, nr)
+		}
+	}
+	return New(schema, recs...)
+}
+
+// conformRecord returns r with schema, sharing the columns that already
+// fit; the result is a new reference.
+func conformRecord(mem memory.Allocator, r arrow.Record, schema *arrow.Schema) (arrow.Record, error) {
+	if r.Schema().Equal(schema) {
+		r.Retain()
+		return r, nil
+	}
+	n := int(r.NumRows())
+	cols := make([]arrow.Array, schema.NumFields())
+	defer func() {
+		for _, c := range cols {
+			if c != nil {
+				c.Release()
+			}
+		}
+	}()
+	for i, fd := range schema.Fields() {
+		idx := r.Schema().FieldIndices(fd.Name)
+		if len(idx) == 0 {
+			cols[i] = array.MakeArrayOfNull(mem, fd.Type, n)
+			continue
+		}
+		col, err := castArray(mem, r.Column(idx[0]), fd.Type)
+		if err != nil {
+			return nil, fmt.Errorf("dataframe: column %q: %w", fd.Name, err)
+		}
+		cols[i] = col
+	}
+	return array.NewRecord(schema, cols, int64(n)), nil
+}
+
+// castArray converts arr to dt by the merge rules; the result is a new
+// reference.
+func castArray(mem memory.Allocator, arr arrow.Array, dt arrow.DataType) (arrow.Array, error) {
+	if arrow.TypeEqual(arr.DataType(), dt) {
+		arr.Retain()
+		return arr, nil
+	}
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	b.Reserve(arr.Len())
+	for i := 0; i < arr.Len(); i++ {
+		if err := castAppend(b, arr, i); err != nil {
+			return nil, err
+		}
+	}
+	return b.NewArray(), nil
+}
+
+// appendNullDeep appends a null to b, and to the children of a struct,
+// which StructBuilder leaves alone.
+func appendNullDeep(b array.Builder) {
+	b.AppendNull()
+	if sb, ok := b.(*array.StructBuilder); ok {
+		for k := 0; k < sb.NumField(); k++ {
+			appendNullDeep(sb.FieldBuilder(k))
+		}
+	}
+}
+
+// castAppend appends cell i of arr to b, converting it to b's type.
+func castAppend(b array.Builder, arr arrow.Array, i int) error {
+	if arr.IsNull(i) {
+		appendNullDeep(b)
+		return nil
+	}
+	switch bb := b.(type) {
+	case *array.StringBuilder:
+		switch a := arr.(type) {
+		case *array.String:
+			bb.Append(a.Value(i))
+		case *array.LargeString:
+			bb.Append(a.Value(i))
+		default:
+			bb.BinaryBuilder.Append(AppendJSONValue(nil, arr, i))
+		}
+		return nil
+	case *array.Int64Builder:
+		switch v := ValueAt(arr, i).(type) {
+		case int64:
+			bb.Append(v)
+			return nil
+		case int32:
+			bb.Append(int64(v))
+			return nil
+		}
+	case *array.Float64Builder:
+		switch v := ValueAt(arr, i).(type) {
+		case int64:
+			bb.Append(float64(v))
+			return nil
+		case int32:
+			bb.Append(float64(v))
+			return nil
+		case float64:
+			bb.Append(v)
+			return nil
+		}
+	case *array.BooleanBuilder:
+		if a, ok := arr.(*array.Boolean); ok {
+			bb.Append(a.Value(i))
+			return nil
+		}
+	case *array.StructBuilder:
+		a, ok := arr.(*array.Struct)
+		if !ok {
+			break
+		}
+		bb.Append(true)
+		st := bb.Type().(*arrow.StructType)
+		src := a.DataType().(*arrow.StructType)
+		for k := 0; k < st.NumFields(); k++ {
+			fb := bb.FieldBuilder(k)
+			j, ok := src.FieldIdx(st.Field(k).Name)
+			if !ok {
+				appendNullDeep(fb)
+				continue
+			}
+			if err := castAppend(fb, a.Field(j), i); err != nil {
+				return err
+			}
+		}
+		return nil
+	case *array.ListBuilder:
+		a, ok := arr.(array.ListLike)
+		if !ok {
+			break
+		}
+		bb.Append(true)
+		start, end := a.ValueOffsets(i)
+		for j := start; j < end; j++ {
+			if err := castAppend(bb.ValueBuilder(), a.ListValues(), int(j)); err != nil {
+				return err
+			}
+		}
+		return nil
+	default:
+		if arrow.TypeEqual(b.Type(), arr.DataType()) {
+			return b.AppendValueFromString(arr.ValueStr(i))
+		}
+	}
+	return fmt.Errorf("cannot convert %s to %s", SparkType(arr.DataType()), SparkType(b.Type()))
+}

@@ -1,0 +1,70 @@
+package dataframe
+
+import (
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/stretchr/testify/require"
+)
+
+func mustJSON(t *testing.T, mem memory.Allocator, doc string) *Frame {
+	t.Helper()
+	f, err := ReadJSON([]byte(doc), JSONOptions{Allocator: mem})
+	require.NoError(t, err)
+	return f
+}
+
+func TestMergeSchemas(t *testing.T) {
+	t.Parallel()
+	s := func(fs ...arrow.Field) *arrow.Schema { return arrow.NewSchema(fs, nil) }
+	a := s(nf("a", arrow.PrimitiveTypes.Int64), nf("s", arrow.StructOf(nf("x", arrow.PrimitiveTypes.Int64))), nf("z", arrow.ListOf(arrow.PrimitiveTypes.Int64)))
+	b := s(nf("a", arrow.PrimitiveTypes.Float64), nf("b", arrow.FixedWidthTypes.Boolean), nf("s", arrow.StructOf(nf("w", arrow.BinaryTypes.String))), nf("z", arrow.BinaryTypes.String))
+	require.Equal(t, "root\n |-- a: double (nullable = true)\n |-- b: boolean (nullable = true)\n |-- s: struct (nullable = true)\n |    |-- w: string (nullable = true)\n |    |-- x: long (nullable = true)\n |-- z: string (nullable = true)\n",
+		SchemaString(MergeSchemas(a, b)))
+
+	// Unsorted inputs keep a's order, then b's new fields.
+	c := s(nf("z", arrow.PrimitiveTypes.Int32), nf("a", arrow.Null))
+	d := s(nf("m", arrow.PrimitiveTypes.Int64), nf("a", arrow.ListOf(arrow.PrimitiveTypes.Int64)), nf("z", arrow.PrimitiveTypes.Int64))
+	require.Equal(t, "root\n |-- z: long (nullable = true)\n |-- a: array (nullable = true)\n |    |-- element: long (containsNull = true)\n |-- m: long (nullable = true)\n",
+		SchemaString(MergeSchemas(c, d)))
+	require.Equal(t, a, MergeSchemas(a, nil))
+	require.Equal(t, 0, MergeSchemas(nil, nil).NumFields())
+}
+
+func TestConcat(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	f1 := mustJSON(t, mem, `[{"a":1,"s":{"x":1},"t":"x"},{"a":2,"s":null,"t":"y"}]`)
+	defer f1.Release()
+	f2 := mustJSON(t, mem, `[{"a":2.5,"b":true,"s":{"y":"q"},"t":{"k":[1,2]}}]`)
+	defer f2.Release()
+	f3 := mustJSON(t, mem, `[{"a":3,"s":{"x":3},"t":"z"}]`)
+	defer f3.Release()
+	empty := Empty(arrow.NewSchema(nil, nil))
+
+	got, err := ConcatWithAllocator(mem, f1, empty, f2, f3)
+	require.NoError(t, err)
+	defer got.Release()
+	require.Equal(t, "root\n |-- a: double (nullable = true)\n |-- b: boolean (nullable = true)\n |-- s: struct (nullable = true)\n |    |-- x: long (nullable = true)\n |    |-- y: string (nullable = true)\n |-- t: string (nullable = true)\n",
+		SchemaString(got.Schema()))
+	require.Equal(t, []string{
+		`{"a":1.0,"b":null,"s":{"x":1,"y":null},"t":"x"}`,
+		`{"a":2.0,"b":null,"s":null,"t":"y"}`,
+		`{"a":2.5,"b":true,"s":{"x":null,"y":"q"},"t":"{\"k\":[1,2]}"}`,
+		`{"a":3.0,"b":null,"s":{"x":3,"y":null},"t":"z"}`,
+	}, rowsJSON(t, got))
+	require.Len(t, got.Records(), 3)
+
+	// Frames with one schema share their batches.
+	same, err := ConcatWithAllocator(mem, f1, f1)
+	require.NoError(t, err)
+	defer same.Release()
+	require.Equal(t, int64(4), same.NumRows())
+	require.Same(t, f1.Records()[0], same.Records()[1])
+
+	none, err := Concat()
+	require.NoError(t, err)
+	require.Equal(t, int64(0), none.NumRows())
+}
