@@ -1,0 +1,885 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"database/sql"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/sluicedata/sluice/notifications"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+)
+
+// sqliteStore keeps records in one SQLite file in WAL mode. Every write goes
+// through one connection (wdb) whose transactions BEGIN IMMEDIATE, so writers
+// of several processes sharing the file serialise on SQLite's write lock
+// (waiting up to the busy timeout); reads use a small pool (rdb).
+type sqliteStore struct {
+	path   string
+	o      options
+	wdb    *sql.DB
+	rdb    *sql.DB
+	w      *writer
+	holder string
+
+	stCheck, stSupersede, stInsert *sql.Stmt
+
+	lockSeq atomic.Uint64
+
+	mu     sync.Mutex
+	claims map[int64]int64 // record id → claimed_until this store set (ms)
+	leases map[*sqliteLease]struct{}
+	closed bool
+}
+
+const sqliteName = "sqlite store"
+
+const sqliteCols = `id, webhook_token, object_token, notification_type, creation_date, reception_date,
+	status, retry_counter, last_retry_date, next_retry_date, program, payload`
+
+const sqliteInsertCols = `webhook_token, object_token, notification_type, creation_date, reception_date,
+	status, retry_counter, last_retry_date, next_retry_date, program, payload`
+
+// sqliteDSN builds the driver DSN: pragmas run on every new connection.
+func sqliteDSN(path string, o options, readOnly bool) string {
+	q := url.Values{}
+	q.Set("_busy_timeout", strconv.FormatInt(o.busyTimeout.Milliseconds(), 10))
+	q.Set("_journal_mode", "WAL")
+	q.Set("_synchronous", o.synchronous)
+	if readOnly {
+		q.Set("_query_only", "1")
+	} else {
+		q.Set("_txlock", "immediate")
+	}
+	return (&url.URL{Scheme: "file", Path: path}).String() + "?" + q.Encode()
+}
+
+func openSQLite(ctx context.Context, path string, o options) (_ notifications.Store, err error) {
+	if path == "" {
+		return nil, errors.New("sqlstore: sqlite DSN has no path (want sqlite:<path>)")
+	}
+	if path == ":memory:" || strings.HasPrefix(path, "file::memory:") {
+		return nil, errors.New("sqlstore: sqlite in memory is not durable; give a file path")
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return nil, fmt.Errorf("sqlstore: sqlite path %s: %w", path, err)
+	}
+	if err := os.MkdirAll(filepath.Dir(abs), 0o755); err != nil {
+		return nil, fmt.Errorf("sqlstore: creating the directory of %s: %w", path, storeErr("mkdir", err))
+	}
+	s := &sqliteStore{
+		path:   path,
+		o:      o,
+		holder: holderID(),
+		claims: make(map[int64]int64),
+		leases: make(map[*sqliteLease]struct{}),
+	}
+	defer func() {
+		if err != nil {
+			s.closeDBs()
+		}
+	}()
+	if s.wdb, err = sql.Open("sqlite", sqliteDSN(abs, o, false)); err != nil {
+		return nil, fmt.Errorf("sqlstore: opening %s: %w", path, err)
+	}
+	s.wdb.SetMaxOpenConns(1)
+	s.wdb.SetMaxIdleConns(1)
+	s.wdb.SetConnMaxLifetime(0)
+	s.wdb.SetConnMaxIdleTime(0)
+	if err := s.migrate(ctx); err != nil {
+		return nil, fmt.Errorf("sqlstore: migrating %s: %w", path, err)
+	}
+	if s.rdb, err = sql.Open("sqlite", sqliteDSN(abs, o, true)); err != nil {
+		return nil, fmt.Errorf("sqlstore: opening %s: %w", path, err)
+	}
+	s.rdb.SetMaxOpenConns(o.readers)
+	s.rdb.SetMaxIdleConns(o.readers)
+	if err := s.rdb.PingContext(ctx); err != nil {
+		return nil, fmt.Errorf("sqlstore: opening %s: %w", path, storeErr("ping", err))
+	}
+	for _, p := range []struct {
+		st  **sql.Stmt
+		sql string
+	}{
+		{&s.stCheck, `SELECT
+			EXISTS (SELECT 1 FROM notifications WHERE webhook_token = ?1),
+			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?2 AND notification_type = ?3 AND creation_date > ?4)`},
+		{&s.stSupersede, `UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL
+			WHERE object_token = ?1 AND notification_type = ?2 AND creation_date < ?3
+			AND status IN ('PENDING', 'RETRYING')`},
+		{&s.stInsert, `INSERT INTO notifications (` + sqliteInsertCols + `)
+			VALUES (?, ?, ?, ?, ?, 'PENDING', 0, NULL, NULL, ?, ?)`},
+	} {
+		if *p.st, err = s.wdb.PrepareContext(ctx, p.sql); err != nil {
+			return nil, fmt.Errorf("sqlstore: preparing statements on %s: %w", path, storeErr("prepare", err))
+		}
+	}
+	s.w = newWriter(sqliteName, s.applyBatch, o.maxBatch, o.queueSize, o.logger)
+	return s, nil
+}
+
+func holderID() string {
+	host, _ := os.Hostname()
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
+}
+
+// migrate applies each pending migration in its own BEGIN IMMEDIATE
+// transaction: sidecars starting together take turns, and the later ones
+// find the version recorded and skip it.
+func (s *sqliteStore) migrate(ctx context.Context) error {
+	ms, err := loadMigrations("sqlite")
+	if err != nil {
+		return err
+	}
+	if _, err := s.wdb.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`); err != nil {
+		return storeErr("creating schema_migrations", err)
+	}
+	var have int
+	if err := s.wdb.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return storeErr("reading schema_migrations", err)
+	}
+	if have > latestVersion(ms) {
+		return newerSchemaErr(have, latestVersion(ms))
+	}
+	for _, m := range ms {
+		if m.version <= have {
+			continue
+		}
+		if err := s.applyMigration(ctx, m); err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+func (s *sqliteStore) applyMigration(ctx context.Context, m migration) error {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return storeErr("begin", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	var n int
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM schema_migrations WHERE version = ?`, m.version).Scan(&n); err != nil {
+		return storeErr("reading schema_migrations", err)
+	}
+	if n > 0 {
+		return nil // another process applied it meanwhile
+	}
+	if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+		return err
+	}
+	if _, err := tx.ExecContext(ctx, `INSERT INTO schema_migrations (version, applied_at) VALUES (?, ?)`,
+		m.version, ms(time.Now())); err != nil {
+		return storeErr("recording the version", err)
+	}
+	return storeErr("commit", tx.Commit())
+}
+
+// applyBatch is the group-commit transaction: the rules per request, in
+// arrival order, so later requests see what earlier ones stored.
+func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	check := tx.StmtContext(ctx, s.stCheck)
+	supersede := tx.StmtContext(ctx, s.stSupersede)
+	insert := tx.StmtContext(ctx, s.stInsert)
+	res := make([]notifications.EnqueueResult, len(reqs))
+	for i, q := range reqs {
+		r := q.rec
+		cd := ms(r.CreationDate)
+		var dup, obsolete bool
+		if err := check.QueryRowContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd).Scan(&dup, &obsolete); err != nil {
+			return nil, err
+		}
+		switch {
+		case dup:
+			res[i].Outcome = notifications.DiscardedDuplicate
+			continue
+		case obsolete:
+			res[i].Outcome = notifications.DiscardedObsolete
+			continue
+		}
+		sr, err := supersede.ExecContext(ctx, r.ObjectToken, r.NotificationType, cd)
+		if err != nil {
+			return nil, err
+		}
+		n, err := sr.RowsAffected()
+		if err != nil {
+			return nil, err
+		}
+		ir, err := insert.ExecContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd,
+			ms(r.ReceptionDate), r.Program, nullBlob(r.Payload))
+		if err != nil {
+			return nil, err
+		}
+		id, err := ir.LastInsertId()
+		if err != nil {
+			return nil, err
+		}
+		res[i] = notifications.EnqueueResult{Outcome: notifications.Stored, ID: id, Outdated: int(n)}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func nullBlob(b []byte) any {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+func nullMS(t *time.Time) any {
+	if t == nil {
+		return nil
+	}
+	return ms(*t)
+}
+
+type rowScanner interface{ Scan(dest ...any) error }
+
+func scanSQLite(sc rowScanner) (notifications.Record, error) {
+	var (
+		r        notifications.Record
+		cd, rd   int64
+		lrd, nrd sql.NullInt64
+		status   string
+	)
+	if err := sc.Scan(&r.ID, &r.WebhookToken, &r.ObjectToken, &r.NotificationType, &cd, &rd,
+		&status, &r.RetryCounter, &lrd, &nrd, &r.Program, &r.Payload); err != nil {
+		return r, err
+	}
+	r.CreationDate, r.ReceptionDate = fromMS(cd), fromMS(rd)
+	r.Status = notifications.Status(status)
+	if lrd.Valid {
+		t := fromMS(lrd.Int64)
+		r.LastRetryDate = &t
+	}
+	if nrd.Valid {
+		t := fromMS(nrd.Int64)
+		r.NextRetryDate = &t
+	}
+	return r, nil
+}
+
+func collectSQLite(rows *sql.Rows) ([]notifications.Record, error) {
+	defer rows.Close()
+	var out []notifications.Record
+	for rows.Next() {
+		r, err := scanSQLite(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (s *sqliteStore) Enqueue(ctx context.Context, rec *notifications.Record) (notifications.EnqueueResult, error) {
+	r, err := prepareIntake(rec, s.o.clock())
+	if err != nil {
+		return notifications.EnqueueResult{}, err
+	}
+	res, err := s.w.submit(ctx, r)
+	if err == nil && res.Outcome == notifications.Stored {
+		r.ID = res.ID
+		r.Payload = rec.Payload
+		*rec = *r
+	}
+	return res, err
+}
+
+// Lock takes a lease row; a goroutine renews it until unlock.
+func (s *sqliteStore) Lock(ctx context.Context, job string) (func(), error) {
+	if job == "" {
+		return nil, errors.New("sqlstore: lock: empty job name")
+	}
+	holder := s.holder + "/" + strconv.FormatUint(s.lockSeq.Add(1), 10)
+	now := s.o.clock()
+	res, err := s.wdb.ExecContext(ctx, `INSERT INTO job_leases (job, holder, expires_at) VALUES (?1, ?2, ?3)
+		ON CONFLICT (job) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
+		WHERE job_leases.expires_at <= ?4`, job, holder, ms(now.Add(s.o.lockLease)), ms(now))
+	if err != nil {
+		return nil, storeErr(fmt.Sprintf("%s: lock %s", sqliteName, job), err)
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, notifications.ErrLocked)
+	}
+	l := &sqliteLease{s: s, job: job, holder: holder, stop: make(chan struct{}), stopped: make(chan struct{})}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		l.release()
+		return nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, errClosed)
+	}
+	s.leases[l] = struct{}{}
+	s.mu.Unlock()
+	go l.renew()
+	return l.unlock, nil
+}
+
+type sqliteLease struct {
+	s           *sqliteStore
+	job, holder string
+	once        sync.Once
+	stop        chan struct{}
+	stopped     chan struct{}
+}
+
+func (l *sqliteLease) renew() {
+	defer close(l.stopped)
+	t := time.NewTicker(l.s.o.lockLease / 3)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), l.s.o.lockLease/3)
+		res, err := l.s.wdb.ExecContext(ctx, `UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?`,
+			ms(l.s.o.clock().Add(l.s.o.lockLease)), l.job, l.holder)
+		cancel()
+		if err != nil {
+			l.s.o.logger.Warn("renewing a job lease failed", slog.String("job", l.job), slog.String("error", err.Error()))
+			continue
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			l.s.o.logger.Error("job lease lost: another holder took it after it expired", slog.String("job", l.job))
+			return
+		}
+	}
+}
+
+func (l *sqliteLease) unlock() {
+	l.once.Do(func() {
+		close(l.stop)
+		<-l.stopped
+		l.s.mu.Lock()
+		delete(l.s.leases, l)
+		l.s.mu.Unlock()
+		l.release()
+	})
+}
+
+func (l *sqliteLease) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if _, err := l.s.wdb.ExecContext(ctx, `DELETE FROM job_leases WHERE job = ? AND holder = ?`, l.job, l.holder); err != nil {
+		l.s.o.logger.Warn("releasing a job lease failed; it expires by itself",
+			slog.String("job", l.job), slog.String("error", err.Error()))
+	}
+}
+
+func (s *sqliteStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifications.Record, error) {
+	if err := checkLimit(limit); err != nil {
+		return nil, err
+	}
+	clock := s.o.clock()
+	until := ms(clock.Add(s.o.claimLease))
+	rows, err := s.wdb.QueryContext(ctx, `UPDATE notifications SET claimed_until = ?1
+		WHERE id IN (SELECT id FROM notifications
+			WHERE status IN ('PENDING', 'RETRYING')
+			AND (next_retry_date IS NULL OR next_retry_date <= ?2)
+			AND (claimed_until IS NULL OR claimed_until <= ?3)
+			ORDER BY creation_date, id LIMIT ?4)
+		RETURNING `+sqliteCols, until, ms(now), ms(clock), limit)
+	if err != nil {
+		return nil, storeErr(sqliteName+": claim", err)
+	}
+	recs, err := collectSQLite(rows)
+	if err != nil {
+		return nil, storeErr(sqliteName+": claim", err)
+	}
+	sortClaimed(recs)
+	s.rememberClaims(recs, until)
+	return recs, nil
+}
+
+// sortClaimed orders a claimed batch; RETURNING promises no order.
+func sortClaimed(recs []notifications.Record) {
+	sort.Slice(recs, func(i, j int) bool {
+		if !recs[i].CreationDate.Equal(recs[j].CreationDate) {
+			return recs[i].CreationDate.Before(recs[j].CreationDate)
+		}
+		return recs[i].ID < recs[j].ID
+	})
+}
+
+func (s *sqliteStore) rememberClaims(recs []notifications.Record, until int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	// Claims expired for a whole lease will not be finished by this store.
+	forget := until - 2*s.o.claimLease.Milliseconds()
+	for id, u := range s.claims {
+		if u < forget {
+			delete(s.claims, id)
+		}
+	}
+	for _, r := range recs {
+		s.claims[r.ID] = until
+	}
+}
+
+func (s *sqliteStore) takeClaim(id int64) (int64, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	u, ok := s.claims[id]
+	delete(s.claims, id)
+	return u, ok
+}
+
+func (s *sqliteStore) Finish(ctx context.Context, rec *notifications.Record) (bool, error) {
+	if rec == nil || rec.ID == 0 {
+		return false, errors.New("sqlstore: finish: record without id (pass a record from Claim)")
+	}
+	if !rec.Status.Valid() {
+		return false, fmt.Errorf("sqlstore: finish %s: invalid status %q", rec.WebhookToken, rec.Status)
+	}
+	q := `UPDATE notifications SET status = ?, retry_counter = ?, last_retry_date = ?, next_retry_date = ?,
+		claimed_until = NULL
+		WHERE id = ? AND status IN ('PENDING', 'RETRYING') AND claimed_until IS NOT NULL`
+	args := []any{string(rec.Status), rec.RetryCounter, nullMS(rec.LastRetryDate), nullMS(rec.NextRetryDate), rec.ID}
+	if until, ok := s.takeClaim(rec.ID); ok {
+		// Only the claim this store made: after its lease expired another
+		// sidecar may have claimed the record again.
+		q += ` AND claimed_until = ?`
+		args = append(args, until)
+	}
+	res, err := s.wdb.ExecContext(ctx, q, args...)
+	if err != nil {
+		return false, storeErr(sqliteName+": finish", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return false, storeErr(sqliteName+": finish", err)
+	}
+	return n == 1, nil
+}
+
+// deleteChunk bounds each delete transaction so intake is not held up by a
+// large cleanup.
+const deleteChunk = 5000
+
+func (s *sqliteStore) deleteWhere(ctx context.Context, op, where string, args ...any) (int64, error) {
+	var total int64
+	q := `DELETE FROM notifications WHERE id IN (SELECT id FROM notifications WHERE ` + where +
+		` LIMIT ` + strconv.Itoa(deleteChunk) + `)`
+	for {
+		res, err := s.wdb.ExecContext(ctx, q, args...)
+		if err != nil {
+			return total, storeErr(sqliteName+": "+op, err)
+		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return total, storeErr(sqliteName+": "+op, err)
+		}
+		total += n
+		if n < deleteChunk {
+			return total, nil
+		}
+	}
+}
+
+func (s *sqliteStore) Cleanup(ctx context.Context, cutoff time.Time) (int64, error) {
+	// Strictly before the cutoff: a record at cutoff-0.5ms is stored as the
+	// millisecond below, so compare with the cutoff rounded up.
+	return s.deleteWhere(ctx, "cleanup", `status IN ('SUCCESS', 'FAILED', 'OUTDATED') AND reception_date < ?`,
+		ceilMS(cutoff))
+}
+
+// ceilMS rounds up to the next millisecond: an inclusive lower bound with
+// sub-millisecond digits must not match the millisecond below it.
+func ceilMS(t time.Time) int64 {
+	m := t.UnixMilli()
+	if time.UnixMilli(m).Before(t) {
+		m++
+	}
+	return m
+}
+
+// sqliteRange renders an inclusive receptionDate range.
+func sqliteRange(r notifications.Range) (string, []any) {
+	var conds []string
+	var args []any
+	if r.From != nil {
+		conds = append(conds, "reception_date >= ?")
+		args = append(args, ceilMS(*r.From))
+	}
+	if r.To != nil {
+		conds = append(conds, "reception_date <= ?")
+		args = append(args, r.To.UnixMilli())
+	}
+	if len(conds) == 0 {
+		return "1 = 1", nil
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+func (s *sqliteStore) List(ctx context.Context, r notifications.Range) ([]notifications.Record, error) {
+	where, args := sqliteRange(r)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE `+where+
+		` ORDER BY reception_date, id`, args...)
+	if err != nil {
+		return nil, storeErr(sqliteName+": list", err)
+	}
+	recs, err := collectSQLite(rows)
+	if err != nil {
+		return nil, storeErr(sqliteName+": list", err)
+	}
+	return recs, nil
+}
+
+// Scan reads keyset pages by id, so memory stays bounded by one page and no
+// read transaction stays open while fn runs.
+func (s *sqliteStore) Scan(ctx context.Context, r notifications.Range, fn func(*notifications.Record) error) error {
+	where, args := sqliteRange(r)
+	q := `SELECT ` + sqliteCols + ` FROM notifications WHERE id > ? AND ` + where +
+		` ORDER BY id LIMIT ` + strconv.Itoa(scanPage)
+	var after int64
+	for {
+		rows, err := s.rdb.QueryContext(ctx, q, append([]any{after}, args...)...)
+		if err != nil {
+			return storeErr(sqliteName+": scan", err)
+		}
+		page, err := collectSQLite(rows)
+		if err != nil {
+			return storeErr(sqliteName+": scan", err)
+		}
+		for i := range page {
+			if err := fn(&page[i]); err != nil {
+				return err
+			}
+		}
+		if len(page) < scanPage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+func (s *sqliteStore) Delete(ctx context.Context, r notifications.Range) (int64, error) {
+	where, args := sqliteRange(r)
+	return s.deleteWhere(ctx, "delete", where, args...)
+}
+
+func (s *sqliteStore) Get(ctx context.Context, token string) (notifications.Record, error) {
+	r, err := scanSQLite(s.rdb.QueryRowContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE webhook_token = ?`, token))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("%s: get %s: %w", sqliteName, token, notifications.ErrNotFound)
+	}
+	if err != nil {
+		return r, storeErr(sqliteName+": get", err)
+	}
+	return r, nil
+}
+
+func failedWhere(f notifications.FailedFilter) (string, []any) {
+	where := `status IN ('FAILED', 'RETRYING')`
+	var args []any
+	if f.Type != "" {
+		where += ` AND notification_type = ?`
+		args = append(args, f.Type)
+	}
+	if f.Target != "" {
+		where += ` AND object_token = ?`
+		args = append(args, f.Target)
+	}
+	return where, args
+}
+
+func checkPage(offset, limit int) error {
+	if offset < 0 {
+		return fmt.Errorf("sqlstore: list failed: negative offset %d", offset)
+	}
+	if limit < 1 {
+		return fmt.Errorf("sqlstore: list failed: limit %d: want at least 1", limit)
+	}
+	return nil
+}
+
+func (s *sqliteStore) ListFailed(ctx context.Context, f notifications.FailedFilter, offset, limit int) ([]notifications.Record, int64, error) {
+	if err := checkPage(offset, limit); err != nil {
+		return nil, 0, err
+	}
+	where, args := failedWhere(f)
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return nil, 0, storeErr(sqliteName+": list failed", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	var total int64
+	if err := tx.QueryRowContext(ctx, `SELECT COUNT(*) FROM notifications WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, storeErr(sqliteName+": list failed", err)
+	}
+	rows, err := tx.QueryContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE `+where+
+		` ORDER BY creation_date DESC, id DESC LIMIT ? OFFSET ?`, append(args, limit, offset)...)
+	if err != nil {
+		return nil, 0, storeErr(sqliteName+": list failed", err)
+	}
+	recs, err := collectSQLite(rows)
+	if err != nil {
+		return nil, 0, storeErr(sqliteName+": list failed", err)
+	}
+	return recs, total, nil
+}
+
+func (s *sqliteStore) Insert(ctx context.Context, rec *notifications.Record) error {
+	r, err := prepareStored(rec, s.o.clock())
+	if err != nil {
+		return fmt.Errorf("insert: %w", err)
+	}
+	err = s.wdb.QueryRowContext(ctx, `INSERT INTO notifications (`+sqliteInsertCols+`)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_token) DO NOTHING RETURNING id`,
+		sqliteArgs(&r)...).Scan(&r.ID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return fmt.Errorf("%s: insert %s: %w", sqliteName, r.WebhookToken, notifications.ErrExists)
+	}
+	if err != nil {
+		return storeErr(sqliteName+": insert", err)
+	}
+	*rec = r
+	return nil
+}
+
+func sqliteArgs(r *notifications.Record) []any {
+	return []any{r.WebhookToken, r.ObjectToken, r.NotificationType, ms(r.CreationDate), ms(r.ReceptionDate),
+		string(r.Status), r.RetryCounter, nullMS(r.LastRetryDate), nullMS(r.NextRetryDate), r.Program, nullBlob(r.Payload)}
+}
+
+func (s *sqliteStore) Update(ctx context.Context, token string, p notifications.Patch) (notifications.Record, error) {
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return notifications.Record{}, storeErr(sqliteName+": update", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	r, err := scanSQLite(tx.QueryRowContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE webhook_token = ?`, token))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("%s: update %s: %w", sqliteName, token, notifications.ErrNotFound)
+	}
+	if err != nil {
+		return r, storeErr(sqliteName+": update", err)
+	}
+	if err := applyPatch(&r, p); err != nil {
+		return notifications.Record{}, err
+	}
+	if _, err := tx.ExecContext(ctx, `UPDATE notifications SET notification_type = ?, object_token = ?, program = ?,
+		retry_counter = ?, creation_date = ? WHERE id = ?`,
+		r.NotificationType, r.ObjectToken, r.Program, r.RetryCounter, ms(r.CreationDate), r.ID); err != nil {
+		return notifications.Record{}, storeErr(sqliteName+": update", err)
+	}
+	if err := tx.Commit(); err != nil {
+		return notifications.Record{}, storeErr(sqliteName+": update", err)
+	}
+	return r, nil
+}
+
+// ReplaceFailed keeps the id, payload and (unless a new one is given) the
+// receptionDate of a record whose token is already FAILED or RETRYING, so a
+// replaced record can still be processed from its stored body.
+func (s *sqliteStore) ReplaceFailed(ctx context.Context, recs []notifications.Record) error {
+	list, err := checkReplace(recs, s.o.clock())
+	if err != nil {
+		return err
+	}
+	tx, err := s.wdb.BeginTx(ctx, nil)
+	if err != nil {
+		return storeErr(sqliteName+": replace failed", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // no-op after Commit
+	existing := make(map[string]int64)
+	rows, err := tx.QueryContext(ctx, `SELECT id, webhook_token FROM notifications WHERE status IN ('FAILED', 'RETRYING')`)
+	if err != nil {
+		return storeErr(sqliteName+": replace failed", err)
+	}
+	for rows.Next() {
+		var id int64
+		var tok string
+		if err := rows.Scan(&id, &tok); err != nil {
+			rows.Close()
+			return storeErr(sqliteName+": replace failed", err)
+		}
+		existing[tok] = id
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return storeErr(sqliteName+": replace failed", err)
+	}
+	for i := range list {
+		if _, ok := existing[list[i].WebhookToken]; ok {
+			continue
+		}
+		var status string
+		err := tx.QueryRowContext(ctx, `SELECT status FROM notifications WHERE webhook_token = ?`, list[i].WebhookToken).Scan(&status)
+		if err == nil {
+			return fmt.Errorf("%s: replace failed: token %s is %s: %w", sqliteName, list[i].WebhookToken, status, notifications.ErrConflict)
+		}
+		if !errors.Is(err, sql.ErrNoRows) {
+			return storeErr(sqliteName+": replace failed", err)
+		}
+	}
+	keep := make(map[string]struct{}, len(list))
+	for i := range list {
+		keep[list[i].WebhookToken] = struct{}{}
+	}
+	for tok, id := range existing {
+		if _, ok := keep[tok]; ok {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `DELETE FROM notifications WHERE id = ?`, id); err != nil {
+			return storeErr(sqliteName+": replace failed", err)
+		}
+	}
+	for i := range list {
+		r := &list[i]
+		if id, ok := existing[r.WebhookToken]; ok {
+			keepReception := recs[i].ReceptionDate.IsZero()
+			if _, err := tx.ExecContext(ctx, `UPDATE notifications SET object_token = ?, notification_type = ?,
+				creation_date = ?, reception_date = CASE WHEN ? THEN reception_date ELSE ? END, status = ?,
+				retry_counter = ?, last_retry_date = ?, next_retry_date = ?, program = ?,
+				payload = COALESCE(?, payload), claimed_until = NULL WHERE id = ?`,
+				r.ObjectToken, r.NotificationType, ms(r.CreationDate), keepReception, ms(r.ReceptionDate),
+				string(r.Status), r.RetryCounter, nullMS(r.LastRetryDate), nullMS(r.NextRetryDate), r.Program,
+				nullBlob(r.Payload), id); err != nil {
+				return storeErr(sqliteName+": replace failed", err)
+			}
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, `INSERT INTO notifications (`+sqliteInsertCols+`)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, sqliteArgs(r)...); err != nil {
+			return storeErr(sqliteName+": replace failed", err)
+		}
+	}
+	return storeErr(sqliteName+": replace failed", tx.Commit())
+}
+
+func (s *sqliteStore) Remove(ctx context.Context, token string) error {
+	res, err := s.wdb.ExecContext(ctx, `DELETE FROM notifications WHERE webhook_token = ?`, token)
+	if err != nil {
+		return storeErr(sqliteName+": remove", err)
+	}
+	n, err := res.RowsAffected()
+	if err != nil {
+		return storeErr(sqliteName+": remove", err)
+	}
+	if n == 0 {
+		return fmt.Errorf("%s: remove %s: %w", sqliteName, token, notifications.ErrNotFound)
+	}
+	return nil
+}
+
+func (s *sqliteStore) Requeue(ctx context.Context, token string) (notifications.Record, error) {
+	r, err := scanSQLite(s.wdb.QueryRowContext(ctx, `UPDATE notifications SET status = 'PENDING', retry_counter = 0,
+		last_retry_date = NULL, next_retry_date = NULL, claimed_until = NULL
+		WHERE webhook_token = ? RETURNING `+sqliteCols, token))
+	if errors.Is(err, sql.ErrNoRows) {
+		return r, fmt.Errorf("%s: requeue %s: %w", sqliteName, token, notifications.ErrNotFound)
+	}
+	if err != nil {
+		return r, storeErr(sqliteName+": requeue", err)
+	}
+	return r, nil
+}
+
+func (s *sqliteStore) Stats(ctx context.Context) (notifications.Stats, error) {
+	st := emptyStats()
+	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return st, storeErr(sqliteName+": stats", err)
+	}
+	defer tx.Rollback() //nolint:errcheck // read-only
+	rows, err := tx.QueryContext(ctx, `SELECT status, COUNT(*) FROM notifications GROUP BY status`)
+	if err != nil {
+		return st, storeErr(sqliteName+": stats", err)
+	}
+	for rows.Next() {
+		var status string
+		var n int64
+		if err := rows.Scan(&status, &n); err != nil {
+			rows.Close()
+			return st, storeErr(sqliteName+": stats", err)
+		}
+		st.ByStatus[notifications.Status(status)] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return st, storeErr(sqliteName+": stats", err)
+	}
+	var oldest sql.NullInt64
+	if err := tx.QueryRowContext(ctx, `SELECT MIN(reception_date) FROM notifications WHERE status = 'PENDING'`).Scan(&oldest); err != nil {
+		return st, storeErr(sqliteName+": stats", err)
+	}
+	if oldest.Valid {
+		t := fromMS(oldest.Int64)
+		st.OldestPending = &t
+	}
+	return st, nil
+}
+
+func (s *sqliteStore) Ping(ctx context.Context) error {
+	var one int
+	if err := s.rdb.QueryRowContext(ctx, `SELECT 1 FROM schema_migrations LIMIT 1`).Scan(&one); err != nil {
+		return storeErr(sqliteName+": ping", err)
+	}
+	return nil
+}
+
+// Close commits every queued Enqueue, releases held job leases and closes
+// the database.
+func (s *sqliteStore) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	leases := make([]*sqliteLease, 0, len(s.leases))
+	for l := range s.leases {
+		leases = append(leases, l)
+	}
+	s.mu.Unlock()
+	s.w.close()
+	for _, l := range leases {
+		l.unlock()
+	}
+	return s.closeDBs()
+}
+
+func (s *sqliteStore) closeDBs() error {
+	var errs []error
+	for _, st := range []*sql.Stmt{s.stCheck, s.stSupersede, s.stInsert} {
+		if st != nil {
+			errs = append(errs, st.Close())
+		}
+	}
+	for _, db := range []*sql.DB{s.rdb, s.wdb} {
+		if db != nil {
+			errs = append(errs, db.Close())
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%s: closing %s: %w", sqliteName, s.path, err)
+	}
+	return nil
+}

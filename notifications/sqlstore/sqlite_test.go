@@ -1,0 +1,264 @@
+package sqlstore
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/notifications"
+)
+
+func sqliteTarget() target {
+	return target{
+		dialect: "sqlite",
+		newDSN: func(t *testing.T) string {
+			t.Helper()
+			return "sqlite:" + filepath.Join(t.TempDir(), "sub", "notifications.db")
+		},
+		exec: func(t *testing.T, dsn, q string) {
+			t.Helper()
+			db, err := sql.Open("sqlite", strings.TrimPrefix(dsn, "sqlite:")+"?_busy_timeout=10000")
+			require.NoError(t, err)
+			defer db.Close()
+			_, err = db.Exec(q)
+			require.NoError(t, err)
+		},
+	}
+}
+
+func TestSQLiteStore(t *testing.T) {
+	t.Parallel()
+	runStoreSuite(t, sqliteTarget())
+}
+
+func TestSQLitePragmas(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().newDSN(t)
+	s := openAt(t, dsn).(*sqliteStore)
+	for _, db := range []*sql.DB{s.wdb, s.rdb} {
+		var mode string
+		var sync, busy int
+		require.NoError(t, db.QueryRow(`PRAGMA journal_mode`).Scan(&mode))
+		require.NoError(t, db.QueryRow(`PRAGMA synchronous`).Scan(&sync))
+		require.NoError(t, db.QueryRow(`PRAGMA busy_timeout`).Scan(&busy))
+		require.Equal(t, "wal", mode)
+		require.Equal(t, 2, sync, "synchronous=FULL")
+		require.Equal(t, 10000, busy)
+	}
+	var versions []int
+	rows, err := s.rdb.Query(`SELECT version FROM schema_migrations ORDER BY version`)
+	require.NoError(t, err)
+	for rows.Next() {
+		var v int
+		require.NoError(t, rows.Scan(&v))
+		versions = append(versions, v)
+	}
+	require.NoError(t, rows.Err())
+	ms, err := loadMigrations("sqlite")
+	require.NoError(t, err)
+	require.Len(t, versions, len(ms))
+	require.Equal(t, latestVersion(ms), versions[len(versions)-1])
+}
+
+func TestSQLiteRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().newDSN(t)
+	s, err := Open(context.Background(), dsn)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	sqliteTarget().exec(t, dsn, `INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 0)`)
+	_, err = Open(context.Background(), dsn)
+	require.ErrorContains(t, err, "version 9999")
+}
+
+func TestSQLiteLockLeaseExpires(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().newDSN(t)
+	clockA, clockB := newFakeClock(t0), newFakeClock(t0.Add(3*time.Minute))
+	a := openAt(t, dsn, WithClock(clockA.Now)) // a holder that stopped renewing (crashed)
+	b := openAt(t, dsn, WithClock(clockB.Now))
+	_, err := a.Lock(tctx(t), "process")
+	require.NoError(t, err)
+	clockB.ns.Store(t0.Add(2*time.Minute - time.Millisecond).UnixNano())
+	_, err = b.Lock(tctx(t), "process")
+	require.ErrorIs(t, err, notifications.ErrLocked, "not yet expired")
+	clockB.ns.Store(t0.Add(2 * time.Minute).UnixNano())
+	unlockB, err := b.Lock(tctx(t), "process")
+	require.NoError(t, err, "an expired lease is taken over")
+	defer unlockB()
+	c := openAt(t, dsn, WithClock(clockB.Now))
+	_, err = c.Lock(tctx(t), "process")
+	require.ErrorIs(t, err, notifications.ErrLocked)
+}
+
+func TestSQLiteLockLeaseIsRenewed(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().newDSN(t)
+	clock := newFakeClock(t0)
+	a := openAt(t, dsn, WithClock(clock.Now), WithLockLease(150*time.Millisecond))
+	unlock, err := a.Lock(tctx(t), "process")
+	require.NoError(t, err)
+	clock.Advance(time.Hour)
+	// The renewal goroutine moves the expiry past the new now.
+	s := a.(*sqliteStore)
+	require.Eventually(t, func() bool {
+		var exp int64
+		if err := s.rdb.QueryRow(`SELECT expires_at FROM job_leases WHERE job = 'process'`).Scan(&exp); err != nil {
+			return false
+		}
+		return exp > clock.Now().UnixMilli()
+	}, 20*time.Second, 20*time.Millisecond)
+	b := openAt(t, dsn, WithClock(clock.Now), WithLockLease(150*time.Millisecond))
+	_, err = b.Lock(tctx(t), "process")
+	require.ErrorIs(t, err, notifications.ErrLocked)
+	unlock()
+	var n int
+	require.NoError(t, s.rdb.QueryRow(`SELECT COUNT(*) FROM job_leases`).Scan(&n))
+	require.Zero(t, n, "unlock deletes the lease row")
+}
+
+func TestOpenDSN(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	tests := []struct {
+		name    string
+		dsn     string
+		wantErr string
+		notIn   string
+		file    string
+	}{
+		{"unknown scheme", "mysql://root:s3cret@db/x", `unsupported store DSN scheme "mysql"`, "s3cret", ""},
+		{"no scheme", "/var/lib/x.db", "has no scheme", "", ""},
+		{"empty", "", "has no scheme", "", ""},
+		{"empty sqlite path", "sqlite:", "has no path", "", ""},
+		{"memory", "sqlite::memory:", "not durable", "", ""},
+		{"bad postgres", "postgres://u:s3cret@127.0.0.1:1/db?sslmode=disable&connect_timeout=2", "postgres", "s3cret", ""},
+		{"sqlite path", "sqlite:" + filepath.Join(dir, "a", "b", "n.db"), "", "", filepath.Join(dir, "a", "b", "n.db")},
+		{"sqlite triple slash", "sqlite://" + filepath.Join(dir, "c", "n.db"), "", "", filepath.Join(dir, "c", "n.db")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+			defer cancel()
+			s, err := Open(ctx, tt.dsn)
+			if tt.wantErr == "" {
+				require.NoError(t, err)
+				require.NoError(t, s.Ping(ctx))
+				require.NoError(t, s.Close())
+				require.FileExists(t, tt.file, "created with its parent directories")
+				return
+			}
+			require.ErrorContains(t, err, tt.wantErr)
+			if tt.notIn != "" {
+				require.NotContains(t, err.Error(), tt.notIn)
+			}
+		})
+	}
+}
+
+func TestOpenOptionsAreValidated(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().newDSN(t)
+	for _, tt := range []struct {
+		opt  Option
+		want string
+	}{
+		{WithLockLease(time.Millisecond), "WithLockLease"},
+		{WithClaimLease(0), "WithClaimLease"},
+		{WithMaxBatch(0), "WithMaxBatch"},
+		{WithQueueSize(0), "WithQueueSize"},
+		{WithClock(nil), "WithClock"},
+		{WithSQLiteSynchronous("sometimes"), "WithSQLiteSynchronous"},
+		{WithBusyTimeout(-time.Second), "WithBusyTimeout"},
+		{WithReaders(0), "WithReaders"},
+		{WithLogger(nil), "WithLogger"},
+	} {
+		_, err := Open(context.Background(), dsn, tt.opt)
+		require.ErrorContains(t, err, tt.want)
+	}
+}
+
+// TestSQLiteTwoProcesses runs a second sidecar process (this test binary)
+// enqueueing into the same file: writes serialise, identical deliveries
+// store one record, and everything acknowledged is there.
+func TestSQLiteTwoProcesses(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().newDSN(t)
+	s := openAt(t, dsn)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSQLiteHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SLUICE_SQLSTORE_HELPER_DSN="+dsn)
+	var out strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &out
+	require.NoError(t, cmd.Start())
+
+	const n = 300
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			_, errs[i] = s.Enqueue(ctx, delivery(helperToken(i), "usr-"+strconv.Itoa(i), t0))
+		}()
+	}
+	wg.Wait()
+	require.NoError(t, cmd.Wait(), out.String())
+	for i := range n {
+		require.NoError(t, errs[i])
+	}
+	all, err := s.List(ctx, notifications.Range{})
+	require.NoError(t, err)
+	require.Len(t, all, n+n/2, "shared tokens stored once; %s", out.String())
+	require.Contains(t, out.String(), "helper ok")
+}
+
+// helperToken makes every even token also used by the helper process.
+func helperToken(i int) string {
+	if i%2 == 0 {
+		return fmt.Sprintf("shared-%d", i)
+	}
+	return fmt.Sprintf("parent-%d", i)
+}
+
+func TestSQLiteHelperProcess(t *testing.T) {
+	dsn := os.Getenv("SLUICE_SQLSTORE_HELPER_DSN")
+	if dsn == "" {
+		t.Skip("helper process for TestSQLiteTwoProcesses")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Open(ctx, dsn)
+	require.NoError(t, err)
+	defer s.Close()
+	var wg sync.WaitGroup
+	errs := make([]error, 300)
+	for i := range 300 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			tok := fmt.Sprintf("child-%d", i)
+			if i%2 == 0 {
+				tok = helperToken(i)
+			}
+			_, errs[i] = s.Enqueue(ctx, delivery(tok, "usr-"+strconv.Itoa(i), t0))
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		require.NoError(t, err)
+	}
+	fmt.Println("helper ok")
+}

@@ -1,0 +1,346 @@
+package sqlstore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/sluicedata/sluice/notifications"
+)
+
+// Option configures a store opened by Open.
+type Option func(*options)
+
+type options struct {
+	lockLease   time.Duration
+	claimLease  time.Duration
+	maxBatch    int
+	queueSize   int
+	clock       func() time.Time
+	synchronous string
+	busyTimeout time.Duration
+	readers     int
+	logger      *slog.Logger
+}
+
+func defaultOptions() options {
+	return options{
+		lockLease:   2 * time.Minute,
+		claimLease:  5 * time.Minute,
+		maxBatch:    1024,
+		queueSize:   8192,
+		clock:       time.Now,
+		synchronous: "FULL",
+		busyTimeout: 10 * time.Second,
+		readers:     4,
+		logger:      slog.New(slog.DiscardHandler),
+	}
+}
+
+func (o *options) validate() error {
+	switch {
+	case o.lockLease < 100*time.Millisecond:
+		return fmt.Errorf("sqlstore: WithLockLease(%s): want at least 100ms", o.lockLease)
+	case o.claimLease <= 0:
+		return fmt.Errorf("sqlstore: WithClaimLease(%s): want a positive duration", o.claimLease)
+	case o.maxBatch < 1:
+		return fmt.Errorf("sqlstore: WithMaxBatch(%d): want at least 1", o.maxBatch)
+	case o.queueSize < 1:
+		return fmt.Errorf("sqlstore: WithQueueSize(%d): want at least 1", o.queueSize)
+	case o.clock == nil:
+		return errors.New("sqlstore: WithClock(nil): want a clock")
+	case o.busyTimeout < 0:
+		return fmt.Errorf("sqlstore: WithBusyTimeout(%s): want a duration ≥ 0", o.busyTimeout)
+	case o.readers < 1:
+		return fmt.Errorf("sqlstore: WithReaders(%d): want at least 1", o.readers)
+	case o.logger == nil:
+		return errors.New("sqlstore: WithLogger(nil): want a logger")
+	}
+	switch o.synchronous {
+	case "OFF", "NORMAL", "FULL", "EXTRA":
+	default:
+		return fmt.Errorf("sqlstore: WithSQLiteSynchronous(%q): want OFF, NORMAL, FULL or EXTRA", o.synchronous)
+	}
+	return nil
+}
+
+// WithLockLease sets how long a SQLite job lease lasts without renewal: a
+// crashed holder's lock frees itself after this long. The holder renews it
+// every third of the lease. Postgres advisory locks need no lease (they end
+// with the holder's connection). Defaults to 2 minutes.
+func WithLockLease(d time.Duration) Option { return func(o *options) { o.lockLease = d } }
+
+// WithClaimLease sets how long a claimed record stays invisible to other
+// claimers before it becomes eligible again (at-least-once after a crash).
+// It must exceed the time a processing run takes for one batch.
+// Defaults to 5 minutes.
+func WithClaimLease(d time.Duration) Option { return func(o *options) { o.claimLease = d } }
+
+// WithMaxBatch bounds how many Enqueue requests the writer commits in one
+// transaction. Defaults to 1024.
+func WithMaxBatch(n int) Option { return func(o *options) { o.maxBatch = n } }
+
+// WithQueueSize bounds how many Enqueue requests may wait for the writer;
+// further callers block (honouring their context). Defaults to 8192.
+func WithQueueSize(n int) Option { return func(o *options) { o.queueSize = n } }
+
+// WithClock sets the clock used for receptionDate defaults, job leases and
+// claim leases (tests move it forward). Defaults to time.Now.
+func WithClock(now func() time.Time) Option { return func(o *options) { o.clock = now } }
+
+// WithSQLiteSynchronous sets SQLite's synchronous pragma: OFF, NORMAL, FULL
+// or EXTRA. Only FULL and EXTRA make an acknowledged write survive power
+// loss. Defaults to FULL.
+func WithSQLiteSynchronous(mode string) Option {
+	return func(o *options) { o.synchronous = strings.ToUpper(mode) }
+}
+
+// WithBusyTimeout sets how long a SQLite writer waits for another process
+// holding the write lock before the operation fails as unavailable.
+// Defaults to 10 seconds.
+func WithBusyTimeout(d time.Duration) Option { return func(o *options) { o.busyTimeout = d } }
+
+// WithReaders sets the size of the SQLite read connection pool; on Postgres
+// the minimum pool size beside the writer. Defaults to 4.
+func WithReaders(n int) Option { return func(o *options) { o.readers = n } }
+
+// WithLogger sets where the store logs lost leases and batch retries.
+// Defaults to discarding logs.
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// DefaultDSN is the store used when none is configured.
+const DefaultDSN = "sqlite:.sluice/notifications.db"
+
+// Open opens (creating and migrating when needed) the store a DSN names:
+// "sqlite:<path>" (parent directories are created) or "postgres://…" /
+// "postgresql://…". The schema is migrated before Open returns.
+func Open(ctx context.Context, dsn string, opts ...Option) (notifications.Store, error) {
+	o := defaultOptions()
+	for _, opt := range opts {
+		opt(&o)
+	}
+	if err := o.validate(); err != nil {
+		return nil, err
+	}
+	scheme, rest, ok := strings.Cut(dsn, ":")
+	if !ok || scheme == "" || strings.ContainsAny(scheme, "/@ ") {
+		return nil, errors.New("sqlstore: store DSN has no scheme (want sqlite:<path> or postgres://…)")
+	}
+	switch strings.ToLower(scheme) {
+	case "sqlite", "sqlite3":
+		return openSQLite(ctx, sqlitePath(rest), o)
+	case "postgres", "postgresql":
+		return openPostgres(ctx, dsn, o)
+	}
+	return nil, fmt.Errorf("sqlstore: unsupported store DSN scheme %q (want sqlite:<path> or postgres://…)", scheme)
+}
+
+// sqlitePath accepts sqlite:path, sqlite:/abs/path and sqlite:///abs/path.
+func sqlitePath(rest string) string {
+	if strings.HasPrefix(rest, "//") {
+		return rest[2:]
+	}
+	return rest
+}
+
+// redactDSN hides the password of a URL-form DSN for error messages.
+func redactDSN(dsn string) string {
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "<unparseable DSN>"
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "xxxxx")
+		u.RawQuery = q.Encode()
+	}
+	return u.Redacted()
+}
+
+// storeErr wraps a database failure so that callers see ErrUnavailable
+// (the intake answers 503), except for a cancelled or expired context,
+// which is the caller's doing.
+func storeErr(op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	if errors.Is(err, notifications.ErrUnavailable) {
+		return fmt.Errorf("%s: %w", op, err)
+	}
+	return fmt.Errorf("%s: %w: %w", op, notifications.ErrUnavailable, err)
+}
+
+var errClosed = fmt.Errorf("store is closed: %w", notifications.ErrUnavailable)
+
+// checkText rejects text the databases cannot store faithfully (Postgres
+// refuses NUL bytes and invalid UTF-8), so that one bad delivery cannot
+// fail the batch it travels in.
+func checkText(field, s string) error {
+	if strings.IndexByte(s, 0) >= 0 {
+		return fmt.Errorf("sqlstore: %s contains a NUL byte", field)
+	}
+	if !utf8.ValidString(s) {
+		return fmt.Errorf("sqlstore: %s is not valid UTF-8", field)
+	}
+	return nil
+}
+
+// prepareIntake validates a delivery and fills the defaults Enqueue
+// documents, on a copy the writer may keep after the caller gave up.
+func prepareIntake(rec *notifications.Record, now time.Time) (*notifications.Record, error) {
+	if rec == nil {
+		return nil, errors.New("sqlstore: enqueue: nil record")
+	}
+	r := *rec
+	if r.WebhookToken == "" {
+		return nil, errors.New("sqlstore: enqueue: webhookToken is empty")
+	}
+	if err := checkRecordText(&r); err != nil {
+		return nil, fmt.Errorf("enqueue: %w", err)
+	}
+	if r.ReceptionDate.IsZero() {
+		r.ReceptionDate = now
+	}
+	r.ReceptionDate = notifications.Truncate(r.ReceptionDate)
+	if r.CreationDate.IsZero() {
+		r.CreationDate = r.ReceptionDate
+	}
+	r.CreationDate = notifications.Truncate(r.CreationDate)
+	if r.NotificationType == "" {
+		r.NotificationType = notifications.TypeOf(r.ObjectToken)
+	}
+	r.ID = 0
+	r.Status = notifications.StatusPending
+	r.RetryCounter = 0
+	r.LastRetryDate, r.NextRetryDate = nil, nil
+	if r.Payload != nil {
+		r.Payload = append([]byte(nil), r.Payload...)
+	}
+	return &r, nil
+}
+
+// prepareStored validates a record stored as given (Insert, ReplaceFailed).
+func prepareStored(rec *notifications.Record, now time.Time) (notifications.Record, error) {
+	r := *rec
+	if r.WebhookToken == "" {
+		return r, errors.New("sqlstore: webhookToken is empty")
+	}
+	if !r.Status.Valid() {
+		return r, fmt.Errorf("sqlstore: record %s: invalid status %q", r.WebhookToken, r.Status)
+	}
+	if r.RetryCounter < 0 {
+		return r, fmt.Errorf("sqlstore: record %s: negative retryCounter %d", r.WebhookToken, r.RetryCounter)
+	}
+	if err := checkRecordText(&r); err != nil {
+		return r, err
+	}
+	if r.ReceptionDate.IsZero() {
+		r.ReceptionDate = now
+	}
+	r.ReceptionDate = notifications.Truncate(r.ReceptionDate)
+	if r.CreationDate.IsZero() {
+		r.CreationDate = r.ReceptionDate
+	}
+	r.CreationDate = notifications.Truncate(r.CreationDate)
+	if r.NotificationType == "" {
+		r.NotificationType = notifications.TypeOf(r.ObjectToken)
+	}
+	r.LastRetryDate = truncPtr(r.LastRetryDate)
+	r.NextRetryDate = truncPtr(r.NextRetryDate)
+	return r, nil
+}
+
+func checkRecordText(r *notifications.Record) error {
+	for _, f := range []struct{ name, v string }{
+		{"webhookToken", r.WebhookToken},
+		{"objectToken", r.ObjectToken},
+		{"notificationType", r.NotificationType},
+		{"program", r.Program},
+	} {
+		if err := checkText(f.name, f.v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func truncPtr(t *time.Time) *time.Time {
+	if t == nil {
+		return nil
+	}
+	x := notifications.Truncate(*t)
+	return &x
+}
+
+// applyPatch applies a management patch; status is never patched.
+func applyPatch(r *notifications.Record, p notifications.Patch) error {
+	if p.NotificationType != nil {
+		r.NotificationType = *p.NotificationType
+	}
+	if p.ObjectToken != nil {
+		r.ObjectToken = *p.ObjectToken
+	}
+	if p.Program != nil {
+		r.Program = *p.Program
+	}
+	if p.RetryCounter != nil {
+		if *p.RetryCounter < 0 {
+			return fmt.Errorf("sqlstore: update %s: negative retryCounter %d", r.WebhookToken, *p.RetryCounter)
+		}
+		r.RetryCounter = *p.RetryCounter
+	}
+	if p.CreationDate != nil {
+		r.CreationDate = notifications.Truncate(*p.CreationDate)
+	}
+	return checkRecordText(r)
+}
+
+// checkReplace validates a ReplaceFailed list before any write.
+func checkReplace(recs []notifications.Record, now time.Time) ([]notifications.Record, error) {
+	out := make([]notifications.Record, len(recs))
+	seen := make(map[string]struct{}, len(recs))
+	for i := range recs {
+		r, err := prepareStored(&recs[i], now)
+		if err != nil {
+			return nil, fmt.Errorf("replace failed: %w", err)
+		}
+		if _, dup := seen[r.WebhookToken]; dup {
+			return nil, fmt.Errorf("replace failed: token %s: %w", r.WebhookToken, notifications.ErrDuplicate)
+		}
+		seen[r.WebhookToken] = struct{}{}
+		out[i] = r
+	}
+	return out, nil
+}
+
+func checkLimit(limit int) error {
+	if limit < 1 {
+		return fmt.Errorf("sqlstore: claim: limit %d: want at least 1", limit)
+	}
+	return nil
+}
+
+// scanPage is how many records Scan reads per keyset page.
+const scanPage = 1000
+
+var liveStatuses = []notifications.Status{notifications.StatusPending, notifications.StatusRetrying}
+
+func emptyStats() notifications.Stats {
+	st := notifications.Stats{ByStatus: make(map[notifications.Status]int64, len(notifications.Statuses))}
+	for _, s := range notifications.Statuses {
+		st.ByStatus[s] = 0
+	}
+	return st
+}
+
+func ms(t time.Time) int64 { return t.UnixMilli() }
+
+func fromMS(v int64) time.Time { return time.UnixMilli(v).UTC() }

@@ -1,0 +1,182 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/sluicedata/sluice/notifications"
+)
+
+// intakeReq is one Enqueue waiting for the group-commit writer.
+type intakeReq struct {
+	ctx  context.Context
+	rec  *notifications.Record
+	done chan intakeResp // buffered: the writer never blocks on a waiter that left
+}
+
+type intakeResp struct {
+	res notifications.EnqueueResult
+	err error
+}
+
+// applyFunc applies the intake rules to reqs, in order, in one transaction
+// and commits it; res[i] answers reqs[i]. An error means nothing of the
+// batch is committed (or, for a failed COMMIT, that the outcome is unknown).
+type applyFunc func(ctx context.Context, reqs []*intakeReq) (res []notifications.EnqueueResult, err error)
+
+// batchTimeout bounds one batch transaction, so a hung database fails the
+// waiters (503, the provider re-sends) instead of holding them forever.
+const batchTimeout = time.Minute
+
+// writer is the group-commit writer: one goroutine drains every waiting
+// request into one transaction, so one fsync acknowledges the whole batch.
+type writer struct {
+	queue    chan *intakeReq
+	closing  chan struct{}
+	stopped  chan struct{}
+	once     sync.Once
+	apply    applyFunc
+	maxBatch int
+	log      *slog.Logger
+	name     string
+}
+
+func newWriter(name string, apply applyFunc, maxBatch, queueSize int, log *slog.Logger) *writer {
+	w := &writer{
+		queue:    make(chan *intakeReq, queueSize),
+		closing:  make(chan struct{}),
+		stopped:  make(chan struct{}),
+		apply:    apply,
+		maxBatch: maxBatch,
+		log:      log,
+		name:     name,
+	}
+	go w.run()
+	return w
+}
+
+// submit queues rec and waits for its committed outcome.
+func (w *writer) submit(ctx context.Context, rec *notifications.Record) (notifications.EnqueueResult, error) {
+	select {
+	case <-w.closing:
+		return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
+	default:
+	}
+	req := &intakeReq{ctx: ctx, rec: rec, done: make(chan intakeResp, 1)}
+	select {
+	case w.queue <- req:
+	case <-w.closing:
+		return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
+	case <-ctx.Done():
+		return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, ctx.Err())
+	}
+	select {
+	case r := <-req.done:
+		return r.res, r.err
+	case <-ctx.Done():
+		// The batch may still commit it; a re-sent delivery is then a duplicate.
+		return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, ctx.Err())
+	case <-w.stopped:
+		select {
+		case r := <-req.done:
+			return r.res, r.err
+		default:
+			return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
+		}
+	}
+}
+
+// close stops taking requests, commits every queued one and waits.
+func (w *writer) close() {
+	w.once.Do(func() { close(w.closing) })
+	<-w.stopped
+}
+
+func (w *writer) run() {
+	defer close(w.stopped)
+	batch := make([]*intakeReq, 0, w.maxBatch)
+	for {
+		select {
+		case r := <-w.queue:
+			batch = append(batch[:0], r)
+		case <-w.closing:
+			w.drainAll(batch[:0])
+			return
+		}
+	fill:
+		for len(batch) < w.maxBatch {
+			select {
+			case r := <-w.queue:
+				batch = append(batch, r)
+			default:
+				break fill
+			}
+		}
+		w.commit(batch)
+	}
+}
+
+// drainAll commits what is still queued at Close.
+func (w *writer) drainAll(batch []*intakeReq) {
+	for {
+		select {
+		case r := <-w.queue:
+			batch = append(batch, r)
+			if len(batch) == w.maxBatch {
+				w.commit(batch)
+				batch = batch[:0]
+			}
+		default:
+			if len(batch) > 0 {
+				w.commit(batch)
+			}
+			return
+		}
+	}
+}
+
+func (w *writer) commit(batch []*intakeReq) {
+	live := batch[:0:0]
+	for _, r := range batch {
+		if err := r.ctx.Err(); err != nil {
+			r.done <- intakeResp{err: fmt.Errorf("%s: enqueue: %w", w.name, err)}
+			continue
+		}
+		live = append(live, r)
+	}
+	if len(live) == 0 {
+		return
+	}
+	res, err := w.applyWithTimeout(live)
+	if err == nil {
+		for i, r := range live {
+			r.done <- intakeResp{res: res[i]}
+		}
+		return
+	}
+	if len(live) == 1 {
+		live[0].done <- intakeResp{err: storeErr(w.name+": enqueue", err)}
+		return
+	}
+	// Nothing of the batch is committed: find the request that broke it by
+	// trying each alone, so the others are still stored and acknowledged.
+	w.log.Warn("group commit failed; retrying the batch one request at a time",
+		slog.String("store", w.name), slog.Int("batch", len(live)), slog.String("error", err.Error()))
+	for _, r := range live {
+		res, err := w.applyWithTimeout([]*intakeReq{r})
+		if err != nil {
+			r.done <- intakeResp{err: storeErr(w.name+": enqueue", err)}
+			continue
+		}
+		r.done <- intakeResp{res: res[0]}
+	}
+}
+
+func (w *writer) applyWithTimeout(reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	defer cancel()
+	return w.apply(ctx, reqs)
+}
