@@ -1,0 +1,104 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/sqlstore"
+)
+
+// shutdownGrace bounds a graceful stop: in-flight requests and the running
+// batch get this long before they are cut off.
+const shutdownGrace = 60 * time.Second
+
+func init() {
+	addCommand(&command{
+		name:    "serve",
+		summary: "run the webhook notification sidecar",
+		run:     runServe,
+	})
+}
+
+func runServe(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "serve", "serve [--addr ADDR] [--store DSN]")
+	addr := fs.String("addr", "", "listen address (overrides CONN_ADDR; default :8080)")
+	store := fs.String("store", "", "store DSN sqlite:<path> or postgres://… (overrides CONN_STORE)")
+	fs.Usage = func() {
+		w := env.stdout
+		fmt.Fprint(w, "Usage: sluice serve [--addr ADDR] [--store DSN]\n\n")
+		fmt.Fprint(w, "Runs the notification sidecar: webhook intake, processing and cleanup jobs,\n")
+		fmt.Fprint(w, "management API and metrics (see README). Stops gracefully on SIGTERM/SIGINT.\n\nFlags:\n")
+		fmt.Fprint(w, "  --addr ADDR   listen address (overrides CONN_ADDR)\n")
+		fmt.Fprint(w, "  --store DSN   store DSN (overrides CONN_STORE)\n\n")
+		printVariables(w)
+	}
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("unexpected argument %q", pos[0])
+	}
+	cfg, err := notifications.ConfigFromEnv(env.getenv)
+	if err != nil {
+		return fmt.Errorf("serve: invalid configuration: %w", flatten(err))
+	}
+	if *addr != "" {
+		cfg.Addr = *addr
+	}
+	if *store != "" {
+		cfg.Store = *store
+	}
+	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	st, err := sqlstore.Open(ctx, cfg.Store, sqlstore.WithLogger(log))
+	if err != nil {
+		return fmt.Errorf("serve: opening the store: %w", err)
+	}
+	svc, err := notifications.New(cfg, st, notifications.WithLogger(log))
+	if err != nil {
+		st.Close()
+		return fmt.Errorf("serve: invalid configuration: %w", flatten(err))
+	}
+	if err := svc.Start(ctx); err != nil {
+		st.Close()
+		return fmt.Errorf("serve: %w", err)
+	}
+	// Tests and scripts read the bound address (useful with --addr 127.0.0.1:0).
+	fmt.Fprintf(env.stderr, "sluice serve: listening on %s\n", svc.Addr())
+	<-ctx.Done()
+	log.Info("shutting down: finishing in-flight requests and the running batch")
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownGrace)
+	defer cancel()
+	stopErr := svc.Stop(sctx)
+	closeErr := st.Close()
+	if stopErr != nil {
+		return fmt.Errorf("serve: graceful shutdown: %w", stopErr)
+	}
+	if closeErr != nil {
+		return fmt.Errorf("serve: closing the store: %w", closeErr)
+	}
+	return nil
+}
+
+// printVariables lists every environment variable with its default.
+func printVariables(w io.Writer) {
+	fmt.Fprint(w, "Environment (value shown is the default):\n")
+	for _, v := range notifications.Variables {
+		def := v.Default
+		if def == "" {
+			def = "(unset)"
+		}
+		fmt.Fprintf(w, "  %-50s %-34s %s\n", v.Name, def, v.Meaning)
+	}
+}
+
+// flatten puts joined configuration errors on one line for the `sluice: `
+// error line.
+func flatten(err error) error {
+	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+}

@@ -1,0 +1,242 @@
+package notifications_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/notifications"
+)
+
+func TestParseDelivery(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2024, 5, 1, 10, 0, 0, 123456789, time.UTC)
+	nowMS := notifications.Truncate(now)
+	tests := []struct {
+		name    string
+		body    string
+		want    notifications.Record
+		wantErr string
+	}{
+		{"user", `{"token":"wbh-1","type":"USERS.CREATED","createdOn":"2024-04-30T08:00:00.5Z","object":{"token":"usr-abc","programToken":"prg-1","x":[1]}}`,
+			notifications.Record{WebhookToken: "wbh-1", ObjectToken: "usr-abc", Program: "prg-1", NotificationType: "USR",
+				CreationDate: time.Date(2024, 4, 30, 8, 0, 0, 500e6, time.UTC)}, ""},
+		{"stk lower-case prefix", `{"token":"wbh-2","createdOn":"2024-04-30T08:00:00","object":{"token":"stk-1"}}`,
+			notifications.Record{WebhookToken: "wbh-2", ObjectToken: "stk-1", NotificationType: "STK",
+				CreationDate: time.Date(2024, 4, 30, 8, 0, 0, 0, time.UTC)}, ""},
+		{"pmt with offset", `{"token":"wbh-3","createdOn":"2024-04-30T10:00:00+02:00","object":{"token":"pmt-1"}}`,
+			notifications.Record{WebhookToken: "wbh-3", ObjectToken: "pmt-1", NotificationType: "PMT",
+				CreationDate: time.Date(2024, 4, 30, 8, 0, 0, 0, time.UTC)}, ""},
+		{"trm", `{"token":"wbh-4","createdOn":null,"object":{"token":"trm-1"}}`,
+			notifications.Record{WebhookToken: "wbh-4", ObjectToken: "trm-1", NotificationType: "TRM", CreationDate: nowMS}, ""},
+		{"unknown prefix", `{"token":"wbh-5","object":{"token":"abc-1"}}`,
+			notifications.Record{WebhookToken: "wbh-5", ObjectToken: "abc-1", NotificationType: "UNK", CreationDate: nowMS}, ""},
+		{"no dash", `{"token":"wbh-6","object":{"token":"usr"}}`,
+			notifications.Record{WebhookToken: "wbh-6", ObjectToken: "usr", NotificationType: "UNK", CreationDate: nowMS}, ""},
+		{"missing object", `{"token":"wbh-7","unknown":{"a":1}}`,
+			notifications.Record{WebhookToken: "wbh-7", NotificationType: "UNK", CreationDate: nowMS}, ""},
+		{"object without token", `{"token":"wbh-8","object":{"programToken":"prg-9"}}`,
+			notifications.Record{WebhookToken: "wbh-8", Program: "prg-9", NotificationType: "UNK", CreationDate: nowMS}, ""},
+		{"empty", ``, notifications.Record{}, "empty body"},
+		{"blank", " \n", notifications.Record{}, "empty body"},
+		{"malformed", `{"token":`, notifications.Record{}, "malformed webhook JSON"},
+		{"array", `[{"token":"x"}]`, notifications.Record{}, "malformed webhook JSON"},
+		{"null", `null`, notifications.Record{}, "malformed webhook JSON"},
+		{"no token", `{"object":{"token":"usr-1"}}`, notifications.Record{}, `missing "token"`},
+		{"empty token", `{"token":""}`, notifications.Record{}, `missing "token"`},
+		{"numeric token", `{"token":12}`, notifications.Record{}, `field "token"`},
+		{"bad createdOn", `{"token":"a","createdOn":"yesterday"}`, notifications.Record{}, `"createdOn"`},
+		{"numeric createdOn", `{"token":"a","createdOn":1714557600}`, notifications.Record{}, `"createdOn" must be an ISO-8601`},
+		{"object not object", `{"token":"a","object":"usr-1"}`, notifications.Record{}, `"object" must be a JSON object`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			got, err := notifications.ParseDelivery([]byte(tt.body), now)
+			if tt.wantErr != "" {
+				require.Error(t, err)
+				require.Contains(t, err.Error(), tt.wantErr)
+				return
+			}
+			require.NoError(t, err)
+			require.Equal(t, tt.body, string(got.Payload))
+			tt.want.ReceptionDate = nowMS
+			tt.want.Status = notifications.StatusPending
+			tt.want.Payload = got.Payload
+			require.Equal(t, tt.want, got)
+		})
+	}
+}
+
+func FuzzParseDelivery(f *testing.F) {
+	seeds, _ := filepath.Glob("testdata/webhooks/*.json")
+	for _, p := range seeds {
+		b, err := os.ReadFile(p)
+		if err == nil {
+			f.Add(b)
+		}
+	}
+	for _, s := range []string{``, `{}`, `{"token":"a"}`, `{"token":"a","createdOn":"2024-01-01T00:00:00"}`,
+		`{"token":"a","object":{"token":"usr-1"}}`, `{"token":"a","createdOn":5}`, `[1]`, `{"token":"\u0000"}`} {
+		f.Add([]byte(s))
+	}
+	now := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		rec, err := notifications.ParseDelivery(body, now)
+		if err != nil {
+			var ie *notifications.IntakeError
+			require.ErrorAs(t, err, &ie)
+			return
+		}
+		require.NotEmpty(t, rec.WebhookToken)
+		require.Equal(t, notifications.TypeOf(rec.ObjectToken), rec.NotificationType)
+		require.Equal(t, body, rec.Payload)
+		require.False(t, rec.CreationDate.IsZero())
+		require.Equal(t, time.UTC, rec.CreationDate.Location())
+	})
+}
+
+func TestIntakeStatuses(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	svc := newService(t, testConfig(), st)
+	fixture, err := os.ReadFile("testdata/webhooks/user-activated.json")
+	require.NoError(t, err)
+
+	for _, path := range []string{"/webhook/notifications", "/webhooks/notifications"} {
+		code, body := do(t, svc, "POST", path, webhook("wbh-"+path, "usr-1", "2024-05-01T09:00:00"))
+		require.Equal(t, 200, code)
+		require.Empty(t, body)
+	}
+	code, body := do(t, svc, "POST", "/webhooks/notifications", string(fixture))
+	require.Equal(t, 200, code, body)
+	require.Empty(t, body)
+	rec := mustGet(t, st, "wbh-0c1d3e5f-7a9b-4c2d-8e1f-3a5b7c9d1e2f")
+	require.Equal(t, "USR", rec.NotificationType)
+	require.Equal(t, "usr-3f1c6a2e-9b7d-4e8a-a1b2-c3d4e5f6a7b8", rec.ObjectToken)
+	require.Equal(t, "prg-2b6e8f0a-1c3d-4e5f-9a7b-8c6d4e2f0a1b", rec.Program)
+	require.Equal(t, "2024-04-30T18:22:41.000Z", notifications.FormatDate(rec.CreationDate))
+	require.JSONEq(t, string(fixture), string(rec.Payload), "the raw body is stored")
+
+	// A duplicate is acknowledged but not stored twice.
+	code, _ = do(t, svc, "POST", "/webhooks/notifications", string(fixture))
+	require.Equal(t, 200, code)
+
+	for _, tt := range []struct{ name, body, msg string }{
+		{"empty", "", "empty body"},
+		{"malformed", "{nope", "malformed"},
+		{"no token", `{"object":{"token":"usr-1"}}`, "token"},
+		{"bad createdOn", `{"token":"wbh-bad","createdOn":"31/12/2024"}`, "createdOn"},
+	} {
+		code, body := do(t, svc, "POST", "/webhooks/notifications", tt.body)
+		require.Equal(t, 400, code, tt.name)
+		require.Contains(t, body, `"errorMessage"`, tt.name)
+		require.Contains(t, body, tt.msg, tt.name)
+	}
+	_, err = st.Get(context.Background(), "wbh-bad")
+	require.ErrorIs(t, err, notifications.ErrNotFound, "nothing stored for a 400")
+
+	recs, err := st.List(context.Background(), notifications.Range{})
+	require.NoError(t, err)
+	require.Len(t, recs, 3)
+}
+
+// Fiber's app.Test errors on an over-limit body, so 413 is checked over a
+// real listener.
+func TestIntakeBodyTooLarge(t *testing.T) {
+	t.Parallel()
+	cfg := testConfig()
+	cfg.MaxBodyBytes = 1024
+	st := openStore(t)
+	svc := newService(t, cfg, st)
+	require.NoError(t, svc.Start(context.Background()))
+	url := "http://" + svc.Addr() + "/webhooks/notifications"
+
+	big := fmt.Sprintf(`{"token":"wbh-big","pad":"%s"}`, strings.Repeat("x", 2000))
+	resp, err := http.Post(url, "application/json", strings.NewReader(big))
+	require.NoError(t, err)
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.Equal(t, 413, resp.StatusCode)
+	require.Contains(t, string(b), `"errorMessage"`)
+	require.Contains(t, string(b), "CONN_MAX_BODY_BYTES")
+	_, err = st.Get(context.Background(), "wbh-big")
+	require.ErrorIs(t, err, notifications.ErrNotFound)
+
+	resp, err = http.Post(url, "application/json", strings.NewReader(webhook("wbh-small", "usr-1", "")))
+	require.NoError(t, err)
+	resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+}
+
+func TestIntakeStoreUnavailable(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	svc := newService(t, testConfig(), st)
+	require.NoError(t, st.Close())
+	code, body := do(t, svc, "POST", "/webhooks/notifications", webhook("wbh-1", "usr-1", ""))
+	require.Equal(t, 503, code)
+	require.Contains(t, body, "errorMessage")
+	code, body = do(t, svc, "GET", "/health", "")
+	require.Equal(t, 503, code)
+	require.JSONEq(t, `{"status":"DOWN"}`, body)
+}
+
+func TestIntakeRules(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	svc := newService(t, testConfig(), st)
+	ctx := context.Background()
+	deliver(t, svc, "wbh-old", "usr-1", "2024-05-01T09:00:00Z")
+	deliver(t, svc, "wbh-new", "usr-1", "2024-05-01T09:05:00Z")   // supersedes wbh-old
+	deliver(t, svc, "wbh-older", "usr-1", "2024-05-01T08:00:00Z") // obsolete: discarded
+	deliver(t, svc, "wbh-new", "usr-1", "2024-05-01T09:05:00Z")   // duplicate: discarded
+	deliver(t, svc, "wbh-other", "stk-1", "2024-05-01T08:00:00Z") // another object
+
+	require.Equal(t, notifications.StatusOutdated, mustGet(t, st, "wbh-old").Status)
+	require.Equal(t, notifications.StatusPending, mustGet(t, st, "wbh-new").Status)
+	require.Equal(t, notifications.StatusPending, mustGet(t, st, "wbh-other").Status)
+	_, err := st.Get(ctx, "wbh-older")
+	require.ErrorIs(t, err, notifications.ErrNotFound)
+
+	_, body := do(t, svc, "GET", "/metrics", "")
+	require.Contains(t, body, "sluice_notifications_received_total 5")
+	require.Contains(t, body, `sluice_notifications_discarded_total{reason="duplicate"} 1`)
+	require.Contains(t, body, `sluice_notifications_discarded_total{reason="obsolete"} 1`)
+}
+
+func TestIntakeConcurrentIdenticalDeliveries(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	svc := newService(t, testConfig(), st)
+	require.NoError(t, svc.Start(context.Background()))
+	body := []byte(webhook("wbh-same", "usr-1", "2024-05-01T09:00:00Z"))
+	errs := make(chan error, 20)
+	for range 20 {
+		go func() {
+			resp, err := http.Post("http://"+svc.Addr()+"/webhooks/notifications", "application/json", bytes.NewReader(body))
+			if err == nil {
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					err = fmt.Errorf("status %d", resp.StatusCode)
+				}
+			}
+			errs <- err
+		}()
+	}
+	for range 20 {
+		require.NoError(t, <-errs)
+	}
+	recs, err := st.List(context.Background(), notifications.Range{})
+	require.NoError(t, err)
+	require.Len(t, recs, 1)
+}
