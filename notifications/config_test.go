@@ -145,9 +145,9 @@ func TestParseCron(t *testing.T) {
 	}{
 		{"0/30 * * * * ?", time.Date(2024, 5, 1, 10, 0, 30, 0, time.UTC)},
 		{"0 0 1 * * ?", time.Date(2024, 5, 2, 1, 0, 0, 0, time.UTC)},
-		{"0 0 12 ? * 2", time.Date(2024, 5, 6, 12, 0, 0, 0, time.UTC)},  // Quartz 2 = Monday
-		{"0 0 12 ? * 1", time.Date(2024, 5, 5, 12, 0, 0, 0, time.UTC)},  // Quartz 1 = Sunday
-		{"0 0 12 ? * 7", time.Date(2024, 5, 4, 12, 0, 0, 0, time.UTC)},  // Quartz 7 = Saturday
+		{"0 0 12 ? * 2", time.Date(2024, 5, 6, 12, 0, 0, 0, time.UTC)},   // Quartz 2 = Monday
+		{"0 0 12 ? * 1", time.Date(2024, 5, 5, 12, 0, 0, 0, time.UTC)},   // Quartz 1 = Sunday
+		{"0 0 12 ? * 7", time.Date(2024, 5, 4, 12, 0, 0, 0, time.UTC)},   // Quartz 7 = Saturday
 		{"0 0 12 ? * MON", time.Date(2024, 5, 6, 12, 0, 0, 0, time.UTC)}, // names
 		{"0 0 12 ? * 2-3", time.Date(2024, 5, 1, 12, 0, 0, 0, time.UTC)}, // MON-TUE… Wednesday is 4
 		{"15 10 * * JUL ?", time.Date(2024, 7, 1, 0, 10, 15, 0, time.UTC)},

@@ -143,10 +143,10 @@ func deliver(t testing.TB, svc *notifications.Service, token, objectToken, creat
 // marketplace is a real HTTP server receiving processed notifications.
 type marketplace struct {
 	*httptest.Server
-	mu     sync.Mutex
-	calls  []marketCall
-	status func(token string) int // nil: 200
-	active map[string]int         // concurrent calls per objectToken
+	mu       sync.Mutex
+	calls    []marketCall
+	status   func(token string) int // nil: 200
+	active   map[string]int         // concurrent calls per objectToken
 	overlaps int
 }
 
