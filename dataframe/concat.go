@@ -102,10 +102,15 @@ func mergeTypes(a, b arrow.DataType) arrow.DataType {
 // Concat stacks frames into one: schemas merged by MergeSchemas, columns a
 // frame lacks filled with nulls, widened columns cast (long → double;
 // anything → string holding its JSON text, strings keeping their text).
-// Batches whose schema already matches are shared, not copied. The inputs
-// stay owned by the caller.
+// Batches whose schema already matches are shared, not copied; new columns
+// use the first frame's allocator. The inputs stay owned by the caller.
 func Concat(frames ...*Frame) (*Frame, error) {
-	return ConcatWithAllocator(memory.DefaultAllocator, frames...)
+	for _, f := range frames {
+		if f != nil {
+			return ConcatWithAllocator(f.Allocator(), frames...)
+		}
+	}
+	return ConcatWithAllocator(memory.DefaultAllocator)
 }
 
 // ConcatWithAllocator is Concat with the memory for cast columns taken from
@@ -139,7 +144,13 @@ func ConcatWithAllocator(mem memory.Allocator, frames ...*Frame) (*Frame, error)
 			recs = append(recs, nr)
 		}
 	}
-	return New(schema, recs...)
+	out, err := New(schema, recs...)
+	if err != nil {
+		release()
+		return nil, err
+	}
+	out.mem = mem
+	return out, nil
 }
 
 // conformRecord returns r with schema, sharing the columns that already
@@ -191,21 +202,10 @@ func castArray(mem memory.Allocator, arr arrow.Array, dt arrow.DataType) (arrow.
 	return b.NewArray(), nil
 }
 
-// appendNullDeep appends a null to b, and to the children of a struct,
-// which StructBuilder leaves alone.
-func appendNullDeep(b array.Builder) {
-	b.AppendNull()
-	if sb, ok := b.(*array.StructBuilder); ok {
-		for k := 0; k < sb.NumField(); k++ {
-			appendNullDeep(sb.FieldBuilder(k))
-		}
-	}
-}
-
 // castAppend appends cell i of arr to b, converting it to b's type.
 func castAppend(b array.Builder, arr arrow.Array, i int) error {
 	if arr.IsNull(i) {
-		appendNullDeep(b)
+		b.AppendNull()
 		return nil
 	}
 	switch bb := b.(type) {
@@ -257,7 +257,7 @@ func castAppend(b array.Builder, arr arrow.Array, i int) error {
 			fb := bb.FieldBuilder(k)
 			j, ok := src.FieldIdx(st.Field(k).Name)
 			if !ok {
-				appendNullDeep(fb)
+				fb.AppendNull()
 				continue
 			}
 			if err := castAppend(fb, a.Field(j), i); err != nil {

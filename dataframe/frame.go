@@ -17,6 +17,7 @@ type Frame struct {
 	schema  *arrow.Schema
 	records []arrow.Record
 	rows    int64
+	mem     memory.Allocator // for operations on the frame; nil: default
 }
 
 // New makes a frame of records that all have schema. It takes ownership of
@@ -39,6 +40,19 @@ func New(schema *arrow.Schema, records ...arrow.Record) (*Frame, error) {
 
 // Empty returns a frame with schema and no rows.
 func Empty(schema *arrow.Schema) *Frame { return &Frame{schema: schema} }
+
+// Allocator is where operations on f (Project, Filter, Concat, …) take
+// memory for new columns: the allocator it was read with, else
+// memory.DefaultAllocator.
+func (f *Frame) Allocator() memory.Allocator {
+	if f.mem == nil {
+		return memory.DefaultAllocator
+	}
+	return f.mem
+}
+
+// SetAllocator sets the allocator that operations on f use.
+func (f *Frame) SetAllocator(mem memory.Allocator) { f.mem = mem }
 
 // Schema is the frame's Arrow schema.
 func (f *Frame) Schema() *arrow.Schema { return f.schema }

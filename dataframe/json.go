@@ -165,7 +165,12 @@ func readJSON(spans []docSpan, lines bool, opts JSONOptions) (f *Frame, err erro
 		}
 		return nil, err
 	}
-	return New(schema, recs...)
+	f, err = New(schema, recs...)
+	if err != nil {
+		return nil, err
+	}
+	f.mem = opts.Allocator
+	return f, nil
 }
 
 // splitChunks shares the input out for the goroutines: JSON lines by byte

@@ -74,16 +74,9 @@ func newBuildNode(b array.Builder) (*buildNode, error) {
 	return n, nil
 }
 
-func (n *buildNode) appendNull() {
-	n.b.AppendNull()
-	if n.kind == kindStruct {
-		// StructBuilder leaves its children alone on a null; they must stay
-		// as long as the struct.
-		for _, f := range n.fields {
-			f.appendNull()
-		}
-	}
-}
+// appendNull appends a null; StructBuilder appends nulls to its children
+// itself.
+func (n *buildNode) appendNull() { n.b.AppendNull() }
 
 func (n *buildNode) lookup(key []byte, k int) int32 {
 	if k < len(n.hint) {

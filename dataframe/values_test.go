@@ -40,8 +40,6 @@ func buildValuesFrame(t *testing.T, mem memory.Allocator) *Frame {
 	sb.FieldBuilder(0).(*array.Int64Builder).Append(1)
 	sb.FieldBuilder(1).(*array.StringBuilder).AppendNull()
 	sb.AppendNull()
-	sb.FieldBuilder(0).(*array.Int64Builder).AppendNull()
-	sb.FieldBuilder(1).(*array.StringBuilder).AppendNull()
 	lb := rb.Field(7).(*array.ListBuilder)
 	lb.Append(true)
 	lb.ValueBuilder().(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)

@@ -1,0 +1,442 @@
+package dataframe
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
+	"github.com/apache/arrow/go/v17/arrow/compute"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// fieldPath is a resolved column path: a top-level column, then struct
+// field indices.
+type fieldPath struct {
+	col      int
+	children []int
+	typ      arrow.DataType
+	name     string // last segment, Spark's default alias
+}
+
+// resolvePath finds a column or dotted nested path in schema. A top-level
+// column whose name contains dots (as Flatten makes) wins over nesting;
+// names match exactly, else case-insensitively when that is unambiguous.
+func resolvePath(schema *arrow.Schema, path string) (fieldPath, error) {
+	if path == "" {
+		return fieldPath{}, fmt.Errorf("dataframe: empty column path")
+	}
+	segs := strings.Split(path, ".")
+	for k := len(segs); k >= 1; k-- {
+		col, ok := fieldIndex(schema.Fields(), strings.Join(segs[:k], "."))
+		if !ok {
+			continue
+		}
+		fp := fieldPath{col: col, typ: schema.Field(col).Type, name: schema.Field(col).Name}
+		for _, seg := range segs[k:] {
+			st, isStruct := fp.typ.(*arrow.StructType)
+			if !isStruct {
+				return fieldPath{}, fmt.Errorf("dataframe: column path %q: %q is %s, not a struct", path, fp.name, SparkType(fp.typ))
+			}
+			j, ok := fieldIndex(st.Fields(), seg)
+			if !ok {
+				return fieldPath{}, fmt.Errorf("dataframe: column path %q: struct %q has no field %q", path, fp.name, seg)
+			}
+			fp.children = append(fp.children, j)
+			fp.typ = st.Field(j).Type
+			fp.name = st.Field(j).Name
+		}
+		return fp, nil
+	}
+	return fieldPath{}, fmt.Errorf("dataframe: unknown column %q (columns: %s)", path, strings.Join(fieldNames(schema.Fields()), ", "))
+}
+
+func fieldNames(fs []arrow.Field) []string {
+	names := make([]string, len(fs))
+	for i, f := range fs {
+		names[i] = f.Name
+	}
+	return names
+}
+
+func fieldIndex(fs []arrow.Field, name string) (int, bool) {
+	found := -1
+	for i, f := range fs {
+		if f.Name == name {
+			return i, true
+		}
+		if strings.EqualFold(f.Name, name) {
+			if found >= 0 {
+				found = -2
+			} else if found == -1 {
+				found = i
+			}
+		}
+	}
+	return found, found >= 0
+}
+
+// columnAt returns the array at fp in rec as a new reference, with the
+// nulls of its parent structs applied (a null parent makes a null value).
+func columnAt(mem memory.Allocator, rec arrow.Record, fp fieldPath) arrow.Array {
+	arr := rec.Column(fp.col)
+	arr.Retain()
+	for _, j := range fp.children {
+		st := arr.(*array.Struct)
+		child := st.Field(j)
+		var next arrow.Array
+		if st.NullN() == 0 {
+			child.Retain()
+			next = child
+		} else {
+			next = maskNulls(mem, child, st)
+		}
+		arr.Release()
+		arr = next
+	}
+	return arr
+}
+
+// maskNulls returns child with the nulls of parent (same length) added,
+// sharing child's value buffers.
+func maskNulls(mem memory.Allocator, child, parent arrow.Array) arrow.Array {
+	data := child.Data()
+	off, n := data.Offset(), data.Len()
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(off + n))))
+	bits := buf.Bytes()
+	clear(bits)
+	nulls := 0
+	for i := 0; i < n; i++ {
+		if child.IsValid(i) && parent.IsValid(i) {
+			bitutil.SetBit(bits, off+i)
+		} else {
+			nulls++
+		}
+	}
+	buffers := append([]*memory.Buffer{buf}, data.Buffers()[1:]...)
+	nd := array.NewData(data.DataType(), n, buffers, data.Children(), nulls, off)
+	buf.Release()
+	defer nd.Release()
+	return array.MakeFromData(nd)
+}
+
+// Projection selects a column or nested path, under Alias; an empty Alias
+// is the path's last segment, as in Spark.
+type Projection struct{ Path, Alias string }
+
+// Project returns the selected columns in order. Nested paths are zero
+// copy unless a parent struct has nulls. An unknown path is an error naming
+// it; "*" is not handled here.
+func Project(f *Frame, cols []Projection) (*Frame, error) {
+	paths := make([]fieldPath, len(cols))
+	fields := make([]arrow.Field, len(cols))
+	for i, c := range cols {
+		fp, err := resolvePath(f.schema, c.Path)
+		if err != nil {
+			return nil, err
+		}
+		paths[i] = fp
+		name := c.Alias
+		if name == "" {
+			name = fp.name
+		}
+		fields[i] = arrow.Field{Name: name, Type: fp.typ, Nullable: true}
+	}
+	schema := arrow.NewSchema(fields, nil)
+	mem := f.Allocator()
+	recs := make([]arrow.Record, 0, len(f.records))
+	for _, rec := range f.records {
+		arrs := make([]arrow.Array, len(paths))
+		for i, fp := range paths {
+			arrs[i] = columnAt(mem, rec, fp)
+		}
+		recs = append(recs, array.NewRecord(schema, arrs, rec.NumRows()))
+		for _, a := range arrs {
+			a.Release()
+		}
+	}
+	return newFrom(f, schema, recs)
+}
+
+// newFrom is New for operation results, keeping f's allocator.
+func newFrom(f *Frame, schema *arrow.Schema, recs []arrow.Record) (*Frame, error) {
+	out, err := New(schema, recs...)
+	if err != nil {
+		for _, r := range recs {
+			r.Release()
+		}
+		return nil, err
+	}
+	out.mem = f.mem
+	return out, nil
+}
+
+// Row is the current row during Filter. Paths resolve once per frame.
+type Row struct {
+	schema *arrow.Schema
+	rec    arrow.Record
+	i      int
+	index  int64
+	cache  map[string]fieldPath
+}
+
+// Index is the row's 0-based position in the frame.
+func (r *Row) Index() int64 { return r.index }
+
+// Get is the value at a column or dotted nested path as ValueAt gives it:
+// nil for null or a null parent. An unknown path is an error naming it.
+func (r *Row) Get(path string) (any, error) {
+	fp, ok := r.cache[path]
+	if !ok {
+		var err error
+		if fp, err = resolvePath(r.schema, path); err != nil {
+			return nil, err
+		}
+		r.cache[path] = fp
+	}
+	arr := r.rec.Column(fp.col)
+	for _, j := range fp.children {
+		if arr.IsNull(r.i) {
+			return nil, nil
+		}
+		arr = arr.(*array.Struct).Field(j)
+	}
+	return ValueAt(arr, r.i), nil
+}
+
+// Filter keeps the rows for which keep returns true; its first error stops
+// the filter and is returned.
+func Filter(f *Frame, keep func(r *Row) (bool, error)) (*Frame, error) {
+	r := &Row{schema: f.schema, cache: map[string]fieldPath{}}
+	mem := f.Allocator()
+	ctx := compute.WithAllocator(context.Background(), mem)
+	var recs []arrow.Record
+	fail := func(err error) (*Frame, error) {
+		for _, rec := range recs {
+			rec.Release()
+		}
+		return nil, err
+	}
+	mask := array.NewBooleanBuilder(mem)
+	defer mask.Release()
+	for _, rec := range f.records {
+		r.rec = rec
+		n := int(rec.NumRows())
+		kept := 0
+		mask.Reserve(n)
+		for i := 0; i < n; i++ {
+			r.i = i
+			ok, err := keep(r)
+			if err != nil {
+				mask.NewArray().Release()
+				return fail(fmt.Errorf("row %d: %w", r.index, err))
+			}
+			r.index++
+			mask.UnsafeAppend(ok)
+			if ok {
+				kept++
+			}
+		}
+		m := mask.NewArray()
+		switch kept {
+		case 0:
+		case n:
+			rec.Retain()
+			recs = append(recs, rec)
+		default:
+			out, err := compute.FilterRecordBatch(ctx, rec, m, compute.DefaultFilterOptions())
+			if err != nil {
+				m.Release()
+				return fail(fmt.Errorf("dataframe: filter: %w", err))
+			}
+			recs = append(recs, out)
+		}
+		m.Release()
+	}
+	return newFrom(f, f.schema, recs)
+}
+
+// Limit returns the first n rows, sharing f's memory (batches are sliced,
+// not copied). A negative n is 0.
+func Limit(f *Frame, n int64) *Frame {
+	var recs []arrow.Record
+	for _, rec := range f.records {
+		if n <= 0 {
+			break
+		}
+		if rec.NumRows() <= n {
+			rec.Retain()
+			recs = append(recs, rec)
+			n -= rec.NumRows()
+			continue
+		}
+		recs = append(recs, rec.NewSlice(0, n))
+		n = 0
+	}
+	out, _ := New(f.schema, recs...)
+	out.mem = f.mem
+	return out
+}
+
+// Explode turns the list at path (a column or a dotted nested path) into
+// one row per element; a null or empty list gives no row. When the
+// elements are structs the rows are the elements themselves (their fields
+// become the columns, as with a records path). Otherwise the other columns
+// repeat and the list column is replaced by the element, under the same
+// name.
+func Explode(f *Frame, path string) (*Frame, error) {
+	fp, err := resolvePath(f.schema, path)
+	if err != nil {
+		return nil, err
+	}
+	lt, ok := fp.typ.(*arrow.ListType)
+	if !ok {
+		return nil, fmt.Errorf("dataframe: explode %q: it is %s, not an array", path, SparkType(fp.typ))
+	}
+	mem := f.Allocator()
+	ctx := compute.WithAllocator(context.Background(), mem)
+	var recs []arrow.Record
+	fail := func(err error) (*Frame, error) {
+		for _, rec := range recs {
+			rec.Release()
+		}
+		return nil, err
+	}
+	elemStruct, isStruct := lt.Elem().(*arrow.StructType)
+	var schema *arrow.Schema
+	if isStruct {
+		schema = arrow.NewSchema(elemStruct.Fields(), nil)
+	} else {
+		fields := f.schema.Fields()
+		if len(fp.children) == 0 {
+			fields[fp.col] = arrow.Field{Name: fields[fp.col].Name, Type: lt.Elem(), Nullable: true}
+		} else {
+			fields = append(fields, arrow.Field{Name: fp.name, Type: lt.Elem(), Nullable: true})
+		}
+		schema = arrow.NewSchema(fields, nil)
+	}
+	for _, rec := range f.records {
+		list := columnAt(mem, rec, fp).(*array.List)
+		out, err := explodeRecord(ctx, mem, rec, list, fp, schema, isStruct)
+		list.Release()
+		if err != nil {
+			return fail(fmt.Errorf("dataframe: explode %q: %w", path, err))
+		}
+		if out != nil {
+			recs = append(recs, out)
+		}
+	}
+	return newFrom(f, schema, recs)
+}
+
+func explodeRecord(ctx context.Context, mem memory.Allocator, rec arrow.Record, list *array.List, fp fieldPath, schema *arrow.Schema, isStruct bool) (arrow.Record, error) {
+	n := list.Len()
+	src := array.NewInt64Builder(mem)
+	defer src.Release()
+	elems := array.NewInt64Builder(mem)
+	defer elems.Release()
+	for i := 0; i < n; i++ {
+		if list.IsNull(i) {
+			continue
+		}
+		start, end := list.ValueOffsets(i)
+		for j := start; j < end; j++ {
+			src.Append(int64(i))
+			elems.Append(j)
+		}
+	}
+	if src.Len() == 0 {
+		return nil, nil
+	}
+	srcIdx := src.NewArray()
+	defer srcIdx.Release()
+	elemIdx := elems.NewArray()
+	defer elemIdx.Release()
+	values, err := compute.TakeArray(ctx, list.ListValues(), elemIdx)
+	if err != nil {
+		return nil, err
+	}
+	defer values.Release()
+	rows := int64(values.Len())
+	if isStruct {
+		st := values.(*array.Struct)
+		cols := make([]arrow.Array, st.NumField())
+		for k := range cols {
+			if st.NullN() == 0 {
+				cols[k] = st.Field(k)
+				cols[k].Retain()
+			} else {
+				cols[k] = maskNulls(mem, st.Field(k), st)
+			}
+		}
+		out := array.NewRecord(schema, cols, rows)
+		for _, c := range cols {
+			c.Release()
+		}
+		return out, nil
+	}
+	cols := make([]arrow.Array, 0, schema.NumFields())
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	for k := 0; k < int(rec.NumCols()); k++ {
+		if k == fp.col && len(fp.children) == 0 {
+			values.Retain()
+			cols = append(cols, values)
+			continue
+		}
+		taken, err := compute.TakeArray(ctx, rec.Column(k), srcIdx)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, taken)
+	}
+	if len(fp.children) > 0 {
+		values.Retain()
+		cols = append(cols, values)
+	}
+	return array.NewRecord(schema, cols, rows), nil
+}
+
+// Flatten turns struct columns into top-level columns named by their dotted
+// path ("pageInfo.totalResults"), recursively; lists stay as they are. A
+// null struct makes its fields null.
+func Flatten(f *Frame) (*Frame, error) {
+	var fields []arrow.Field
+	var paths []fieldPath
+	var walk func(prefix string, dt arrow.DataType, fp fieldPath)
+	walk = func(prefix string, dt arrow.DataType, fp fieldPath) {
+		st, ok := dt.(*arrow.StructType)
+		if !ok {
+			fields = append(fields, arrow.Field{Name: prefix, Type: dt, Nullable: true})
+			paths = append(paths, fp)
+			return
+		}
+		for j, sf := range st.Fields() {
+			child := fieldPath{col: fp.col, children: append(append([]int(nil), fp.children...), j), typ: sf.Type}
+			walk(prefix+"."+sf.Name, sf.Type, child)
+		}
+	}
+	for i, fd := range f.schema.Fields() {
+		walk(fd.Name, fd.Type, fieldPath{col: i, typ: fd.Type})
+	}
+	schema := arrow.NewSchema(fields, nil)
+	mem := f.Allocator()
+	recs := make([]arrow.Record, 0, len(f.records))
+	for _, rec := range f.records {
+		arrs := make([]arrow.Array, len(paths))
+		for i, fp := range paths {
+			arrs[i] = columnAt(mem, rec, fp)
+		}
+		recs = append(recs, array.NewRecord(schema, arrs, rec.NumRows()))
+		for _, a := range arrs {
+			a.Release()
+		}
+	}
+	return newFrom(f, schema, recs)
+}
