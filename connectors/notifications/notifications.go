@@ -1,0 +1,214 @@
+package notifications
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/dataframe"
+	notif "github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/sqlstore"
+)
+
+// The connector's properties.
+const (
+	// PropStore is the store DSN: sqlite:<path> or postgres://… Required.
+	PropStore = "svc.notifications.store"
+	// PropFrom and PropTo bound the records' receptionDate (inclusive,
+	// ISO-8601; UTC without an offset), as the sidecar's date-range query.
+	// Defaults to open bounds.
+	PropFrom = "svc.notifications.from"
+	PropTo   = "svc.notifications.to"
+)
+
+// Type is the connector's registered name.
+const Type = "NOTIFICATIONS"
+
+// ErrReadOnly is returned (wrapped) by Write: the records belong to the
+// sidecar, which alone applies the intake rules to them.
+var ErrReadOnly = errors.New("NOTIFICATIONS datasets are read-only")
+
+func init() { connectors.Register(Type, Connector{}) }
+
+// Connector exposes a notification store as a read-only dataset. It
+// implements connectors.Connector, connectors.Writer (always an error, so
+// the message says why) and connectors.Validator.
+type Connector struct{}
+
+var (
+	_ connectors.Connector = Connector{}
+	_ connectors.Writer    = Connector{}
+	_ connectors.Validator = Connector{}
+)
+
+// Columns are the dataset's columns (CONTRACT §4, §6.1).
+var Columns = []dataframe.TypedColumn{
+	{Name: "id", Kind: dataframe.KindLong, Nullable: true},
+	{Name: "webhookToken", Kind: dataframe.KindString, Nullable: true},
+	{Name: "objectToken", Kind: dataframe.KindString, Nullable: true},
+	{Name: "creationDate", Kind: dataframe.KindTimestamp, Nullable: true},
+	{Name: "receptionDate", Kind: dataframe.KindTimestamp, Nullable: true},
+	{Name: "notificationType", Kind: dataframe.KindString, Nullable: true},
+	{Name: "status", Kind: dataframe.KindString, Nullable: true},
+	{Name: "retryCounter", Kind: dataframe.KindInteger, Nullable: true},
+	{Name: "lastRetryDate", Kind: dataframe.KindTimestamp, Nullable: true},
+	{Name: "nextRetryDate", Kind: dataframe.KindTimestamp, Nullable: true},
+	{Name: "program", Kind: dataframe.KindString, Nullable: true},
+}
+
+// Validate checks a table definition: the store DSN is given, the date
+// bounds parse, and a column list, when given, is the dataset's.
+func (Connector) Validate(fields []connectors.Field, props connectors.Props) error {
+	if strings.TrimSpace(props.String(PropStore, "")) == "" {
+		return fmt.Errorf("NOTIFICATIONS: property %s is required (sqlite:<path> or postgres://…)", PropStore)
+	}
+	if _, err := rangeOf(props); err != nil {
+		return err
+	}
+	if len(fields) == 0 {
+		return nil
+	}
+	if len(fields) != len(Columns) {
+		return fmt.Errorf("NOTIFICATIONS: the columns are fixed (%s); omit the column list", columnList())
+	}
+	for i, f := range fields {
+		if f.Name != Columns[i].Name || !strings.EqualFold(f.Type, Columns[i].Kind.String()) {
+			return fmt.Errorf("NOTIFICATIONS: column %d is %s %s, want %s %s; omit the column list to get them",
+				i+1, f.Name, f.Type, Columns[i].Name, Columns[i].Kind)
+		}
+	}
+	return nil
+}
+
+func columnList() string {
+	parts := make([]string, len(Columns))
+	for i, c := range Columns {
+		parts[i] = c.Name + " " + c.Kind.String()
+	}
+	return strings.Join(parts, ", ")
+}
+
+func rangeOf(p connectors.Props) (notif.Range, error) {
+	var r notif.Range
+	for _, b := range []struct {
+		key string
+		dst **time.Time
+	}{{PropFrom, &r.From}, {PropTo, &r.To}} {
+		v := strings.TrimSpace(p.String(b.key, ""))
+		if v == "" {
+			continue
+		}
+		t, err := parseDate(v)
+		if err != nil {
+			return r, fmt.Errorf("NOTIFICATIONS: property %s: %q is not an ISO-8601 date-time", b.key, v)
+		}
+		*b.dst = &t
+	}
+	if r.From != nil && r.To != nil && r.From.After(*r.To) {
+		return r, fmt.Errorf("NOTIFICATIONS: %s %s is later than %s %s", PropFrom, notif.FormatDate(*r.From), PropTo, notif.FormatDate(*r.To))
+	}
+	return r, nil
+}
+
+func parseDate(s string) (time.Time, error) {
+	var firstErr error
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
+		t, err := time.Parse(layout, s)
+		if err == nil {
+			return t.UTC(), nil
+		}
+		if firstErr == nil {
+			firstErr = err
+		}
+	}
+	return time.Time{}, firstErr
+}
+
+// Read opens the store, streams its records (in id order) into typed
+// columns and closes it.
+func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.Frame, error) {
+	dsn := strings.TrimSpace(ds.Props.String(PropStore, ""))
+	if dsn == "" {
+		return nil, fmt.Errorf("NOTIFICATIONS %s: property %s is required (sqlite:<path> or postgres://…)", ds.Name, PropStore)
+	}
+	r, err := rangeOf(ds.Props)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSQLiteExists(dsn); err != nil {
+		return nil, fmt.Errorf("NOTIFICATIONS %s: %w", ds.Name, err)
+	}
+	store, err := sqlstore.Open(ctx, dsn)
+	if err != nil {
+		return nil, fmt.Errorf("NOTIFICATIONS %s: opening the store: %w", ds.Name, err)
+	}
+	defer store.Close()
+	f, err := ReadStore(ctx, store, r)
+	if err != nil {
+		return nil, fmt.Errorf("NOTIFICATIONS %s: %w", ds.Name, err)
+	}
+	return f, nil
+}
+
+// checkSQLiteExists refuses to read a SQLite store that is not there:
+// opening it would create an empty one and hide a wrong path.
+func checkSQLiteExists(dsn string) error {
+	scheme, rest, ok := strings.Cut(dsn, ":")
+	if !ok || !(strings.EqualFold(scheme, "sqlite") || strings.EqualFold(scheme, "sqlite3")) {
+		return nil
+	}
+	path := strings.TrimPrefix(rest, "//")
+	if i := strings.IndexByte(path, '?'); i >= 0 {
+		path = path[:i]
+	}
+	if path == "" || path == ":memory:" {
+		return nil
+	}
+	if _, err := os.Stat(path); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("store %s does not exist", path)
+		}
+		return fmt.Errorf("store %s: %w", path, err)
+	}
+	return nil
+}
+
+// ReadStore reads the records of store received within r as a frame.
+func ReadStore(ctx context.Context, store notif.Store, r notif.Range) (*dataframe.Frame, error) {
+	b := dataframe.NewTypedBuilder(nil, Columns, 1<<16)
+	defer b.Release()
+	date := func(col int, t time.Time) {
+		if t.IsZero() {
+			b.AppendNull(col)
+			return
+		}
+		b.AppendTimestamp(col, t)
+	}
+	err := store.Scan(ctx, r, func(rec *notif.Record) error {
+		b.AppendLong(0, rec.ID)
+		b.AppendString(1, rec.WebhookToken)
+		b.AppendString(2, rec.ObjectToken)
+		date(3, rec.CreationDate)
+		date(4, rec.ReceptionDate)
+		b.AppendString(5, rec.NotificationType)
+		b.AppendString(6, string(rec.Status))
+		b.AppendInteger(7, int32(rec.RetryCounter))
+		b.AppendTimestampPtr(8, rec.LastRetryDate)
+		b.AppendTimestampPtr(9, rec.NextRetryDate)
+		b.AppendString(10, rec.Program)
+		return b.EndRow()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("reading records: %w", err)
+	}
+	return b.Frame()
+}
+
+// Write always fails: the dataset is read-only.
+func (Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {
+	return connectors.WriteResult{Rows: f.NumRows()}, fmt.Errorf("NOTIFICATIONS %s: %w (records enter through the sidecar's intake, POST /webhook/notifications)", ds.Name, ErrReadOnly)
+}

@@ -1,0 +1,254 @@
+package notifications_test
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	_ "modernc.org/sqlite"
+
+	"github.com/sluicedata/sluice/connectors"
+	notifconn "github.com/sluicedata/sluice/connectors/notifications"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/sqlstore"
+)
+
+// fillThroughIntake starts the real sidecar service over a SQLite store and
+// posts webhooks to its intake, as the provider would.
+func fillThroughIntake(t *testing.T, bodies ...string) string {
+	t.Helper()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "notifications.db")
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, dsn)
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	cfg := notifications.DefaultConfig()
+	cfg.Addr = "127.0.0.1:0"
+	cfg.ProcessingCron = "off"
+	cfg.CleanupCron = "off"
+	svc, err := notifications.New(cfg, st, notifications.WithLogger(slog.New(slog.DiscardHandler)))
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = svc.Stop(ctx)
+	})
+	for _, b := range bodies {
+		req := httptest.NewRequest("POST", "/webhook/notifications", strings.NewReader(b))
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := svc.App().Test(req, -1)
+		require.NoError(t, err)
+		msg, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.Equal(t, 200, resp.StatusCode, string(msg))
+	}
+	return dsn
+}
+
+func webhook(token, object, createdOn string) string {
+	m := map[string]any{"token": token, "type": "USERS.UPDATED", "createdOn": createdOn,
+		"object": map[string]any{"token": object, "programToken": "prg-" + object}}
+	b, _ := json.Marshal(m)
+	return string(b)
+}
+
+func rows(t *testing.T, f *dataframe.Frame) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	require.NoError(t, f.EachRowJSON(func(_ int64, obj []byte) error {
+		var m map[string]any
+		if err := json.Unmarshal(obj, &m); err != nil {
+			return err
+		}
+		out = append(out, m)
+		return nil
+	}))
+	return out
+}
+
+func read(t *testing.T, props connectors.Props) (*dataframe.Frame, error) {
+	t.Helper()
+	c, err := connectors.Lookup("NOTIFICATIONS")
+	require.NoError(t, err)
+	return c.Read(context.Background(), &connectors.Dataset{Name: "ops.notifications", Props: props})
+}
+
+func TestReadThroughIntake(t *testing.T) {
+	t.Parallel()
+	dsn := fillThroughIntake(t,
+		webhook("wbh-1", "usr-a", "2024-05-01T10:00:00.000Z"),
+		webhook("wbh-2", "stk-b", "2024-05-01T11:00:00Z"),
+		webhook("wbh-3", "usr-a", "2024-05-01T12:00:00Z"), // supersedes wbh-1
+		webhook("wbh-2", "stk-b", "2024-05-01T11:00:00Z"), // duplicate: discarded
+		webhook("wbh-4", "xyz", "2024-05-01T09:00:00Z"),
+	)
+	f, err := read(t, connectors.Props{notifconn.PropStore: dsn})
+	require.NoError(t, err)
+	defer f.Release()
+	require.Equal(t, `root
+ |-- id: long (nullable = true)
+ |-- webhookToken: string (nullable = true)
+ |-- objectToken: string (nullable = true)
+ |-- creationDate: timestamp (nullable = true)
+ |-- receptionDate: timestamp (nullable = true)
+ |-- notificationType: string (nullable = true)
+ |-- status: string (nullable = true)
+ |-- retryCounter: integer (nullable = true)
+ |-- lastRetryDate: timestamp (nullable = true)
+ |-- nextRetryDate: timestamp (nullable = true)
+ |-- program: string (nullable = true)
+`, dataframe.SchemaString(f.Schema()))
+	got := rows(t, f)
+	require.Len(t, got, 4)
+	type want struct{ token, object, created, typ, status string }
+	for i, w := range []want{
+		{"wbh-1", "usr-a", "2024-05-01T10:00:00.000Z", "USR", "OUTDATED"},
+		{"wbh-2", "stk-b", "2024-05-01T11:00:00.000Z", "STK", "PENDING"},
+		{"wbh-3", "usr-a", "2024-05-01T12:00:00.000Z", "USR", "PENDING"},
+		{"wbh-4", "xyz", "2024-05-01T09:00:00.000Z", "UNK", "PENDING"},
+	} {
+		r := got[i]
+		require.Equal(t, w.token, r["webhookToken"], i)
+		require.Equal(t, w.object, r["objectToken"], i)
+		require.Equal(t, w.created, r["creationDate"], i)
+		require.Equal(t, w.typ, r["notificationType"], i)
+		require.Equal(t, w.status, r["status"], i)
+		require.Equal(t, "prg-"+w.object, r["program"], i)
+		require.EqualValues(t, 0, r["retryCounter"], i)
+		require.Nil(t, r["lastRetryDate"], i)
+		require.Nil(t, r["nextRetryDate"], i)
+		require.NotNil(t, r["receptionDate"], i)
+		if i > 0 {
+			require.Greater(t, r["id"].(float64), got[i-1]["id"].(float64), "id order")
+		}
+	}
+
+	// A receptionDate range far in the past selects nothing.
+	f2, err := read(t, connectors.Props{notifconn.PropStore: dsn, notifconn.PropTo: "2000-01-01T00:00:00"})
+	require.NoError(t, err)
+	defer f2.Release()
+	require.Zero(t, f2.NumRows())
+	require.Equal(t, 11, f2.NumCols())
+}
+
+func TestReadErrors(t *testing.T) {
+	t.Parallel()
+	missing := "sqlite:" + filepath.Join(t.TempDir(), "nope.db")
+	tests := []struct {
+		name  string
+		props connectors.Props
+		want  string
+	}{
+		{"no store", connectors.Props{}, "property svc.notifications.store is required"},
+		{"missing file", connectors.Props{notifconn.PropStore: missing}, "does not exist"},
+		{"bad scheme", connectors.Props{notifconn.PropStore: "mysql://x"}, "unsupported store DSN scheme"},
+		{"bad from", connectors.Props{notifconn.PropStore: missing, notifconn.PropFrom: "yesterday"}, `svc.notifications.from: "yesterday" is not an ISO-8601 date-time`},
+		{"from after to", connectors.Props{notifconn.PropStore: missing, notifconn.PropFrom: "2024-02-01", notifconn.PropTo: "2024-01-01"}, "is later than"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := read(t, tt.props)
+			require.ErrorContains(t, err, tt.want)
+		})
+	}
+}
+
+func TestWriteIsReadOnly(t *testing.T) {
+	t.Parallel()
+	c, err := connectors.Lookup("NOTIFICATIONS")
+	require.NoError(t, err)
+	w, ok := c.(connectors.Writer)
+	require.True(t, ok)
+	f := dataframe.Strings(nil, "payload", []string{"x"})
+	defer f.Release()
+	_, err = w.Write(context.Background(), &connectors.Dataset{Name: "ops.n", Props: connectors.Props{notifconn.PropStore: "sqlite:x.db"}}, f)
+	require.ErrorIs(t, err, notifconn.ErrReadOnly)
+	require.ErrorContains(t, err, "ops.n")
+}
+
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	v := notifconn.Connector{}
+	require.ErrorContains(t, v.Validate(nil, connectors.Props{}), "svc.notifications.store is required")
+	require.NoError(t, v.Validate(nil, connectors.Props{notifconn.PropStore: "sqlite:a.db"}))
+	require.ErrorContains(t, v.Validate([]connectors.Field{{Name: "payload", Type: "string"}}, connectors.Props{notifconn.PropStore: "sqlite:a.db"}), "the columns are fixed")
+	var fields []connectors.Field
+	for _, c := range notifconn.Columns {
+		fields = append(fields, connectors.Field{Name: c.Name, Type: c.Kind.String(), Nullable: true})
+	}
+	require.NoError(t, v.Validate(fields, connectors.Props{notifconn.PropStore: "sqlite:a.db"}))
+	fields[0].Type = "string"
+	require.ErrorContains(t, v.Validate(fields, connectors.Props{notifconn.PropStore: "sqlite:a.db"}), "column 1 is id string, want id long")
+}
+
+func TestReadPostgres(t *testing.T) {
+	t.Parallel()
+	dsn := os.Getenv("SLUICE_TEST_POSTGRES_DSN")
+	if dsn == "" {
+		t.Skip("SLUICE_TEST_POSTGRES_DSN not set: skipping the Postgres read")
+	}
+	st, err := sqlstore.Open(context.Background(), dsn)
+	if err != nil {
+		t.Skipf("Postgres store not available here: %v", err)
+	}
+	st.Close()
+	f, err := read(t, connectors.Props{notifconn.PropStore: dsn, notifconn.PropFrom: "2999-01-01"})
+	require.NoError(t, err)
+	defer f.Release()
+	require.Zero(t, f.NumRows())
+}
+
+// BenchmarkReadSQLite reads a store of 1M records; the store is filled once
+// with direct inserts (the intake's rules are not what is measured).
+func BenchmarkReadSQLite(b *testing.B) {
+	const n = 1_000_000
+	path := filepath.Join(b.TempDir(), "bench.db")
+	dsn := "sqlite:" + path
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, dsn)
+	require.NoError(b, err)
+	require.NoError(b, st.Close())
+	db, err := sql.Open("sqlite", path)
+	require.NoError(b, err)
+	tx, err := db.Begin()
+	require.NoError(b, err)
+	ins, err := tx.Prepare(`INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
+		reception_date, status, retry_counter, last_retry_date, next_retry_date, program) VALUES (?,?,?,?,?,?,?,?,?,?)`)
+	require.NoError(b, err)
+	base := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	statuses := []string{"PENDING", "SUCCESS", "FAILED", "RETRYING", "OUTDATED"}
+	for i := 0; i < n; i++ {
+		var last any
+		if i%3 == 0 {
+			last = base + int64(i)
+		}
+		_, err := ins.Exec(fmt.Sprintf("wbh-%08d", i), fmt.Sprintf("usr-%06d", i%100000), "USR", base+int64(i), base+int64(i)+5,
+			statuses[i%len(statuses)], i%5, last, nil, "prg-1")
+		require.NoError(b, err)
+	}
+	require.NoError(b, ins.Close())
+	require.NoError(b, tx.Commit())
+	require.NoError(b, db.Close())
+	c := notifconn.Connector{}
+	ds := &connectors.Dataset{Name: "bench", Props: connectors.Props{notifconn.PropStore: dsn}}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, err := c.Read(ctx, ds)
+		require.NoError(b, err)
+		require.Equal(b, int64(n), f.NumRows())
+		f.Release()
+	}
+	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
