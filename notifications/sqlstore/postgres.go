@@ -3,10 +3,765 @@ package sqlstore
 import (
 	"context"
 	"errors"
+	"fmt"
+	"hash/fnv"
+	"log/slog"
+	"slices"
+	"sync"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgconn"
+	"github.com/jackc/pgx/v5/pgxpool"
 
 	"github.com/sluicedata/sluice/notifications"
 )
 
-func openPostgres(ctx context.Context, dsn string, o options) (notifications.Store, error) {
-	return nil, errors.New("sqlstore: the postgres store is being written (use sqlite:<path> for now)")
+// pgStore keeps records in Postgres, in the schema the connection's
+// search_path selects. Sidecars on many hosts may share it: intake rules are
+// serialised per object with transaction advisory locks, job locks are
+// session advisory locks on a held connection, and Claim uses
+// FOR UPDATE SKIP LOCKED with a claim lease.
+type pgStore struct {
+	pool   *pgxpool.Pool
+	o      options
+	w      *writer
+	schema string
+	where  string // redacted DSN, for error messages
+
+	mu     sync.Mutex
+	claims map[int64]time.Time // record id → claimed_until this store set
+	locks  map[*pgLock]struct{}
+	closed bool
+}
+
+const pgName = "postgres store"
+
+const pgCols = `id, webhook_token, object_token, notification_type, creation_date, reception_date,
+	status, retry_counter, last_retry_date, next_retry_date, program, payload`
+
+const pgInsertCols = `webhook_token, object_token, notification_type, creation_date, reception_date,
+	status, retry_counter, last_retry_date, next_retry_date, program, payload`
+
+// pgEnqueue applies the intake rules to one delivery in one statement. The
+// sub-statements share a snapshot, so the update of superseded records is
+// tied to the insert actually happening (ON CONFLICT covers a concurrent
+// identical delivery from another sidecar).
+const pgEnqueue = `WITH
+dup AS (SELECT EXISTS (SELECT 1 FROM notifications WHERE webhook_token = $1) AS v),
+obs AS (SELECT EXISTS (SELECT 1 FROM notifications
+	WHERE object_token = $2 AND notification_type = $3 AND creation_date > $4) AS v),
+ins AS (
+	INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date, reception_date,
+		status, retry_counter, program, payload)
+	SELECT $1, $2, $3, $4, $5, 'PENDING', 0, $6, $7
+	WHERE NOT (SELECT v FROM dup) AND NOT (SELECT v FROM obs)
+	ON CONFLICT (webhook_token) DO NOTHING
+	RETURNING id),
+upd AS (
+	UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL
+	WHERE object_token = $2 AND notification_type = $3 AND creation_date < $4
+	AND status IN ('PENDING', 'RETRYING') AND EXISTS (SELECT 1 FROM ins)
+	RETURNING 1)
+SELECT (SELECT v FROM dup), (SELECT v FROM obs), (SELECT id FROM ins), (SELECT count(*) FROM upd)`
+
+func openPostgres(ctx context.Context, dsn string, o options) (_ notifications.Store, err error) {
+	where := redactDSN(dsn)
+	cfg, err := pgxpool.ParseConfig(dsn)
+	if err != nil {
+		// pgx redacts the password in its parse errors.
+		return nil, fmt.Errorf("sqlstore: parsing the postgres DSN: %w", err)
+	}
+	cfg.MaxConns = int32(o.readers + 4) // + the writer, two job locks and a spare
+	s := &pgStore{
+		o:      o,
+		where:  where,
+		claims: make(map[int64]time.Time),
+		locks:  make(map[*pgLock]struct{}),
+	}
+	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
+		return nil, fmt.Errorf("sqlstore: connecting to %s: %w", where, storeErr("connect", err))
+	}
+	defer func() {
+		if err != nil {
+			s.pool.Close()
+		}
+	}()
+	var schema *string
+	if err := s.pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
+		return nil, fmt.Errorf("sqlstore: connecting to %s: %w", where, storeErr("connect", err))
+	}
+	if schema == nil {
+		return nil, fmt.Errorf("sqlstore: %s: the search_path names no existing schema", where)
+	}
+	s.schema = *schema
+	if err := s.migrate(ctx); err != nil {
+		return nil, fmt.Errorf("sqlstore: migrating %s (schema %s): %w", where, s.schema, err)
+	}
+	s.w = newWriter(pgName, s.applyBatch, o.maxBatch, o.queueSize, o.logger)
+	return s, nil
+}
+
+// lockKey maps a name to an advisory lock key; the schema is part of it so
+// that deployments in different schemas of one database do not collide.
+func (s *pgStore) lockKey(kind, name string) int64 {
+	h := fnv.New64a()
+	_, _ = h.Write([]byte("sluice\x00" + kind + "\x00" + s.schema + "\x00" + name))
+	return int64(h.Sum64())
+}
+
+// migrate applies pending migrations under a session advisory lock, each in
+// its own transaction, so concurrently starting sidecars migrate once.
+func (s *pgStore) migrate(ctx context.Context) error {
+	ms, err := loadMigrations("postgres")
+	if err != nil {
+		return err
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return storeErr("acquire", err)
+	}
+	defer conn.Release()
+	key := s.lockKey("migrate", "")
+	if _, err := conn.Exec(ctx, `SELECT pg_advisory_lock($1)`, key); err != nil {
+		return storeErr("taking the migration lock", err)
+	}
+	defer func() {
+		uctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		if _, err := conn.Exec(uctx, `SELECT pg_advisory_unlock($1)`, key); err != nil {
+			_ = conn.Conn().Close(uctx) // closing the session releases the lock
+		}
+	}()
+	if _, err := conn.Exec(ctx, `CREATE TABLE IF NOT EXISTS schema_migrations (
+		version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`); err != nil {
+		return storeErr("creating schema_migrations", err)
+	}
+	var have int
+	if err := conn.QueryRow(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&have); err != nil {
+		return storeErr("reading schema_migrations", err)
+	}
+	if have > latestVersion(ms) {
+		return newerSchemaErr(have, latestVersion(ms))
+	}
+	for _, m := range ms {
+		if m.version <= have {
+			continue
+		}
+		err := pgx.BeginFunc(ctx, conn, func(tx pgx.Tx) error {
+			if _, err := tx.Exec(ctx, m.sql); err != nil {
+				return err
+			}
+			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations (version) VALUES ($1)`, m.version)
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("migration %s: %w", m.name, err)
+		}
+	}
+	return nil
+}
+
+// applyBatch runs the batch as one pipelined round trip inside a
+// transaction: first the per-object locks, in key order (no deadlock between
+// sidecars), then one rules statement per delivery in arrival order.
+func (s *pgStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+	keys := make([]int64, 0, len(reqs))
+	for _, q := range reqs {
+		keys = append(keys, s.lockKey("object", q.rec.NotificationType+"\x00"+q.rec.ObjectToken))
+	}
+	slices.Sort(keys)
+	keys = slices.Compact(keys)
+
+	tx, err := s.pool.Begin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after Commit
+	b := &pgx.Batch{}
+	b.Queue(`SELECT count(*) FROM (SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS u(k)) l`, keys)
+	for _, q := range reqs {
+		r := q.rec
+		b.Queue(pgEnqueue, r.WebhookToken, r.ObjectToken, r.NotificationType, r.CreationDate, r.ReceptionDate,
+			r.Program, nullBytes(r.Payload))
+	}
+	br := tx.SendBatch(ctx, b)
+	res := make([]notifications.EnqueueResult, len(reqs))
+	var nlocks int64
+	err = br.QueryRow().Scan(&nlocks)
+	for i := 0; err == nil && i < len(reqs); i++ {
+		var dup, obs bool
+		var id *int64
+		var outdated int64
+		if err = br.QueryRow().Scan(&dup, &obs, &id, &outdated); err != nil {
+			break
+		}
+		switch {
+		case id != nil:
+			res[i] = notifications.EnqueueResult{Outcome: notifications.Stored, ID: *id, Outdated: int(outdated)}
+		case obs && !dup:
+			res[i].Outcome = notifications.DiscardedObsolete
+		default: // stored before, or by another sidecar just now
+			res[i].Outcome = notifications.DiscardedDuplicate
+		}
+	}
+	if cerr := br.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := tx.Commit(ctx); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+func nullBytes(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return b
+}
+
+func scanPG(row pgx.Row) (notifications.Record, error) {
+	var (
+		r      notifications.Record
+		status string
+	)
+	if err := row.Scan(&r.ID, &r.WebhookToken, &r.ObjectToken, &r.NotificationType, &r.CreationDate,
+		&r.ReceptionDate, &status, &r.RetryCounter, &r.LastRetryDate, &r.NextRetryDate, &r.Program, &r.Payload); err != nil {
+		return r, err
+	}
+	r.Status = notifications.Status(status)
+	r.CreationDate, r.ReceptionDate = r.CreationDate.UTC(), r.ReceptionDate.UTC()
+	if r.LastRetryDate != nil {
+		t := r.LastRetryDate.UTC()
+		r.LastRetryDate = &t
+	}
+	if r.NextRetryDate != nil {
+		t := r.NextRetryDate.UTC()
+		r.NextRetryDate = &t
+	}
+	return r, nil
+}
+
+func collectPG(rows pgx.Rows) ([]notifications.Record, error) {
+	defer rows.Close()
+	var out []notifications.Record
+	for rows.Next() {
+		r, err := scanPG(rows)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+func (s *pgStore) Enqueue(ctx context.Context, rec *notifications.Record) (notifications.EnqueueResult, error) {
+	r, err := prepareIntake(rec, s.o.clock())
+	if err != nil {
+		return notifications.EnqueueResult{}, err
+	}
+	res, err := s.w.submit(ctx, r)
+	if err == nil && res.Outcome == notifications.Stored {
+		r.ID = res.ID
+		r.Payload = rec.Payload
+		*rec = *r
+	}
+	return res, err
+}
+
+type pgLock struct {
+	s    *pgStore
+	conn *pgxpool.Conn
+	key  int64
+	job  string
+	once sync.Once
+}
+
+// Lock takes a session advisory lock on a connection held until unlock: a
+// crashed holder's session ends and frees the lock.
+func (s *pgStore) Lock(ctx context.Context, job string) (func(), error) {
+	if job == "" {
+		return nil, errors.New("sqlstore: lock: empty job name")
+	}
+	conn, err := s.pool.Acquire(ctx)
+	if err != nil {
+		return nil, storeErr(fmt.Sprintf("%s: lock %s", pgName, job), err)
+	}
+	key := s.lockKey("job", job)
+	var ok bool
+	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil {
+		conn.Release()
+		return nil, storeErr(fmt.Sprintf("%s: lock %s", pgName, job), err)
+	}
+	if !ok {
+		conn.Release()
+		return nil, fmt.Errorf("%s: lock %s: %w", pgName, job, notifications.ErrLocked)
+	}
+	l := &pgLock{s: s, conn: conn, key: key, job: job}
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		l.release()
+		return nil, fmt.Errorf("%s: lock %s: %w", pgName, job, errClosed)
+	}
+	s.locks[l] = struct{}{}
+	s.mu.Unlock()
+	return l.unlock, nil
+}
+
+func (l *pgLock) unlock() {
+	l.once.Do(func() {
+		l.s.mu.Lock()
+		delete(l.s.locks, l)
+		l.s.mu.Unlock()
+		l.release()
+	})
+}
+
+func (l *pgLock) release() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var ok bool
+	if err := l.conn.QueryRow(ctx, `SELECT pg_advisory_unlock($1)`, l.key).Scan(&ok); err != nil || !ok {
+		// Ending the session is the other way to free the lock.
+		l.s.o.logger.Warn("advisory unlock failed; closing its connection", slog.String("job", l.job))
+		_ = l.conn.Conn().Close(ctx)
+	}
+	l.conn.Release()
+}
+
+func (s *pgStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifications.Record, error) {
+	if err := checkLimit(limit); err != nil {
+		return nil, err
+	}
+	clock := notifications.Truncate(s.o.clock())
+	until := notifications.Truncate(clock.Add(s.o.claimLease))
+	rows, err := s.pool.Query(ctx, `WITH c AS (
+			SELECT id FROM notifications
+			WHERE status IN ('PENDING', 'RETRYING')
+			AND (next_retry_date IS NULL OR next_retry_date <= $1)
+			AND (claimed_until IS NULL OR claimed_until <= $2)
+			ORDER BY creation_date, id
+			LIMIT $3
+			FOR UPDATE SKIP LOCKED)
+		UPDATE notifications n SET claimed_until = $4 FROM c WHERE n.id = c.id
+		RETURNING `+prefixed("n.", pgCols), now, clock, limit, until)
+	if err != nil {
+		return nil, storeErr(pgName+": claim", err)
+	}
+	recs, err := collectPG(rows)
+	if err != nil {
+		return nil, storeErr(pgName+": claim", err)
+	}
+	sortClaimed(recs)
+	s.mu.Lock()
+	forget := clock.Add(-s.o.claimLease)
+	for id, u := range s.claims {
+		if u.Before(forget) {
+			delete(s.claims, id)
+		}
+	}
+	for _, r := range recs {
+		s.claims[r.ID] = until
+	}
+	s.mu.Unlock()
+	return recs, nil
+}
+
+func prefixed(p, cols string) string {
+	out := p
+	for i := 0; i < len(cols); i++ {
+		out += string(cols[i])
+		if cols[i] == ',' {
+			for i+1 < len(cols) && (cols[i+1] == ' ' || cols[i+1] == '\n' || cols[i+1] == '\t') {
+				i++
+			}
+			out += " " + p
+		}
+	}
+	return out
+}
+
+func (s *pgStore) Finish(ctx context.Context, rec *notifications.Record) (bool, error) {
+	if rec == nil || rec.ID == 0 {
+		return false, errors.New("sqlstore: finish: record without id (pass a record from Claim)")
+	}
+	if !rec.Status.Valid() {
+		return false, fmt.Errorf("sqlstore: finish %s: invalid status %q", rec.WebhookToken, rec.Status)
+	}
+	q := `UPDATE notifications SET status = $1, retry_counter = $2, last_retry_date = $3, next_retry_date = $4,
+		claimed_until = NULL
+		WHERE id = $5 AND status IN ('PENDING', 'RETRYING') AND claimed_until IS NOT NULL`
+	args := []any{string(rec.Status), rec.RetryCounter, truncPtr(rec.LastRetryDate), truncPtr(rec.NextRetryDate), rec.ID}
+	s.mu.Lock()
+	until, ok := s.claims[rec.ID]
+	delete(s.claims, rec.ID)
+	s.mu.Unlock()
+	if ok {
+		// Only the claim this store made: after its lease expired another
+		// sidecar may have claimed the record again.
+		q += ` AND claimed_until = $6`
+		args = append(args, until)
+	}
+	tag, err := s.pool.Exec(ctx, q, args...)
+	if err != nil {
+		return false, storeErr(pgName+": finish", err)
+	}
+	return tag.RowsAffected() == 1, nil
+}
+
+func (s *pgStore) Cleanup(ctx context.Context, cutoff time.Time) (int64, error) {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM notifications
+		WHERE status IN ('SUCCESS', 'FAILED', 'OUTDATED') AND reception_date < $1`, fromMS(ceilMS(cutoff)))
+	if err != nil {
+		return 0, storeErr(pgName+": cleanup", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+// pgRange renders an inclusive receptionDate range from parameter $first.
+func pgRange(r notifications.Range, first int) (string, []any) {
+	where := "TRUE"
+	var args []any
+	if r.From != nil {
+		args = append(args, fromMS(ceilMS(*r.From)))
+		where += fmt.Sprintf(" AND reception_date >= $%d", first+len(args)-1)
+	}
+	if r.To != nil {
+		args = append(args, fromMS(r.To.UnixMilli()))
+		where += fmt.Sprintf(" AND reception_date <= $%d", first+len(args)-1)
+	}
+	return where, args
+}
+
+func (s *pgStore) List(ctx context.Context, r notifications.Range) ([]notifications.Record, error) {
+	where, args := pgRange(r, 1)
+	rows, err := s.pool.Query(ctx, `SELECT `+pgCols+` FROM notifications WHERE `+where+
+		` ORDER BY reception_date, id`, args...)
+	if err != nil {
+		return nil, storeErr(pgName+": list", err)
+	}
+	recs, err := collectPG(rows)
+	if err != nil {
+		return nil, storeErr(pgName+": list", err)
+	}
+	return recs, nil
+}
+
+// Scan reads keyset pages by id: bounded memory, no transaction held open
+// while fn runs.
+func (s *pgStore) Scan(ctx context.Context, r notifications.Range, fn func(*notifications.Record) error) error {
+	where, args := pgRange(r, 2)
+	q := fmt.Sprintf(`SELECT %s FROM notifications WHERE id > $1 AND %s ORDER BY id LIMIT %d`, pgCols, where, scanPage)
+	var after int64
+	for {
+		rows, err := s.pool.Query(ctx, q, append([]any{after}, args...)...)
+		if err != nil {
+			return storeErr(pgName+": scan", err)
+		}
+		page, err := collectPG(rows)
+		if err != nil {
+			return storeErr(pgName+": scan", err)
+		}
+		for i := range page {
+			if err := fn(&page[i]); err != nil {
+				return err
+			}
+		}
+		if len(page) < scanPage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
+func (s *pgStore) Delete(ctx context.Context, r notifications.Range) (int64, error) {
+	where, args := pgRange(r, 1)
+	tag, err := s.pool.Exec(ctx, `DELETE FROM notifications WHERE `+where, args...)
+	if err != nil {
+		return 0, storeErr(pgName+": delete", err)
+	}
+	return tag.RowsAffected(), nil
+}
+
+func (s *pgStore) Get(ctx context.Context, token string) (notifications.Record, error) {
+	r, err := scanPG(s.pool.QueryRow(ctx, `SELECT `+pgCols+` FROM notifications WHERE webhook_token = $1`, token))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, fmt.Errorf("%s: get %s: %w", pgName, token, notifications.ErrNotFound)
+	}
+	if err != nil {
+		return r, storeErr(pgName+": get", err)
+	}
+	return r, nil
+}
+
+func (s *pgStore) ListFailed(ctx context.Context, f notifications.FailedFilter, offset, limit int) ([]notifications.Record, int64, error) {
+	if err := checkPage(offset, limit); err != nil {
+		return nil, 0, err
+	}
+	where := `status IN ('FAILED', 'RETRYING')`
+	var args []any
+	if f.Type != "" {
+		args = append(args, f.Type)
+		where += fmt.Sprintf(` AND notification_type = $%d`, len(args))
+	}
+	if f.Target != "" {
+		args = append(args, f.Target)
+		where += fmt.Sprintf(` AND object_token = $%d`, len(args))
+	}
+	var (
+		recs  []notifications.Record
+		total int64
+	)
+	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+		if err := tx.QueryRow(ctx, `SELECT count(*) FROM notifications WHERE `+where, args...).Scan(&total); err != nil {
+			return err
+		}
+		rows, err := tx.Query(ctx, fmt.Sprintf(`SELECT %s FROM notifications WHERE %s
+			ORDER BY creation_date DESC, id DESC LIMIT $%d OFFSET $%d`, pgCols, where, len(args)+1, len(args)+2),
+			append(args, limit, offset)...)
+		if err != nil {
+			return err
+		}
+		recs, err = collectPG(rows)
+		return err
+	})
+	if err != nil {
+		return nil, 0, storeErr(pgName+": list failed", err)
+	}
+	return recs, total, nil
+}
+
+func pgArgs(r *notifications.Record) []any {
+	return []any{r.WebhookToken, r.ObjectToken, r.NotificationType, r.CreationDate, r.ReceptionDate,
+		string(r.Status), r.RetryCounter, r.LastRetryDate, r.NextRetryDate, r.Program, nullBytes(r.Payload)}
+}
+
+const pgInsert = `INSERT INTO notifications (` + pgInsertCols + `)
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+
+func (s *pgStore) Insert(ctx context.Context, rec *notifications.Record) error {
+	r, err := prepareStored(rec, s.o.clock())
+	if err != nil {
+		return fmt.Errorf("insert: %w", err)
+	}
+	err = s.pool.QueryRow(ctx, pgInsert+` ON CONFLICT (webhook_token) DO NOTHING RETURNING id`, pgArgs(&r)...).Scan(&r.ID)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return fmt.Errorf("%s: insert %s: %w", pgName, r.WebhookToken, notifications.ErrExists)
+	}
+	if err != nil {
+		return storeErr(pgName+": insert", err)
+	}
+	*rec = r
+	return nil
+}
+
+// errAbort carries a caller-facing error out of a transaction function.
+type errAbort struct{ err error }
+
+func (e errAbort) Error() string { return e.err.Error() }
+
+func unwrapAbort(op string, err error) error {
+	var a errAbort
+	if errors.As(err, &a) {
+		return a.err
+	}
+	return storeErr(op, err)
+}
+
+func (s *pgStore) Update(ctx context.Context, token string, p notifications.Patch) (notifications.Record, error) {
+	var r notifications.Record
+	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		var err error
+		r, err = scanPG(tx.QueryRow(ctx, `SELECT `+pgCols+` FROM notifications WHERE webhook_token = $1 FOR UPDATE`, token))
+		if errors.Is(err, pgx.ErrNoRows) {
+			return errAbort{fmt.Errorf("%s: update %s: %w", pgName, token, notifications.ErrNotFound)}
+		}
+		if err != nil {
+			return err
+		}
+		if err := applyPatch(&r, p); err != nil {
+			return errAbort{err}
+		}
+		_, err = tx.Exec(ctx, `UPDATE notifications SET notification_type = $1, object_token = $2, program = $3,
+			retry_counter = $4, creation_date = $5 WHERE id = $6`,
+			r.NotificationType, r.ObjectToken, r.Program, r.RetryCounter, r.CreationDate, r.ID)
+		return err
+	})
+	if err != nil {
+		return notifications.Record{}, unwrapAbort(pgName+": update", err)
+	}
+	return r, nil
+}
+
+// ReplaceFailed keeps the id, payload and (unless a new one is given) the
+// receptionDate of a record whose token is already FAILED or RETRYING.
+func (s *pgStore) ReplaceFailed(ctx context.Context, recs []notifications.Record) error {
+	list, err := checkReplace(recs, s.o.clock())
+	if err != nil {
+		return err
+	}
+	toks := make([]string, len(list))
+	for i := range list {
+		toks[i] = list[i].WebhookToken
+	}
+	err = pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
+		existing := make(map[string]int64)
+		rows, err := tx.Query(ctx, `SELECT id, webhook_token FROM notifications
+			WHERE status IN ('FAILED', 'RETRYING') FOR UPDATE`)
+		if err != nil {
+			return err
+		}
+		for rows.Next() {
+			var id int64
+			var tok string
+			if err := rows.Scan(&id, &tok); err != nil {
+				rows.Close()
+				return err
+			}
+			existing[tok] = id
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		var tok, status string
+		err = tx.QueryRow(ctx, `SELECT webhook_token, status FROM notifications
+			WHERE webhook_token = ANY($1) AND status NOT IN ('FAILED', 'RETRYING') ORDER BY id LIMIT 1`, toks).Scan(&tok, &status)
+		if err == nil {
+			return errAbort{fmt.Errorf("%s: replace failed: token %s is %s: %w", pgName, tok, status, notifications.ErrConflict)}
+		}
+		if !errors.Is(err, pgx.ErrNoRows) {
+			return err
+		}
+		var drop []int64
+		keep := make(map[string]struct{}, len(list))
+		for _, t := range toks {
+			keep[t] = struct{}{}
+		}
+		for t, id := range existing {
+			if _, ok := keep[t]; !ok {
+				drop = append(drop, id)
+			}
+		}
+		if _, err := tx.Exec(ctx, `DELETE FROM notifications WHERE id = ANY($1)`, drop); err != nil {
+			return err
+		}
+		b := &pgx.Batch{}
+		for i := range list {
+			r := &list[i]
+			if id, ok := existing[r.WebhookToken]; ok {
+				var reception *time.Time
+				if !recs[i].ReceptionDate.IsZero() {
+					reception = &r.ReceptionDate
+				}
+				b.Queue(`UPDATE notifications SET object_token = $1, notification_type = $2, creation_date = $3,
+					reception_date = COALESCE($4, reception_date), status = $5, retry_counter = $6,
+					last_retry_date = $7, next_retry_date = $8, program = $9, payload = COALESCE($10, payload),
+					claimed_until = NULL WHERE id = $11`,
+					r.ObjectToken, r.NotificationType, r.CreationDate, reception, string(r.Status), r.RetryCounter,
+					r.LastRetryDate, r.NextRetryDate, r.Program, nullBytes(r.Payload), id)
+				continue
+			}
+			b.Queue(pgInsert, pgArgs(r)...)
+		}
+		return tx.SendBatch(ctx, b).Close()
+	})
+	if err != nil {
+		var pe *pgconn.PgError
+		if errors.As(err, &pe) && pe.Code == "23505" {
+			// A token arrived through intake meanwhile.
+			return fmt.Errorf("%s: replace failed: %w", pgName, notifications.ErrConflict)
+		}
+		return unwrapAbort(pgName+": replace failed", err)
+	}
+	return nil
+}
+
+func (s *pgStore) Remove(ctx context.Context, token string) error {
+	tag, err := s.pool.Exec(ctx, `DELETE FROM notifications WHERE webhook_token = $1`, token)
+	if err != nil {
+		return storeErr(pgName+": remove", err)
+	}
+	if tag.RowsAffected() == 0 {
+		return fmt.Errorf("%s: remove %s: %w", pgName, token, notifications.ErrNotFound)
+	}
+	return nil
+}
+
+func (s *pgStore) Requeue(ctx context.Context, token string) (notifications.Record, error) {
+	r, err := scanPG(s.pool.QueryRow(ctx, `UPDATE notifications SET status = 'PENDING', retry_counter = 0,
+		last_retry_date = NULL, next_retry_date = NULL, claimed_until = NULL
+		WHERE webhook_token = $1 RETURNING `+pgCols, token))
+	if errors.Is(err, pgx.ErrNoRows) {
+		return r, fmt.Errorf("%s: requeue %s: %w", pgName, token, notifications.ErrNotFound)
+	}
+	if err != nil {
+		return r, storeErr(pgName+": requeue", err)
+	}
+	return r, nil
+}
+
+func (s *pgStore) Stats(ctx context.Context) (notifications.Stats, error) {
+	st := emptyStats()
+	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM notifications GROUP BY status`)
+	if err != nil {
+		return st, storeErr(pgName+": stats", err)
+	}
+	for rows.Next() {
+		var status string
+		var n int64
+		if err := rows.Scan(&status, &n); err != nil {
+			rows.Close()
+			return st, storeErr(pgName+": stats", err)
+		}
+		st.ByStatus[notifications.Status(status)] = n
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return st, storeErr(pgName+": stats", err)
+	}
+	var oldest *time.Time
+	if err := s.pool.QueryRow(ctx, `SELECT min(reception_date) FROM notifications WHERE status = 'PENDING'`).Scan(&oldest); err != nil {
+		return st, storeErr(pgName+": stats", err)
+	}
+	if oldest != nil {
+		t := oldest.UTC()
+		st.OldestPending = &t
+	}
+	return st, nil
+}
+
+func (s *pgStore) Ping(ctx context.Context) error {
+	var n int
+	if err := s.pool.QueryRow(ctx, `SELECT count(*) FROM schema_migrations`).Scan(&n); err != nil {
+		return storeErr(pgName+": ping", err)
+	}
+	return nil
+}
+
+// Close commits every queued Enqueue, releases held job locks and closes
+// the pool.
+func (s *pgStore) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	locks := make([]*pgLock, 0, len(s.locks))
+	for l := range s.locks {
+		locks = append(locks, l)
+	}
+	s.mu.Unlock()
+	s.w.close()
+	for _, l := range locks {
+		l.unlock()
+	}
+	s.pool.Close()
+	return nil
 }

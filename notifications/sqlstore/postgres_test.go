@@ -1,0 +1,83 @@
+package sqlstore
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/stretchr/testify/require"
+)
+
+// postgresTarget gives each test its own schema in the database named by
+// SLUICE_TEST_POSTGRES_DSN (selected through search_path), dropped after.
+func postgresTarget(t *testing.T) target {
+	t.Helper()
+	base := os.Getenv("SLUICE_TEST_POSTGRES_DSN")
+	if base == "" {
+		t.Skip("SLUICE_TEST_POSTGRES_DSN is not set (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
+	}
+	return target{
+		dialect: "postgres",
+		newDSN: func(t *testing.T) string {
+			t.Helper()
+			var b [6]byte
+			_, _ = rand.Read(b[:])
+			schema := "sluice_test_" + hex.EncodeToString(b[:])
+			pgExec(t, base, `CREATE SCHEMA `+schema)
+			t.Cleanup(func() { pgExec(t, base, `DROP SCHEMA `+schema+` CASCADE`) })
+			u, err := url.Parse(base)
+			require.NoError(t, err)
+			q := u.Query()
+			q.Set("search_path", schema)
+			u.RawQuery = q.Encode()
+			return u.String()
+		},
+		exec: pgExec,
+	}
+}
+
+func pgExec(t *testing.T, dsn, sql string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	require.NoError(t, err)
+	defer conn.Close(ctx)
+	_, err = conn.Exec(ctx, sql)
+	require.NoError(t, err)
+}
+
+func TestPostgresStore(t *testing.T) {
+	t.Parallel()
+	runStoreSuite(t, postgresTarget(t))
+}
+
+func TestPostgresRefusesNewerSchema(t *testing.T) {
+	t.Parallel()
+	tg := postgresTarget(t)
+	dsn := tg.newDSN(t)
+	s, err := Open(context.Background(), dsn)
+	require.NoError(t, err)
+	require.NoError(t, s.Close())
+	tg.exec(t, dsn, `INSERT INTO schema_migrations (version) VALUES (9999)`)
+	_, err = Open(context.Background(), dsn)
+	require.ErrorContains(t, err, "version 9999")
+}
+
+func TestPostgresMissingSchema(t *testing.T) {
+	t.Parallel()
+	tg := postgresTarget(t)
+	u, err := url.Parse(os.Getenv("SLUICE_TEST_POSTGRES_DSN"))
+	require.NoError(t, err)
+	q := u.Query()
+	q.Set("search_path", "sluice_no_such_schema")
+	u.RawQuery = q.Encode()
+	_ = tg
+	_, err = Open(context.Background(), u.String())
+	require.ErrorContains(t, err, "search_path names no existing schema")
+}
