@@ -253,11 +253,11 @@ type Constant struct {
 }
 
 // WithConstants returns a new frame of f's columns followed by the constant
-// columns. f is not released. A constant whose name is already a column of
+// columns, built with mem (nil: f's allocator). f is not released. A constant whose name is already a column of
 // f, or whose value does not convert to its kind, is an error.
 func WithConstants(mem memory.Allocator, f *Frame, consts []Constant) (*Frame, error) {
 	if mem == nil {
-		mem = memory.DefaultAllocator
+		mem = f.Allocator()
 	}
 	fields := append([]arrow.Field(nil), f.schema.Fields()...)
 	for _, c := range consts {
@@ -267,7 +267,7 @@ func WithConstants(mem memory.Allocator, f *Frame, consts []Constant) (*Frame, e
 		fields = append(fields, arrow.Field{Name: c.Name, Type: c.Kind.arrowType(), Nullable: true})
 	}
 	schema := arrow.NewSchema(fields, nil)
-	out := &Frame{schema: schema}
+	out := &Frame{schema: schema, mem: f.mem}
 	for _, rec := range f.records {
 		n := int(rec.NumRows())
 		cols := append([]arrow.Array(nil), rec.Columns()...)
@@ -409,7 +409,7 @@ func WithColumnNames(f *Frame, names []string) (*Frame, error) {
 	}
 	md := f.schema.Metadata()
 	schema := arrow.NewSchema(fields, &md)
-	out := &Frame{schema: schema, rows: f.rows}
+	out := &Frame{schema: schema, rows: f.rows, mem: f.mem}
 	for _, rec := range f.records {
 		out.records = append(out.records, array.NewRecord(schema, rec.Columns(), rec.NumRows()))
 	}
@@ -430,7 +430,7 @@ func KeepColumns(f *Frame, indices []int) (*Frame, error) {
 	}
 	md := f.schema.Metadata()
 	schema := arrow.NewSchema(fields, &md)
-	out := &Frame{schema: schema, rows: f.rows}
+	out := &Frame{schema: schema, rows: f.rows, mem: f.mem}
 	for _, rec := range f.records {
 		cols := make([]arrow.Array, len(indices))
 		for i, idx := range indices {
