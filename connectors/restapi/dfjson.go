@@ -1,0 +1,29 @@
+package restapi
+
+import (
+	"errors"
+
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// readPages parses the pages of a parsed-mode read into one frame.
+func readPages(pages [][]byte, recordsPath string) (*dataframe.Frame, error) {
+	return dataframe.ReadJSONDocuments(pages, dataframe.JSONOptions{RecordsPath: recordsPath})
+}
+
+// pageSyntaxError finds the page of an invalid-JSON error and returns the
+// error worded for one page ("page 2" is said by the caller; the reader's
+// own 0-based "in document 1" would contradict it).
+func pageSyntaxError(err error) (int, error, bool) {
+	var se *dataframe.SyntaxError
+	if !errors.As(err, &se) {
+		return 0, err, false
+	}
+	one := *se
+	one.Docs = 1
+	return se.Doc, &one, true
+}
+
+func jsonLookup(doc []byte, path string) ([]byte, bool, error) {
+	return dataframe.JSONLookup(doc, path)
+}
