@@ -1,0 +1,431 @@
+package sql
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Row is what a WHERE predicate reads: a column or dotted nested path's
+// value as a Go value (nil, string, int64, int32, float64, bool, time.Time,
+// []byte, []any, map[string]any). *dataframe.Row implements it.
+type Row interface {
+	Get(path string) (any, error)
+}
+
+// Predicate decides whether a row passes a WHERE clause: only TRUE passes;
+// FALSE and UNKNOWN (NULL) do not.
+type Predicate func(r Row) (bool, error)
+
+// truth is SQL's three-valued logic value.
+type truth int8
+
+const (
+	unknown truth = iota
+	isFalse
+	isTrue
+)
+
+func truthOf(b bool) truth {
+	if b {
+		return isTrue
+	}
+	return isFalse
+}
+
+// valueFn yields an operand's value; ref names the column for errors
+// ("" for a literal).
+type valueFn func(r Row) (any, error)
+
+type boolFn func(r Row) (truth, error)
+
+// CompilePredicate turns a WHERE expression into a predicate. Literal-only
+// mistakes (`WHERE 1`, `'a' AND x`) are found here; a column's type is
+// only known per row, so mismatches there are reported when evaluated.
+func CompilePredicate(e Expr) (Predicate, error) {
+	if e == nil {
+		return func(Row) (bool, error) { return true, nil }, nil
+	}
+	f, err := compileBool(e)
+	if err != nil {
+		return nil, err
+	}
+	return func(r Row) (bool, error) {
+		t, err := f(r)
+		return t == isTrue, err
+	}, nil
+}
+
+func compileBool(e Expr) (boolFn, error) {
+	switch x := e.(type) {
+	case *Binary:
+		switch x.Op {
+		case "AND", "OR":
+			l, err := compileBool(x.L)
+			if err != nil {
+				return nil, err
+			}
+			r, err := compileBool(x.R)
+			if err != nil {
+				return nil, err
+			}
+			if x.Op == "AND" {
+				return func(row Row) (truth, error) {
+					a, err := l(row)
+					if err != nil || a == isFalse {
+						return a, err
+					}
+					b, err := r(row)
+					if err != nil {
+						return unknown, err
+					}
+					if b == isFalse {
+						return isFalse, nil
+					}
+					if a == isTrue && b == isTrue {
+						return isTrue, nil
+					}
+					return unknown, nil
+				}, nil
+			}
+			return func(row Row) (truth, error) {
+				a, err := l(row)
+				if err != nil || a == isTrue {
+					return a, err
+				}
+				b, err := r(row)
+				if err != nil {
+					return unknown, err
+				}
+				if b == isTrue {
+					return isTrue, nil
+				}
+				if a == isFalse && b == isFalse {
+					return isFalse, nil
+				}
+				return unknown, nil
+			}, nil
+		default:
+			return compileComparison(x)
+		}
+	case *Not:
+		inner, err := compileBool(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return func(row Row) (truth, error) {
+			t, err := inner(row)
+			switch t {
+			case isTrue:
+				return isFalse, err
+			case isFalse:
+				return isTrue, err
+			}
+			return unknown, err
+		}, nil
+	case *IsNull:
+		v, err := compileValue(x.X)
+		if err != nil {
+			return nil, err
+		}
+		return func(row Row) (truth, error) {
+			val, err := v(row)
+			if err != nil {
+				return unknown, err
+			}
+			return truthOf((val == nil) != x.Not), nil
+		}, nil
+	case *Literal:
+		switch b := x.Value.(type) {
+		case bool:
+			t := truthOf(b)
+			return func(Row) (truth, error) { return t, nil }, nil
+		case nil:
+			return func(Row) (truth, error) { return unknown, nil }, nil
+		}
+		return nil, &exprError{pos: x.Pos, msg: fmt.Sprintf("WHERE: %s is %s, not a condition", x.Raw, typeName(x.Value))}
+	case *ColumnRef:
+		name := x.String()
+		v, err := compileValue(x)
+		if err != nil {
+			return nil, err
+		}
+		return func(row Row) (truth, error) {
+			val, err := v(row)
+			if err != nil {
+				return unknown, err
+			}
+			switch b := val.(type) {
+			case nil:
+				return unknown, nil
+			case bool:
+				return truthOf(b), nil
+			}
+			return unknown, fmt.Errorf("WHERE: column %s is %s, not boolean", name, typeName(val))
+		}, nil
+	}
+	return nil, &exprError{pos: e.Position(), msg: fmt.Sprintf("WHERE: unsupported expression %s", e)}
+}
+
+// exprError is a mistake found when compiling an expression, before any
+// row is read; Plan turns it into a positioned error.
+type exprError struct {
+	pos Pos
+	msg string
+}
+
+func (e *exprError) Error() string { return e.msg }
+
+func compileValue(e Expr) (valueFn, error) {
+	switch x := e.(type) {
+	case *Literal:
+		v := x.Value
+		return func(Row) (any, error) { return v, nil }, nil
+	case *ColumnRef:
+		path := x.String()
+		return func(r Row) (any, error) {
+			v, err := r.Get(path)
+			if err != nil {
+				return nil, fmt.Errorf("WHERE: column %s: %w", path, err)
+			}
+			return v, nil
+		}, nil
+	}
+	// A condition used as a value: (a = 1) = true.
+	b, err := compileBool(e)
+	if err != nil {
+		return nil, err
+	}
+	return func(r Row) (any, error) {
+		t, err := b(r)
+		switch t {
+		case isTrue:
+			return true, err
+		case isFalse:
+			return false, err
+		}
+		return nil, err
+	}, nil
+}
+
+func describeOperand(e Expr) string {
+	switch x := e.(type) {
+	case *ColumnRef:
+		return "column " + x.String()
+	case *Literal:
+		return x.Raw
+	}
+	return e.String()
+}
+
+func compileComparison(x *Binary) (boolFn, error) {
+	l, err := compileValue(x.L)
+	if err != nil {
+		return nil, err
+	}
+	r, err := compileValue(x.R)
+	if err != nil {
+		return nil, err
+	}
+	op := x.Op
+	ld, rd := describeOperand(x.L), describeOperand(x.R)
+	if ll, ok := x.L.(*Literal); ok {
+		if rl, ok := x.R.(*Literal); ok && ll.Value != nil && rl.Value != nil {
+			if _, err := compare(ll.Value, rl.Value); err != nil {
+				return nil, &exprError{pos: x.Pos, msg: fmt.Sprintf("WHERE: cannot compare %s (%s) with %s (%s)", ld, typeName(ll.Value), rd, typeName(rl.Value))}
+			}
+		}
+	}
+	return func(row Row) (truth, error) {
+		a, err := l(row)
+		if err != nil {
+			return unknown, err
+		}
+		b, err := r(row)
+		if err != nil {
+			return unknown, err
+		}
+		if a == nil || b == nil {
+			return unknown, nil
+		}
+		c, err := compare(a, b)
+		if err != nil {
+			return unknown, fmt.Errorf("WHERE: cannot compare %s (%s) with %s (%s)", ld, typeName(a), rd, typeName(b))
+		}
+		if c == incomparable {
+			if op == "=" || op == "!=" {
+				return truthOf(op == "!="), nil
+			}
+			return unknown, fmt.Errorf("WHERE: %s and %s can only be compared with = or !=", ld, rd)
+		}
+		switch op {
+		case "=":
+			return truthOf(c == 0), nil
+		case "!=":
+			return truthOf(c != 0), nil
+		case "<":
+			return truthOf(c < 0), nil
+		case "<=":
+			return truthOf(c <= 0), nil
+		case ">":
+			return truthOf(c > 0), nil
+		case ">=":
+			return truthOf(c >= 0), nil
+		}
+		return unknown, fmt.Errorf("WHERE: unknown operator %s", op)
+	}, nil
+}
+
+// incomparable is compare's answer for values that are equal or not but
+// have no order (NaN against a number).
+const incomparable = 2
+
+// compare orders two non-null values: numbers with numbers (long and double
+// mix), strings with strings, booleans with booleans, timestamps with
+// timestamps or with a string holding a date-time, binary with binary.
+// Anything else is an error.
+func compare(a, b any) (int, error) {
+	if ai, ok := asInt(a); ok {
+		if bi, ok := asInt(b); ok {
+			return cmpOrdered(ai, bi), nil
+		}
+	}
+	if af, ok := asFloat(a); ok {
+		if bf, ok := asFloat(b); ok {
+			if af != af || bf != bf { // NaN
+				if af != af && bf != bf {
+					return 0, nil
+				}
+				return incomparable, nil
+			}
+			return cmpOrdered(af, bf), nil
+		}
+		return 0, errMismatch
+	}
+	switch x := a.(type) {
+	case string:
+		switch y := b.(type) {
+		case string:
+			return strings.Compare(x, y), nil
+		case time.Time:
+			t, err := parseTime(x)
+			if err != nil {
+				return 0, err
+			}
+			return t.Compare(y), nil
+		}
+	case bool:
+		if y, ok := b.(bool); ok {
+			return cmpOrdered(boolInt(x), boolInt(y)), nil
+		}
+	case time.Time:
+		switch y := b.(type) {
+		case time.Time:
+			return x.Compare(y), nil
+		case string:
+			t, err := parseTime(y)
+			if err != nil {
+				return 0, err
+			}
+			return x.Compare(t), nil
+		}
+	case []byte:
+		if y, ok := b.([]byte); ok {
+			return bytes.Compare(x, y), nil
+		}
+	}
+	return 0, errMismatch
+}
+
+var errMismatch = fmt.Errorf("type mismatch")
+
+func parseTime(s string) (time.Time, error) {
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
+		if t, err := time.Parse(layout, s); err == nil {
+			return t, nil
+		}
+	}
+	return time.Time{}, errMismatch
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+func cmpOrdered[T int64 | float64 | int](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func asInt(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int64:
+		return n, true
+	case int32:
+		return int64(n), true
+	case int:
+		return int64(n), true
+	case int16:
+		return int64(n), true
+	case int8:
+		return int64(n), true
+	case uint32:
+		return int64(n), true
+	case uint16:
+		return int64(n), true
+	case uint8:
+		return int64(n), true
+	}
+	return 0, false
+}
+
+func asFloat(v any) (float64, bool) {
+	switch n := v.(type) {
+	case float64:
+		return n, true
+	case float32:
+		return float64(n), true
+	case uint64:
+		return float64(n), true
+	}
+	if i, ok := asInt(v); ok {
+		return float64(i), true
+	}
+	return 0, false
+}
+
+// typeName is the Spark name of a Go value's type, for error messages.
+func typeName(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case string:
+		return "string"
+	case int64, int, uint32:
+		return "long"
+	case int32, int16, int8, uint16, uint8:
+		return "integer"
+	case float64, float32, uint64:
+		return "double"
+	case bool:
+		return "boolean"
+	case time.Time:
+		return "timestamp"
+	case []byte:
+		return "binary"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "struct"
+	}
+	return fmt.Sprintf("%T", v)
+}

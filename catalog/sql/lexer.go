@@ -1,0 +1,323 @@
+package sql
+
+import (
+	"fmt"
+	"strings"
+	"unicode/utf8"
+)
+
+// Pos is a position in the batch text: a 0-based byte offset and the 1-based
+// line and column (columns count characters, not bytes).
+type Pos struct {
+	Offset int
+	Line   int
+	Col    int
+}
+
+func (p Pos) String() string { return fmt.Sprintf("line %d, column %d", p.Line, p.Col) }
+
+// Kind is a token's kind.
+type Kind int
+
+// Token kinds.
+const (
+	EOF       Kind = iota
+	Ident          // a bare identifier or keyword
+	QuotedID       // a back-quoted identifier (never a keyword)
+	String         // a single- or double-quoted string; Text is the unquoted value
+	Number         // an integer or decimal literal
+	Symbol         // punctuation and operators: ( ) , . ; * = != <> < <= > >= - + :
+	Illegal        // a character the dialect does not know, or an unterminated quote
+)
+
+// Token is one lexical token. Text is the identifier, the unquoted string
+// value, the number's digits or the symbol; Raw is the exact source text.
+type Token struct {
+	Kind Kind
+	Text string
+	Raw  string
+	Pos  Pos
+	End  int // byte offset just past the token
+	Err  string
+}
+
+// describe renders a token for an error message.
+func (t Token) describe() string {
+	switch t.Kind {
+	case EOF:
+		return "end of statement"
+	case String:
+		return "string " + t.Raw
+	case Illegal:
+		return t.Err
+	case Symbol:
+		if t.Text == ";" {
+			return "end of statement"
+		}
+	}
+	return fmt.Sprintf("%q", t.Raw)
+}
+
+// isKeyword reports whether t is the bare word kw (case-insensitive).
+func (t Token) isKeyword(kw string) bool {
+	return t.Kind == Ident && strings.EqualFold(t.Text, kw)
+}
+
+// lexer turns the whole batch into tokens. Comments are skipped but their
+// spans are kept so that SET can take its raw value without them.
+type lexer struct {
+	src      string
+	off      int
+	line     int
+	col      int
+	comments [][2]int
+}
+
+func newLexer(src string) *lexer { return &lexer{src: src, line: 1, col: 1} }
+
+func (l *lexer) pos() Pos { return Pos{Offset: l.off, Line: l.line, Col: l.col} }
+
+// advance moves past n bytes, keeping line and column.
+func (l *lexer) advance(n int) {
+	end := l.off + n
+	for l.off < end {
+		r, size := utf8.DecodeRuneInString(l.src[l.off:])
+		if size == 0 {
+			break
+		}
+		l.off += size
+		if r == '\n' {
+			l.line++
+			l.col = 1
+		} else {
+			l.col++
+		}
+	}
+	if l.off > end {
+		// A multi-byte rune straddled end: cannot happen for the ASCII
+		// lengths callers pass, but keep offsets inside the text.
+		l.off = end
+	}
+}
+
+func (l *lexer) peekByte(i int) byte {
+	if l.off+i < len(l.src) {
+		return l.src[l.off+i]
+	}
+	return 0
+}
+
+// skipSpaceAndComments skips whitespace, `-- …` line comments and `/* … */`
+// block comments. An unterminated block comment runs to the end of text.
+func (l *lexer) skipSpaceAndComments() {
+	for l.off < len(l.src) {
+		c := l.src[l.off]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			l.advance(1)
+		case c == '-' && l.peekByte(1) == '-':
+			start := l.off
+			i := strings.IndexByte(l.src[l.off:], '\n')
+			if i < 0 {
+				i = len(l.src) - l.off
+			}
+			l.advance(i)
+			l.comments = append(l.comments, [2]int{start, l.off})
+		case c == '/' && l.peekByte(1) == '*':
+			start := l.off
+			i := strings.Index(l.src[l.off+2:], "*/")
+			if i < 0 {
+				l.advance(len(l.src) - l.off)
+			} else {
+				l.advance(i + 4)
+			}
+			l.comments = append(l.comments, [2]int{start, l.off})
+		default:
+			return
+		}
+	}
+}
+
+func isIdentStart(c byte) bool { return c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isIdentPart(c byte) bool  { return isIdentStart(c) || c >= '0' && c <= '9' }
+func isDigit(c byte) bool      { return c >= '0' && c <= '9' }
+
+// next returns the next token.
+func (l *lexer) next() Token {
+	l.skipSpaceAndComments()
+	start := l.pos()
+	if l.off >= len(l.src) {
+		return Token{Kind: EOF, Pos: start, End: l.off}
+	}
+	c := l.src[l.off]
+	tok := Token{Pos: start}
+	switch {
+	case isIdentStart(c):
+		n := 1
+		for l.off+n < len(l.src) && isIdentPart(l.src[l.off+n]) {
+			n++
+		}
+		tok.Kind, tok.Text = Ident, l.src[l.off:l.off+n]
+		l.advance(n)
+	case isDigit(c) || c == '.' && isDigit(l.peekByte(1)):
+		n := 0
+		for l.off+n < len(l.src) && isDigit(l.src[l.off+n]) {
+			n++
+		}
+		if l.off+n < len(l.src) && l.src[l.off+n] == '.' {
+			n++
+			for l.off+n < len(l.src) && isDigit(l.src[l.off+n]) {
+				n++
+			}
+		}
+		if l.off+n < len(l.src) && (l.src[l.off+n] == 'e' || l.src[l.off+n] == 'E') {
+			m := n + 1
+			if l.off+m < len(l.src) && (l.src[l.off+m] == '+' || l.src[l.off+m] == '-') {
+				m++
+			}
+			if l.off+m < len(l.src) && isDigit(l.src[l.off+m]) {
+				for l.off+m < len(l.src) && isDigit(l.src[l.off+m]) {
+					m++
+				}
+				n = m
+			}
+		}
+		tok.Kind, tok.Text = Number, l.src[l.off:l.off+n]
+		l.advance(n)
+		if l.off < len(l.src) && isIdentStart(l.src[l.off]) {
+			// `12abc` is neither a number nor an identifier.
+			for l.off < len(l.src) && isIdentPart(l.src[l.off]) {
+				l.advance(1)
+			}
+			tok.Kind = Illegal
+			tok.Err = fmt.Sprintf("invalid number %q", l.src[start.Offset:l.off])
+		}
+	case c == '\'' || c == '"' || c == '`':
+		l.quoted(&tok, c)
+	default:
+		two := ""
+		if l.off+1 < len(l.src) {
+			two = l.src[l.off : l.off+2]
+		}
+		switch two {
+		case "!=", "<>", "<=", ">=":
+			tok.Kind, tok.Text = Symbol, two
+			l.advance(2)
+		default:
+			switch c {
+			case '(', ')', ',', '.', ';', '*', '=', '<', '>', '-', '+', ':':
+				tok.Kind, tok.Text = Symbol, string(c)
+				l.advance(1)
+			default:
+				r, size := utf8.DecodeRuneInString(l.src[l.off:])
+				tok.Kind = Illegal
+				if r == utf8.RuneError && size <= 1 {
+					tok.Err = fmt.Sprintf("invalid UTF-8 byte 0x%02x", c)
+					size = 1
+				} else {
+					tok.Err = fmt.Sprintf("unexpected character %q", r)
+				}
+				l.advance(size)
+			}
+		}
+	}
+	tok.End = l.off
+	tok.Raw = l.src[start.Offset:l.off]
+	return tok
+}
+
+// quoted scans a quoted string or back-quoted identifier; a doubled quote
+// stands for itself. Unterminated, it consumes the rest of the text (so no
+// `;` inside it splits the batch) and becomes an Illegal token.
+func (l *lexer) quoted(tok *Token, q byte) {
+	var b strings.Builder
+	i := l.off + 1
+	for i < len(l.src) {
+		c := l.src[i]
+		if c == q {
+			if i+1 < len(l.src) && l.src[i+1] == q {
+				b.WriteByte(q)
+				i += 2
+				continue
+			}
+			l.advance(i + 1 - l.off)
+			tok.Text = b.String()
+			if q == '`' {
+				tok.Kind = QuotedID
+			} else {
+				tok.Kind = String
+			}
+			return
+		}
+		b.WriteByte(c)
+		i++
+	}
+	l.advance(len(l.src) - l.off)
+	tok.Kind = Illegal
+	if q == '`' {
+		tok.Err = "unterminated back-quoted identifier"
+	} else {
+		tok.Err = "unterminated string"
+	}
+}
+
+// stmtTokens is one statement of a batch: its tokens (without the closing
+// `;`), its number (from 1) and its byte range in the batch.
+type stmtTokens struct {
+	n          int
+	toks       []Token
+	start, end int
+	semi       *Token // the terminating `;`, nil at end of text
+}
+
+// split lexes the batch and cuts it on `;` tokens, which by construction lie
+// outside quotes, back-quotes and comments. Statements with no tokens (blank,
+// only comments) are dropped and not counted.
+func split(src string) ([]stmtTokens, *lexer) {
+	l := newLexer(src)
+	// One backing array for every statement's tokens: a batch of a hundred
+	// statements would otherwise regrow a slice per statement.
+	all := make([]Token, 0, len(src)/5+4)
+	var out []stmtTokens
+	first, start := 0, 0
+	for {
+		t := l.next()
+		if t.Kind == EOF || t.Kind == Symbol && t.Text == ";" {
+			if len(all) > first {
+				st := stmtTokens{n: len(out) + 1, toks: all[first:len(all):len(all)], start: start, end: t.Pos.Offset}
+				if t.Kind != EOF {
+					semi := t
+					st.semi = &semi
+				}
+				out = append(out, st)
+			}
+			if t.Kind == EOF {
+				return out, l
+			}
+			first, start = len(all), t.End
+			continue
+		}
+		all = append(all, t)
+	}
+}
+
+// rawText returns src[from:to] without the comments inside that range.
+func (l *lexer) rawText(from, to int) string {
+	var b strings.Builder
+	at := from
+	for _, c := range l.comments {
+		if c[1] <= at || c[0] >= to {
+			continue
+		}
+		if c[0] > at {
+			b.WriteString(l.src[at:c[0]])
+		}
+		// A comment separates what surrounds it, like whitespace.
+		b.WriteByte(' ')
+		at = c[1]
+	}
+	if at < to {
+		b.WriteString(l.src[at:to])
+	}
+	return b.String()
+}

@@ -1,0 +1,885 @@
+package sql
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// SyntaxError is a statement the parser rejects. Statement counts from 1
+// (blank statements are not counted); Pos is in the whole batch text.
+type SyntaxError struct {
+	Statement int
+	Pos       Pos
+	Msg       string
+}
+
+func (e *SyntaxError) Error() string {
+	return fmt.Sprintf("statement %d, line %d, column %d: %s", e.Statement, e.Pos.Line, e.Pos.Col, e.Msg)
+}
+
+// ErrSyntax is matched by errors.Is for every *SyntaxError.
+var ErrSyntax = errors.New("syntax error")
+
+// Is makes errors.Is(err, ErrSyntax) true.
+func (e *SyntaxError) Is(target error) bool { return target == ErrSyntax }
+
+// Parse splits a batch on `;` (outside quotes, back-quotes and comments) and
+// parses every statement. It stops at the first syntax error, so a batch
+// with a mistake anywhere runs nothing.
+func Parse(text string) ([]Statement, error) {
+	parts, lx := split(text)
+	out := make([]Statement, 0, len(parts))
+	for _, st := range parts {
+		p := &parser{st: st, lx: lx}
+		s, err := p.statement()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+// ParseOne parses text that must hold exactly one statement.
+func ParseOne(text string) (Statement, error) {
+	stmts, err := Parse(text)
+	if err != nil {
+		return nil, err
+	}
+	if len(stmts) != 1 {
+		return nil, fmt.Errorf("want exactly one statement, found %d", len(stmts))
+	}
+	return stmts[0], nil
+}
+
+type parser struct {
+	st stmtTokens
+	i  int
+	lx *lexer
+}
+
+// eof is the token that stands for the end of the statement, placed just
+// after its last token.
+func (p *parser) eof() Token {
+	last := p.st.toks[len(p.st.toks)-1]
+	return Token{Kind: EOF, Pos: posAfter(last), End: last.End}
+}
+
+// posAfter is the position just past t.
+func posAfter(t Token) Pos {
+	pos := t.Pos
+	for _, r := range t.Raw {
+		pos.Offset += utf8.RuneLen(r)
+		if r == '\n' {
+			pos.Line++
+			pos.Col = 1
+		} else {
+			pos.Col++
+		}
+	}
+	if r := t.Raw; len(r) > 0 && !utf8.ValidString(r) {
+		// Invalid bytes count one column each; keep the offset exact.
+		pos.Offset = t.End
+	}
+	return pos
+}
+
+func (p *parser) peek() Token {
+	if p.i < len(p.st.toks) {
+		return p.st.toks[p.i]
+	}
+	return p.eof()
+}
+
+func (p *parser) peekAt(k int) Token {
+	if p.i+k < len(p.st.toks) {
+		return p.st.toks[p.i+k]
+	}
+	return p.eof()
+}
+
+func (p *parser) next() Token {
+	t := p.peek()
+	if p.i < len(p.st.toks) {
+		p.i++
+	}
+	return t
+}
+
+func (p *parser) errorf(pos Pos, format string, args ...any) error {
+	return &SyntaxError{Statement: p.st.n, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+}
+
+// unexpected reports t where something else was wanted.
+func (p *parser) unexpected(t Token, want string) error {
+	if t.Kind == Illegal {
+		return p.errorf(t.Pos, "%s", t.Err)
+	}
+	if want == "" {
+		return p.errorf(t.Pos, "unexpected %s", t.describe())
+	}
+	return p.errorf(t.Pos, "expected %s, found %s", want, t.describe())
+}
+
+func (p *parser) acceptKeyword(kws ...string) bool {
+	t := p.peek()
+	for _, kw := range kws {
+		if t.isKeyword(kw) {
+			p.i++
+			return true
+		}
+	}
+	return false
+}
+
+func (p *parser) expectKeyword(kw string) (Token, error) {
+	t := p.peek()
+	if !t.isKeyword(kw) {
+		return t, p.unexpected(t, kw)
+	}
+	p.i++
+	return t, nil
+}
+
+func (p *parser) acceptSymbol(s string) bool {
+	if t := p.peek(); t.Kind == Symbol && t.Text == s {
+		p.i++
+		return true
+	}
+	return false
+}
+
+func (p *parser) expectSymbol(s string) (Token, error) {
+	t := p.peek()
+	if t.Kind != Symbol || t.Text != s {
+		return t, p.unexpected(t, fmt.Sprintf("%q", s))
+	}
+	p.i++
+	return t, nil
+}
+
+// end checks that nothing follows the statement.
+func (p *parser) end() error {
+	if t := p.peek(); t.Kind != EOF {
+		return p.unexpected(t, "end of statement")
+	}
+	return nil
+}
+
+func (p *parser) statement() (Statement, error) {
+	t := p.peek()
+	base := stmtBase{N: p.st.n, Pos: t.Pos}
+	var (
+		s   Statement
+		err error
+	)
+	switch {
+	case t.isKeyword("CREATE"):
+		s, err = p.createTable(base)
+	case t.isKeyword("DROP"):
+		s, err = p.dropTable(base)
+	case t.isKeyword("SHOW"):
+		s, err = p.show(base)
+	case t.isKeyword("DESCRIBE"), t.isKeyword("DESC"):
+		s, err = p.describe(base)
+	case t.isKeyword("SET"):
+		return p.set(base)
+	case t.isKeyword("RESET"):
+		return p.reset(base)
+	case t.isKeyword("SELECT"):
+		s, err = p.selectStmt(base)
+	case t.isKeyword("INSERT"):
+		s, err = p.insert(base)
+	default:
+		return nil, p.unexpected(t, "a statement (CREATE, DROP, SHOW, DESCRIBE, SET, RESET, SELECT or INSERT)")
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := p.end(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// reserved words cannot be bare column names or aliases.
+var reserved = map[string]bool{
+	"SELECT": true, "FROM": true, "WHERE": true, "LIMIT": true, "AND": true, "OR": true, "NOT": true,
+	"IS": true, "NULL": true, "TRUE": true, "FALSE": true, "AS": true, "VALUES": true, "INSERT": true,
+	"CREATE": true, "DROP": true, "TABLE": true,
+}
+
+func isReserved(t Token) bool { return t.Kind == Ident && reserved[strings.ToUpper(t.Text)] }
+
+// ident reads a bare or back-quoted identifier; what names the thing wanted
+// in errors.
+func (p *parser) ident(what string) (Token, error) {
+	t := p.peek()
+	if t.Kind == QuotedID || t.Kind == Ident && !isReserved(t) {
+		p.i++
+		if t.Kind == QuotedID && t.Text == "" {
+			return t, p.errorf(t.Pos, "empty %s", what)
+		}
+		return t, nil
+	}
+	return t, p.unexpected(t, what)
+}
+
+func (p *parser) tableName() (TableName, error) {
+	first, err := p.ident("a table name (ns.table)")
+	if err != nil {
+		return TableName{}, err
+	}
+	tn := TableName{Name: first.Text, Pos: first.Pos}
+	if p.acceptSymbol(".") {
+		second, err := p.ident("a table name after the namespace")
+		if err != nil {
+			return TableName{}, err
+		}
+		tn.Namespace, tn.Name = first.Text, second.Text
+		if t := p.peek(); t.Kind == Symbol && t.Text == "." {
+			return TableName{}, p.errorf(t.Pos, "table name %s.%s.… has too many parts (want ns.table)", first.Text, second.Text)
+		}
+	}
+	return tn, nil
+}
+
+func (p *parser) createTable(base stmtBase) (Statement, error) {
+	p.next() // CREATE
+	s := &CreateTable{stmtBase: base}
+	s.External = p.acceptKeyword("EXTERNAL")
+	if _, err := p.expectKeyword("TABLE"); err != nil {
+		return nil, err
+	}
+	if p.acceptKeyword("IF") {
+		if _, err := p.expectKeyword("NOT"); err != nil {
+			return nil, err
+		}
+		if _, err := p.expectKeyword("EXISTS"); err != nil {
+			return nil, err
+		}
+		s.IfNotExists = true
+	}
+	var err error
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if p.acceptSymbol("(") {
+		seen := map[string]bool{}
+		for {
+			c, err := p.columnDef()
+			if err != nil {
+				return nil, err
+			}
+			if seen[strings.ToLower(c.Name)] {
+				return nil, p.errorf(c.Pos, "column %s is defined twice", c.Name)
+			}
+			seen[strings.ToLower(c.Name)] = true
+			s.Columns = append(s.Columns, c)
+			if p.acceptSymbol(",") {
+				continue
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.unexpected(p.peek(), `"," or ")"`)
+			}
+			break
+		}
+	}
+	var haveLoc, haveProps bool
+	for {
+		t := p.peek()
+		switch {
+		case t.isKeyword("LOCATION"):
+			if haveLoc {
+				return nil, p.errorf(t.Pos, "LOCATION given twice")
+			}
+			haveLoc = true
+			p.next()
+			v := p.next()
+			if v.Kind != String {
+				return nil, p.unexpected(v, "a quoted location")
+			}
+			s.Location = v.Text
+		case t.isKeyword("TBLPROPERTIES"):
+			if haveProps {
+				return nil, p.errorf(t.Pos, "TBLPROPERTIES given twice")
+			}
+			haveProps = true
+			p.next()
+			if s.Properties, err = p.properties(); err != nil {
+				return nil, err
+			}
+		default:
+			return s, nil
+		}
+	}
+}
+
+// columnDef reads `name type`; the type runs to the next `,` or `)` outside
+// angle brackets and parentheses and must be a type Sluice knows.
+func (p *parser) columnDef() (ColumnDef, error) {
+	name, err := p.ident("a column name")
+	if err != nil {
+		return ColumnDef{}, err
+	}
+	first := p.peek()
+	if first.Kind != Ident {
+		return ColumnDef{}, p.unexpected(first, "a type for column "+name.Text)
+	}
+	depth := 0
+	last := first
+	for {
+		t := p.peek()
+		if t.Kind == EOF || t.Kind == Illegal {
+			break
+		}
+		if t.Kind == Symbol {
+			switch t.Text {
+			case "<", "(":
+				depth++
+			case ">", ")":
+				if depth == 0 {
+					goto done
+				}
+				depth--
+			case "<>": // `struct<>`
+			case ",":
+				if depth == 0 {
+					goto done
+				}
+			}
+		}
+		last = p.next()
+	}
+done:
+	if depth != 0 {
+		t := p.peek()
+		return ColumnDef{}, p.unexpected(t, "the end of type "+p.lx.src[first.Pos.Offset:last.End])
+	}
+	typ := p.lx.src[first.Pos.Offset:last.End]
+	dt, err := dataframe.ParseSparkType(typ)
+	if err != nil {
+		return ColumnDef{}, p.errorf(first.Pos, "column %s: %v", name.Text, err)
+	}
+	return ColumnDef{Name: name.Text, Type: dataframe.SparkType(dt), Pos: name.Pos}, nil
+}
+
+func (p *parser) properties() ([]Property, error) {
+	if _, err := p.expectSymbol("("); err != nil {
+		return nil, err
+	}
+	var props []Property
+	seen := map[string]bool{}
+	if p.acceptSymbol(")") {
+		return props, nil
+	}
+	for {
+		k := p.peek()
+		var key string
+		switch {
+		case k.Kind == String:
+			p.next()
+			key = k.Text
+		case k.Kind == Ident || k.Kind == QuotedID:
+			// Spark also takes an unquoted dotted key: svc.storage.type='RESTAPI'.
+			p.next()
+			parts := []string{k.Text}
+			for p.acceptSymbol(".") {
+				t := p.next()
+				if t.Kind != Ident && t.Kind != QuotedID {
+					return nil, p.unexpected(t, "the rest of property key "+strings.Join(parts, "."))
+				}
+				parts = append(parts, t.Text)
+			}
+			key = strings.Join(parts, ".")
+		default:
+			return nil, p.unexpected(k, "a quoted property key")
+		}
+		if key == "" {
+			return nil, p.errorf(k.Pos, "empty property key")
+		}
+		if seen[key] {
+			return nil, p.errorf(k.Pos, "property %q is given twice", key)
+		}
+		seen[key] = true
+		if _, err := p.expectSymbol("="); err != nil {
+			return nil, err
+		}
+		v := p.next()
+		var val string
+		switch {
+		case v.Kind == String:
+			val = v.Text
+		case v.Kind == Number:
+			val = v.Text
+		case v.isKeyword("TRUE"), v.isKeyword("FALSE"):
+			val = strings.ToLower(v.Text)
+		case v.Kind == Symbol && v.Text == "-" && p.peek().Kind == Number:
+			val = "-" + p.next().Text
+		default:
+			return nil, p.unexpected(v, fmt.Sprintf("a quoted value for property %q", key))
+		}
+		props = append(props, Property{Key: key, Value: val, Pos: k.Pos})
+		if p.acceptSymbol(",") {
+			continue
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.unexpected(p.peek(), `"," or ")"`)
+		}
+		return props, nil
+	}
+}
+
+func (p *parser) dropTable(base stmtBase) (Statement, error) {
+	p.next() // DROP
+	if _, err := p.expectKeyword("TABLE"); err != nil {
+		return nil, err
+	}
+	s := &DropTable{stmtBase: base}
+	if p.acceptKeyword("IF") {
+		if _, err := p.expectKeyword("EXISTS"); err != nil {
+			return nil, err
+		}
+		s.IfExists = true
+	}
+	var err error
+	s.Table, err = p.tableName()
+	return s, err
+}
+
+func (p *parser) show(base stmtBase) (Statement, error) {
+	p.next() // SHOW
+	t := p.next()
+	switch {
+	case t.isKeyword("TABLES"):
+		s := &ShowTables{stmtBase: base}
+		if p.acceptKeyword("IN", "FROM") {
+			ns, err := p.ident("a namespace")
+			if err != nil {
+				return nil, err
+			}
+			s.Namespace = ns.Text
+		}
+		return s, nil
+	case t.isKeyword("NAMESPACES"), t.isKeyword("DATABASES"), t.isKeyword("SCHEMAS"):
+		return &ShowNamespaces{stmtBase: base}, nil
+	}
+	return nil, p.unexpected(t, "TABLES or NAMESPACES")
+}
+
+func (p *parser) describe(base stmtBase) (Statement, error) {
+	p.next() // DESCRIBE
+	p.acceptKeyword("TABLE")
+	// EXTENDED / FORMATTED change nothing: the detailed rows always follow.
+	if t := p.peek(); (t.isKeyword("EXTENDED") || t.isKeyword("FORMATTED")) && p.peekAt(1).Kind != EOF {
+		p.next()
+	}
+	tn, err := p.tableName()
+	if err != nil {
+		return nil, err
+	}
+	return &Describe{stmtBase: base, Table: tn}, nil
+}
+
+// set takes the raw text after SET: Spark reads `SET k=v` by splitting on
+// the first `=`, so values may hold any character (URLs, `{tokens}`). A value
+// that is one quoted string is unquoted.
+func (p *parser) set(base stmtBase) (Statement, error) {
+	kw := p.next()
+	s := &Set{stmtBase: base}
+	raw := strings.TrimSpace(p.lx.rawText(kw.End, p.st.end))
+	if raw == "" {
+		return s, nil
+	}
+	keyPart, val, hasVal := strings.Cut(raw, "=")
+	key, err := p.settingKey(strings.TrimSpace(keyPart), kw)
+	if err != nil {
+		return nil, err
+	}
+	s.Key, s.HasKey = key, true
+	if hasVal {
+		s.Value, s.HasValue = unquoteValue(strings.TrimSpace(val)), true
+	}
+	return s, nil
+}
+
+func (p *parser) reset(base stmtBase) (Statement, error) {
+	kw := p.next()
+	s := &Reset{stmtBase: base}
+	raw := strings.TrimSpace(p.lx.rawText(kw.End, p.st.end))
+	if raw == "" {
+		return s, nil
+	}
+	key, err := p.settingKey(raw, kw)
+	if err != nil {
+		return nil, err
+	}
+	s.Key = key
+	return s, nil
+}
+
+// settingKey checks a SET/RESET key: one word, or a back-quoted name.
+func (p *parser) settingKey(k string, kw Token) (string, error) {
+	if len(k) >= 2 && k[0] == '`' && k[len(k)-1] == '`' {
+		k = strings.ReplaceAll(k[1:len(k)-1], "``", "`")
+	}
+	if k == "" {
+		return "", p.errorf(posAfter(kw), "SET wants key=value, key or nothing; the key is missing")
+	}
+	if strings.IndexFunc(k, unicode.IsSpace) >= 0 {
+		return "", p.errorf(posAfter(kw), "setting key %q contains a space (back-quote it)", k)
+	}
+	return k, nil
+}
+
+func unquoteValue(v string) string {
+	if len(v) < 2 {
+		return v
+	}
+	q := v[0]
+	if (q != '\'' && q != '"') || v[len(v)-1] != q {
+		return v
+	}
+	inner := v[1 : len(v)-1]
+	// Only a single well-formed string is unquoted: 'a' 'b' stays as typed.
+	doubled := string([]byte{q, q})
+	if strings.Count(strings.ReplaceAll(inner, doubled, ""), string(q)) != 0 {
+		return v
+	}
+	return strings.ReplaceAll(inner, doubled, string(q))
+}
+
+func (p *parser) selectStmt(base stmtBase) (*Select, error) {
+	p.next() // SELECT
+	s := &Select{stmtBase: base, Limit: -1}
+	if p.acceptSymbol("*") {
+		s.Star = true
+	} else {
+		seen := map[string]Pos{}
+		for {
+			it, err := p.selectItem()
+			if err != nil {
+				return nil, err
+			}
+			if prev, dup := seen[it.Name()]; dup {
+				return nil, p.errorf(it.Pos, "column name %s appears twice in SELECT (first at line %d, column %d); use AS to rename one", it.Name(), prev.Line, prev.Col)
+			}
+			seen[it.Name()] = it.Pos
+			s.Items = append(s.Items, it)
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+	}
+	if _, err := p.expectKeyword("FROM"); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.From, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if p.acceptKeyword("WHERE") {
+		if s.Where, err = p.orExpr(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKeyword("LIMIT") {
+		t := p.next()
+		if t.Kind != Number {
+			return nil, p.unexpected(t, "a row count after LIMIT")
+		}
+		n, err := strconv.ParseInt(t.Text, 10, 64)
+		if err != nil || n < 0 {
+			return nil, p.errorf(t.Pos, "LIMIT %s is not a whole number of rows", t.Text)
+		}
+		s.Limit = n
+	}
+	return s, nil
+}
+
+func (p *parser) selectItem() (SelectItem, error) {
+	t := p.peek()
+	if t.Kind == Symbol && t.Text == "*" {
+		return SelectItem{}, p.errorf(t.Pos, "* must be the only item of SELECT")
+	}
+	ref, err := p.path()
+	if err != nil {
+		return SelectItem{}, err
+	}
+	it := SelectItem{Path: ref.Path, Pos: ref.Pos}
+	if p.acceptKeyword("AS") {
+		a, err := p.ident("an alias after AS")
+		if err != nil {
+			return SelectItem{}, err
+		}
+		it.Alias = a.Text
+	} else if a := p.peek(); a.Kind == QuotedID || a.Kind == Ident && !isReserved(a) {
+		p.next()
+		it.Alias = a.Text
+	}
+	return it, nil
+}
+
+// path reads a column or dotted nested path.
+func (p *parser) path() (*ColumnRef, error) {
+	first, err := p.ident("a column")
+	if err != nil {
+		return nil, err
+	}
+	ref := &ColumnRef{Path: []string{first.Text}, Pos: first.Pos}
+	for p.acceptSymbol(".") {
+		seg, err := p.ident("a field name after \".\"")
+		if err != nil {
+			return nil, err
+		}
+		ref.Path = append(ref.Path, seg.Text)
+	}
+	for _, seg := range ref.Path {
+		if strings.Contains(seg, ".") {
+			return nil, p.errorf(first.Pos, "column name %q holds a \".\", which nested paths cannot address", seg)
+		}
+	}
+	return ref, nil
+}
+
+func (p *parser) orExpr() (Expr, error) {
+	l, err := p.andExpr()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("OR") {
+			return l, nil
+		}
+		p.next()
+		r, err := p.andExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: "OR", L: l, R: r, Pos: t.Pos}
+	}
+}
+
+func (p *parser) andExpr() (Expr, error) {
+	l, err := p.notExpr()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("AND") {
+			return l, nil
+		}
+		p.next()
+		r, err := p.notExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &Binary{Op: "AND", L: l, R: r, Pos: t.Pos}
+	}
+}
+
+func (p *parser) notExpr() (Expr, error) {
+	if t := p.peek(); t.isKeyword("NOT") {
+		p.next()
+		x, err := p.notExpr()
+		if err != nil {
+			return nil, err
+		}
+		return &Not{X: x, Pos: t.Pos}, nil
+	}
+	return p.predicate()
+}
+
+var comparisons = map[string]bool{"=": true, "!=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
+
+func (p *parser) predicate() (Expr, error) {
+	l, err := p.operand()
+	if err != nil {
+		return nil, err
+	}
+	t := p.peek()
+	switch {
+	case t.Kind == Symbol && comparisons[t.Text]:
+		p.next()
+		r, err := p.operand()
+		if err != nil {
+			return nil, err
+		}
+		op := t.Text
+		if op == "<>" {
+			op = "!="
+		}
+		return &Binary{Op: op, L: l, R: r, Pos: t.Pos}, nil
+	case t.isKeyword("IS"):
+		p.next()
+		not := p.acceptKeyword("NOT")
+		if _, err := p.expectKeyword("NULL"); err != nil {
+			return nil, err
+		}
+		return &IsNull{X: l, Not: not, Pos: t.Pos}, nil
+	}
+	return l, nil
+}
+
+func (p *parser) operand() (Expr, error) {
+	t := p.peek()
+	switch {
+	case t.Kind == Symbol && t.Text == "(":
+		p.next()
+		x, err := p.orExpr()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, err
+		}
+		return x, nil
+	case t.Kind == Ident && !isReserved(t), t.Kind == QuotedID:
+		return p.path()
+	}
+	lit, err := p.literal("a column, a value or \"(\"")
+	if err != nil {
+		return nil, err
+	}
+	return lit, nil
+}
+
+// literal reads a string, a number (with an optional sign), TRUE, FALSE or NULL.
+func (p *parser) literal(want string) (*Literal, error) {
+	t := p.next()
+	switch {
+	case t.Kind == String:
+		return &Literal{Value: t.Text, Raw: t.Raw, Pos: t.Pos}, nil
+	case t.Kind == Number:
+		return p.number(t, "")
+	case t.Kind == Symbol && (t.Text == "-" || t.Text == "+"):
+		n := p.peek()
+		if n.Kind != Number {
+			return nil, p.unexpected(n, "a number after "+t.Text)
+		}
+		p.next()
+		lit, err := p.number(n, t.Text)
+		if err != nil {
+			return nil, err
+		}
+		lit.Pos = t.Pos
+		return lit, nil
+	case t.isKeyword("TRUE"):
+		return &Literal{Value: true, Raw: "true", Pos: t.Pos}, nil
+	case t.isKeyword("FALSE"):
+		return &Literal{Value: false, Raw: "false", Pos: t.Pos}, nil
+	case t.isKeyword("NULL"):
+		return &Literal{Value: nil, Raw: "NULL", Pos: t.Pos}, nil
+	}
+	return nil, p.unexpected(t, want)
+}
+
+func (p *parser) number(t Token, sign string) (*Literal, error) {
+	text := t.Text
+	if sign == "-" {
+		text = "-" + text
+	}
+	if !strings.ContainsAny(t.Text, ".eE") {
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			return &Literal{Value: n, Raw: text, Pos: t.Pos}, nil
+		}
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return nil, p.errorf(t.Pos, "number %s is out of range", text)
+	}
+	return &Literal{Value: f, Raw: text, Pos: t.Pos}, nil
+}
+
+func (p *parser) insert(base stmtBase) (Statement, error) {
+	p.next() // INSERT
+	if t := p.peek(); t.isKeyword("OVERWRITE") {
+		return nil, p.errorf(t.Pos, "INSERT OVERWRITE is not supported; use INSERT INTO")
+	}
+	if _, err := p.expectKeyword("INTO"); err != nil {
+		return nil, err
+	}
+	p.acceptKeyword("TABLE")
+	s := &Insert{stmtBase: base}
+	var err error
+	if s.Table, err = p.tableName(); err != nil {
+		return nil, err
+	}
+	if p.acceptSymbol("(") {
+		seen := map[string]bool{}
+		for {
+			c, err := p.ident("a column name")
+			if err != nil {
+				return nil, err
+			}
+			if seen[c.Text] {
+				return nil, p.errorf(c.Pos, "column %s is listed twice", c.Text)
+			}
+			seen[c.Text] = true
+			s.Columns = append(s.Columns, c.Text)
+			if p.acceptSymbol(",") {
+				continue
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.unexpected(p.peek(), `"," or ")"`)
+			}
+			break
+		}
+	}
+	t := p.peek()
+	switch {
+	case t.isKeyword("SELECT"):
+		q, err := p.selectStmt(stmtBase{N: base.N, Pos: t.Pos})
+		if err != nil {
+			return nil, err
+		}
+		if len(s.Columns) > 0 && !q.Star && len(q.Items) != len(s.Columns) {
+			return nil, p.errorf(t.Pos, "INSERT lists %d columns but SELECT gives %d", len(s.Columns), len(q.Items))
+		}
+		s.Query = q
+		return s, nil
+	case t.isKeyword("VALUES"):
+		p.next()
+		for {
+			open, err := p.expectSymbol("(")
+			if err != nil {
+				return nil, err
+			}
+			var row []*Literal
+			for {
+				lit, err := p.literal("a value (string, number, TRUE, FALSE or NULL)")
+				if err != nil {
+					return nil, err
+				}
+				row = append(row, lit)
+				if p.acceptSymbol(",") {
+					continue
+				}
+				if _, err := p.expectSymbol(")"); err != nil {
+					return nil, p.unexpected(p.peek(), `"," or ")"`)
+				}
+				break
+			}
+			if len(s.Rows) > 0 && len(row) != len(s.Rows[0]) {
+				return nil, p.errorf(open.Pos, "row %d has %d values, row 1 has %d", len(s.Rows)+1, len(row), len(s.Rows[0]))
+			}
+			if len(s.Columns) > 0 && len(row) != len(s.Columns) {
+				return nil, p.errorf(open.Pos, "row %d has %d values for %d listed columns", len(s.Rows)+1, len(row), len(s.Columns))
+			}
+			s.Rows = append(s.Rows, row)
+			if !p.acceptSymbol(",") {
+				return s, nil
+			}
+		}
+	}
+	return nil, p.unexpected(t, "SELECT or VALUES")
+}
