@@ -21,13 +21,13 @@ type Kind int
 
 // Token kinds.
 const (
-	EOF       Kind = iota
-	Ident          // a bare identifier or keyword
-	QuotedID       // a back-quoted identifier (never a keyword)
-	String         // a single- or double-quoted string; Text is the unquoted value
-	Number         // an integer or decimal literal
-	Symbol         // punctuation and operators: ( ) , . ; * = != <> < <= > >= - + :
-	Illegal        // a character the dialect does not know, or an unterminated quote
+	EOF      Kind = iota
+	Ident         // a bare identifier or keyword
+	QuotedID      // a back-quoted identifier (never a keyword)
+	String        // a single- or double-quoted string; Text is the unquoted value
+	Number        // an integer or decimal literal
+	Symbol        // punctuation and operators: ( ) , . ; * = != <> < <= > >= - + :
+	Illegal       // a character the dialect does not know, or an unterminated quote
 )
 
 // Token is one lexical token. Text is the identifier, the unquoted string
