@@ -28,6 +28,10 @@ type typeNode struct {
 	index  map[string]int32 // struct: field name → position in fields
 	hint   []int32          // struct: field of the k-th key of the last object
 	elem   *typeNode        // list elements
+
+	// Sizes for reserving builder memory in pass 2.
+	vals     int64 // values seen, nulls included
+	strBytes int64 // bytes of the values of a string node
 }
 
 type typeField struct {
@@ -81,10 +85,17 @@ func (n *typeNode) field(key []byte, k int) *typeField {
 // mergeNode merges src into dst by the inference rules. src must not be
 // used afterwards: dst may take its children.
 func mergeNode(dst, src *typeNode) {
+	if dst.kind != kindNone {
+		dst.vals += src.vals
+		dst.strBytes += src.strBytes
+	}
 	switch {
 	case src.kind == kindNone || dst.kind == kindString:
 	case dst.kind == kindNone:
+		vals, strBytes := dst.vals, dst.strBytes
 		*dst = *src
+		dst.vals += vals
+		dst.strBytes += strBytes
 	case src.kind == kindString:
 		dst.toString()
 	case dst.kind == kindStruct && src.kind == kindStruct:
@@ -171,6 +182,15 @@ func rowSchema(row *typeNode, rows int64) *arrow.Schema {
 // inferValue merges the value at pos into n and returns the position after
 // it.
 func (s *scanner) inferValue(pos int, n *typeNode, depth int) int {
+	end := s.inferType(pos, n, depth)
+	n.vals++
+	if n.kind == kindString && end > pos {
+		n.strBytes += int64(end - pos)
+	}
+	return end
+}
+
+func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 	d := s.data
 	if pos >= len(d) {
 		return s.fail(pos, "unexpected end of input, expected a value")

@@ -151,7 +151,21 @@ func readJSON(spans []docSpan, lines bool, opts JSONOptions) (f *Frame, err erro
 	schema := rowSchema(row, rows)
 	structs := row.kind == kindStruct
 	mem := opts.allocator()
-	runChunks(chunks, func(c *chunk) { c.recs, c.err = buildChunk(c, mem, schema, structs, opts.maxDepth()) })
+	total := 0
+	for _, sp := range spans {
+		total += len(sp.data)
+	}
+	runChunks(chunks, func(c *chunk) {
+		size := 0
+		for _, sp := range c.spans {
+			size += len(sp.data)
+		}
+		frac := 1.0
+		if total > 0 && len(chunks) > 1 {
+			frac = float64(size) / float64(total)
+		}
+		c.recs, c.err = buildChunk(c, mem, schema, structs, opts.maxDepth(), row, frac)
+	})
 	var recs []arrow.Record
 	for _, c := range chunks {
 		if c.err != nil && err == nil {
@@ -438,12 +452,15 @@ func jsonKindName(c byte) string {
 
 // buildChunk is pass 2: it appends the rows found by pass 1 to builders of
 // the final schema.
-func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, maxDepth int) ([]arrow.Record, error) {
+func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, maxDepth int, row *typeNode, frac float64) ([]arrow.Record, error) {
 	rb, err := newRowBuilder(mem, schema, structs)
 	if err != nil {
 		return nil, err
 	}
 	defer rb.release()
+	if rb.root != nil && c.rows <= maxBatchRows {
+		rb.root.reserve(row, c.rows, frac)
+	}
 	s := &scanner{maxDepth: maxDepth}
 	for i := range c.spans {
 		sp := &c.spans[i]

@@ -2,6 +2,7 @@ package dataframe
 
 import (
 	"fmt"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -120,8 +121,8 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 	switch n.kind {
 	case kindString:
 		if c == '"' {
-			end, flags := s.scanString(pos)
-			n.bin.Append(stringBody(d, pos, end, flags, &s.buf))
+			end := stringEnd(d, pos)
+			n.bin.Append(validBody(d, pos, end, &s.buf))
 			return end
 		}
 		// A value in a column widened to string keeps its JSON text.
@@ -190,8 +191,11 @@ func (s *scanner) buildObject(pos int, n *buildNode, depth int) int {
 		pos++
 	} else {
 		for k := 0; ; k++ {
-			end, flags := s.scanString(pos)
-			key := stringBody(d, pos, end, flags, &s.keyBuf)
+			end, escaped := keyEnd(d, pos)
+			key := d[pos+1 : end-1]
+			if escaped || !asciiOrValid(key) {
+				key = validBody(d, pos, end, &s.keyBuf)
+			}
 			pos = s.skipWS(s.skipWS(end) + 1)
 			if i := n.lookup(key, k); i >= 0 && n.seen[i] != n.gen {
 				n.seen[i] = n.gen
@@ -310,4 +314,42 @@ func (rb *rowBuilder) release() {
 		r.Release()
 	}
 	rb.records = nil
+}
+
+func asciiOrValid(b []byte) bool {
+	for _, c := range b {
+		if c >= utf8.RuneSelf {
+			return utf8.Valid(b)
+		}
+	}
+	return true
+}
+
+// reserve sizes the builders from pass 1's counts, scaled by frac (this
+// chunk's share of the input), so they do not grow by doubling.
+func (n *buildNode) reserve(t *typeNode, entries int64, frac float64) {
+	if t == nil || entries <= 0 {
+		return
+	}
+	switch n.kind {
+	case kindString:
+		n.bin.Reserve(int(entries))
+		n.bin.ReserveData(int(float64(t.strBytes) * frac))
+	case kindStruct:
+		if t.kind != kindStruct {
+			return
+		}
+		for i, name := range n.names {
+			if j, ok := t.index[name]; ok {
+				n.fields[i].reserve(t.fields[j].node, entries, frac)
+			}
+		}
+	case kindList:
+		n.b.Reserve(int(entries))
+		if t.kind == kindList {
+			n.elem.reserve(t.elem, int64(float64(t.elem.vals)*frac), frac)
+		}
+	default:
+		n.b.Reserve(int(entries))
+	}
 }

@@ -1,6 +1,7 @@
 package dataframe
 
 import (
+	"bytes"
 	"encoding/binary"
 	"fmt"
 	"strconv"
@@ -178,55 +179,64 @@ func unhex(c byte) int {
 // lone surrogates replaced by U+FFFD.
 func appendDecoded(dst, body []byte) []byte {
 	for i := 0; i < len(body); {
-		c := body[i]
-		if c == '\\' {
-			switch e := body[i+1]; e {
-			case 'b':
-				dst = append(dst, '\b')
-			case 'f':
-				dst = append(dst, '\f')
-			case 'n':
-				dst = append(dst, '\n')
-			case 'r':
-				dst = append(dst, '\r')
-			case 't':
-				dst = append(dst, '\t')
-			case 'u':
-				r := hex4(body[i+2:])
-				i += 6
-				if utf16.IsSurrogate(r) {
-					if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
-						if r2 := hex4(body[i+2:]); utf16.DecodeRune(r, r2) != utf8.RuneError {
-							r = utf16.DecodeRune(r, r2)
-							i += 6
-						} else {
-							r = utf8.RuneError
-						}
-					} else {
-						r = utf8.RuneError
-					}
+		if body[i] != '\\' {
+			j := bytes.IndexByte(body[i:], '\\')
+			if j < 0 {
+				j = len(body)
+			} else {
+				j += i
+			}
+			dst = appendValidUTF8(dst, body[i:j])
+			i = j
+			continue
+		}
+		switch e := body[i+1]; e {
+		case 'b':
+			dst = append(dst, '\b')
+		case 'f':
+			dst = append(dst, '\f')
+		case 'n':
+			dst = append(dst, '\n')
+		case 'r':
+			dst = append(dst, '\r')
+		case 't':
+			dst = append(dst, '\t')
+		case 'u':
+			r := hex4(body[i+2:])
+			i += 6
+			if utf16.IsSurrogate(r) {
+				r2 := rune(-1)
+				if i+6 <= len(body) && body[i] == '\\' && body[i+1] == 'u' {
+					r2 = hex4(body[i+2:])
 				}
-				dst = utf8.AppendRune(dst, r)
-				continue
-			default: // '"', '\\', '/'
-				dst = append(dst, e)
+				if dr := utf16.DecodeRune(r, r2); dr != utf8.RuneError {
+					r = dr
+					i += 6
+				} else {
+					r = utf8.RuneError
+				}
 			}
-			i += 2
+			dst = utf8.AppendRune(dst, r)
 			continue
+		default: // '"', '\\', '/'
+			dst = append(dst, e)
 		}
-		if c < utf8.RuneSelf {
-			start := i
-			for i < len(body) && body[i] < utf8.RuneSelf && body[i] != '\\' {
-				i++
-			}
-			dst = append(dst, body[start:i]...)
-			continue
-		}
-		r, size := utf8.DecodeRune(body[i:])
+		i += 2
+	}
+	return dst
+}
+
+// appendValidUTF8 appends seg with invalid UTF-8 bytes replaced by U+FFFD.
+func appendValidUTF8(dst, seg []byte) []byte {
+	if utf8.Valid(seg) {
+		return append(dst, seg...)
+	}
+	for i := 0; i < len(seg); {
+		r, size := utf8.DecodeRune(seg[i:])
 		if r == utf8.RuneError && size == 1 {
 			dst = append(dst, "\uFFFD"...)
 		} else {
-			dst = append(dst, body[i:i+size]...)
+			dst = append(dst, seg[i:i+size]...)
 		}
 		i += size
 	}
@@ -246,6 +256,48 @@ func stringBody(d []byte, pos, end, flags int, buf *[]byte) []byte {
 	}
 	*buf = appendDecoded((*buf)[:0], body)
 	return *buf
+}
+
+// stringEnd finds the end of the string at pos, which pass 1 validated:
+// the position after its closing quote. It leans on bytes.IndexByte,
+// which is vectorised.
+func stringEnd(d []byte, pos int) int {
+	i := pos + 1
+	for {
+		i += bytes.IndexByte(d[i:], '"')
+		k := i - 1
+		for d[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i + 1
+		}
+		i++
+	}
+}
+
+// validBody is the decoded content of the validated string at [pos, end),
+// raw when possible, else decoded into *buf.
+func validBody(d []byte, pos, end int, buf *[]byte) []byte {
+	body := d[pos+1 : end-1]
+	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+		return body
+	}
+	*buf = appendDecoded((*buf)[:0], body)
+	return *buf
+}
+
+// keyEnd finds the end of a validated field name; names are short, so a
+// plain loop beats IndexByte. escaped reports a backslash.
+func keyEnd(d []byte, pos int) (end int, escaped bool) {
+	for i := pos + 1; ; i++ {
+		switch d[i] {
+		case '"':
+			return i + 1, false
+		case '\\':
+			return stringEnd(d, pos), true
+		}
+	}
 }
 
 // Number classes found by scanNumber.
