@@ -1,0 +1,192 @@
+package dataframe
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// ErrUnknownFormat is returned by ReadFile and WriteFile for a file
+// extension they do not know.
+var ErrUnknownFormat = errors.New("unknown file format")
+
+// FileOptions tune ReadFile and WriteFile.
+type FileOptions struct {
+	// RecordsPath is the dotted path of the array holding the rows inside a
+	// .json document (`items`). Ignored for other formats. Defaults to "" (the
+	// whole document).
+	RecordsPath string
+	// Parquet tunes .parquet output. Defaults to snappy compression.
+	Parquet ParquetOptions
+	// Allocator backs the frame's buffers. Defaults to memory.DefaultAllocator.
+	Allocator memory.Allocator
+}
+
+func (o FileOptions) allocator() memory.Allocator {
+	if o.Allocator == nil {
+		return memory.DefaultAllocator
+	}
+	return o.Allocator
+}
+
+// fileFormat is a format chosen by file extension.
+type fileFormat int
+
+const (
+	formatUnknown fileFormat = iota
+	formatJSON               // one JSON document
+	formatNDJSON             // JSON lines
+	formatCSV
+	formatParquet
+	formatArrow
+)
+
+func formatOf(path string) (fileFormat, string) {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".json":
+		return formatJSON, ext
+	case ".ndjson", ".jsonl":
+		return formatNDJSON, ext
+	case ".csv":
+		return formatCSV, ext
+	case ".parquet":
+		return formatParquet, ext
+	case ".arrow":
+		return formatArrow, ext
+	}
+	return formatUnknown, ext
+}
+
+func unknownFormat(path, ext, want string) error {
+	if ext == "" {
+		return fmt.Errorf("%s: %w: no file extension (want %s)", path, ErrUnknownFormat, want)
+	}
+	return fmt.Errorf("%s: %w %q (want %s)", path, ErrUnknownFormat, ext, want)
+}
+
+// ReadFile reads a file into a frame, choosing the format by extension:
+// .json (one JSON document, inferred as ReadJSON does; RecordsPath picks the
+// rows), .ndjson and .jsonl (JSON lines), .csv (header row, types inferred),
+// .parquet and .arrow (Arrow IPC file format). The caller releases the frame.
+func ReadFile(path string, o FileOptions) (*Frame, error) {
+	format, ext := formatOf(path)
+	mem := o.allocator()
+	switch format {
+	case formatJSON, formatNDJSON:
+		data, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		var f *Frame
+		if format == formatJSON {
+			f, err = ReadJSON(data, JSONOptions{RecordsPath: o.RecordsPath, Allocator: mem})
+		} else {
+			f, err = ReadNDJSON(data, JSONOptions{Allocator: mem})
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		return f, nil
+	case formatCSV:
+		fh, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		defer fh.Close()
+		f, err := ReadCSV(fh, CSVOptions{Allocator: mem})
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+		return f, nil
+	case formatParquet:
+		return ReadParquet(path, mem)
+	case formatArrow:
+		return ReadArrowIPC(path, mem)
+	}
+	return nil, unknownFormat(path, ext, ".json, .ndjson, .jsonl, .csv, .parquet or .arrow")
+}
+
+// WriteFile writes f to path in the format its extension names: .parquet,
+// .arrow (Arrow IPC file format), .csv, .ndjson or .jsonl (JSON lines), .json
+// (one JSON array of row objects).
+//
+// The write is atomic: the data goes to a temporary file in the same
+// directory, is synced, and is renamed over path only when complete, so a
+// reader never sees half a file and a failed write leaves nothing behind.
+func WriteFile(path string, f *Frame, o FileOptions) error {
+	format, ext := formatOf(path)
+	var write func(w io.Writer) error
+	switch format {
+	case formatParquet:
+		if err := o.Parquet.validate(); err != nil {
+			return err
+		}
+		write = func(w io.Writer) error { return WriteParquet(w, f, o.Parquet) }
+	case formatArrow:
+		write = func(w io.Writer) error { return WriteArrowIPC(w, f) }
+	case formatCSV:
+		write = func(w io.Writer) error { return WriteCSV(w, f) }
+	case formatNDJSON:
+		write = func(w io.Writer) error { return WriteNDJSON(w, f) }
+	case formatJSON:
+		write = func(w io.Writer) error { return WriteJSONArray(w, f) }
+	default:
+		return unknownFormat(path, ext, ".parquet, .arrow, .csv, .ndjson, .jsonl or .json")
+	}
+	if err := writeAtomic(path, write); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return nil
+}
+
+// writeAtomic runs write against a buffered temporary file next to path and
+// renames it into place once write, the flush and the fsync all succeeded.
+func writeAtomic(path string, write func(w io.Writer) error) (err error) {
+	dir, base := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	bw := bufio.NewWriterSize(tmp, 1<<20)
+	if err = write(bw); err != nil {
+		return err
+	}
+	if err = bw.Flush(); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp.Name(), path); err != nil {
+		return err
+	}
+	// The rename is durable only once the directory entry is synced; a
+	// failure here does not undo the (already visible) write.
+	if d, derr := os.Open(dir); derr == nil {
+		_ = d.Sync()
+		d.Close()
+	}
+	return nil
+}

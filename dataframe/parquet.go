@@ -1,0 +1,247 @@
+package dataframe
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet"
+	"github.com/apache/arrow/go/v17/parquet/compress"
+	"github.com/apache/arrow/go/v17/parquet/file"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+)
+
+// ParquetOptions tune WriteParquet.
+type ParquetOptions struct {
+	// Compression is the column codec: "snappy", "zstd", "gzip", "brotli"
+	// or "none" (also "uncompressed"), any case. Defaults to "snappy".
+	Compression string
+	// RowGroupRows caps the rows of one row group. Smaller groups let the
+	// writer encode them in parallel and readers skip them; larger ones
+	// compress a little better. Defaults to 131072 (DuckDB writes 122880).
+	RowGroupRows int
+}
+
+const defaultRowGroupRows = 128 * 1024
+
+func (o ParquetOptions) codec() (compress.Compression, error) {
+	switch strings.ToLower(o.Compression) {
+	case "", "snappy":
+		return compress.Codecs.Snappy, nil
+	case "zstd":
+		return compress.Codecs.Zstd, nil
+	case "gzip":
+		return compress.Codecs.Gzip, nil
+	case "brotli":
+		return compress.Codecs.Brotli, nil
+	case "none", "uncompressed":
+		return compress.Codecs.Uncompressed, nil
+	}
+	return 0, fmt.Errorf("parquet compression %q: want snappy, zstd, gzip, brotli or none", o.Compression)
+}
+
+func (o ParquetOptions) validate() error {
+	if _, err := o.codec(); err != nil {
+		return err
+	}
+	if o.RowGroupRows < 0 {
+		return fmt.Errorf("parquet RowGroupRows %d: must be ≥ 0", o.RowGroupRows)
+	}
+	return nil
+}
+
+func (o ParquetOptions) rowGroupRows() int64 {
+	if o.RowGroupRows <= 0 {
+		return defaultRowGroupRows
+	}
+	return int64(o.RowGroupRows)
+}
+
+// writerProps are the Parquet and Arrow writer properties WriteParquet uses.
+//
+// The root is Required: pqarrow v17 otherwise writes a repeated root that
+// Spark and DuckDB reject or misread. The Arrow schema is stored in the file
+// so that a round trip restores the exact types (list element names, field
+// nullability) while other readers use the Parquet schema.
+func (o ParquetOptions) writerProps(mem memory.Allocator) (*parquet.WriterProperties, pqarrow.ArrowWriterProperties, error) {
+	codec, err := o.codec()
+	if err != nil {
+		return nil, pqarrow.ArrowWriterProperties{}, err
+	}
+	props := parquet.NewWriterProperties(
+		parquet.WithAllocator(mem),
+		parquet.WithCompression(codec),
+		parquet.WithRootRepetition(parquet.Repetitions.Required),
+		parquet.WithMaxRowGroupLength(o.rowGroupRows()),
+		parquet.WithCreatedBy("sluice (parquet-go arrow v17)"),
+	)
+	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
+	return props, arrProps, nil
+}
+
+// WriteParquet writes f to w as one Parquet file: the column order, nested
+// structs and lists are kept; row groups hold at most o.RowGroupRows rows.
+func WriteParquet(w io.Writer, f *Frame, o ParquetOptions) (err error) {
+	defer recoverAs(&err, "parquet")
+	props, arrProps, err := o.writerProps(memory.DefaultAllocator)
+	if err != nil {
+		return err
+	}
+	fw, err := pqarrow.NewFileWriter(f.Schema(), w, props, arrProps)
+	if err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	for _, rec := range f.Records() {
+		if err := fw.WriteBuffered(rec); err != nil {
+			fw.Close()
+			return fmt.Errorf("parquet: %w", err)
+		}
+	}
+	if err := fw.Close(); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	return nil
+}
+
+// ReadParquet reads a whole Parquet file into a frame, restoring the Arrow
+// schema stored by WriteParquet when present. The caller releases the frame.
+func ReadParquet(path string, mem memory.Allocator) (f *Frame, err error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	defer recoverAs(&err, "parquet")
+	mem = boundedAllocator{mem, physicalMemory(), "parquet"}
+	rdr, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(mem)))
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	}
+	defer rdr.Close()
+	return readParquet(path, rdr, mem)
+}
+
+func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *Frame, err error) {
+	// Not Parallel: pqarrow's reader goroutines would panic on corrupt pages
+	// where no recover of ours can reach.
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 64 * 1024}, mem)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	}
+	if err := verifyStructLeaves(rdr, fr); err != nil {
+		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	}
+	defer rr.Release()
+	schema := rr.Schema()
+	var recs []arrow.Record
+	defer func() {
+		if err != nil {
+			for _, r := range recs {
+				r.Release()
+			}
+		}
+	}()
+	for rr.Next() {
+		rec := rr.Record()
+		rec.Retain()
+		recs = append(recs, rec)
+	}
+	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
+		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	}
+	return New(schema, recs...)
+}
+
+// verifyStructLeaves decodes every page of the leaf columns under struct
+// fields once, here, where a panic of the decoder (corrupt compressed data,
+// bad levels) is recovered. pqarrow reads struct children in goroutines of
+// its own, where such a panic would kill the process instead.
+func verifyStructLeaves(rdr *file.Reader, fr *pqarrow.FileReader) (err error) {
+	defer recoverAs(&err, "parquet")
+	arrSchema, err := fr.Schema()
+	if err != nil {
+		return err
+	}
+	risky := map[string]bool{}
+	for _, fd := range arrSchema.Fields() {
+		if hasStruct(fd.Type) {
+			risky[fd.Name] = true
+		}
+	}
+	if len(risky) == 0 {
+		return nil
+	}
+	pqSchema := rdr.MetaData().Schema
+	for rg := 0; rg < rdr.NumRowGroups(); rg++ {
+		rgr := rdr.RowGroup(rg)
+		for c := 0; c < pqSchema.NumColumns(); c++ {
+			if !risky[pqSchema.ColumnRoot(c).Name()] {
+				continue
+			}
+			cr, err := rgr.Column(c)
+			if err != nil {
+				return err
+			}
+			if err := drainColumn(cr); err != nil {
+				return fmt.Errorf("row group %d, column %s: %w", rg, pqSchema.Column(c).Path(), err)
+			}
+		}
+	}
+	return nil
+}
+
+func hasStruct(dt arrow.DataType) bool {
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		return true
+	case arrow.ListLikeType:
+		return hasStruct(t.Elem())
+	}
+	return false
+}
+
+const drainBatch = 4096
+
+func drainColumn(cr file.ColumnChunkReader) error {
+	switch r := cr.(type) {
+	case *file.Int32ColumnChunkReader:
+		return drain(r, r.ReadBatch)
+	case *file.Int64ColumnChunkReader:
+		return drain(r, r.ReadBatch)
+	case *file.Int96ColumnChunkReader:
+		return drain(r, r.ReadBatch)
+	case *file.Float32ColumnChunkReader:
+		return drain(r, r.ReadBatch)
+	case *file.Float64ColumnChunkReader:
+		return drain(r, r.ReadBatch)
+	case *file.BooleanColumnChunkReader:
+		return drain(r, r.ReadBatch)
+	case *file.ByteArrayColumnChunkReader:
+		return drain(r, r.ReadBatch)
+	case *file.FixedLenByteArrayColumnChunkReader:
+		return drain(r, r.ReadBatch)
+	}
+	return fmt.Errorf("unknown column reader %T", cr)
+}
+
+func drain[T any](cr file.ColumnChunkReader, read func(int64, []T, []int16, []int16) (int64, int, error)) error {
+	vals := make([]T, drainBatch)
+	def := make([]int16, drainBatch)
+	rep := make([]int16, drainBatch)
+	for cr.HasNext() {
+		n, _, err := read(drainBatch, vals, def, rep)
+		if err != nil {
+			return err
+		}
+		if n == 0 {
+			break
+		}
+	}
+	return cr.Err()
+}

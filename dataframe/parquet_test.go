@@ -1,0 +1,138 @@
+package dataframe
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	parquetgo "github.com/parquet-go/parquet-go"
+	"github.com/stretchr/testify/require"
+)
+
+func TestParquetRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name  string
+		opts  ParquetOptions
+		batch int
+	}{
+		{"snappy", ParquetOptions{}, 0},
+		{"zstd", ParquetOptions{Compression: "zstd"}, 0},
+		{"gzip small row groups", ParquetOptions{Compression: "GZIP", RowGroupRows: 1}, 2},
+		{"none", ParquetOptions{Compression: "none"}, 1},
+		{"brotli", ParquetOptions{Compression: "brotli"}, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mem := checkedAlloc(t)
+			f := nestedFrame(t, mem, tc.batch)
+			defer f.Release()
+			path := filepath.Join(t.TempDir(), "x.parquet")
+			var buf bytes.Buffer
+			require.NoError(t, WriteParquet(&buf, f, tc.opts))
+			require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+			got, err := ReadParquet(path, mem)
+			require.NoError(t, err)
+			defer got.Release()
+			require.Equal(t, f.ColumnNames(), got.ColumnNames())
+			require.Equal(t, f.NumRows(), got.NumRows())
+			requireFramesEqual(t, f, got)
+		})
+	}
+}
+
+func TestParquetOptionsValidate(t *testing.T) {
+	t.Parallel()
+	err := ParquetOptions{Compression: "lzo"}.validate()
+	require.ErrorContains(t, err, `compression "lzo"`)
+	require.ErrorContains(t, ParquetOptions{RowGroupRows: -1}.validate(), "RowGroupRows")
+	require.NoError(t, ParquetOptions{Compression: "ZSTD"}.validate())
+}
+
+func TestReadParquetCorrupt(t *testing.T) {
+	t.Parallel()
+	mem := checkedAlloc(t)
+	f := nestedFrame(t, mem, 0)
+	defer f.Release()
+	var buf bytes.Buffer
+	require.NoError(t, WriteParquet(&buf, f, ParquetOptions{}))
+	good := buf.Bytes()
+	dir := t.TempDir()
+	mustFail := map[string][]byte{
+		"empty":     nil,
+		"garbage":   []byte("definitely not parquet at all, not even close"),
+		"truncated": good[:len(good)/2],
+		"no footer": good[:len(good)-8],
+	}
+	for name, data := range mustFail {
+		path := filepath.Join(dir, "bad.parquet")
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		_, err := ReadParquet(path, mem)
+		require.Error(t, err, name)
+		require.Contains(t, err.Error(), "parquet", name)
+	}
+	// Bytes flipped throughout the body: each variant must either fail
+	// with an error or read, never panic (the test process would die).
+	for off := 4; off < len(good)-8; off += max(1, len(good)/150) {
+		bad := bytes.Clone(good)
+		bad[off] ^= 0xff
+		path := filepath.Join(dir, "flip.parquet")
+		require.NoError(t, os.WriteFile(path, bad, 0o644))
+		// Default allocator: a recovered panic leaves Arrow's own
+		// half-built buffers to the garbage collector, not to Release.
+		got, err := ReadParquet(path, nil)
+		if err != nil {
+			require.Contains(t, err.Error(), "parquet", "flip at %d", off)
+			continue
+		}
+		got.Release()
+	}
+}
+
+// TestParquetReadByParquetGo checks that a second, independent Parquet
+// implementation reads what we write: row count, column names, values.
+func TestParquetReadByParquetGo(t *testing.T) {
+	t.Parallel()
+	f := nestedFrame(t, memory.DefaultAllocator, 0)
+	defer f.Release()
+	for _, codec := range []string{"snappy", "zstd", "gzip", "none"} {
+		var buf bytes.Buffer
+		require.NoError(t, WriteParquet(&buf, f, ParquetOptions{Compression: codec}))
+		pf, err := parquetgo.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		require.NoError(t, err, codec)
+		require.Equal(t, int64(3), pf.NumRows())
+		var names []string
+		for _, fd := range pf.Schema().Fields() {
+			names = append(names, fd.Name())
+		}
+		require.Equal(t, f.ColumnNames(), names)
+
+		rows := make([]parquetgo.Row, 5)
+		n, _ := pf.RowGroups()[0].Rows().ReadRows(rows)
+		require.Equal(t, 3, n)
+		// Leaf columns: 0 id, 1 name, 2 score, 3 ok, 4 at, 5 tags.element,
+		// 6 info.a, 7 info.b.c, 8 items.element.id, 9 items.element.n.
+		leaf := func(row parquetgo.Row, col int) []parquetgo.Value {
+			var vs []parquetgo.Value
+			for _, v := range row {
+				if v.Column() == col {
+					vs = append(vs, v)
+				}
+			}
+			return vs
+		}
+		require.Equal(t, int64(1), leaf(rows[0], 0)[0].Int64())
+		require.Equal(t, int64(3000000000), leaf(rows[1], 0)[0].Int64())
+		require.True(t, leaf(rows[2], 0)[0].IsNull())
+		require.Equal(t, "alice", string(leaf(rows[0], 1)[0].ByteArray()))
+		require.Equal(t, 1.5, leaf(rows[0], 2)[0].Double())
+		tags := leaf(rows[0], 5)
+		require.Len(t, tags, 2)
+		require.Equal(t, "y", string(tags[1].ByteArray()))
+		require.Equal(t, int64(9007199254740993), leaf(rows[0], 6)[0].Int64())
+		require.Equal(t, "deep", string(leaf(rows[0], 7)[0].ByteArray()))
+		require.Equal(t, "i2", string(leaf(rows[0], 8)[1].ByteArray()))
+	}
+}

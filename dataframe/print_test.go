@@ -1,0 +1,141 @@
+package dataframe
+
+import (
+	"bytes"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/stretchr/testify/require"
+)
+
+var updateGolden = flag.Bool("update-io-golden", false, "rewrite the golden files under testdata/print")
+
+// requireGolden compares got with testdata/print/name (rewriting it with
+// -update-io-golden).
+func requireGolden(t *testing.T, name string, got []byte) {
+	t.Helper()
+	path := filepath.Join("testdata", "print", name)
+	if *updateGolden {
+		require.NoError(t, os.WriteFile(path, got, 0o644))
+	}
+	want, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, string(want), string(got))
+}
+
+func subscriptionsFrame(t *testing.T, mem memory.Allocator) *Frame {
+	t.Helper()
+	doc, err := os.ReadFile(filepath.Join("testdata", "io", "youtube_subscriptions_by_channel_p1.json"))
+	require.NoError(t, err)
+	f, err := ReadJSON(doc, JSONOptions{RecordsPath: "items", Allocator: mem})
+	require.NoError(t, err)
+	return f
+}
+
+func TestWriteTableGolden(t *testing.T) {
+	t.Parallel()
+	mem := checkedAlloc(t)
+	nested := nestedFrame(t, mem, 2)
+	defer nested.Release()
+	subs := subscriptionsFrame(t, mem)
+	defer subs.Release()
+	for _, tc := range []struct {
+		golden string
+		f      *Frame
+		o      TableOptions
+	}{
+		{"nested_truncate20.txt", nested, TableOptions{Truncate: 20}},
+		{"nested_full.txt", nested, TableOptions{}},
+		{"nested_top1.txt", nested, TableOptions{MaxRows: 1, Truncate: 20}},
+		{"nested_top2_narrow.txt", nested, TableOptions{MaxRows: 2, Truncate: 3}},
+		{"subscriptions_table.txt", subs, TableOptions{Truncate: 20}},
+		{"subscriptions_table_top2.txt", subs, TableOptions{MaxRows: 2, Truncate: 30}},
+	} {
+		t.Run(tc.golden, func(t *testing.T) {
+			var buf bytes.Buffer
+			require.NoError(t, WriteTable(&buf, tc.f, tc.o))
+			requireGolden(t, tc.golden, buf.Bytes())
+		})
+	}
+}
+
+func TestWriteTableEdges(t *testing.T) {
+	t.Parallel()
+	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, Empty(schema), TableOptions{Truncate: 20}))
+	require.Equal(t, "+---+\n|  a|\n+---+\n+---+\n", buf.String())
+
+	f := frameFromJSON(t, memory.DefaultAllocator, schema, `[{"a":1},{"a":null},{"a":3}]`, 1)
+	defer f.Release()
+	buf.Reset()
+	require.NoError(t, WriteTable(&buf, f, TableOptions{MaxRows: -1, Truncate: 20}))
+	require.Equal(t, "+----+\n|   a|\n+----+\n|   1|\n|null|\n|   3|\n+----+\n", buf.String())
+	buf.Reset()
+	require.NoError(t, WriteTable(&buf, f, TableOptions{MaxRows: 1}))
+	require.Equal(t, "+---+\n|a  |\n+---+\n|1  |\n+---+\nonly showing top 1 row\n", buf.String())
+}
+
+func TestJavaDouble(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[float64]string{
+		1: "1.0", 0.5: "0.5", 1e7: "1.0E7", 12345678.9: "1.23456789E7", 0.001: "0.001",
+		0.0001: "1.0E-4", -2.5e-10: "-2.5E-10", 1e21: "1.0E21", 123456.5: "123456.5",
+	} {
+		require.Equal(t, want, javaDouble(in, 64), "%v", in)
+	}
+}
+
+func TestTruncateCell(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "abcdefg", truncateCell("abcdefg", 0))
+	require.Equal(t, "ab...", truncateCell("abcdefg", 5))
+	require.Equal(t, "abc", truncateCell("abcdefg", 3))
+	require.Equal(t, "héllo", truncateCell("héllo", 5))
+	require.Equal(t, "hé...", truncateCell("héllo!", 5))
+}
+
+func TestWriteNDJSONGolden(t *testing.T) {
+	t.Parallel()
+	mem := checkedAlloc(t)
+	subs := subscriptionsFrame(t, mem)
+	defer subs.Release()
+	var buf bytes.Buffer
+	require.NoError(t, WriteNDJSON(&buf, subs))
+	requireGolden(t, "subscriptions.ndjson", buf.Bytes())
+	require.Equal(t, int(subs.NumRows()), strings.Count(buf.String(), "\n"))
+
+	// What we print reads back to the same frame.
+	back, err := ReadNDJSON(buf.Bytes(), JSONOptions{Allocator: mem})
+	require.NoError(t, err)
+	defer back.Release()
+	requireFramesEqual(t, subs, back)
+
+	buf.Reset()
+	require.NoError(t, WriteJSONArray(&buf, subs))
+	arr, err := ReadJSON(buf.Bytes(), JSONOptions{Allocator: mem})
+	require.NoError(t, err)
+	defer arr.Release()
+	requireFramesEqual(t, subs, arr)
+}
+
+func TestWriteCSVGolden(t *testing.T) {
+	t.Parallel()
+	mem := checkedAlloc(t)
+	subs := subscriptionsFrame(t, mem)
+	defer subs.Release()
+	var buf bytes.Buffer
+	require.NoError(t, WriteCSV(&buf, subs))
+	requireGolden(t, "subscriptions.csv", buf.Bytes())
+
+	nested := nestedFrame(t, mem, 0)
+	defer nested.Release()
+	buf.Reset()
+	require.NoError(t, WriteCSV(&buf, nested))
+	requireGolden(t, "nested.csv", buf.Bytes())
+}
