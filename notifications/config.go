@@ -252,10 +252,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	str("PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION", &c.CleanupCron)
 	integer("PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", &c.RetentionDays)
 
-	if len(errs) > 0 {
-		return c, errors.Join(errs...)
-	}
-	return c, c.validate()
+	// Report every bad variable at once; one that failed to parse kept its
+	// default, so validate does not repeat it.
+	return c, errors.Join(append(errs, c.validate())...)
 }
 
 func splitList(s string) []string {

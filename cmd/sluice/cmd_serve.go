@@ -28,7 +28,13 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "serve", "serve [--addr ADDR] [--store DSN]")
 	addr := fs.String("addr", "", "listen address (overrides CONN_ADDR; default :8080)")
 	store := fs.String("store", "", "store DSN sqlite:<path> or postgres://… (overrides CONN_STORE)")
+	printed := false
 	fs.Usage = func() {
+		// flag.Parse and parseFlags both call Usage on --help: print once.
+		if printed {
+			return
+		}
+		printed = true
 		w := env.stdout
 		fmt.Fprint(w, "Usage: sluice serve [--addr ADDR] [--store DSN]\n\n")
 		fmt.Fprint(w, "Runs the notification sidecar: webhook intake, processing and cleanup jobs,\n")
