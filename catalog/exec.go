@@ -1,0 +1,416 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// ExecuteBatch runs a batch of SQL statements (CONTRACT §5) in order and
+// returns the last statement's frame; the caller releases it. The whole
+// batch is parsed and planned first, so a syntax error anywhere runs
+// nothing. A failing statement stops the batch; the error starts with its
+// number (`statement 2: reading yt.subs: …`).
+//
+// Result frames follow Spark: SELECT gives its rows; SET gives `key`,
+// `value` rows (secrets redacted); SHOW TABLES gives `namespace`,
+// `tableName`, `isTemporary`; SHOW NAMESPACES gives `namespace`; DESCRIBE
+// gives `col_name`, `data_type`; INSERT gives `num_affected_rows`,
+// `num_inserted_rows`; CREATE, DROP and RESET give a frame without columns.
+func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Frame, error) {
+	stmts, plans, err := sql.PlanBatch(text)
+	if err != nil {
+		return nil, err
+	}
+	var last *dataframe.Frame
+	for _, st := range stmts {
+		if err := ctx.Err(); err != nil {
+			if last != nil {
+				last.Release()
+			}
+			return nil, fmt.Errorf("statement %d: %w", st.Number(), err)
+		}
+		f, err := s.execute(ctx, st, plans)
+		if last != nil {
+			last.Release()
+			last = nil
+		}
+		if err != nil {
+			return nil, fmt.Errorf("statement %d: %w", st.Number(), err)
+		}
+		last = f
+	}
+	if last == nil {
+		return noColumns()
+	}
+	return last, nil
+}
+
+func noColumns() (*dataframe.Frame, error) { return dataframe.FromValues(nil, nil) }
+
+func (s *Session) execute(ctx context.Context, st sql.Statement, plans map[*sql.Select]*sql.SelectPlan) (*dataframe.Frame, error) {
+	switch x := st.(type) {
+	case *sql.CreateTable:
+		return s.execCreate(ctx, x)
+	case *sql.DropTable:
+		cat, err := s.needCatalog()
+		if err != nil {
+			return nil, err
+		}
+		if err := cat.Drop(ctx, nsOf(x.Table), x.Table.Name, x.IfExists); err != nil {
+			return nil, err
+		}
+		return noColumns()
+	case *sql.ShowTables:
+		cat, err := s.needCatalog()
+		if err != nil {
+			return nil, err
+		}
+		tables, err := cat.List(ctx, x.Namespace)
+		if err != nil {
+			return nil, err
+		}
+		rows := make([][]any, len(tables))
+		for i, t := range tables {
+			rows[i] = []any{t.Namespace, t.Name, false}
+		}
+		return dataframe.FromValues([]string{"namespace", "tableName", "isTemporary"}, rows)
+	case *sql.ShowNamespaces:
+		cat, err := s.needCatalog()
+		if err != nil {
+			return nil, err
+		}
+		spaces, err := cat.Namespaces(ctx)
+		if err != nil {
+			return nil, err
+		}
+		rows := make([][]any, len(spaces))
+		for i, ns := range spaces {
+			rows[i] = []any{ns}
+		}
+		return dataframe.FromValues([]string{"namespace"}, rows)
+	case *sql.Describe:
+		return s.execDescribe(ctx, x)
+	case *sql.Set:
+		return s.execSet(x)
+	case *sql.Reset:
+		if x.Key == "" {
+			s.Reset()
+		} else {
+			s.Unset(x.Key)
+		}
+		return noColumns()
+	case *sql.Select:
+		return s.execSelect(ctx, x, plans[x])
+	case *sql.Insert:
+		return s.execInsert(ctx, x, plans)
+	}
+	return nil, fmt.Errorf("unsupported statement %T", st)
+}
+
+func (s *Session) needCatalog() (*Catalog, error) {
+	if s.cat == nil {
+		return nil, fmt.Errorf("the session has no catalog")
+	}
+	return s.cat, nil
+}
+
+func nsOf(t sql.TableName) string {
+	if t.Namespace == "" {
+		return DefaultNamespace
+	}
+	return t.Namespace
+}
+
+func (s *Session) execCreate(ctx context.Context, x *sql.CreateTable) (*dataframe.Frame, error) {
+	cat, err := s.needCatalog()
+	if err != nil {
+		return nil, err
+	}
+	t := Table{
+		Namespace:  nsOf(x.Table),
+		Name:       x.Table.Name,
+		External:   x.External,
+		Location:   x.Location,
+		Properties: map[string]string{},
+	}
+	for _, c := range x.Columns {
+		t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type})
+	}
+	for _, p := range x.Properties {
+		t.Properties[p.Key] = p.Value
+	}
+	if err := cat.Create(ctx, t, x.IfNotExists); err != nil {
+		return nil, err
+	}
+	return noColumns()
+}
+
+func (s *Session) execDescribe(ctx context.Context, x *sql.Describe) (*dataframe.Frame, error) {
+	cat, err := s.needCatalog()
+	if err != nil {
+		return nil, err
+	}
+	t, err := cat.Get(ctx, nsOf(x.Table), x.Table.Name)
+	if err != nil {
+		return nil, err
+	}
+	rows := make([][]any, 0, len(t.Columns)+3+len(t.Properties))
+	for _, c := range t.Columns {
+		rows = append(rows, []any{c.Name, c.Type})
+	}
+	rows = append(rows,
+		[]any{"# Detailed Table Information", ""},
+		[]any{"Type", t.Type},
+		[]any{"Location", t.Location},
+	)
+	keys := make([]string, 0, len(t.Properties))
+	for k := range t.Properties {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		rows = append(rows, []any{k, connectors.RedactValue(k, t.Properties[k])})
+	}
+	return dataframe.FromValues([]string{"col_name", "data_type"}, rows)
+}
+
+// undefined is what SET k shows for a key that is not set, as Spark does.
+const undefined = "<undefined>"
+
+func (s *Session) execSet(x *sql.Set) (*dataframe.Frame, error) {
+	cols := []string{"key", "value"}
+	switch {
+	case !x.HasKey:
+		all := s.Settings()
+		keys := make([]string, 0, len(all))
+		for k := range all {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		rows := make([][]any, len(keys))
+		for i, k := range keys {
+			rows[i] = []any{k, connectors.RedactValue(k, all[k])}
+		}
+		return dataframe.FromValues(cols, rows)
+	case !x.HasValue:
+		v, ok := s.Get(x.Key)
+		if !ok {
+			v = undefined
+		} else {
+			v = connectors.RedactValue(x.Key, v)
+		}
+		return dataframe.FromValues(cols, [][]any{{x.Key, v}})
+	}
+	if err := s.Set(x.Key, x.Value); err != nil {
+		return nil, err
+	}
+	return dataframe.FromValues(cols, [][]any{{x.Key, connectors.RedactValue(x.Key, x.Value)}})
+}
+
+func tableRef(t sql.TableName) string {
+	if t.Namespace == "" {
+		return t.Name
+	}
+	return t.Namespace + "." + t.Name
+}
+
+// runSelect reads the table then filters, projects and limits.
+func (s *Session) runSelect(ctx context.Context, x *sql.Select, pl *sql.SelectPlan) (*dataframe.Frame, error) {
+	if pl == nil {
+		var err error
+		if pl, err = x.Plan(); err != nil {
+			return nil, err
+		}
+	}
+	name := tableRef(x.From)
+	f, err := s.Read(ctx, name, nil)
+	if err != nil {
+		return nil, err
+	}
+	if pl.Where != nil {
+		where := pl.Where
+		g, err := dataframe.Filter(f, func(r *dataframe.Row) (bool, error) { return where(r) })
+		f.Release()
+		if err != nil {
+			return nil, fmt.Errorf("selecting from %s: %w", name, err)
+		}
+		f = g
+	}
+	if pl.Limit >= 0 {
+		g := dataframe.Limit(f, pl.Limit)
+		f.Release()
+		f = g
+	}
+	if !pl.Star {
+		proj := make([]dataframe.Projection, len(pl.Projections))
+		for i, p := range pl.Projections {
+			proj[i] = dataframe.Projection{Path: p.Path, Alias: p.Alias}
+		}
+		g, err := dataframe.Project(f, proj)
+		f.Release()
+		if err != nil {
+			return nil, fmt.Errorf("selecting from %s: %w", name, err)
+		}
+		f = g
+	}
+	return f, nil
+}
+
+func (s *Session) execSelect(ctx context.Context, x *sql.Select, pl *sql.SelectPlan) (*dataframe.Frame, error) {
+	return s.runSelect(ctx, x, pl)
+}
+
+func (s *Session) execInsert(ctx context.Context, x *sql.Insert, plans map[*sql.Select]*sql.SelectPlan) (*dataframe.Frame, error) {
+	target := tableRef(x.Table)
+	fields, err := s.Fields(ctx, target, nil)
+	if err != nil {
+		return nil, err
+	}
+	var f *dataframe.Frame
+	if x.Query != nil {
+		if f, err = s.runSelect(ctx, x.Query, plans[x.Query]); err != nil {
+			return nil, err
+		}
+		// Spark inserts by position: the query's columns take the target's
+		// names (or the listed ones) when the counts match.
+		names := x.Columns
+		if len(names) == 0 && len(fields) == f.NumCols() {
+			for _, fd := range fields {
+				names = append(names, fd.Name)
+			}
+		}
+		if len(names) > 0 && len(names) == f.NumCols() {
+			g, err := dataframe.WithColumnNames(f, names)
+			f.Release()
+			if err != nil {
+				return nil, fmt.Errorf("inserting into %s: %w", target, err)
+			}
+			f = g
+		} else if len(names) > 0 {
+			n := f.NumCols()
+			f.Release()
+			return nil, fmt.Errorf("inserting into %s: %d columns listed but the query gives %d", target, len(names), n)
+		}
+	} else {
+		if f, err = valuesFrame(target, x, fields); err != nil {
+			return nil, err
+		}
+	}
+	defer f.Release()
+	res, err := s.Write(ctx, target, f, nil)
+	if err != nil {
+		return nil, err
+	}
+	return dataframe.FromValues([]string{"num_affected_rows", "num_inserted_rows"}, [][]any{{res.Written, res.Written}})
+}
+
+// valuesFrame builds INSERT … VALUES rows, typed by the target's columns
+// where it declares them.
+func valuesFrame(target string, x *sql.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
+	width := len(x.Rows[0])
+	types := make([]string, width)
+	names := x.Columns
+	if len(names) == 0 {
+		if len(fields) != width {
+			return nil, fmt.Errorf("inserting into %s: the table has %d columns (%s) but VALUES gives %d", target, len(fields), fieldList(fields), width)
+		}
+		for i, fd := range fields {
+			names = append(names, fd.Name)
+			types[i] = fd.Type
+		}
+	} else {
+		byName := map[string]string{}
+		for _, fd := range fields {
+			byName[strings.ToLower(fd.Name)] = fd.Type
+		}
+		for i, n := range names {
+			t, ok := byName[strings.ToLower(n)]
+			if !ok && len(fields) > 0 {
+				return nil, fmt.Errorf("inserting into %s: no column %s (columns: %s)", target, n, fieldList(fields))
+			}
+			types[i] = t
+		}
+	}
+	rows := make([][]any, len(x.Rows))
+	for r, lits := range x.Rows {
+		row := make([]any, width)
+		for c, lit := range lits {
+			v, err := coerce(lit, types[c])
+			if err != nil {
+				return nil, fmt.Errorf("inserting into %s: row %d, column %s: %w", target, r+1, names[c], err)
+			}
+			row[c] = v
+		}
+		rows[r] = row
+	}
+	f, err := dataframe.FromValues(names, rows)
+	if err != nil {
+		return nil, fmt.Errorf("inserting into %s: %w", target, err)
+	}
+	return f, nil
+}
+
+func fieldList(fields []connectors.Field) string {
+	parts := make([]string, len(fields))
+	for i, f := range fields {
+		parts[i] = f.Name + " " + f.Type
+	}
+	return strings.Join(parts, ", ")
+}
+
+// coerce turns a literal into a value of the column type typ ("" = keep the
+// literal's own type), as Spark's implicit casts on INSERT do.
+func coerce(lit *sql.Literal, typ string) (any, error) {
+	v := lit.Value
+	if v == nil || typ == "" {
+		return v, nil
+	}
+	switch strings.ToLower(typ) {
+	case "string":
+		switch x := v.(type) {
+		case string:
+			return x, nil
+		case bool:
+			if x {
+				return "true", nil
+			}
+			return "false", nil
+		default:
+			return lit.Raw, nil
+		}
+	case "long", "integer", "short", "byte":
+		if n, ok := v.(int64); ok {
+			return n, nil
+		}
+	case "double", "float":
+		switch x := v.(type) {
+		case int64:
+			return float64(x), nil
+		case float64:
+			return x, nil
+		}
+	case "boolean":
+		if b, ok := v.(bool); ok {
+			return b, nil
+		}
+	case "timestamp", "timestamp_ntz":
+		if s, ok := v.(string); ok {
+			for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
+				if t, err := time.Parse(layout, s); err == nil {
+					return t.UTC(), nil
+				}
+			}
+			return nil, fmt.Errorf("%s is not a timestamp", lit.Raw)
+		}
+	default:
+		return nil, fmt.Errorf("%s cannot be written to a %s column with VALUES", lit.Raw, typ)
+	}
+	return nil, fmt.Errorf("%s is not a %s", lit.Raw, typ)
+}

@@ -1,0 +1,492 @@
+package catalog
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// Setting keys the session itself interprets.
+const (
+	// ProviderKey picks where a dataset's properties come from: HIVE (the
+	// catalog table) or USER (the `<name>.dataSetProperties` entry).
+	ProviderKey = "svc.catalog.provider"
+	// LoggingKey set to CONSOLE logs each connector request to the
+	// session's log output (stderr by default), secrets redacted.
+	LoggingKey = "svc.logging.level"
+	// DataSetPropertiesSuffix is appended to a dataset's name to form the
+	// key of its USER-mode DataSetProperties entry, as in Gimel.
+	DataSetPropertiesSuffix = ".dataSetProperties"
+)
+
+// Providers.
+const (
+	ProviderHive = "HIVE"
+	ProviderUser = "USER"
+)
+
+// ErrProvider is returned (wrapped) for an svc.catalog.provider value other
+// than HIVE or USER, and for a USER-mode read without its entry.
+var ErrProvider = errors.New("catalog provider")
+
+// Session holds settings and reads and writes datasets through the catalog
+// and the connector registry. It is safe for concurrent use.
+//
+// Property precedence for a read or write, highest first: a session setting
+// (SET / --set / Set) with an `svc.` key, a runtime property (the props
+// passed to Read/Write, stringified), the table property (HIVE) or the
+// DataSetProperties entry's property (USER), then the connector's default.
+// The keys svc.catalog.*, svc.logging.* and svc.storage.type are the
+// session's own and are never overridden: a table's connector type is part
+// of what the table is.
+type Session struct {
+	cat *Catalog
+
+	mu       sync.RWMutex
+	settings map[string]string
+
+	logMu sync.Mutex
+	logW  io.Writer
+}
+
+// NewSession opens a session on cat. cat may be nil for a session that only
+// reads and writes USER-mode datasets.
+func NewSession(cat *Catalog) *Session {
+	return &Session{cat: cat, settings: map[string]string{}, logW: os.Stderr}
+}
+
+// Catalog is the session's catalog (nil if it has none).
+func (s *Session) Catalog() *Catalog { return s.cat }
+
+// SetLogOutput sends CONSOLE logging to w instead of stderr.
+func (s *Session) SetLogOutput(w io.Writer) {
+	s.logMu.Lock()
+	defer s.logMu.Unlock()
+	s.logW = w
+}
+
+// Set stores a setting. Any value is accepted; an invalid provider fails the
+// next read or write. Keys are case-sensitive.
+func (s *Session) Set(key, value string) error {
+	if strings.TrimSpace(key) == "" {
+		return errors.New("setting key is empty")
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settings[key] = value
+	return nil
+}
+
+// Get returns a setting and whether it is set.
+func (s *Session) Get(key string) (string, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	v, ok := s.settings[key]
+	return v, ok
+}
+
+// Unset removes one setting.
+func (s *Session) Unset(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.settings, key)
+}
+
+// Settings returns a copy of every setting (values not redacted).
+func (s *Session) Settings() map[string]string {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	c := make(map[string]string, len(s.settings))
+	for k, v := range s.settings {
+		c[k] = v
+	}
+	return c
+}
+
+// Reset removes every setting.
+func (s *Session) Reset() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.settings = map[string]string{}
+}
+
+// Read reads the dataset name into a frame. props are runtime properties;
+// the entry `<name>.dataSetProperties` (a connectors.DataSetProperties, a
+// pointer to one, or its JSON) describes the dataset in USER mode.
+func (s *Session) Read(ctx context.Context, name string, props map[string]any) (f *dataframe.Frame, err error) {
+	r, err := s.resolve(ctx, name, props)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			f, err = nil, fmt.Errorf("reading %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
+		}
+	}()
+	f, err = r.conn.Read(ctx, r.ds)
+	if err != nil {
+		return nil, doing("reading", r.ds.Name, r.red.Error(err))
+	}
+	return f, nil
+}
+
+// Write writes f to the dataset name (see Read for props). The result
+// reports the rows written even when the write fails part-way.
+func (s *Session) Write(ctx context.Context, name string, f *dataframe.Frame, props map[string]any) (res connectors.WriteResult, err error) {
+	r, err := s.resolve(ctx, name, props)
+	if err != nil {
+		return connectors.WriteResult{}, fmt.Errorf("writing %s: %w", name, err)
+	}
+	w, ok := r.conn.(connectors.Writer)
+	if !ok {
+		return connectors.WriteResult{}, fmt.Errorf("writing %s: %s: %w", r.ds.Name, r.typ, connectors.ErrNotWritable)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("writing %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
+		}
+	}()
+	res, err = w.Write(ctx, r.ds, f)
+	if err != nil {
+		return res, doing("writing", r.ds.Name, r.red.Error(err))
+	}
+	return res, nil
+}
+
+// Fields returns the columns of dataset name as Read and Write would see
+// them (the table's columns in HIVE mode, the entry's fields in USER mode).
+func (s *Session) Fields(ctx context.Context, name string, props map[string]any) ([]connectors.Field, error) {
+	r, err := s.resolve(ctx, name, props)
+	if err != nil {
+		return nil, fmt.Errorf("resolving %s: %w", name, err)
+	}
+	return r.ds.Fields, nil
+}
+
+// doing prefixes err with what was being done, unless the connector
+// already said it (`reading yt.subs page 2: …`).
+func doing(op, name string, err error) error {
+	if strings.HasPrefix(err.Error(), op+" "+name) {
+		return err
+	}
+	return fmt.Errorf("%s %s: %w", op, name, err)
+}
+
+// resolved is a dataset ready for its connector.
+type resolved struct {
+	ds   *connectors.Dataset
+	conn connectors.Connector
+	typ  string
+	red  *connectors.Redactor
+}
+
+// sessionOnly keys steer the session and are not connector properties.
+func sessionOnly(k string) bool {
+	return strings.HasPrefix(k, "svc.catalog.") || strings.HasPrefix(k, "svc.logging.") || k == connectors.TypeProperty
+}
+
+func (s *Session) resolve(ctx context.Context, name string, props map[string]any) (*resolved, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	settings := s.Settings()
+	entryKey := name + DataSetPropertiesSuffix
+	entry, hasEntry := props[entryKey]
+
+	runtime := make(map[string]string, len(props))
+	for k, v := range props {
+		if strings.HasSuffix(k, DataSetPropertiesSuffix) || v == nil {
+			continue
+		}
+		sv, err := stringify(v)
+		if err != nil {
+			return nil, fmt.Errorf("runtime property %s: %w", k, err)
+		}
+		runtime[k] = sv
+	}
+	// The redactor knows every secret in sight before anything can fail.
+	red := connectors.NewRedactor(settings, runtime)
+
+	provider, set := settings[ProviderKey]
+	if !set || strings.TrimSpace(provider) == "" {
+		provider, set = runtime[ProviderKey]
+	}
+	set = set && strings.TrimSpace(provider) != ""
+	switch p := strings.ToUpper(strings.TrimSpace(provider)); {
+	case !set && hasEntry:
+		provider = ProviderUser
+	case !set:
+		provider = ProviderHive
+	case p == ProviderHive || p == ProviderUser:
+		provider = p
+	default:
+		return nil, fmt.Errorf("%w: %s=%q is not HIVE or USER", ErrProvider, ProviderKey, red.String(provider))
+	}
+
+	var (
+		base     map[string]string
+		fields   []connectors.Field
+		typ      string
+		location string
+		dsName   = name
+	)
+	if provider == ProviderUser {
+		if !hasEntry {
+			return nil, fmt.Errorf("%w USER: no %s entry among the properties (set %s=HIVE to read the catalog table)", ErrProvider, entryKey, ProviderKey)
+		}
+		dsp, err := toDataSetProperties(entry)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", entryKey, err)
+		}
+		base = dsp.Props
+		fields = dsp.Fields
+		typ = strings.TrimSpace(dsp.Type)
+		if typ == "" {
+			typ = strings.TrimSpace(base[connectors.TypeProperty])
+		}
+		if typ == "" {
+			return nil, fmt.Errorf("%s has no datasetType and no %s property", entryKey, connectors.TypeProperty)
+		}
+	} else {
+		if s.cat == nil {
+			return nil, errors.New("the session has no catalog (HIVE provider)")
+		}
+		ns, t, err := SplitName(name)
+		if err != nil {
+			return nil, err
+		}
+		tbl, err := s.cat.Get(ctx, ns, t)
+		if err != nil {
+			return nil, err
+		}
+		dsName = tbl.FullName()
+		base = tbl.Properties
+		fields = tbl.Fields()
+		typ = tbl.Type
+		if typ == "" {
+			typ = strings.TrimSpace(base[connectors.TypeProperty])
+		}
+		location = tbl.Location
+		if typ == "" {
+			return nil, fmt.Errorf("table %s has no %s property", dsName, connectors.TypeProperty)
+		}
+	}
+	red = connectors.NewRedactor(settings, runtime, base)
+
+	eff := make(connectors.Props, len(base)+len(runtime)+len(settings)+1)
+	for k, v := range base {
+		eff[k] = v
+	}
+	if _, ok := eff[connectors.TypeProperty]; !ok {
+		eff[connectors.TypeProperty] = typ
+	}
+	for k, v := range runtime {
+		if !sessionOnly(k) {
+			eff[k] = v
+		}
+	}
+	for k, v := range settings {
+		if strings.HasPrefix(k, "svc.") && !sessionOnly(k) {
+			eff[k] = v
+		}
+	}
+	// A PARQUET table's LOCATION is its path unless a property says otherwise.
+	if location != "" && strings.EqualFold(typ, "PARQUET") && eff["svc.parquet.path"] == "" {
+		eff["svc.parquet.path"] = location
+	}
+
+	conn, err := connectors.Lookup(typ)
+	if err != nil {
+		return nil, err
+	}
+	ds := &connectors.Dataset{Name: dsName, Fields: fields, Props: eff}
+	level, ok := settings[LoggingKey]
+	if !ok {
+		level = runtime[LoggingKey]
+	}
+	if strings.EqualFold(strings.TrimSpace(level), "CONSOLE") {
+		ds.Log = &redactingWriter{s: s, red: red}
+	}
+	return &resolved{ds: ds, conn: conn, typ: strings.ToUpper(typ), red: red}, nil
+}
+
+// redactingWriter masks every known secret before a log line reaches the
+// session's log output, whatever the connector forgot to mask.
+type redactingWriter struct {
+	s   *Session
+	red *connectors.Redactor
+}
+
+func (w *redactingWriter) Write(p []byte) (int, error) {
+	w.s.logMu.Lock()
+	defer w.s.logMu.Unlock()
+	if _, err := io.WriteString(w.s.logW, w.red.String(string(p))); err != nil {
+		return 0, err
+	}
+	return len(p), nil
+}
+
+// stringify renders a runtime property value as a property string.
+func stringify(v any) (string, error) {
+	switch x := v.(type) {
+	case string:
+		return x, nil
+	case bool:
+		return strconv.FormatBool(x), nil
+	case int:
+		return strconv.Itoa(x), nil
+	case int64:
+		return strconv.FormatInt(x, 10), nil
+	case int32:
+		return strconv.FormatInt(int64(x), 10), nil
+	case uint64:
+		return strconv.FormatUint(x, 10), nil
+	case float64:
+		return strconv.FormatFloat(x, 'f', -1, 64), nil
+	case float32:
+		return strconv.FormatFloat(float64(x), 'f', -1, 32), nil
+	case json.Number:
+		return x.String(), nil
+	case []byte:
+		return string(x), nil
+	case fmt.Stringer:
+		return x.String(), nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", fmt.Errorf("a %T cannot be a property value", v)
+	}
+	return string(b), nil
+}
+
+// jsonField accepts Sluice's (name, type, nullable) and Gimel's (fieldName,
+// fieldType, isFieldNullable) spellings.
+type jsonField struct {
+	Name            string `json:"name"`
+	Type            string `json:"type"`
+	Nullable        *bool  `json:"nullable"`
+	FieldName       string `json:"fieldName"`
+	FieldType       string `json:"fieldType"`
+	IsFieldNullable *bool  `json:"isFieldNullable"`
+}
+
+func (f jsonField) field(i int) (connectors.Field, error) {
+	out := connectors.Field{Name: f.Name, Type: f.Type, Nullable: true}
+	if out.Name == "" {
+		out.Name = f.FieldName
+	}
+	if out.Type == "" {
+		out.Type = f.FieldType
+	}
+	if out.Type == "" {
+		out.Type = "string"
+	}
+	if f.Nullable != nil {
+		out.Nullable = *f.Nullable
+	} else if f.IsFieldNullable != nil {
+		out.Nullable = *f.IsFieldNullable
+	}
+	if out.Name == "" {
+		return out, fmt.Errorf("field %d has no name", i+1)
+	}
+	return out, nil
+}
+
+// toDataSetProperties accepts the USER-mode entry in the forms Gimel
+// accepts: the object (or a pointer to it), or its JSON text; a decoded
+// JSON/YAML map is taken as JSON too.
+func toDataSetProperties(v any) (connectors.DataSetProperties, error) {
+	var data []byte
+	switch x := v.(type) {
+	case connectors.DataSetProperties:
+		x.Props = cloneMap(x.Props)
+		return x, nil
+	case *connectors.DataSetProperties:
+		if x == nil {
+			return connectors.DataSetProperties{}, errors.New("nil DataSetProperties")
+		}
+		c := *x
+		c.Props = cloneMap(x.Props)
+		return c, nil
+	case string:
+		data = []byte(x)
+	case []byte:
+		data = x
+	case json.RawMessage:
+		data = x
+	case map[string]any:
+		b, err := json.Marshal(x)
+		if err != nil {
+			return connectors.DataSetProperties{}, err
+		}
+		data = b
+	default:
+		return connectors.DataSetProperties{}, fmt.Errorf("a %T; want connectors.DataSetProperties or its JSON", v)
+	}
+	var raw struct {
+		DatasetType     string         `json:"datasetType"`
+		Type            string         `json:"type"`
+		Fields          []jsonField    `json:"fields"`
+		PartitionFields []jsonField    `json:"partitionFields"`
+		Props           map[string]any `json:"props"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	dec.UseNumber()
+	if err := dec.Decode(&raw); err != nil {
+		return connectors.DataSetProperties{}, fmt.Errorf("not a DataSetProperties JSON object: %v", err)
+	}
+	out := connectors.DataSetProperties{Type: raw.DatasetType, Props: map[string]string{}}
+	if out.Type == "" {
+		out.Type = raw.Type
+	}
+	for i, f := range raw.Fields {
+		fd, err := f.field(i)
+		if err != nil {
+			return out, fmt.Errorf("fields: %w", err)
+		}
+		out.Fields = append(out.Fields, fd)
+	}
+	for i, f := range raw.PartitionFields {
+		fd, err := f.field(i)
+		if err != nil {
+			return out, fmt.Errorf("partitionFields: %w", err)
+		}
+		out.PartitionFields = append(out.PartitionFields, fd)
+	}
+	keys := make([]string, 0, len(raw.Props))
+	for k := range raw.Props {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if raw.Props[k] == nil {
+			continue
+		}
+		sv, err := stringify(raw.Props[k])
+		if err != nil {
+			return out, fmt.Errorf("props.%s: %w", k, err)
+		}
+		out.Props[k] = sv
+	}
+	return out, nil
+}
+
+func cloneMap(m map[string]string) map[string]string {
+	c := make(map[string]string, len(m))
+	for k, v := range m {
+		c[k] = v
+	}
+	return c
+}
