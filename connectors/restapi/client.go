@@ -27,6 +27,9 @@ var ErrResponseTooLarge = errors.New("response too large")
 // errBodyLimit is how much of a non-2xx body an error quotes.
 const errBodyLimit = 1 << 10
 
+// ErrHTTPStatus matches (errors.Is) every *StatusError.
+var ErrHTTPStatus = errors.New("HTTP error status")
+
 // StatusError is a non-2xx answer after retries.
 type StatusError struct {
 	Method string
@@ -34,6 +37,9 @@ type StatusError struct {
 	Status int
 	Body   string // first 1 KiB of the body, redacted
 }
+
+// Is makes errors.Is(err, ErrHTTPStatus) true.
+func (e *StatusError) Is(target error) bool { return target == ErrHTTPStatus }
 
 func (e *StatusError) Error() string {
 	msg := fmt.Sprintf("%s %s: HTTP %d %s", e.Method, e.URL, e.Status, http.StatusText(e.Status))

@@ -37,6 +37,7 @@ type recorder struct {
 
 func (r *recorder) add(req *http.Request) int {
 	body, _ := io.ReadAll(req.Body)
+	req.Body = io.NopCloser(bytes.NewReader(body)) // the handler may read it too
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.reqs = append(r.reqs, seen{Method: req.Method, URI: req.RequestURI, Header: req.Header.Clone(), Body: string(body)})
