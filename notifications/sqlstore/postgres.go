@@ -23,7 +23,10 @@ import (
 // session advisory locks on a held connection, and Claim uses
 // FOR UPDATE SKIP LOCKED with a claim lease.
 type pgStore struct {
-	pool   *pgxpool.Pool
+	pool *pgxpool.Pool
+	// opool serves Claim and Finish: synchronous_commit=off unless
+	// WithDurableOutcomes (see there).
+	opool  *pgxpool.Pool
 	o      options
 	w      *writer
 	schema string
@@ -87,6 +90,19 @@ func openPostgres(ctx context.Context, dsn string, o options) (_ notifications.S
 			s.pool.Close()
 		}
 	}()
+	ocfg := cfg.Copy()
+	ocfg.MaxConns = 4
+	if !o.durableOut {
+		ocfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
+	}
+	if s.opool, err = pgxpool.NewWithConfig(ctx, ocfg); err != nil {
+		return nil, fmt.Errorf("sqlstore: connecting to %s: %w", where, storeErr("connect", err))
+	}
+	defer func() {
+		if err != nil {
+			s.opool.Close()
+		}
+	}()
 	var schema *string
 	if err := s.pool.QueryRow(ctx, `SELECT current_schema()`).Scan(&schema); err != nil {
 		return nil, fmt.Errorf("sqlstore: connecting to %s: %w", where, storeErr("connect", err))
@@ -98,7 +114,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (_ notifications.S
 	if err := s.migrate(ctx); err != nil {
 		return nil, fmt.Errorf("sqlstore: migrating %s (schema %s): %w", where, s.schema, err)
 	}
-	s.w = newWriter(pgName, s.applyBatch, o.maxBatch, o.queueSize, o.logger)
+	s.w = newWriter(pgName, s.applyBatch, o.maxBatch, o.queueSize, pgBatchTimeout, o.logger)
 	return s, nil
 }
 
@@ -340,16 +356,7 @@ func (s *pgStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifi
 	}
 	clock := notifications.Truncate(s.o.clock())
 	until := notifications.Truncate(clock.Add(s.o.claimLease))
-	rows, err := s.pool.Query(ctx, `WITH c AS (
-			SELECT id FROM notifications
-			WHERE status IN ('PENDING', 'RETRYING')
-			AND (next_retry_date IS NULL OR next_retry_date <= $1)
-			AND (claimed_until IS NULL OR claimed_until <= $2)
-			ORDER BY creation_date, id
-			LIMIT $3
-			FOR UPDATE SKIP LOCKED)
-		UPDATE notifications n SET claimed_until = $4 FROM c WHERE n.id = c.id
-		RETURNING `+prefixed("n.", pgCols), now, clock, limit, until)
+	rows, err := s.opool.Query(ctx, pgClaim, now, clock, limit, until)
 	if err != nil {
 		return nil, storeErr(pgName+": claim", err)
 	}
@@ -371,6 +378,29 @@ func (s *pgStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifi
 	s.mu.Unlock()
 	return recs, nil
 }
+
+// pgClaim leases the oldest eligible records, skipping rows another
+// sidecar is claiming. Fresh deliveries (PENDING, no retry date) come in
+// creationDate order straight off the queue index, so a claim costs the
+// same with a backlog of millions; only records with a retry date are sorted.
+var pgClaim = `WITH
+fresh AS (
+	SELECT id, creation_date FROM notifications
+	WHERE status = 'PENDING' AND next_retry_date IS NULL
+	AND (claimed_until IS NULL OR claimed_until <= $2)
+	ORDER BY creation_date LIMIT $3
+	FOR UPDATE SKIP LOCKED),
+due AS (
+	SELECT id, creation_date FROM notifications
+	WHERE status IN ('PENDING', 'RETRYING') AND next_retry_date <= $1
+	AND (claimed_until IS NULL OR claimed_until <= $2)
+	ORDER BY creation_date LIMIT $3
+	FOR UPDATE SKIP LOCKED),
+c AS (
+	SELECT id FROM (SELECT * FROM fresh UNION ALL SELECT * FROM due) u
+	ORDER BY creation_date, id LIMIT $3)
+UPDATE notifications n SET claimed_until = $4 FROM c WHERE n.id = c.id
+RETURNING ` + prefixed("n.", pgCols)
 
 func prefixed(p, cols string) string {
 	out := p
@@ -407,7 +437,7 @@ func (s *pgStore) Finish(ctx context.Context, rec *notifications.Record) (bool, 
 		q += ` AND claimed_until = $6`
 		args = append(args, until)
 	}
-	tag, err := s.pool.Exec(ctx, q, args...)
+	tag, err := s.opool.Exec(ctx, q, args...)
 	if err != nil {
 		return false, storeErr(pgName+": finish", err)
 	}
@@ -762,6 +792,7 @@ func (s *pgStore) Close() error {
 	for _, l := range locks {
 		l.unlock()
 	}
+	s.opool.Close()
 	s.pool.Close()
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"database/sql"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -35,6 +36,7 @@ type sqliteStore struct {
 	holder string
 
 	stCheck, stSupersede, stInsert *sql.Stmt
+	stClaim, stFinish, stFinishOwn *sql.Stmt
 
 	lockSeq atomic.Uint64
 
@@ -114,20 +116,29 @@ func openSQLite(ctx context.Context, path string, o options) (_ notifications.St
 		st  **sql.Stmt
 		sql string
 	}{
+		// One probe answers every rule, so the common delivery (nothing to
+		// supersede) costs this and the INSERT only.
 		{&s.stCheck, `SELECT
 			EXISTS (SELECT 1 FROM notifications WHERE webhook_token = ?1),
-			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?2 AND notification_type = ?3 AND creation_date > ?4)`},
+			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?2 AND notification_type = ?3 AND creation_date > ?4),
+			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?2 AND notification_type = ?3 AND creation_date < ?4
+				AND status IN ('PENDING', 'RETRYING'))`},
 		{&s.stSupersede, `UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL
 			WHERE object_token = ?1 AND notification_type = ?2 AND creation_date < ?3
 			AND status IN ('PENDING', 'RETRYING')`},
 		{&s.stInsert, `INSERT INTO notifications (` + sqliteInsertCols + `)
 			VALUES (?, ?, ?, ?, ?, 'PENDING', 0, NULL, NULL, ?, ?)`},
+		{&s.stClaim, sqliteClaim},
+		{&s.stFinish, sqliteFinish},
+		// Only the claim this store made: after its lease expired another
+		// sidecar may have claimed the record again.
+		{&s.stFinishOwn, sqliteFinish + ` AND claimed_until = ?6`},
 	} {
 		if *p.st, err = s.wdb.PrepareContext(ctx, p.sql); err != nil {
 			return nil, fmt.Errorf("sqlstore: preparing statements on %s: %w", path, storeErr("prepare", err))
 		}
 	}
-	s.w = newWriter(sqliteName, s.applyBatch, o.maxBatch, o.queueSize, o.logger)
+	s.w = newWriter(sqliteName, s.applyBatch, o.maxBatch, o.queueSize, 0, o.logger)
 	return s, nil
 }
 
@@ -206,8 +217,8 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 	for i, q := range reqs {
 		r := q.rec
 		cd := ms(r.CreationDate)
-		var dup, obsolete bool
-		if err := check.QueryRowContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd).Scan(&dup, &obsolete); err != nil {
+		var dup, obsolete, live bool
+		if err := check.QueryRowContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd).Scan(&dup, &obsolete, &live); err != nil {
 			return nil, err
 		}
 		switch {
@@ -218,13 +229,15 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 			res[i].Outcome = notifications.DiscardedObsolete
 			continue
 		}
-		sr, err := supersede.ExecContext(ctx, r.ObjectToken, r.NotificationType, cd)
-		if err != nil {
-			return nil, err
-		}
-		n, err := sr.RowsAffected()
-		if err != nil {
-			return nil, err
+		var n int64
+		if live {
+			sr, err := supersede.ExecContext(ctx, r.ObjectToken, r.NotificationType, cd)
+			if err != nil {
+				return nil, err
+			}
+			if n, err = sr.RowsAffected(); err != nil {
+				return nil, err
+			}
 		}
 		ir, err := insert.ExecContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd,
 			ms(r.ReceptionDate), r.Program, nullBlob(r.Payload))
@@ -398,17 +411,15 @@ func (s *sqliteStore) Claim(ctx context.Context, now time.Time, limit int) ([]no
 	}
 	clock := s.o.clock()
 	until := ms(clock.Add(s.o.claimLease))
-	rows, err := s.wdb.QueryContext(ctx, `UPDATE notifications SET claimed_until = ?1
-		WHERE id IN (SELECT id FROM notifications
-			WHERE status IN ('PENDING', 'RETRYING')
-			AND (next_retry_date IS NULL OR next_retry_date <= ?2)
-			AND (claimed_until IS NULL OR claimed_until <= ?3)
-			ORDER BY creation_date, id LIMIT ?4)
-		RETURNING `+sqliteCols, until, ms(now), ms(clock), limit)
-	if err != nil {
-		return nil, storeErr(sqliteName+": claim", err)
-	}
-	recs, err := collectSQLite(rows)
+	var recs []notifications.Record
+	err := s.outcome(ctx, func(tx *sql.Tx) error {
+		rows, err := tx.StmtContext(ctx, s.stClaim).QueryContext(ctx, until, ms(now), ms(clock), limit)
+		if err != nil {
+			return err
+		}
+		recs, err = collectSQLite(rows)
+		return err
+	})
 	if err != nil {
 		return nil, storeErr(sqliteName+": claim", err)
 	}
@@ -416,6 +427,30 @@ func (s *sqliteStore) Claim(ctx context.Context, now time.Time, limit int) ([]no
 	s.rememberClaims(recs, until)
 	return recs, nil
 }
+
+// sqliteClaim leases the oldest eligible records. Fresh deliveries
+// (PENDING, no retry date) are read in creationDate order straight off the
+// queue index, so a claim costs the same with a backlog of millions; only
+// records with a retry date (few) are sorted.
+const sqliteClaim = `UPDATE notifications SET claimed_until = ?1 WHERE id IN (
+	SELECT id FROM (
+		SELECT id, creation_date FROM (
+			SELECT id, creation_date FROM notifications INDEXED BY notifications_queue
+			WHERE status = 'PENDING' AND next_retry_date IS NULL
+			AND (claimed_until IS NULL OR claimed_until <= ?3)
+			ORDER BY creation_date, id LIMIT ?4)
+		UNION ALL
+		SELECT id, creation_date FROM (
+			SELECT id, creation_date FROM notifications
+			WHERE status IN ('PENDING', 'RETRYING') AND next_retry_date <= ?2
+			AND (claimed_until IS NULL OR claimed_until <= ?3)
+			ORDER BY creation_date, id LIMIT ?4))
+	ORDER BY creation_date, id LIMIT ?4)
+RETURNING ` + sqliteCols
+
+const sqliteFinish = `UPDATE notifications SET status = ?1, retry_counter = ?2, last_retry_date = ?3,
+	next_retry_date = ?4, claimed_until = NULL
+	WHERE id = ?5 AND status IN ('PENDING', 'RETRYING') AND claimed_until IS NOT NULL`
 
 // sortClaimed orders a claimed batch; RETURNING promises no order.
 func sortClaimed(recs []notifications.Record) {
@@ -457,25 +492,64 @@ func (s *sqliteStore) Finish(ctx context.Context, rec *notifications.Record) (bo
 	if !rec.Status.Valid() {
 		return false, fmt.Errorf("sqlstore: finish %s: invalid status %q", rec.WebhookToken, rec.Status)
 	}
-	q := `UPDATE notifications SET status = ?, retry_counter = ?, last_retry_date = ?, next_retry_date = ?,
-		claimed_until = NULL
-		WHERE id = ? AND status IN ('PENDING', 'RETRYING') AND claimed_until IS NOT NULL`
+	st := s.stFinish
 	args := []any{string(rec.Status), rec.RetryCounter, nullMS(rec.LastRetryDate), nullMS(rec.NextRetryDate), rec.ID}
 	if until, ok := s.takeClaim(rec.ID); ok {
-		// Only the claim this store made: after its lease expired another
-		// sidecar may have claimed the record again.
-		q += ` AND claimed_until = ?`
+		st = s.stFinishOwn
 		args = append(args, until)
 	}
-	res, err := s.wdb.ExecContext(ctx, q, args...)
-	if err != nil {
-		return false, storeErr(sqliteName+": finish", err)
-	}
-	n, err := res.RowsAffected()
+	var n int64
+	err := s.outcome(ctx, func(tx *sql.Tx) error {
+		res, err := tx.StmtContext(ctx, st).ExecContext(ctx, args...)
+		if err != nil {
+			return err
+		}
+		n, err = res.RowsAffected()
+		return err
+	})
 	if err != nil {
 		return false, storeErr(sqliteName+": finish", err)
 	}
 	return n == 1, nil
+}
+
+// outcome runs a Claim or Finish write on the writer connection, with
+// synchronous=NORMAL unless WithDurableOutcomes: the commit reaches the OS
+// (it survives kill -9) without waiting for the disk, and the next FULL
+// commit (any Enqueue) flushes it along. Intake and management writes always
+// keep the configured level.
+func (s *sqliteStore) outcome(ctx context.Context, fn func(*sql.Tx) error) error {
+	// The connection is pinned because the pragma cannot change inside a
+	// transaction and must not leak to the intake writer's commits.
+	conn, err := s.wdb.Conn(ctx)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	run := func() error {
+		tx, err := conn.BeginTx(ctx, nil)
+		if err != nil {
+			return err
+		}
+		defer tx.Rollback() //nolint:errcheck // no-op after Commit
+		if err := fn(tx); err != nil {
+			return err
+		}
+		return tx.Commit()
+	}
+	if s.o.durableOut || s.o.synchronous == "OFF" || s.o.synchronous == "NORMAL" {
+		return run()
+	}
+	if _, err := conn.ExecContext(ctx, `PRAGMA synchronous = NORMAL`); err != nil {
+		return err
+	}
+	ferr := run()
+	if _, err := conn.ExecContext(context.Background(), `PRAGMA synchronous = `+s.o.synchronous); err != nil {
+		// Never leave the intake's connection relaxed: drop it.
+		_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		return errors.Join(ferr, err)
+	}
+	return ferr
 }
 
 // deleteChunk bounds each delete transaction so intake is not held up by a
@@ -868,7 +942,7 @@ func (s *sqliteStore) Close() error {
 
 func (s *sqliteStore) closeDBs() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.stCheck, s.stSupersede, s.stInsert} {
+	for _, st := range []*sql.Stmt{s.stCheck, s.stSupersede, s.stInsert, s.stClaim, s.stFinish, s.stFinishOwn} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -26,6 +26,7 @@ type options struct {
 	busyTimeout time.Duration
 	readers     int
 	logger      *slog.Logger
+	durableOut  bool
 }
 
 func defaultOptions() options {
@@ -112,6 +113,15 @@ func WithReaders(n int) Option { return func(o *options) { o.readers = n } }
 // WithLogger sets where the store logs lost leases and batch retries.
 // Defaults to discarding logs.
 func WithLogger(l *slog.Logger) Option { return func(o *options) { o.logger = l } }
+
+// WithDurableOutcomes makes Claim and Finish wait for the disk flush like
+// Enqueue does. By default they commit without it (SQLite synchronous=NORMAL
+// for that transaction, Postgres synchronous_commit=off): the outcome is
+// visible at once and survives the sidecar being killed, and a power loss
+// can only undo the last outcomes, whose records are then processed again
+// (at least once) — which lets one sidecar finish thousands of records a
+// second instead of one per disk flush. Defaults to false.
+func WithDurableOutcomes(on bool) Option { return func(o *options) { o.durableOut = on } }
 
 // DefaultDSN is the store used when none is configured.
 const DefaultDSN = "sqlite:.sluice/notifications.db"

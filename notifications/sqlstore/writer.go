@@ -27,9 +27,8 @@ type intakeResp struct {
 // batch is committed (or, for a failed COMMIT, that the outcome is unknown).
 type applyFunc func(ctx context.Context, reqs []*intakeReq) (res []notifications.EnqueueResult, err error)
 
-// batchTimeout bounds one batch transaction, so a hung database fails the
-// waiters (503, the provider re-sends) instead of holding them forever.
-const batchTimeout = time.Minute
+// pgBatchTimeout bounds one Postgres batch transaction.
+const pgBatchTimeout = time.Minute
 
 // writer is the group-commit writer: one goroutine drains every waiting
 // request into one transaction, so one fsync acknowledges the whole batch.
@@ -42,10 +41,15 @@ type writer struct {
 	maxBatch int
 	log      *slog.Logger
 	name     string
+	// timeout bounds one batch transaction when > 0, so a hung database
+	// fails the waiters (503, the provider re-sends) instead of holding
+	// them. SQLite needs none: its only wait is the busy timeout.
+	timeout time.Duration
 }
 
-func newWriter(name string, apply applyFunc, maxBatch, queueSize int, log *slog.Logger) *writer {
+func newWriter(name string, apply applyFunc, maxBatch, queueSize int, timeout time.Duration, log *slog.Logger) *writer {
 	w := &writer{
+		timeout:  timeout,
 		queue:    make(chan *intakeReq, queueSize),
 		closing:  make(chan struct{}),
 		stopped:  make(chan struct{}),
@@ -176,7 +180,10 @@ func (w *writer) commit(batch []*intakeReq) {
 }
 
 func (w *writer) applyWithTimeout(reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
-	ctx, cancel := context.WithTimeout(context.Background(), batchTimeout)
+	if w.timeout <= 0 {
+		return w.apply(context.Background(), reqs)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), w.timeout)
 	defer cancel()
 	return w.apply(ctx, reqs)
 }

@@ -1,0 +1,257 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/sluicedata/sluice/notifications"
+)
+
+// benchPayload is the size of a typical provider webhook body.
+var benchPayload = []byte(`{"token":"wbh-00000000-0000-0000-0000-000000000000","type":"USERS.UPDATED.STATUS.ACTIVATED",` +
+	`"createdOn":"2024-05-01T10:00:00.000","object":{"token":"usr-00000000-0000-0000-0000-000000000000",` +
+	`"programToken":"prg-00000000-0000-0000-0000-000000000000","status":"ACTIVATED","clientUserId":"4242",` +
+	`"profileType":"INDIVIDUAL","email":"someone@example.com","country":"US"}}`)
+
+type benchTarget struct {
+	name   string
+	newDSN func(b *testing.B) string
+}
+
+func benchTargets(b *testing.B) []benchTarget {
+	b.Helper()
+	ts := []benchTarget{{"sqlite", func(b *testing.B) string {
+		return "sqlite:" + b.TempDir() + "/bench.db"
+	}}}
+	if base := os.Getenv("SLUICE_TEST_POSTGRES_DSN"); base != "" {
+		ts = append(ts, benchTarget{"postgres", func(b *testing.B) string {
+			// The suite's helper wants a *testing.T; a benchmark makes its own schema.
+			schema := fmt.Sprintf("sluice_bench_%d", time.Now().UnixNano())
+			benchExec(b, base, `CREATE SCHEMA `+schema)
+			b.Cleanup(func() { benchExec(b, base, `DROP SCHEMA `+schema+` CASCADE`) })
+			sep := "?"
+			if containsByte(base, '?') {
+				sep = "&"
+			}
+			return base + sep + "search_path=" + schema
+		}})
+	}
+	return ts
+}
+
+func containsByte(s string, c byte) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] == c {
+			return true
+		}
+	}
+	return false
+}
+
+func benchExec(b *testing.B, dsn, sql string) {
+	b.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, sql); err != nil {
+		b.Fatal(err)
+	}
+}
+
+func benchOpen(b *testing.B, dsn string) notifications.Store {
+	b.Helper()
+	s, err := Open(context.Background(), dsn)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+func benchRecord(seq int64) *notifications.Record {
+	n := strconv.FormatInt(seq, 10)
+	return &notifications.Record{
+		WebhookToken: "wbh-" + n, ObjectToken: "usr-" + n, NotificationType: "USR",
+		CreationDate: time.Now(), ReceptionDate: time.Now(), Program: "prg-1", Payload: benchPayload,
+	}
+}
+
+func reportRate(b *testing.B, unit string) {
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), unit)
+}
+
+// BenchmarkEnqueueParallel measures intake throughput with 32 goroutines per
+// CPU sending unique deliveries. "store" is Enqueue (rules + group commit);
+// "bare-insert" is a plain single-row INSERT committed per request (what a
+// naive store does); "bare-writer" is the draining writer with plain INSERTs
+// and no rules (the ceiling of group commit).
+func BenchmarkEnqueueParallel(b *testing.B) {
+	for _, tg := range benchTargets(b) {
+		b.Run(tg.name+"/store", func(b *testing.B) {
+			s := benchOpen(b, tg.newDSN(b))
+			var seq atomic.Int64
+			b.SetParallelism(32)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					res, err := s.Enqueue(context.Background(), benchRecord(seq.Add(1)))
+					if err != nil || res.Outcome != notifications.Stored {
+						b.Error(err, res.Outcome)
+						return
+					}
+				}
+			})
+			reportRate(b, "notifications/s")
+		})
+		b.Run(tg.name+"/bare-insert", func(b *testing.B) {
+			s := benchOpen(b, tg.newDSN(b))
+			insert := bareInsert(s)
+			var seq atomic.Int64
+			b.SetParallelism(32)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if err := insert(context.Background(), benchRecord(seq.Add(1))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			reportRate(b, "notifications/s")
+		})
+		b.Run(tg.name+"/bare-writer", func(b *testing.B) {
+			s := benchOpen(b, tg.newDSN(b))
+			w := newWriter("bare", bareBatch(s), 1024, 8192, 0, defaultOptions().logger)
+			defer w.close()
+			var seq atomic.Int64
+			b.SetParallelism(32)
+			b.ResetTimer()
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					r, _ := prepareIntake(benchRecord(seq.Add(1)), time.Now())
+					if _, err := w.submit(context.Background(), r); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			reportRate(b, "notifications/s")
+		})
+	}
+}
+
+// bareInsert is one INSERT, committed on its own.
+func bareInsert(s notifications.Store) func(context.Context, *notifications.Record) error {
+	switch s := s.(type) {
+	case *sqliteStore:
+		return func(ctx context.Context, r *notifications.Record) error {
+			r, _ = prepareIntake(r, time.Now())
+			r.Status = notifications.StatusPending
+			_, err := s.wdb.ExecContext(ctx, `INSERT INTO notifications (`+sqliteInsertCols+`)
+				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, sqliteArgs(r)...)
+			return err
+		}
+	case *pgStore:
+		return func(ctx context.Context, r *notifications.Record) error {
+			r, _ = prepareIntake(r, time.Now())
+			_, err := s.pool.Exec(ctx, pgInsert, pgArgs(r)...)
+			return err
+		}
+	}
+	panic("unknown store")
+}
+
+// bareBatch commits a batch of plain INSERTs in one transaction.
+func bareBatch(s notifications.Store) applyFunc {
+	switch s := s.(type) {
+	case *sqliteStore:
+		return func(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+			tx, err := s.wdb.BeginTx(ctx, nil)
+			if err != nil {
+				return nil, err
+			}
+			defer tx.Rollback() //nolint:errcheck // no-op after Commit
+			insert := tx.StmtContext(ctx, s.stInsert)
+			res := make([]notifications.EnqueueResult, len(reqs))
+			for i, q := range reqs {
+				r := q.rec
+				ir, err := insert.ExecContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, ms(r.CreationDate),
+					ms(r.ReceptionDate), r.Program, nullBlob(r.Payload))
+				if err != nil {
+					return nil, err
+				}
+				res[i].ID, _ = ir.LastInsertId()
+			}
+			return res, tx.Commit()
+		}
+	case *pgStore:
+		return func(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+			tx, err := s.pool.Begin(ctx)
+			if err != nil {
+				return nil, err
+			}
+			defer tx.Rollback(context.Background()) //nolint:errcheck // no-op after Commit
+			batch := &pgx.Batch{}
+			for _, q := range reqs {
+				batch.Queue(pgInsert, pgArgs(q.rec)...)
+			}
+			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
+				return nil, err
+			}
+			return make([]notifications.EnqueueResult, len(reqs)), tx.Commit(ctx)
+		}
+	}
+	panic("unknown store")
+}
+
+// BenchmarkClaimFinish measures the processing job's store work: claim a
+// batch of 100, finish each record as SUCCESS.
+func BenchmarkClaimFinish(b *testing.B) {
+	for _, tg := range benchTargets(b) {
+		b.Run(tg.name, func(b *testing.B) {
+			s := benchOpen(b, tg.newDSN(b))
+			var seq atomic.Int64
+			b.SetParallelism(32)
+			b.RunParallel(func(pb *testing.PB) {
+				for pb.Next() {
+					if _, err := s.Enqueue(context.Background(), benchRecord(seq.Add(1))); err != nil {
+						b.Error(err)
+						return
+					}
+				}
+			})
+			ctx := context.Background()
+			b.ResetTimer()
+			done := 0
+			for done < b.N {
+				recs, err := s.Claim(ctx, time.Now(), 100)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if len(recs) == 0 {
+					b.Fatalf("nothing to claim after %d of %d", done, b.N)
+				}
+				for i := range recs {
+					recs[i].Status = notifications.StatusSuccess
+					if ok, err := s.Finish(ctx, &recs[i]); err != nil || !ok {
+						b.Fatal(ok, err)
+					}
+				}
+				done += len(recs)
+			}
+			b.StopTimer()
+			b.ReportMetric(float64(done)/b.Elapsed().Seconds(), "records/s")
+		})
+	}
+}
