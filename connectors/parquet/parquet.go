@@ -1,0 +1,718 @@
+package parquet
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// The connector's properties.
+const (
+	// PropPath is a file, or a directory of part files (an existing
+	// directory, or a path ending in /). Required.
+	PropPath = "svc.parquet.path"
+	// PropMode is overwrite (replace the data; the default) or append (add
+	// a part file; needs a directory).
+	PropMode = "svc.parquet.mode"
+	// PropCompression is the codec of written files: snappy (default),
+	// gzip, zstd, lz4, brotli or none.
+	PropCompression = "svc.parquet.compression"
+	// PropPartitionBy lists (comma-separated) the columns of a
+	// Hive-partitioned write: dir/key=value/part-….parquet. Needs a directory.
+	PropPartitionBy = "svc.parquet.partition.by"
+)
+
+// Type is the connector's registered name.
+const Type = "PARQUET"
+
+// DefaultPartition is the directory value of a null or empty partition
+// value, as Hive writes it.
+const DefaultPartition = "__HIVE_DEFAULT_PARTITION__"
+
+// Compressions are the accepted values of svc.parquet.compression.
+var Compressions = []string{"snappy", "gzip", "zstd", "lz4", "brotli", "none"}
+
+// ErrNoFiles is returned (wrapped) when a directory holds no Parquet file.
+var ErrNoFiles = errors.New("no parquet files")
+
+func init() { connectors.Register(Type, Connector{}) }
+
+// Connector reads and writes Parquet files. It implements
+// connectors.Connector, connectors.Writer and connectors.Validator.
+type Connector struct{}
+
+var (
+	_ connectors.Connector = Connector{}
+	_ connectors.Writer    = Connector{}
+	_ connectors.Validator = Connector{}
+)
+
+// Validate checks a table definition: the path is given, the mode and the
+// compression are known, partition columns are columns of the table.
+func (Connector) Validate(fields []connectors.Field, props connectors.Props) error {
+	if strings.TrimSpace(props.String(PropPath, "")) == "" {
+		return fmt.Errorf("PARQUET: property %s is required (a file, or a directory of part files)", PropPath)
+	}
+	if _, err := modeOf(props); err != nil {
+		return err
+	}
+	if _, err := compressionOf(props); err != nil {
+		return err
+	}
+	keys, err := partitionKeys(props)
+	if err != nil {
+		return err
+	}
+	if len(fields) > 0 {
+		for _, k := range keys {
+			if !hasField(fields, k) {
+				return fmt.Errorf("PARQUET: %s: %q is not a column of the table", PropPartitionBy, k)
+			}
+		}
+	}
+	return nil
+}
+
+func hasField(fields []connectors.Field, name string) bool {
+	for _, f := range fields {
+		if f.Name == name {
+			return true
+		}
+	}
+	return false
+}
+
+func modeOf(p connectors.Props) (bool, error) {
+	switch m := strings.ToLower(strings.TrimSpace(p.String(PropMode, "overwrite"))); m {
+	case "overwrite", "replace":
+		return false, nil
+	case "append":
+		return true, nil
+	default:
+		return false, fmt.Errorf("PARQUET: property %s: %q is not overwrite or append", PropMode, p[PropMode])
+	}
+}
+
+func compressionOf(p connectors.Props) (string, error) {
+	c := strings.ToLower(strings.TrimSpace(p.String(PropCompression, "snappy")))
+	if c == "uncompressed" {
+		c = "none"
+	}
+	for _, ok := range Compressions {
+		if c == ok {
+			return c, nil
+		}
+	}
+	return "", fmt.Errorf("PARQUET: property %s: %q is not one of %s", PropCompression, p[PropCompression], strings.Join(Compressions, ", "))
+}
+
+func partitionKeys(p connectors.Props) ([]string, error) {
+	v := strings.TrimSpace(p.String(PropPartitionBy, ""))
+	if v == "" {
+		return nil, nil
+	}
+	var keys []string
+	for _, k := range strings.Split(v, ",") {
+		k = strings.TrimSpace(k)
+		if k == "" || strings.ContainsAny(k, "/=.\\") {
+			return nil, fmt.Errorf("PARQUET: property %s: %q is not a column name", PropPartitionBy, k)
+		}
+		keys = append(keys, k)
+	}
+	return keys, nil
+}
+
+// isDir reports whether path names a directory of part files: an existing
+// directory, or a path ending in a separator.
+func isDir(path string) bool {
+	if strings.HasSuffix(path, "/") || strings.HasSuffix(path, string(filepath.Separator)) {
+		return true
+	}
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// Read reads the file, or every part file of the directory in name order
+// (partition directories `key=value/` included; their values become
+// columns, typed when the dataset's fields give a type, else strings).
+func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.Frame, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
+	if path == "" {
+		return nil, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
+	}
+	if !isDir(path) {
+		f, err := readFile(path)
+		if err != nil {
+			return nil, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
+		}
+		return f, nil
+	}
+	f, err := ReadDir(ctx, path, ds.Fields)
+	if err != nil {
+		return nil, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
+	}
+	return f, nil
+}
+
+func readFile(path string) (f *dataframe.Frame, err error) {
+	defer func() {
+		if v := recover(); v != nil {
+			f, err = nil, fmt.Errorf("reading %s: malformed parquet file: %v", path, v)
+		}
+	}()
+	f, err = dataframe.ReadParquet(path, nil)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return f, nil
+}
+
+// part is one data file of a directory and its partition values.
+type part struct {
+	path   string
+	keys   []string
+	values []string // unescaped; DefaultPartition means null
+}
+
+// listParts finds the *.parquet files under dir in name order, skipping
+// hidden and underscore-prefixed names (temporary files, _SUCCESS), and
+// reads partition values from `key=value` directory names.
+func listParts(dir string) ([]part, error) {
+	var parts []part
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		name := d.Name()
+		if p != dir && (strings.HasPrefix(name, ".") || strings.HasPrefix(name, "_")) {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if d.IsDir() || !strings.HasSuffix(strings.ToLower(name), ".parquet") {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		pt := part{path: p}
+		segs := strings.Split(filepath.ToSlash(rel), "/")
+		for _, seg := range segs[:len(segs)-1] {
+			k, v, ok := strings.Cut(seg, "=")
+			if !ok || k == "" {
+				continue
+			}
+			uk, err1 := unescape(k)
+			uv, err2 := unescape(v)
+			if err1 != nil || err2 != nil {
+				return fmt.Errorf("partition directory %q: bad %%-escape", seg)
+			}
+			pt.keys = append(pt.keys, uk)
+			pt.values = append(pt.values, uv)
+		}
+		parts = append(parts, pt)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("listing %s: %w", dir, err)
+	}
+	// WalkDir visits in lexical order per directory already; sorting the
+	// whole relative paths keeps the order stable across partition depths.
+	sort.SliceStable(parts, func(i, j int) bool { return parts[i].path < parts[j].path })
+	return parts, nil
+}
+
+// ReadDir reads a directory of part files as one frame. fields may give
+// partition columns a type (long, integer, double, boolean, timestamp);
+// without it they are strings.
+func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataframe.Frame, error) {
+	parts, err := listParts(dir)
+	if err != nil {
+		return nil, err
+	}
+	if len(parts) == 0 {
+		return nil, fmt.Errorf("%w in %s", ErrNoFiles, dir)
+	}
+	keys := parts[0].keys
+	for _, p := range parts[1:] {
+		if strings.Join(p.keys, "/") != strings.Join(keys, "/") {
+			return nil, fmt.Errorf("inconsistent partition directories: %s has keys [%s], %s has [%s]",
+				parts[0].path, strings.Join(keys, ", "), p.path, strings.Join(p.keys, ", "))
+		}
+	}
+	kinds := make([]dataframe.ColumnKind, len(keys))
+	for i, k := range keys {
+		kinds[i] = dataframe.KindString
+		for _, f := range fields {
+			if f.Name == k {
+				kind, err := dataframe.ParseColumnKind(f.Type)
+				if err != nil {
+					return nil, fmt.Errorf("partition column %s: %w", k, err)
+				}
+				kinds[i] = kind
+			}
+		}
+	}
+	frames := make([]*dataframe.Frame, 0, len(parts))
+	defer func() {
+		for _, f := range frames {
+			f.Release()
+		}
+	}()
+	for _, p := range parts {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		f, err := readFile(p.path)
+		if err != nil {
+			return nil, err
+		}
+		if len(keys) > 0 {
+			consts := make([]dataframe.Constant, len(keys))
+			for i, k := range keys {
+				consts[i] = dataframe.Constant{Name: k, Kind: kinds[i], Value: p.values[i], Null: p.values[i] == DefaultPartition}
+			}
+			g, err := dataframe.WithConstants(nil, f, consts)
+			f.Release()
+			if err != nil {
+				return nil, fmt.Errorf("%s: %w", p.path, err)
+			}
+			f = g
+		}
+		frames = append(frames, f)
+	}
+	if len(frames) == 1 {
+		f := frames[0]
+		frames = nil
+		return f, nil
+	}
+	out, err := dataframe.Concat(frames...)
+	if err != nil {
+		return nil, fmt.Errorf("combining the part files of %s (do they share one schema?): %w", dir, err)
+	}
+	return out, nil
+}
+
+// Write replaces the dataset's data with f (or adds a part file with
+// svc.parquet.mode=append). New files are written under hidden temporary
+// names and renamed into place once complete; old files are removed only
+// after that, so a reader never sees a half-written file.
+func (Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {
+	res := connectors.WriteResult{Rows: f.NumRows()}
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
+	if path == "" {
+		return res, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
+	}
+	appendMode, err := modeOf(ds.Props)
+	if err != nil {
+		return res, err
+	}
+	comp, err := compressionOf(ds.Props)
+	if err != nil {
+		return res, err
+	}
+	keys, err := partitionKeys(ds.Props)
+	if err != nil {
+		return res, err
+	}
+	if !isDir(path) {
+		if appendMode {
+			return res, fmt.Errorf("PARQUET %s: %s=append needs a directory, and %s %q is a file (end it with / to make it a directory)", ds.Name, PropMode, PropPath, path)
+		}
+		if len(keys) > 0 {
+			return res, fmt.Errorf("PARQUET %s: %s needs a directory, and %s %q is a file (end it with / to make it a directory)", ds.Name, PropPartitionBy, PropPath, path)
+		}
+		if err := WriteFileAtomic(path, f, comp); err != nil {
+			return res, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
+		}
+		res.Written = f.NumRows()
+		return res, nil
+	}
+	if _, err := WriteDir(ctx, path, f, WriteOptions{Compression: comp, PartitionBy: keys, Append: appendMode}); err != nil {
+		return res, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
+	}
+	res.Written = f.NumRows()
+	return res, nil
+}
+
+// WriteOptions configure WriteDir.
+type WriteOptions struct {
+	// Compression is the codec. Defaults to snappy.
+	Compression string
+	// PartitionBy are top-level columns whose values name the directories
+	// (key=value/) the rows go to; they are not stored in the files.
+	// Defaults to none.
+	PartitionBy []string
+	// Append keeps the directory's existing files. Defaults to false (they
+	// are removed once the new ones are in place).
+	Append bool
+}
+
+// WriteDir writes f as part files under dir (created if missing) and
+// returns their paths. All new files are complete before the first is
+// renamed into place; unless Append, older part files are removed after.
+func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOptions) (files []string, err error) {
+	if o.Compression == "" {
+		o.Compression = "snappy"
+	}
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("creating %s: %w", dir, err)
+	}
+	var old []part
+	if !o.Append {
+		if old, err = listParts(dir); err != nil {
+			return nil, err
+		}
+	}
+	groups, err := Partition(f, o.PartitionBy)
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for _, g := range groups {
+			g.Frame.Release()
+		}
+	}()
+	run := runID()
+	type pending struct{ tmp, final string }
+	var done []pending
+	defer func() {
+		if err != nil {
+			for _, p := range done {
+				_ = os.Remove(p.tmp)
+			}
+		}
+	}()
+	for i, g := range groups {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		sub := dir
+		for k, key := range o.PartitionBy {
+			sub = filepath.Join(sub, escape(key)+"="+partitionDirValue(g.Values[k], g.Nulls[k]))
+		}
+		if err := os.MkdirAll(sub, 0o755); err != nil {
+			return nil, fmt.Errorf("creating %s: %w", sub, err)
+		}
+		name := fmt.Sprintf("part-%05d-%s.%s.parquet", i, run, o.Compression)
+		final := filepath.Join(sub, name)
+		tmp := filepath.Join(sub, "."+name+".tmp")
+		if err := writeParquetFile(tmp, g.Frame, o.Compression); err != nil {
+			_ = os.Remove(tmp)
+			return nil, err
+		}
+		done = append(done, pending{tmp, final})
+	}
+	for i, p := range done {
+		if err := os.Rename(p.tmp, p.final); err != nil {
+			// Take back what was already published so the old data stays whole.
+			for _, q := range done[:i] {
+				_ = os.Remove(q.final)
+			}
+			return nil, fmt.Errorf("publishing %s: %w", p.final, err)
+		}
+		files = append(files, p.final)
+	}
+	done = nil
+	syncDir(dir)
+	for _, p := range old {
+		if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return files, fmt.Errorf("removing old part file %s: %w", p.path, err)
+		}
+	}
+	if len(old) > 0 {
+		removeEmptyDirs(dir)
+	}
+	return files, nil
+}
+
+// WriteFileAtomic writes f to path as one Parquet file: a temporary file in
+// the same directory, synced, then renamed over path.
+func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error {
+	if compression == "" {
+		compression = "snappy"
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	tmp := filepath.Join(dir, "."+filepath.Base(path)+"."+runID()+".tmp")
+	if err := writeParquetFile(tmp, f, compression); err != nil {
+		_ = os.Remove(tmp)
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		_ = os.Remove(tmp)
+		return fmt.Errorf("replacing %s: %w", path, err)
+	}
+	syncDir(dir)
+	return nil
+}
+
+func writeParquetFile(path string, f *dataframe.Frame, compression string) (err error) {
+	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
+	if err != nil {
+		return fmt.Errorf("creating %s: %w", path, err)
+	}
+	defer func() {
+		if v := recover(); v != nil {
+			err = fmt.Errorf("writing %s: %v", path, v)
+		}
+		if cerr := out.Close(); cerr != nil && err == nil {
+			err = fmt.Errorf("closing %s: %w", path, cerr)
+		}
+	}()
+	// Hide Close from the Parquet writer: the file must stay open to be synced.
+	w := struct{ io.Writer }{out}
+	if err := dataframe.WriteParquet(w, f, dataframe.ParquetOptions{Compression: compression}); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err := out.Sync(); err != nil {
+		return fmt.Errorf("syncing %s: %w", path, err)
+	}
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
+
+// removeEmptyDirs removes partition directories left empty under root.
+func removeEmptyDirs(root string) {
+	var dirs []string
+	_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.IsDir() && p != root {
+			dirs = append(dirs, p)
+		}
+		return nil
+	})
+	for i := len(dirs) - 1; i >= 0; i-- {
+		_ = os.Remove(dirs[i]) // fails, harmlessly, when not empty
+	}
+}
+
+func runID() string {
+	var b [4]byte
+	_, _ = rand.Read(b[:])
+	return time.Now().UTC().Format("20060102T150405.000") + "-" + hex.EncodeToString(b[:])
+}
+
+// Group is the rows of one partition.
+type Group struct {
+	Values []string // partition values as directory text (before escaping)
+	Nulls  []bool   // which values are null
+	Frame  *dataframe.Frame
+}
+
+// Partition splits f by the values of the keys (top-level, flat columns)
+// into frames without those columns, in order of first appearance. With
+// no keys it returns one group sharing f's data. The caller releases the
+// groups' frames.
+func Partition(f *dataframe.Frame, keys []string) ([]Group, error) {
+	names := f.ColumnNames()
+	keyIdx := make([]int, len(keys))
+	for i, k := range keys {
+		keyIdx[i] = -1
+		for j, n := range names {
+			if n == k {
+				keyIdx[i] = j
+			}
+		}
+		if keyIdx[i] < 0 {
+			return nil, fmt.Errorf("partition column %q is not a column (columns: %s)", k, strings.Join(names, ", "))
+		}
+	}
+	var keep []int
+	for j := range names {
+		if !containsInt(keyIdx, j) {
+			keep = append(keep, j)
+		}
+	}
+	if len(keys) == 0 {
+		g, err := dataframe.KeepColumns(f, keep)
+		if err != nil {
+			return nil, err
+		}
+		return []Group{{Frame: g}}, nil
+	}
+	if len(keep) == 0 {
+		return nil, fmt.Errorf("partitioning by every column leaves no data columns to write")
+	}
+	// Collect the distinct key tuples in order of first appearance.
+	type tuple struct {
+		vals  []string
+		nulls []bool
+	}
+	var order []string
+	tuples := map[string]tuple{}
+	for _, rec := range f.Records() {
+		n := int(rec.NumRows())
+		for i := 0; i < n; i++ {
+			t := tuple{vals: make([]string, len(keys)), nulls: make([]bool, len(keys))}
+			for k, idx := range keyIdx {
+				v, null, err := partitionText(dataframe.ValueAt(rec.Column(idx), i))
+				if err != nil {
+					return nil, fmt.Errorf("partition column %q: %w", keys[k], err)
+				}
+				t.vals[k], t.nulls[k] = v, null
+			}
+			id := tupleID(t.vals, t.nulls)
+			if _, seen := tuples[id]; !seen {
+				tuples[id] = t
+				order = append(order, id)
+			}
+		}
+	}
+	groups := make([]Group, 0, len(order))
+	release := func() {
+		for _, g := range groups {
+			g.Frame.Release()
+		}
+	}
+	for _, id := range order {
+		t := tuples[id]
+		sel, err := dataframe.Filter(f, func(r *dataframe.Row) (bool, error) {
+			for k, key := range keys {
+				v, err := r.Get(key)
+				if err != nil {
+					return false, err
+				}
+				s, null, err := partitionText(v)
+				if err != nil {
+					return false, err
+				}
+				if null != t.nulls[k] || s != t.vals[k] {
+					return false, nil
+				}
+			}
+			return true, nil
+		})
+		if err != nil {
+			release()
+			return nil, err
+		}
+		g, err := dataframe.KeepColumns(sel, keep)
+		sel.Release()
+		if err != nil {
+			release()
+			return nil, err
+		}
+		groups = append(groups, Group{Values: t.vals, Nulls: t.nulls, Frame: g})
+	}
+	return groups, nil
+}
+
+func containsInt(xs []int, x int) bool {
+	for _, v := range xs {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func tupleID(vals []string, nulls []bool) string {
+	var b strings.Builder
+	for i, v := range vals {
+		if nulls[i] {
+			b.WriteString("\x00N")
+		} else {
+			b.WriteString("\x00V")
+			b.WriteString(v)
+		}
+	}
+	return b.String()
+}
+
+// partitionText renders a partition value the way Hive names directories.
+func partitionText(v any) (string, bool, error) {
+	switch x := v.(type) {
+	case nil:
+		return "", true, nil
+	case string:
+		if x == "" {
+			return "", true, nil // Hive stores empty values in the default partition
+		}
+		return x, false, nil
+	case int64:
+		return strconv.FormatInt(x, 10), false, nil
+	case int32:
+		return strconv.FormatInt(int64(x), 10), false, nil
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64), false, nil
+	case bool:
+		return strconv.FormatBool(x), false, nil
+	case time.Time:
+		return x.UTC().Format("2006-01-02 15:04:05.000"), false, nil
+	}
+	return "", false, fmt.Errorf("a %T cannot name a partition directory (use a flat column)", v)
+}
+
+func partitionDirValue(v string, null bool) string {
+	if null {
+		return DefaultPartition
+	}
+	return escape(v)
+}
+
+// escape %-encodes the characters Hive escapes in partition paths.
+func escape(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || strings.IndexByte("\"#%'*/:=?\\{[]^", c) >= 0 {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	return b.String()
+}
+
+func unescape(s string) (string, error) {
+	if !strings.Contains(s, "%") {
+		return s, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '%' {
+			b.WriteByte(s[i])
+			continue
+		}
+		if i+2 >= len(s) {
+			return "", fmt.Errorf("bad escape in %q", s)
+		}
+		n, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+		if err != nil {
+			return "", fmt.Errorf("bad escape in %q", s)
+		}
+		b.WriteByte(byte(n))
+		i += 2
+	}
+	return b.String(), nil
+}
