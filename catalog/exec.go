@@ -161,6 +161,8 @@ func (s *Session) execDescribe(ctx context.Context, x *sql.Describe) (*dataframe
 	if err != nil {
 		return nil, err
 	}
+	// A secret also hides inside other values (a URL with key=…).
+	red := connectors.NewRedactor(t.Properties, s.Settings())
 	rows := make([][]any, 0, len(t.Columns)+3+len(t.Properties))
 	for _, c := range t.Columns {
 		rows = append(rows, []any{c.Name, c.Type})
@@ -168,7 +170,7 @@ func (s *Session) execDescribe(ctx context.Context, x *sql.Describe) (*dataframe
 	rows = append(rows,
 		[]any{"# Detailed Table Information", ""},
 		[]any{"Type", t.Type},
-		[]any{"Location", t.Location},
+		[]any{"Location", red.String(t.Location)},
 	)
 	keys := make([]string, 0, len(t.Properties))
 	for k := range t.Properties {
@@ -176,7 +178,7 @@ func (s *Session) execDescribe(ctx context.Context, x *sql.Describe) (*dataframe
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		rows = append(rows, []any{k, connectors.RedactValue(k, t.Properties[k])})
+		rows = append(rows, []any{k, red.String(connectors.RedactValue(k, t.Properties[k]))})
 	}
 	return dataframe.FromValues([]string{"col_name", "data_type"}, rows)
 }
@@ -194,9 +196,10 @@ func (s *Session) execSet(x *sql.Set) (*dataframe.Frame, error) {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		red := connectors.NewRedactor(all)
 		rows := make([][]any, len(keys))
 		for i, k := range keys {
-			rows[i] = []any{k, connectors.RedactValue(k, all[k])}
+			rows[i] = []any{k, red.String(connectors.RedactValue(k, all[k]))}
 		}
 		return dataframe.FromValues(cols, rows)
 	case !x.HasValue:
@@ -204,14 +207,15 @@ func (s *Session) execSet(x *sql.Set) (*dataframe.Frame, error) {
 		if !ok {
 			v = undefined
 		} else {
-			v = connectors.RedactValue(x.Key, v)
+			v = connectors.NewRedactor(s.Settings()).String(connectors.RedactValue(x.Key, v))
 		}
 		return dataframe.FromValues(cols, [][]any{{x.Key, v}})
 	}
 	if err := s.Set(x.Key, x.Value); err != nil {
 		return nil, err
 	}
-	return dataframe.FromValues(cols, [][]any{{x.Key, connectors.RedactValue(x.Key, x.Value)}})
+	v := connectors.NewRedactor(s.Settings()).String(connectors.RedactValue(x.Key, x.Value))
+	return dataframe.FromValues(cols, [][]any{{x.Key, v}})
 }
 
 func tableRef(t sql.TableName) string {
