@@ -87,7 +87,7 @@ func TestPrecedence(t *testing.T) {
 		"svc.cattest.a":    "table", "svc.cattest.b": "table", "svc.cattest.c": "table",
 	}}, false))
 	require.NoError(t, s.Set("svc.cattest.a", "session"))
-	require.NoError(t, s.Set("svc.storage.type", "RESTAPI"))         // never changes a table's type
+	require.NoError(t, s.Set("svc.storage.type", "RESTAPI"))          // never changes a table's type
 	require.NoError(t, s.Set("other.setting", "not a connector one")) // only svc.* settings apply
 
 	f, err := s.Read(ctx, "P.T", map[string]any{
