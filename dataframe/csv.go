@@ -235,7 +235,12 @@ func ReadCSV(r io.Reader, opts CSVOptions) (*Frame, error) {
 		}
 		recs = append(recs, b.NewRecord())
 	}
-	return New(schema, recs...)
+	f, err := New(schema, recs...)
+	if err != nil {
+		return nil, err
+	}
+	f.SetAllocator(mem)
+	return f, nil
 }
 
 func csvColumnNames(header []string) []string {

@@ -64,6 +64,17 @@ func formatOf(path string) (fileFormat, string) {
 	return formatUnknown, ext
 }
 
+// FileFormat names the format ReadFile and WriteFile choose for path by its
+// extension: "json", "ndjson", "csv", "parquet" or "arrow". An unknown
+// extension is an error wrapping ErrUnknownFormat that names it.
+func FileFormat(path string) (string, error) {
+	format, ext := formatOf(path)
+	if format == formatUnknown {
+		return "", unknownFormat(path, ext, ".json, .ndjson, .jsonl, .csv, .parquet or .arrow")
+	}
+	return [...]string{"", "json", "ndjson", "csv", "parquet", "arrow"}[format], nil
+}
+
 func unknownFormat(path, ext, want string) error {
 	if ext == "" {
 		return fmt.Errorf("%s: %w: no file extension (want %s)", path, ErrUnknownFormat, want)

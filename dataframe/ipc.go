@@ -75,7 +75,12 @@ func ReadArrowIPC(path string, mem memory.Allocator) (f *Frame, err error) {
 		}
 		recs = append(recs, rec)
 	}
-	return New(rdr.Schema(), recs...)
+	f, err = New(rdr.Schema(), recs...)
+	if err != nil {
+		return nil, err
+	}
+	f.SetAllocator(mem)
+	return f, nil
 }
 
 // tellWriter lets the IPC file writer, which only ever asks for its current

@@ -44,6 +44,9 @@ func (o ParquetOptions) codec() (compress.Compression, error) {
 	return 0, fmt.Errorf("parquet compression %q: want snappy, zstd, gzip, brotli or none", o.Compression)
 }
 
+// Validate reports an unknown compression or a negative row group size.
+func (o ParquetOptions) Validate() error { return o.validate() }
+
 func (o ParquetOptions) validate() error {
 	if _, err := o.codec(); err != nil {
 		return err
@@ -91,7 +94,9 @@ func WriteParquet(w io.Writer, f *Frame, o ParquetOptions) (err error) {
 	if err != nil {
 		return err
 	}
-	fw, err := pqarrow.NewFileWriter(f.Schema(), w, props, arrProps)
+	// Hide any Close method of w: the Parquet writer closes a sink that has
+	// one, and callers (atomic file writes) still need to sync theirs.
+	fw, err := pqarrow.NewFileWriter(f.Schema(), struct{ io.Writer }{w}, props, arrProps)
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
@@ -114,13 +119,18 @@ func ReadParquet(path string, mem memory.Allocator) (f *Frame, err error) {
 		mem = memory.DefaultAllocator
 	}
 	defer recoverAs(&err, "parquet")
-	mem = boundedAllocator{mem, physicalMemory(), "parquet"}
-	rdr, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(mem)))
+	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
+	rdr, err := file.OpenParquetFile(path, false, file.WithReadProps(parquet.NewReaderProperties(bounded)))
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
 	defer rdr.Close()
-	return readParquet(path, rdr, mem)
+	f, err = readParquet(path, rdr, bounded)
+	if err != nil {
+		return nil, err
+	}
+	f.SetAllocator(mem)
+	return f, nil
 }
 
 func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *Frame, err error) {

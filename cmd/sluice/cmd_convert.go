@@ -1,0 +1,95 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+func init() {
+	addCommand(&command{
+		name:    "convert",
+		summary: "convert a data file (.json .ndjson .jsonl .csv .parquet .arrow) to another format, or print it",
+		run:     runConvert,
+	})
+}
+
+// runConvert is `sluice convert IN [OUT]`: IN is read by extension into a
+// frame (JSON inferred as Spark does); OUT, when given, is written by its
+// extension, atomically; without OUT the frame is printed like every other
+// command's frames (--format, --schema, -o).
+func runConvert(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "convert", "convert IN [OUT] [--records-path P] [--compression C] [--format table|json|csv] [--schema] [--rows N]")
+	recordsPath := fs.String("records-path", "", "dotted `PATH` of the array holding the rows in a .json document (items)")
+	compression := fs.String("compression", "snappy", "Parquet `CODEC` for a .parquet OUT: snappy, zstd, gzip, brotli or none")
+	rowGroup := fs.Int("row-group-rows", 0, "rows per Parquet row group for a .parquet OUT (0: 131072)")
+	var out outputOptions
+	out.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 || len(pos) > 2 {
+		return usagef("want IN and optionally OUT, got %d arguments", len(pos))
+	}
+	if err := out.validate(); err != nil {
+		return err
+	}
+	in := pos[0]
+	inFormat, err := dataframe.FileFormat(in)
+	if err != nil {
+		return usagef("IN: %s", err)
+	}
+	if *recordsPath != "" && inFormat != "json" {
+		return usagef("--records-path applies to .json input only, not %s", in)
+	}
+	pq := dataframe.ParquetOptions{Compression: *compression, RowGroupRows: *rowGroup}
+	if err := pq.Validate(); err != nil {
+		return usagef("--compression/--row-group-rows: %s", err)
+	}
+	dest := ""
+	if len(pos) == 2 {
+		dest = pos[1]
+		set := map[string]bool{}
+		fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		for _, name := range []string{"o", "format", "schema", "rows"} {
+			if set[name] {
+				return usagef("OUT and --%s exclude each other: OUT is written, nothing is printed", name)
+			}
+		}
+	} else if out.out != "" {
+		dest = out.out
+	}
+	if dest != "" {
+		if _, err := dataframe.FileFormat(dest); err != nil {
+			return usagef("OUT: %s", err)
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+
+	f, err := dataframe.ReadFile(in, dataframe.FileOptions{RecordsPath: *recordsPath})
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	if dest == "" {
+		return out.emit(env, f)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if err := dataframe.WriteFile(dest, f, dataframe.FileOptions{Parquet: pq}); err != nil {
+		return err
+	}
+	size := int64(0)
+	if st, err := os.Stat(dest); err == nil {
+		size = st.Size()
+	}
+	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s\n", f.NumRows(), f.NumCols(), size, dest)
+	return nil
+}
