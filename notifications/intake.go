@@ -21,7 +21,7 @@ func (e *IntakeError) Error() string { return e.Msg }
 type delivery struct {
 	Token     *string         `json:"token"`
 	CreatedOn json.RawMessage `json:"createdOn"`
-	Object    json.RawMessage `json:"object"`
+	Object    *deliveryObject `json:"object"`
 }
 
 type deliveryObject struct {
@@ -65,11 +65,7 @@ func ParseDelivery(body []byte, now time.Time) (Record, error) {
 		}
 		rec.CreationDate = t
 	}
-	if len(d.Object) > 0 && string(d.Object) != "null" {
-		var o deliveryObject
-		if err := json.Unmarshal(d.Object, &o); err != nil {
-			return Record{}, &IntakeError{`"object" must be a JSON object with string "token" and "programToken": ` + describeJSONError(err)}
-		}
+	if o := d.Object; o != nil {
 		if o.Token != nil {
 			rec.ObjectToken = *o.Token
 		}

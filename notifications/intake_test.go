@@ -56,7 +56,8 @@ func TestParseDelivery(t *testing.T) {
 		{"numeric token", `{"token":12}`, notifications.Record{}, `field "token"`},
 		{"bad createdOn", `{"token":"a","createdOn":"yesterday"}`, notifications.Record{}, `"createdOn"`},
 		{"numeric createdOn", `{"token":"a","createdOn":1714557600}`, notifications.Record{}, `"createdOn" must be an ISO-8601`},
-		{"object not object", `{"token":"a","object":"usr-1"}`, notifications.Record{}, `"object" must be a JSON object`},
+		{"object not object", `{"token":"a","object":"usr-1"}`, notifications.Record{}, `field "object" must not be a JSON string`},
+		{"object token not string", `{"token":"a","object":{"token":5}}`, notifications.Record{}, `field "object.token" must not be a JSON number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

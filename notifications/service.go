@@ -185,6 +185,11 @@ func (s *Service) startLocked(ln net.Listener) error {
 		s.cron.Schedule(s.cleanSchedule, cron.FuncJob(func() { s.TriggerCleanup() }))
 	}
 	s.cron.Start()
+	if s.cfg.MarketplaceURL == "" {
+		if _, custom := s.fallback.(*MarketplaceHandler); custom {
+			s.log.Warn("CONN_MARKETPLACE_URL is not set: processing will fail and retry until a marketplace is configured")
+		}
+	}
 	s.log.Info("notification sidecar listening", "addr", ln.Addr().String(),
 		"processing", s.cfg.ProcessingCron, "cleanup", s.cfg.CleanupCron)
 	return nil
