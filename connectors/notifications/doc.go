@@ -3,7 +3,8 @@
 // record, with the columns id long, webhookToken, objectToken string,
 // creationDate, receptionDate timestamp, notificationType, status string,
 // retryCounter integer, lastRetryDate, nextRetryDate timestamp, program
-// string. It is read-only: records enter through the sidecar's intake.
+// string. It is read-only (no Writer): records enter through the
+// sidecar's intake.
 //
 //	CREATE TABLE ops.notifications
 //	TBLPROPERTIES ('svc.storage.type'='NOTIFICATIONS',

@@ -28,20 +28,16 @@ const (
 // Type is the connector's registered name.
 const Type = "NOTIFICATIONS"
 
-// ErrReadOnly is returned (wrapped) by Write: the records belong to the
-// sidecar, which alone applies the intake rules to them.
-var ErrReadOnly = errors.New("NOTIFICATIONS datasets are read-only")
-
 func init() { connectors.Register(Type, Connector{}) }
 
-// Connector exposes a notification store as a read-only dataset. It
-// implements connectors.Connector, connectors.Writer (always an error, so
-// the message says why) and connectors.Validator.
+// Connector exposes a notification store as a read-only dataset: it
+// implements connectors.Connector and connectors.Validator but not
+// connectors.Writer, so a write fails with connectors.ErrNotWritable — the
+// records belong to the sidecar, which alone applies the intake rules.
 type Connector struct{}
 
 var (
 	_ connectors.Connector = Connector{}
-	_ connectors.Writer    = Connector{}
 	_ connectors.Validator = Connector{}
 )
 
@@ -131,6 +127,9 @@ func parseDate(s string) (time.Time, error) {
 // Read opens the store, streams its records (in id order) into typed
 // columns and closes it.
 func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.Frame, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	dsn := strings.TrimSpace(ds.Props.String(PropStore, ""))
 	if dsn == "" {
 		return nil, fmt.Errorf("NOTIFICATIONS %s: property %s is required (sqlite:<path> or postgres://…)", ds.Name, PropStore)
@@ -206,9 +205,4 @@ func ReadStore(ctx context.Context, store notif.Store, r notif.Range) (*datafram
 		return nil, fmt.Errorf("reading records: %w", err)
 	}
 	return b.Frame()
-}
-
-// Write always fails: the dataset is read-only.
-func (Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {
-	return connectors.WriteResult{Rows: f.NumRows()}, fmt.Errorf("NOTIFICATIONS %s: %w (records enter through the sidecar's intake, POST /webhook/notifications)", ds.Name, ErrReadOnly)
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/stretchr/testify/require"
 	_ "modernc.org/sqlite"
 
+	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors"
 	notifconn "github.com/sluicedata/sluice/connectors/notifications"
 	"github.com/sluicedata/sluice/dataframe"
@@ -165,17 +166,22 @@ func TestReadErrors(t *testing.T) {
 	}
 }
 
-func TestWriteIsReadOnly(t *testing.T) {
+func TestWriteIsRefused(t *testing.T) {
 	t.Parallel()
 	c, err := connectors.Lookup("NOTIFICATIONS")
 	require.NoError(t, err)
-	w, ok := c.(connectors.Writer)
-	require.True(t, ok)
+	_, isWriter := c.(connectors.Writer)
+	require.False(t, isWriter, "the dataset is read-only")
+
+	// Through a session, the write fails naming the dataset and why.
+	sess := catalog.NewSession(nil)
 	f := dataframe.Strings(nil, "payload", []string{"x"})
 	defer f.Release()
-	_, err = w.Write(context.Background(), &connectors.Dataset{Name: "ops.n", Props: connectors.Props{notifconn.PropStore: "sqlite:x.db"}}, f)
-	require.ErrorIs(t, err, notifconn.ErrReadOnly)
-	require.ErrorContains(t, err, "ops.n")
+	_, err = sess.Write(context.Background(), "ops_n", f, map[string]any{
+		"ops_n.dataSetProperties": connectors.DataSetProperties{Type: "NOTIFICATIONS", Props: map[string]string{notifconn.PropStore: "sqlite:x.db"}},
+	})
+	require.ErrorIs(t, err, connectors.ErrNotWritable)
+	require.ErrorContains(t, err, "ops_n")
 }
 
 func TestValidate(t *testing.T) {
