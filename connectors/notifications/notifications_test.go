@@ -205,15 +205,27 @@ func TestReadPostgres(t *testing.T) {
 	if dsn == "" {
 		t.Skip("SLUICE_TEST_POSTGRES_DSN not set: skipping the Postgres read")
 	}
-	st, err := sqlstore.Open(context.Background(), dsn)
-	if err != nil {
-		t.Skipf("Postgres store not available here: %v", err)
-	}
-	st.Close()
-	f, err := read(t, connectors.Props{notifconn.PropStore: dsn, notifconn.PropFrom: "2999-01-01"})
+	// The database is shared: a record of our own, received at a moment no
+	// other test uses, selected by a receptionDate range.
+	at := time.Date(2900, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(time.Now().UnixNano()%(1<<40)) * time.Millisecond)
+	st, err := sqlstore.Open(context.Background(), dsn, sqlstore.WithClock(func() time.Time { return at }))
+	require.NoError(t, err)
+	token := fmt.Sprintf("wbh-conn-%d", time.Now().UnixNano())
+	_, err = st.Enqueue(context.Background(), &notifications.Record{WebhookToken: token, ObjectToken: "trm-1", CreationDate: at})
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = st.Remove(context.Background(), token)
+		_ = st.Close()
+	})
+	stamp := notifications.FormatDate(at)
+	f, err := read(t, connectors.Props{notifconn.PropStore: dsn, notifconn.PropFrom: stamp, notifconn.PropTo: stamp})
 	require.NoError(t, err)
 	defer f.Release()
-	require.Zero(t, f.NumRows())
+	got := rows(t, f)
+	require.Len(t, got, 1)
+	require.Equal(t, token, got[0]["webhookToken"])
+	require.Equal(t, "TRM", got[0]["notificationType"])
+	require.Equal(t, stamp, got[0]["receptionDate"])
 }
 
 // BenchmarkReadSQLite reads a store of 1M records; the store is filled once
