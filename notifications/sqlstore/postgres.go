@@ -381,14 +381,16 @@ func (s *pgStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifi
 
 // pgClaim leases the oldest eligible records, skipping rows another
 // sidecar is claiming. Fresh deliveries (PENDING, no retry date) come in
-// creationDate order straight off the queue index, so a claim costs the
-// same with a backlog of millions; only records with a retry date are sorted.
+// creationDate order straight off the queue index (the ORDER BY spells the
+// index's columns: Postgres does not infer the order from IS NULL), so a
+// claim costs the same with a backlog of millions; only records with a retry
+// date are sorted.
 var pgClaim = `WITH
 fresh AS (
 	SELECT id, creation_date FROM notifications
 	WHERE status = 'PENDING' AND next_retry_date IS NULL
 	AND (claimed_until IS NULL OR claimed_until <= $2)
-	ORDER BY creation_date LIMIT $3
+	ORDER BY status, next_retry_date, creation_date LIMIT $3
 	FOR UPDATE SKIP LOCKED),
 due AS (
 	SELECT id, creation_date FROM notifications

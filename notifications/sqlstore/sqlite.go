@@ -438,7 +438,7 @@ const sqliteClaim = `UPDATE notifications SET claimed_until = ?1 WHERE id IN (
 			SELECT id, creation_date FROM notifications INDEXED BY notifications_queue
 			WHERE status = 'PENDING' AND next_retry_date IS NULL
 			AND (claimed_until IS NULL OR claimed_until <= ?3)
-			ORDER BY creation_date, id LIMIT ?4)
+			ORDER BY status, next_retry_date, creation_date, id LIMIT ?4)
 		UNION ALL
 		SELECT id, creation_date FROM (
 			SELECT id, creation_date FROM notifications
