@@ -145,13 +145,10 @@ func SplitName(name string) (ns, table string, err error) {
 	if !ok {
 		ns, table = DefaultNamespace, name
 	}
-	if ns, err = normName("namespace", ns); err != nil {
-		return "", "", err
+	if !ValidName(ns) || !ValidName(table) {
+		return "", "", fmt.Errorf("%w: %q (want ns.table, each part letters, digits and _, not starting with a digit)", ErrInvalidName, name)
 	}
-	if table, err = normName("table", table); err != nil {
-		return "", "", err
-	}
-	return ns, table, nil
+	return strings.ToLower(ns), strings.ToLower(table), nil
 }
 
 func (c *Catalog) path(ns, table string) string {

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+func TestReadCommand(t *testing.T) {
+	t.Parallel()
+	srv := newAPIServer(t)
+	cat := filepath.Join(t.TempDir(), "cat")
+	code, _, stderr := datasetCLI(t, "", nil, "sql", "--catalog", cat, "-e", `
+		CREATE EXTERNAL TABLE yt.raw TBLPROPERTIES (
+		  'svc.storage.type'='RESTAPI',
+		  'svc.restapi.url.pattern'='svc.restapi.pattern.a',
+		  'svc.restapi.pattern.a'='`+srv.URL+`/subs?from=a',
+		  'svc.restapi.pattern.b'='`+srv.URL+`/subs?from=b')`)
+	require.Equal(t, 0, code, stderr)
+
+	// Catalog table; flags after the name.
+	code, stdout, stderr := datasetCLI(t, "", nil, "read", "yt.raw", "--catalog", cat, "--schema")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "root\n |-- payload: string (nullable = true)\n", stdout)
+
+	// --prop without --type is a runtime property over the table's; --set beats it.
+	code, _, stderr = datasetCLI(t, "", nil, "read", "--catalog", cat, "yt.raw", "--prop", "svc.restapi.url.pattern=svc.restapi.pattern.b", "--format", "json")
+	require.Equal(t, 0, code, stderr)
+	code, _, stderr = datasetCLI(t, "", nil, "read", "--catalog", cat, "yt.raw", "--prop", "svc.restapi.url.pattern=svc.restapi.pattern.b",
+		"--set", "svc.restapi.url.pattern=svc.restapi.pattern.a", "--format", "json")
+	require.Equal(t, 0, code, stderr)
+
+	// --type: USER mode from the --prop properties, no catalog table.
+	code, stdout, stderr = datasetCLI(t, "", nil, "read", "adhoc", "--catalog", cat, "--type", "restapi",
+		"--prop", "svc.restapi.url="+srv.URL+"/subs?from=user",
+		"--prop", "svc.restapi.parse.payload=true", "--prop", "svc.restapi.records.path=items",
+		"--format", "csv")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "TEDx Talks")
+
+	reqs, _ := srv.seen()
+	require.Equal(t, []string{"GET /subs?from=a", "GET /subs?from=b", "GET /subs?from=a", "GET /subs?from=user"}, reqs)
+
+	// -o FILE writes the frame and a one-line summary.
+	out := filepath.Join(t.TempDir(), "raw.ndjson")
+	code, stdout, stderr = datasetCLI(t, "", nil, "read", "yt.raw", "--catalog", cat, "-o", out)
+	require.Equal(t, 0, code, stderr)
+	require.Empty(t, stdout)
+	require.Contains(t, stderr, "wrote 1 rows")
+}
+
+func TestReadCommandErrors(t *testing.T) {
+	t.Parallel()
+	cat := filepath.Join(t.TempDir(), "cat")
+	tests := []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"help", []string{"read", "--help"}, 0, ""},
+		{"no name", []string{"read", "--catalog", cat}, 2, "sluice: read: want one dataset NAME, got 0 arguments (see sluice read --help)\n"},
+		{"two names", []string{"read", "a.b", "c.d"}, 2, "sluice: read: want one dataset NAME, got 2 arguments (see sluice read --help)\n"},
+		{"unknown type", []string{"read", "x", "--type", "FTP"}, 2, "sluice: read: --type: unknown connector \"FTP\" (forgotten import of connectors/all?) (see sluice read --help)\n"},
+		{"bad prop", []string{"read", "x", "--prop", "novalue"}, 2, ""},
+		{"missing table", []string{"read", "ns.t", "--catalog", cat}, 1, "sluice: reading ns.t: table not found: ns.t\n"},
+		{"invalid name", []string{"read", "../etc", "--catalog", cat}, 1, "sluice: reading ../etc: invalid name: \"../etc\" (want ns.table, each part letters, digits and _, not starting with a digit)\n"},
+		{"USER without entry", []string{"read", "ns.t", "--catalog", cat, "--set", "svc.catalog.provider=USER"}, 1,
+			"sluice: reading ns.t: catalog provider USER: no ns.t.dataSetProperties entry among the properties (set svc.catalog.provider=HIVE to read the catalog table)\n"},
+		{"USER mode error redacted", []string{"read", "x", "--type", "RESTAPI", "--prop", "svc.restapi.url=http://127.0.0.1:1/{svc.restapi.nope}?key=s3cr3t", "--prop", "svc.restapi.accessKey=s3cr3t"}, 1, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			code, stdout, stderr := datasetCLI(t, "", nil, tt.args...)
+			require.Equal(t, tt.code, code, "stderr: %s", stderr)
+			if tt.stderr != "" {
+				require.Equal(t, tt.stderr, stderr)
+			}
+			if code == 0 {
+				require.Contains(t, stdout, "Usage: sluice read NAME")
+			} else {
+				require.Regexp(t, `^sluice: `, stderr)
+				require.NotContains(t, stderr, "s3cr3t")
+			}
+		})
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/sluicedata/sluice/catalog"
+	_ "github.com/sluicedata/sluice/connectors/all"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+func init() {
+	addCommand(&command{
+		name:    "sql",
+		summary: "run SQL statements over the catalog and print the last result",
+		run:     runSQLCommand,
+	})
+}
+
+func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
+	fs := newFlagSet(env, "sql", "sql [-e SQL | -f FILE] [--catalog DIR] [--set k=v]… [--format table|json|csv] [--schema] [-o FILE]\n\n"+
+		"Runs the statements (separated by ;) in order and prints the last one's result.\n"+
+		"-f - reads the statements from stdin; a lone argument is taken as -e.")
+	var (
+		sess sessionFlags
+		out  outputOptions
+	)
+	expr := fs.String("e", "", "the `SQL` statements to run")
+	file := fs.String("f", "", "read the statements from `FILE` (- for stdin)")
+	sess.register(fs)
+	out.register(fs)
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := out.validate(); err != nil {
+		return err
+	}
+	var text string
+	switch {
+	case *expr != "" && *file != "":
+		return usagef("give -e or -f, not both")
+	case len(pos) > 1 || len(pos) == 1 && (*expr != "" || *file != ""):
+		return usagef("unexpected argument %q", pos[len(pos)-1])
+	case *expr != "":
+		text = *expr
+	case *file != "":
+		text, err = readSQLFile(env, *file)
+		if err != nil {
+			return err
+		}
+	case len(pos) == 1:
+		text = pos[0]
+	default:
+		return usagef("want -e SQL or -f FILE")
+	}
+	if strings.TrimSpace(text) == "" {
+		return usagef("no SQL to run")
+	}
+	s, err := sess.open(env)
+	if err != nil {
+		return err
+	}
+	f, err := s.ExecuteBatch(ctx, text)
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	return emitResult(env, &out, f)
+}
+
+func readSQLFile(env *cliEnv, path string) (string, error) {
+	var (
+		b   []byte
+		err error
+	)
+	if path == "-" {
+		if env.stdin == nil {
+			return "", usagef("-f -: no stdin")
+		}
+		b, err = io.ReadAll(env.stdin)
+	} else {
+		b, err = os.ReadFile(path)
+	}
+	if err != nil {
+		return "", err
+	}
+	return string(b), nil
+}
+
+// emitResult prints a statement's frame. DDL and RESET give a frame without
+// columns: like spark-sql, nothing is printed for it.
+func emitResult(env *cliEnv, out *outputOptions, f *dataframe.Frame) error {
+	if f.NumCols() == 0 && out.out == "" && !out.schema {
+		return nil
+	}
+	return out.emit(env, f)
+}
+
+// openSessionForName is shared by read and write: the session plus the
+// props that make name a catalog table or a USER-mode dataset.
+func openSessionForName(env *cliEnv, sess *sessionFlags, src *sourceFlags, name string) (*catalog.Session, map[string]any, error) {
+	props, err := src.runtimeProps(name)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := sess.open(env)
+	if err != nil {
+		return nil, nil, err
+	}
+	return s, props, nil
+}
