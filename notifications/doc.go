@@ -9,4 +9,38 @@
 // its record, statuses, rules and endpoints and stores the raw body durably,
 // enforces one record per webhook token, locks jobs across processes and
 // commits concurrent deliveries together (group commit).
+//
+// # Running it
+//
+// `sluice serve` reads the environment (ConfigFromEnv, Variables), opens the
+// store (notifications/sqlstore) and runs a Service. Embedded in Go:
+//
+//	st, err := sqlstore.Open(ctx, "sqlite:.sluice/notifications.db")
+//	if err != nil { … }
+//	defer st.Close()
+//	cfg, err := notifications.ConfigFromEnv(os.Getenv)
+//	if err != nil { … }
+//	svc, err := notifications.New(cfg, st)
+//	if err != nil { … }
+//	svc.Handle(notifications.TypePayment, notifications.HandlerFunc(
+//		func(ctx context.Context, rec *notifications.Record, payload []byte) error {
+//			return settle(ctx, rec.ObjectToken, payload) // nil = SUCCESS, error = retry with back-off
+//		}))
+//	if err := svc.Start(ctx); err != nil { … }
+//	defer svc.Stop(context.Background())
+//
+// Types without a handler of their own go to the marketplace handler, which
+// POSTs {"notification":{record},"payload":{body}} to CONN_MARKETPLACE_URL.
+//
+// # Guarantees
+//
+// Intake answers 200 only after the store committed the record (or
+// discarded it as duplicate or obsolete), so a provider that re-sends on
+// anything but 200 loses nothing. Processing is at-least-once: a record is
+// claimed under a lease and its outcome saved after the handler returned,
+// so a crash in between has it processed again. One processing run and one
+// cleanup run at a time per process (a trigger while running is coalesced
+// into one more run) and across processes (Store.Lock). With
+// CONN_PROCESSING_CONCURRENCY > 1 records of different objectTokens run in
+// parallel; one objectToken's records stay sequential and in order.
 package notifications
