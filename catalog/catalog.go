@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -177,11 +178,15 @@ func (c *Catalog) Create(ctx context.Context, t Table, ifNotExists bool) error {
 	if err := prepare(&t); err != nil {
 		return fmt.Errorf("creating %s: %w", full, err)
 	}
-	data, err := json.MarshalIndent(&t, "", "  ")
-	if err != nil {
+	// Table files are for people too: keep & < > in URLs readable.
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&t); err != nil {
 		return fmt.Errorf("creating %s: %w", full, err)
 	}
-	data = append(data, '\n')
+	data := buf.Bytes()
 	err = writeExclusive(filepath.Join(c.dir, t.Namespace), t.Name+".json", data)
 	if errors.Is(err, fs.ErrExist) {
 		if ifNotExists {

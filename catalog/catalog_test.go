@@ -57,7 +57,7 @@ func TestCatalogCreateGetDropList(t *testing.T) {
 	tbl := catalog.Table{
 		Namespace: "yt", Name: "subs", External: true, Location: "/data/subs",
 		Columns:    []catalog.Column{{Name: "id", Type: "BIGINT"}, {Name: "tags", Type: "array<string>"}},
-		Properties: map[string]string{"svc.storage.type": "cattest", "svc.cattest.apiKey": "k-123"},
+		Properties: map[string]string{"svc.storage.type": "cattest", "svc.cattest.apiKey": "k-123", "svc.cattest.url": "http://h/?a=1&b=2"},
 		CreatedAt:  time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC),
 	}
 	require.NoError(t, cat.Create(ctx, tbl, false))
@@ -68,13 +68,14 @@ func TestCatalogCreateGetDropList(t *testing.T) {
 
 	raw, err := os.ReadFile(filepath.Join(dir, "yt", "subs.json"))
 	require.NoError(t, err)
+	require.Contains(t, string(raw), `"http://h/?a=1&b=2"`, "readable, not \\u0026")
 	var file map[string]any
 	require.NoError(t, json.Unmarshal(raw, &file))
 	require.Equal(t, map[string]any{
 		"namespace": "yt", "name": "subs", "type": "CATTEST", "external": true,
 		"columns":    []any{map[string]any{"name": "id", "type": "long"}, map[string]any{"name": "tags", "type": "array<string>"}},
 		"location":   "/data/subs",
-		"properties": map[string]any{"svc.storage.type": "cattest", "svc.cattest.apiKey": "k-123"},
+		"properties": map[string]any{"svc.storage.type": "cattest", "svc.cattest.apiKey": "k-123", "svc.cattest.url": "http://h/?a=1&b=2"},
 		"createdAt":  "2024-05-01T10:00:00Z",
 	}, file)
 
