@@ -105,7 +105,7 @@ func ParseDuration(s string) (time.Duration, error) {
 	}
 	if t[0] == 'P' || t[0] == 'p' {
 		m := isoDuration.FindStringSubmatch(strings.ToUpper(t))
-		if m == nil || t == "P" || strings.HasSuffix(strings.ToUpper(t), "T") {
+		if u := strings.ToUpper(t); m == nil || u == "P" || strings.HasSuffix(u, "T") {
 			return 0, fmt.Errorf("%q is not a duration (use 10s or PT10S)", s)
 		}
 		var total float64

@@ -119,7 +119,7 @@ func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (in
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, rawURL, raw)
 	if err != nil {
-		return 0, nil, c.red.Error(fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), err))
+		return 0, nil, c.red.Error(fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), c.stripURLError(err)))
 	}
 	for k, v := range c.cfg.Header {
 		req.Header[k] = v

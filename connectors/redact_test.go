@@ -1,0 +1,92 @@
+package connectors_test
+
+import (
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/connectors"
+)
+
+func TestIsSecretKey(t *testing.T) {
+	t.Parallel()
+	secret := []string{
+		"svc.restapi.accessKey", "svc.restapi.KEY", "svc.restapi.apiToken", "svc.restapi.client.secret",
+		"svc.db.PassWord", "svc.restapi.header.Authorization", "svc.restapi.header.authorization",
+		"svc.restapi.header.X-Api-Key", "svc.restapi.refresh_token",
+	}
+	plain := []string{"svc.restapi.url", "svc.restapi.baseURL", "svc.restapi.pattern.subscriptions",
+		"svc.restapi.paginate.next.field", "svc.restapi.channelId", "svc.storage.type"}
+	for _, k := range secret {
+		require.True(t, connectors.IsSecretKey(k), k)
+	}
+	for _, k := range plain {
+		require.False(t, connectors.IsSecretKey(k), k)
+	}
+}
+
+func TestRedactedProps(t *testing.T) {
+	t.Parallel()
+	p := connectors.Props{"svc.restapi.accessKey": "abc123", "svc.restapi.url": "http://h", "svc.restapi.token": ""}
+	r := p.Redacted()
+	require.Equal(t, connectors.Props{"svc.restapi.accessKey": "***", "svc.restapi.url": "http://h", "svc.restapi.token": ""}, r)
+	require.Equal(t, "abc123", p["svc.restapi.accessKey"], "the original is untouched")
+	require.Equal(t, "***", connectors.RedactValue("db.password", "pw"))
+	require.Equal(t, "x", connectors.RedactValue("db.user", "x"))
+}
+
+func TestRedactor(t *testing.T) {
+	t.Parallel()
+	r := connectors.NewRedactor(
+		connectors.Props{
+			"svc.restapi.accessKey":            "AIzaKEY123",
+			"svc.restapi.header.Authorization": "Bearer tok-456",
+			"svc.restapi.baseURL":              "http://api.test",
+		},
+		map[string]string{"svc.restapi.secret": "AIzaKEY123-longer", "svc.restapi.key2": "AIzaKEY123"},
+	)
+	tests := []struct{ in, want string }{
+		{"http://api.test/x?key=AIzaKEY123&a=1", "http://api.test/x?key=***&a=1"},
+		{"header Bearer tok-456 sent", "header *** sent"},
+		{"the token tok-456 alone", "the token *** alone"},
+		{"AIzaKEY123-longer is masked whole", "*** is masked whole"},
+		{"AIzaKEY123AIzaKEY123", "******"},
+		{"nothing here", "nothing here"},
+	}
+	for _, tt := range tests {
+		require.Equal(t, tt.want, r.String(tt.in))
+	}
+
+	var nilR *connectors.Redactor
+	require.Equal(t, "AIzaKEY123", nilR.String("AIzaKEY123"))
+	require.Nil(t, r.Error(nil))
+
+	base := errors.New("GET http://api.test/?key=AIzaKEY123: refused")
+	err := r.Error(fmt.Errorf("reading d: %w", base))
+	require.EqualError(t, err, "reading d: GET http://api.test/?key=***: refused")
+	require.ErrorIs(t, err, base, "errors.Is still sees the original chain")
+
+	clean := errors.New("no secret in here")
+	require.Same(t, clean, r.Error(clean), "an error without secrets is returned as is")
+
+	empty := connectors.NewRedactor(connectors.Props{"svc.restapi.url": "http://h"})
+	require.Same(t, base, empty.Error(base))
+}
+
+func ExampleRedactor() {
+	props := connectors.Props{
+		"svc.restapi.url":                  "https://api.test/v3/items?key=AIza-123",
+		"svc.restapi.accessKey":            "AIza-123",
+		"svc.restapi.header.Authorization": "Bearer eyJhbGci",
+	}
+	r := connectors.NewRedactor(props)
+	fmt.Println(r.String(props["svc.restapi.url"]))
+	fmt.Println(r.String("sent Authorization: Bearer eyJhbGci"))
+	fmt.Println(props.Redacted()["svc.restapi.header.Authorization"])
+	// Output:
+	// https://api.test/v3/items?key=***
+	// sent Authorization: ***
+	// ***
+}
