@@ -227,7 +227,12 @@ func Parse(name string, data []byte, getenv func(string) string) (*Pipeline, err
 	d := &decoder{file: name, getenv: getenv}
 	var doc yaml.Node
 	if err := yaml.Unmarshal(data, &doc); err != nil {
-		return nil, d.yamlError(err)
+		perr := d.yamlError(err)
+		if strings.Contains(err.Error(), "expected ',' or '}'") && strings.Contains(string(data), "${") {
+			// The closing brace of ${VAR} ends a flow mapping {…} early.
+			perr.Msg += ` (inside {…}, quote values that use ${VAR}: "${VAR}")`
+		}
+		return nil, perr
 	}
 	if doc.Kind == 0 || len(doc.Content) == 0 {
 		return nil, &Error{File: name, Msg: "empty pipeline file (want name and steps)"}
@@ -259,10 +264,22 @@ type decoder struct {
 
 var yamlLine = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
 
-func (d *decoder) yamlError(err error) error {
+// yamlParserProblems are the problems yaml.v3's parser (not its scanner)
+// reports; it numbers their lines from 0, so they need one added.
+var yamlParserProblems = []string{
+	"did not find expected ',' or ']'", "did not find expected ',' or '}'", "did not find expected '-' indicator",
+	"did not find expected <document start>", "did not find expected <stream-start>", "did not find expected key",
+	"did not find expected node content", "found duplicate %TAG directive", "found duplicate %YAML directive",
+	"found incompatible YAML document", "found undefined tag handle",
+}
+
+func (d *decoder) yamlError(err error) *Error {
 	msg := err.Error()
 	if m := yamlLine.FindStringSubmatch(msg); m != nil {
 		line, _ := strconv.Atoi(m[1])
+		if contains(yamlParserProblems, m[2]) {
+			line++
+		}
 		return &Error{File: d.file, Pos: Pos{Line: line}, Msg: "invalid YAML: " + m[2]}
 	}
 	return &Error{File: d.file, Msg: "invalid YAML: " + strings.TrimPrefix(msg, "yaml: ")}

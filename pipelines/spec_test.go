@@ -145,7 +145,10 @@ func TestParseBad(t *testing.T) {
 		name, src, want string
 	}{
 		{"empty", "", "empty pipeline file"},
-		{"not yaml", "name: [a\n", "p.yaml: line 1: invalid YAML: did not find expected ',' or ']'"},
+		{"not yaml", "name: [a\n", "p.yaml: line 2: invalid YAML: did not find expected ',' or ']'"},
+		{"env in flow mapping", "name: a\nsteps:\n  - read: {type: X, properties: {p: ${V}}}\n", `line 3: invalid YAML: did not find expected ',' or '}' (inside {…}, quote values that use ${VAR}: "${VAR}")`},
+		{"bad indentation", "name: a\nsteps:\n  - read: a.b\n   limit: 3\n", "p.yaml: line 3: invalid YAML: did not find expected '-' indicator"},
+		{"unclosed flow", "name: a\nsteps:\n  - read: {table: a.b\n  - limit: 3\n", "p.yaml: line 3: invalid YAML: did not find expected ',' or '}'"},
 		{"not a mapping", "- a\n", "p.yaml: line 1, column 1: pipeline: want a mapping, got a list"},
 		{"unknown top key", "name: a\nstep:\n  - read: a.b\n", "p.yaml: line 2, column 1: pipeline: unknown key \"step\" (want one of: name, catalog, settings, steps)"},
 		{"missing name", "steps:\n  - read: a.b\n", "p.yaml: line 1, column 1: pipeline: missing required key \"name\""},

@@ -1,0 +1,135 @@
+package pipelines
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// staged is a file output written under a temporary name, waiting for the
+// pipeline to succeed.
+type staged struct {
+	tmp, final string
+	dir        bool // a partitioned directory
+	bytes      int64
+}
+
+func randomSuffix() string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// stageFile writes f beside w.File under a hidden temporary name (a hidden
+// name is skipped by directory readers such as the PARQUET connector).
+func stageFile(ctx context.Context, w *WriteStep, f *dataframe.Frame) (st staged, err error) {
+	final := filepath.Clean(w.File)
+	parent := filepath.Dir(final)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return st, fmt.Errorf("creating %s: %w", parent, err)
+	}
+	if fi, err := os.Stat(final); err == nil {
+		switch {
+		case len(w.PartitionBy) > 0 && !fi.IsDir():
+			return st, fmt.Errorf("%s is a file; a partitioned output is a directory", final)
+		case len(w.PartitionBy) == 0 && fi.IsDir():
+			return st, fmt.Errorf("%s is a directory; give a file name (or partition_by for a directory)", final)
+		}
+	}
+	tmp := filepath.Join(parent, "."+filepath.Base(final)+".sluice-tmp-"+randomSuffix())
+	st = staged{tmp: tmp, final: final, dir: len(w.PartitionBy) > 0}
+	defer func() {
+		if err != nil {
+			_ = os.RemoveAll(tmp)
+		}
+	}()
+	if st.dir {
+		files, err := parquet.WriteDir(ctx, tmp, f, parquet.WriteOptions{Compression: w.Compression, PartitionBy: w.PartitionBy})
+		if err != nil {
+			return st, err
+		}
+		for _, p := range files {
+			if fi, err := os.Stat(p); err == nil {
+				st.bytes += fi.Size()
+			}
+		}
+		return st, nil
+	}
+	// The temporary name keeps the format's extension: WriteFile picks the
+	// format by it.
+	st.tmp = tmp + "." + w.Format
+	opts := dataframe.FileOptions{}
+	if w.Format == "parquet" {
+		opts.Parquet.Compression = w.Compression
+	}
+	if err := dataframe.WriteFile(st.tmp, f, opts); err != nil {
+		_ = os.Remove(st.tmp)
+		return st, err
+	}
+	if fi, err := os.Stat(st.tmp); err == nil {
+		st.bytes = fi.Size()
+	}
+	return st, nil
+}
+
+// commit renames every staged output into place, in step order.
+func (r *runner) commit() error {
+	for i, s := range r.staged {
+		if err := publish(s); err != nil {
+			for _, rest := range r.staged[i:] {
+				_ = os.RemoveAll(rest.tmp)
+			}
+			r.staged = nil
+			return err
+		}
+	}
+	r.staged = nil
+	return nil
+}
+
+func publish(s staged) error {
+	if !s.dir {
+		if err := os.Rename(s.tmp, s.final); err != nil {
+			return fmt.Errorf("writing %s: %w", s.final, err)
+		}
+		syncDir(filepath.Dir(s.final))
+		return nil
+	}
+	// A directory cannot be renamed over another: move the old one aside,
+	// put the new one in place, then remove the old one.
+	old := ""
+	if _, err := os.Stat(s.final); err == nil {
+		old = filepath.Join(filepath.Dir(s.final), "."+filepath.Base(s.final)+".sluice-old-"+randomSuffix())
+		if err := os.Rename(s.final, old); err != nil {
+			return fmt.Errorf("replacing %s: %w", s.final, err)
+		}
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("replacing %s: %w", s.final, err)
+	}
+	if err := os.Rename(s.tmp, s.final); err != nil {
+		if old != "" {
+			_ = os.Rename(old, s.final)
+		}
+		return fmt.Errorf("writing %s: %w", s.final, err)
+	}
+	syncDir(filepath.Dir(s.final))
+	if old != "" {
+		_ = os.RemoveAll(old)
+	}
+	return nil
+}
+
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		_ = d.Sync()
+		_ = d.Close()
+	}
+}
