@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"unsafe"
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
@@ -78,7 +79,9 @@ func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.
 	if !cfg.ParsePayload {
 		vals := make([]string, len(pages))
 		for i, p := range pages {
-			vals[i] = string(p)
+			// The builder copies the text; the page buffer is ours alone and
+			// never written again, so a view saves a copy of every body.
+			vals[i] = unsafe.String(unsafe.SliceData(p), len(p))
 		}
 		return dataframe.Strings(nil, PayloadColumn, vals), nil
 	}
