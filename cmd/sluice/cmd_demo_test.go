@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// runDemo runs `sluice demo args…` in-process with $TMPDIR pointing at tmp,
+// bounded by a timeout so a hang fails the test instead of the suite.
+func runDemo(t *testing.T, tmp string, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	env := &cliEnv{
+		stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		getenv: func(k string) string {
+			if k == "TMPDIR" {
+				return tmp
+			}
+			return ""
+		},
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	code = run(ctx, env, append([]string{"demo"}, args...))
+	return code, out.String(), errb.String()
+}
+
+func TestDemoTour(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	code, out, stderr := runDemo(t, tmp)
+	require.Equal(t, 0, code, "stderr: %s\nstdout: %s", stderr, out)
+	require.Empty(t, stderr)
+
+	for _, want := range []string{
+		// 1. the API
+		"== 1. A YouTube-like API on loopback",
+		"  serving http://127.0.0.1:",
+		// 2. the table, secret masked in the echo and in DESCRIBE
+		"'svc.restapi.accessKey'             = '***'",
+		"|svc.restapi.accessKey            |***",
+		"|svc.restapi.url.pattern          |svc.restapi.pattern.subscriptions",
+		// 3. raw, parsed, paginated, switched pattern, wrong key
+		"  1 page, payload of 8073 bytes",
+		"  root\n   |-- etag: string (nullable = true)\n   |-- items: array (nullable = true)\n   |    |-- element: struct (containsNull = true)",
+		"   |    |-- totalResults: long (nullable = true)\n",
+		"|youtube#subscriptionListResponse|       CAUQAA|           7|             5|",
+		"&key=*** 200 8073 bytes",
+		"&key=***&pageToken=CAUQAA 200 2717 bytes",
+		"  7 rows from 2 pages",
+		"|          TEDPartners|",
+		"|UC_x5XG1OV2P6uZZ5FSM9Ttw|Google Developers|@googledevelopers|     US|",
+		"|svc.restapi.accessKey|  ***|",
+		"key=***: HTTP 403 Forbidden",
+		// 4. pipeline and Parquet read back
+		"subscriptions.parquet (",
+		"  root\n   |-- id: string (nullable = true)\n   |-- title: string (nullable = true)\n   |-- publishedAt: string (nullable = true)\n   |-- channelId: string (nullable = true)\n   |-- subscriberChannelId: string (nullable = true)\n",
+		"  7 rows in the Parquet file, 2 published since 2015",
+		// 5. sidecar
+		"  (none)     → 400 {\"errorMessage\":",
+		"  run 1: batches=1 claimed=4 success=3 retrying=1 failed=0",
+		"retrying=0 failed=1",
+		"  the marketplace accepted 3 deliveries and refused 3",
+		"   |-- retryCounter: integer (nullable = true)",
+		"|  1|  wbh-demo-1|      usr-demo-1|             USR| SUCCESS|           0|",
+		"|  3|  wbh-demo-4|      pmt-demo-2|             PMT|OUTDATED|           0|",
+		"|  5|  wbh-demo-6|stk-demo-unknown|             STK|  FAILED|           3|",
+		`sluice_notifications_discarded_total{reason="duplicate"} 1`,
+		`sluice_notifications_discarded_total{reason="obsolete"} 1`,
+		`sluice_notifications_processed_total{outcome="failed"} 1`,
+		`sluice_notifications_queue_depth{status="SUCCESS"} 3`,
+		"Demo complete in ",
+	} {
+		require.Contains(t, out, want)
+	}
+	// Five sidecar records, each once: the duplicate and the obsolete one were discarded.
+	require.Equal(t, 5, len(regexp.MustCompile(`(?m)^  \|  \d\|  wbh-demo-\d\|`).FindAllString(out, -1)), out)
+	// The random API key never shows: only *** does.
+	require.NotRegexp(t, `demo-[0-9a-f]{24}`, out)
+	// Only loopback addresses.
+	for _, u := range regexp.MustCompile(`https?://[^/\s:]+`).FindAllString(out, -1) {
+		require.Equal(t, "127.0.0.1", u[strings.Index(u, "//")+2:], "non-loopback URL in %q", u)
+	}
+	// Everything written went into the temporary directory, and it is gone.
+	left, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, left, "the demo left files behind")
+}
+
+func TestDemoKeep(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "kept")
+	code, out, stderr := runDemo(t, t.TempDir(), "--quiet", "--keep", dir)
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	// --quiet drops the prose, keeps the results.
+	require.NotContains(t, out, "Sluice is pointed at a local server")
+	require.Contains(t, out, "  7 rows from 2 pages")
+	require.Contains(t, out, "The files stay in "+dir)
+	for _, f := range []string{"catalog/yt/subscriptions.json", "catalog/lake/subscriptions.json", "catalog/ops/notifications.json", "out/subscriptions.parquet", "notifications.db"} {
+		require.FileExists(t, filepath.Join(dir, f))
+	}
+	f, err := dataframe.ReadFile(filepath.Join(dir, "out/subscriptions.parquet"), dataframe.FileOptions{})
+	require.NoError(t, err)
+	require.EqualValues(t, 7, f.NumRows())
+	f.Release()
+
+	// The kept catalog reads without the demo: the NOTIFICATIONS table through `sluice read`.
+	code, rows, stderr := runSluice(t, "read", "ops.notifications", "--catalog", filepath.Join(dir, "catalog"), "--format", "csv")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 6, strings.Count(rows, "\n"), rows) // header + 5 records
+	require.Contains(t, rows, ",STK,FAILED,3,")
+}
+
+func TestDemoUsageAndFailure(t *testing.T) {
+	t.Parallel()
+	nonEmpty := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(nonEmpty, "x"), nil, 0o644))
+	for _, tc := range []struct {
+		name   string
+		args   []string
+		code   int
+		stderr string
+	}{
+		{"keep into a non-empty directory", []string{"--keep", nonEmpty}, 2, "directory is not empty"},
+		{"positional argument", []string{"extra"}, 2, `unexpected argument "extra"`},
+		{"bad timeout", []string{"--timeout", "0s"}, 2, "--timeout must be positive"},
+		{"timeout reached", []string{"--timeout", "1ns"}, 1, "sluice: demo: gave up after 1ns (--timeout)"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			tmp := t.TempDir()
+			code, _, stderr := runDemo(t, tmp, tc.args...)
+			require.Equal(t, tc.code, code, stderr)
+			require.True(t, strings.HasPrefix(stderr, "sluice: "), stderr)
+			require.Contains(t, stderr, tc.stderr)
+			left, err := os.ReadDir(tmp)
+			require.NoError(t, err)
+			require.Empty(t, left)
+		})
+	}
+	code, out, _ := runSluice(t, "demo", "--help")
+	require.Equal(t, 0, code)
+	require.Contains(t, out, "--keep")
+}
