@@ -39,7 +39,8 @@ type Table struct {
 	Namespace string `json:"namespace"`
 	Name      string `json:"name"`
 	// Type is the connector type, the value of the svc.storage.type
-	// property upper-cased (RESTAPI).
+	// property upper-cased (RESTAPI). Create fills it in; a Go caller may
+	// set it instead of the property, which Create then adds.
 	Type     string   `json:"type"`
 	External bool     `json:"external"`
 	Columns  []Column `json:"columns"`
@@ -211,6 +212,11 @@ func prepare(t *Table) error {
 		}
 	}
 	typ := strings.TrimSpace(t.Properties[connectors.TypeProperty])
+	if typ == "" && strings.TrimSpace(t.Type) != "" {
+		// Go callers may name the type in the field; the file keeps both.
+		typ = strings.TrimSpace(t.Type)
+		t.Properties[connectors.TypeProperty] = typ
+	}
 	if typ == "" {
 		return fmt.Errorf("table property %s is required: it names the connector (RESTAPI, PARQUET, NOTIFICATIONS, …)", connectors.TypeProperty)
 	}

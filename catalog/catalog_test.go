@@ -146,6 +146,13 @@ func TestCatalogCreateValidation(t *testing.T) {
 		})
 	}
 
+	// The Go API may name the type in the field instead of the property.
+	require.NoError(t, cat.Create(ctx, catalog.Table{Namespace: "go", Name: "typed", Type: testType}, false))
+	typed, err := cat.Get(ctx, "go", "typed")
+	require.NoError(t, err)
+	require.Equal(t, testType, typed.Type)
+	require.Equal(t, map[string]string{"svc.storage.type": testType}, typed.Properties)
+
 	// RESTAPI without columns stores payload string.
 	require.NoError(t, cat.Create(ctx, catalog.Table{Namespace: "yt", Name: "raw", Properties: map[string]string{"svc.storage.type": "restapi", "svc.restapi.url": "http://127.0.0.1:1/x"}}, false))
 	got, err := cat.Get(ctx, "yt", "raw")

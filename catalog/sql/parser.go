@@ -212,17 +212,22 @@ func (p *parser) statement() (Statement, error) {
 // reserved words cannot be bare column names or aliases.
 var reserved = map[string]bool{
 	"SELECT": true, "FROM": true, "WHERE": true, "LIMIT": true, "AND": true, "OR": true, "NOT": true,
-	"IS": true, "NULL": true, "TRUE": true, "FALSE": true, "AS": true, "VALUES": true, "INSERT": true,
-	"CREATE": true, "DROP": true, "TABLE": true,
+	"IS": true, "NULL": true, "TRUE": true, "FALSE": true, "AS": true,
 }
 
 func isReserved(t Token) bool { return t.Kind == Ident && reserved[strings.ToUpper(t.Text)] }
 
 // ident reads a bare or back-quoted identifier; what names the thing wanted
 // in errors.
-func (p *parser) ident(what string) (Token, error) {
+func (p *parser) ident(what string) (Token, error) { return p.identOpt(what, false) }
+
+// fieldIdent reads the part after a ".", where even a reserved word is
+// unambiguous (`page.limit`).
+func (p *parser) fieldIdent(what string) (Token, error) { return p.identOpt(what, true) }
+
+func (p *parser) identOpt(what string, anyWord bool) (Token, error) {
 	t := p.peek()
-	if t.Kind == QuotedID || t.Kind == Ident && !isReserved(t) {
+	if t.Kind == QuotedID || t.Kind == Ident && (anyWord || !isReserved(t)) {
 		p.i++
 		if t.Kind == QuotedID && t.Text == "" {
 			return t, p.errorf(t.Pos, "empty %s", what)
@@ -239,7 +244,7 @@ func (p *parser) tableName() (TableName, error) {
 	}
 	tn := TableName{Name: first.Text, Pos: first.Pos}
 	if p.acceptSymbol(".") {
-		second, err := p.ident("a table name after the namespace")
+		second, err := p.fieldIdent("a table name after the namespace")
 		if err != nil {
 			return TableName{}, err
 		}
@@ -635,7 +640,7 @@ func (p *parser) path() (*ColumnRef, error) {
 	}
 	ref := &ColumnRef{Path: []string{first.Text}, Pos: first.Pos}
 	for p.acceptSymbol(".") {
-		seg, err := p.ident("a field name after \".\"")
+		seg, err := p.fieldIdent("a field name after \".\"")
 		if err != nil {
 			return nil, err
 		}

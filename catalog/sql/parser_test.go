@@ -46,6 +46,21 @@ func TestParseStatements(t *testing.T) {
 			},
 		},
 		{
+			name: "reserved words after a dot, keywords as names",
+			sql:  "SELECT page.limit, values, `from` FROM ns.select WHERE table.is IS NULL",
+			want: &Select{
+				stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}},
+				Items: []SelectItem{
+					{Path: []string{"page", "limit"}, Pos: Pos{7, 1, 8}},
+					{Path: []string{"values"}, Pos: Pos{19, 1, 20}},
+					{Path: []string{"from"}, Pos: Pos{27, 1, 28}},
+				},
+				From:  TableName{"ns", "select", Pos{39, 1, 40}},
+				Where: &IsNull{X: &ColumnRef{[]string{"table", "is"}, Pos{55, 1, 56}}, Pos: Pos{64, 1, 65}},
+				Limit: -1,
+			},
+		},
+		{
 			name: "drop if exists",
 			sql:  "DROP TABLE IF EXISTS a.b",
 			want: &DropTable{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, IfExists: true, Table: TableName{"a", "b", Pos{21, 1, 22}}},
