@@ -95,7 +95,8 @@ func reportRate(b *testing.B, unit string) {
 // CPU sending unique deliveries. "store" is Enqueue (rules + group commit);
 // "bare-insert" is a plain single-row INSERT committed per request (what a
 // naive store does); "bare-writer" is the draining writer with plain INSERTs
-// and no rules (the ceiling of group commit).
+// and no rules (the ceiling of group commit). On Postgres "per-request"
+// forces the one-statement-per-delivery form at every batch size.
 func BenchmarkEnqueueParallel(b *testing.B) {
 	for _, tg := range benchTargets(b) {
 		b.Run(tg.name+"/store", func(b *testing.B) {
@@ -114,6 +115,26 @@ func BenchmarkEnqueueParallel(b *testing.B) {
 			})
 			reportRate(b, "notifications/s")
 		})
+		if tg.name == "postgres" {
+			b.Run(tg.name+"/per-request", func(b *testing.B) {
+				s := benchOpen(b, tg.newDSN(b)).(*pgStore)
+				w := newWriter("per-request", s.applyBatchPerRequest, 1024, 8192, pgBatchTimeout, defaultOptions().logger)
+				defer w.close()
+				var seq atomic.Int64
+				b.SetParallelism(32)
+				b.ResetTimer()
+				b.RunParallel(func(pb *testing.PB) {
+					for pb.Next() {
+						r, _ := prepareIntake(benchRecord(seq.Add(1)), time.Now())
+						if res, err := w.submit(context.Background(), r); err != nil || res.Outcome != notifications.Stored {
+							b.Error(err, res.Outcome)
+							return
+						}
+					}
+				})
+				reportRate(b, "notifications/s")
+			})
+		}
 		b.Run(tg.name+"/bare-insert", func(b *testing.B) {
 			s := benchOpen(b, tg.newDSN(b))
 			insert := bareInsert(s)
@@ -253,5 +274,42 @@ func BenchmarkClaimFinish(b *testing.B) {
 			b.StopTimer()
 			b.ReportMetric(float64(done)/b.Elapsed().Seconds(), "records/s")
 		})
+	}
+}
+
+// BenchmarkPostgresBatch compares the two ways to apply the rules to one
+// batch on Postgres, by batch size: set-based (two round trips, a handful
+// of statements) and per-request (one round trip, one statement each).
+func BenchmarkPostgresBatch(b *testing.B) {
+	var tg *benchTarget
+	for _, t := range benchTargets(b) {
+		if t.name == "postgres" {
+			tg = &t
+		}
+	}
+	if tg == nil {
+		b.Skip("SLUICE_TEST_POSTGRES_DSN is not set")
+	}
+	s := benchOpen(b, tg.newDSN(b)).(*pgStore)
+	var seq atomic.Int64
+	for _, size := range []int{1, 16, 64, 256, 1024} {
+		for _, v := range []struct {
+			name  string
+			apply applyFunc
+		}{{"set-based", s.applyBatchSet}, {"per-request", s.applyBatchPerRequest}} {
+			b.Run(fmt.Sprintf("%s/%d", v.name, size), func(b *testing.B) {
+				reqs := make([]*intakeReq, size)
+				for i := 0; i < b.N; i++ {
+					for j := range reqs {
+						r, _ := prepareIntake(benchRecord(seq.Add(1)), time.Now())
+						reqs[j] = &intakeReq{ctx: context.Background(), rec: r}
+					}
+					if _, err := v.apply(context.Background(), reqs); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.ReportMetric(float64(b.N*size)/b.Elapsed().Seconds(), "notifications/s")
+			})
+		}
 	}
 }

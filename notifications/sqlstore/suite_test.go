@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -316,6 +317,62 @@ func runStoreSuite(t *testing.T, tg target) {
 		require.EqualValues(t, outdated, st.ByStatus[notifications.StatusOutdated])
 		require.Equal(t, storedN-1, outdated)
 		require.Equal(t, notifications.StatusPending, mustGet(t, s, fmt.Sprintf("wbh-%02d", n-1)).Status)
+	})
+
+	t.Run("BatchEqualsOneByOne", func(t *testing.T) {
+		t.Parallel()
+		// Random deliveries over few tokens, objects and dates, on top of
+		// random stored records: committing them as one batch must give
+		// exactly what committing them one at a time gives.
+		seq, _ := open(t)
+		batched, _ := open(t)
+		variants := batchVariants(batched)
+		rng := rand.New(rand.NewPCG(1, 2))
+		for round := range 12 {
+			p := fmt.Sprintf("r%d-", round)
+			variant := variants[round%len(variants)]
+			date := func() time.Time { return t0.Add(time.Duration(rng.IntN(4)) * time.Millisecond) }
+			obj := func() string { return p + []string{"usr-1", "usr-2", "pmt-1"}[rng.IntN(3)] }
+			for i := range rng.IntN(5) {
+				st := notifications.Statuses[rng.IntN(len(notifications.Statuses))]
+				o, d := obj(), date()
+				stored(t, seq, fmt.Sprintf("%sold-%d", p, i), o, d, st)
+				stored(t, batched, fmt.Sprintf("%sold-%d", p, i), o, d, st)
+			}
+			var reqs []*intakeReq
+			var want []notifications.EnqueueResult
+			for range 25 {
+				tok := fmt.Sprintf("%swbh-%d", p, rng.IntN(12))
+				if rng.IntN(8) == 0 {
+					tok = fmt.Sprintf("%sold-%d", p, rng.IntN(5))
+				}
+				r := delivery(tok, obj(), date())
+				if rng.IntN(6) == 0 {
+					r.NotificationType = notifications.TypeUnknown
+				}
+				res := enqueue(t, seq, r)
+				res.ID = 0
+				want = append(want, res)
+				pr, err := prepareIntake(r, t0)
+				require.NoError(t, err)
+				reqs = append(reqs, &intakeReq{ctx: context.Background(), rec: pr})
+			}
+			got, err := variant(tctx(t), reqs)
+			require.NoError(t, err)
+			for i := range got {
+				if got[i].Outcome == notifications.Stored {
+					require.NotZero(t, got[i].ID)
+				}
+				got[i].ID = 0
+			}
+			require.Equal(t, want, got, "round %d", round)
+			from, to := t0.Add(-time.Hour), t0.Add(time.Hour)
+			a, err := seq.List(tctx(t), notifications.Range{From: &from, To: &to})
+			require.NoError(t, err)
+			b, err := batched.List(tctx(t), notifications.Range{From: &from, To: &to})
+			require.NoError(t, err)
+			require.Equal(t, statusByToken(a), statusByToken(b), "round %d", round)
+		}
 	})
 
 	t.Run("ConcurrentIdenticalDeliveriesStoreOne", func(t *testing.T) {
@@ -1078,6 +1135,25 @@ func assertNoErr(t *testing.T, err error) bool {
 		return false
 	}
 	return true
+}
+
+func statusByToken(rs []notifications.Record) map[string]notifications.Status {
+	m := make(map[string]notifications.Status, len(rs))
+	for _, r := range rs {
+		m[r.WebhookToken] = r.Status
+	}
+	return m
+}
+
+// batchVariants are a store's ways to commit one batch of deliveries.
+func batchVariants(s notifications.Store) []applyFunc {
+	switch s := s.(type) {
+	case *sqliteStore:
+		return []applyFunc{s.applyBatch}
+	case *pgStore:
+		return []applyFunc{s.applyBatchSet, s.applyBatchPerRequest}
+	}
+	panic(fmt.Sprintf("unknown store %T", s))
 }
 
 func tokens(rs []notifications.Record) []string {
