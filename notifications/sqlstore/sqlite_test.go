@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"bufio"
 	"context"
 	"database/sql"
 	"fmt"
@@ -261,4 +262,69 @@ func TestSQLiteHelperProcess(t *testing.T) {
 		require.NoError(t, err)
 	}
 	fmt.Println("helper ok")
+}
+
+// TestSQLiteSurvivesKill9 kills a sidecar process (this test binary)
+// while it enqueues: every delivery it acknowledged is in the file, payload
+// bytes exact.
+func TestSQLiteSurvivesKill9(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().newDSN(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSQLiteKillHelperProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), "SLUICE_SQLSTORE_KILL_DSN="+dsn)
+	stdout, err := cmd.StdoutPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	var acked []string
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() && len(acked) < 300 {
+		if tok, ok := strings.CutPrefix(sc.Text(), "acked "); ok {
+			acked = append(acked, tok)
+		}
+	}
+	require.NoError(t, cmd.Process.Kill()) // SIGKILL: no Close, no cleanup
+	_ = cmd.Wait()
+	require.Len(t, acked, 300, "the helper acknowledged deliveries before the kill")
+
+	s := openAt(t, dsn)
+	for _, tok := range acked {
+		r, err := s.Get(tctx(t), tok)
+		require.NoError(t, err, tok)
+		require.Equal(t, killPayload(tok), r.Payload, tok)
+	}
+}
+
+func killPayload(tok string) []byte { return []byte("\x00body of " + tok + "\xff") }
+
+func TestSQLiteKillHelperProcess(t *testing.T) {
+	dsn := os.Getenv("SLUICE_SQLSTORE_KILL_DSN")
+	if dsn == "" {
+		t.Skip("helper process for TestSQLiteSurvivesKill9")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := Open(ctx, dsn)
+	require.NoError(t, err)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for w := range 8 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; ctx.Err() == nil; i++ {
+				tok := fmt.Sprintf("wbh-%d-%d", w, i)
+				r := delivery(tok, "usr-"+tok, t0)
+				r.Payload = killPayload(tok)
+				if _, err := s.Enqueue(ctx, r); err != nil {
+					continue
+				}
+				mu.Lock()
+				fmt.Println("acked", tok)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait() // until killed
 }
