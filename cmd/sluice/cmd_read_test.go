@@ -2,6 +2,7 @@ package main
 
 import (
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -78,6 +79,7 @@ func TestReadCommandErrors(t *testing.T) {
 			if tt.stderr != "" {
 				require.Equal(t, tt.stderr, stderr)
 			}
+			require.LessOrEqual(t, strings.Count(stdout, "Usage: sluice"), 1, "usage printed once")
 			if code == 0 {
 				require.Contains(t, stdout, "Usage: sluice read NAME")
 			} else {

@@ -180,6 +180,7 @@ func TestSQLCommandErrors(t *testing.T) {
 			if tt.stderr != "" {
 				require.Equal(t, tt.stderr, stderr)
 			}
+			require.LessOrEqual(t, strings.Count(stdout, "Usage: sluice"), 1, "usage printed once")
 			if code != 0 {
 				require.True(t, strings.HasPrefix(stderr, "sluice: "), stderr)
 			}

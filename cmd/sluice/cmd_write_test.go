@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -62,6 +63,7 @@ func TestWriteCommandErrors(t *testing.T) {
 			if tt.stderr != "" {
 				require.Equal(t, tt.stderr, stderr)
 			}
+			require.LessOrEqual(t, strings.Count(stdout, "Usage: sluice"), 1, "usage printed once")
 			if code == 0 {
 				require.Contains(t, stdout, "Usage: sluice write NAME --input FILE")
 			} else {
