@@ -122,6 +122,11 @@ func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (in
 		return 0, nil, c.red.Error(fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), c.stripURLError(err)))
 	}
 	for k, v := range c.cfg.Header {
+		if k == "Host" {
+			// net/http sends req.Host, never a Host header field.
+			req.Host = v[0]
+			continue
+		}
 		req.Header[k] = v
 	}
 	if body != nil {

@@ -25,6 +25,7 @@ const testKey = "AIzaSy-TEST-k3y-0123456789"
 // seen is one request as the server saw it.
 type seen struct {
 	Method string
+	Host   string
 	URI    string // path and raw query, as sent
 	Header http.Header
 	Body   string
@@ -40,7 +41,7 @@ func (r *recorder) add(req *http.Request) int {
 	req.Body = io.NopCloser(bytes.NewReader(body)) // the handler may read it too
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.reqs = append(r.reqs, seen{Method: req.Method, URI: req.RequestURI, Header: req.Header.Clone(), Body: string(body)})
+	r.reqs = append(r.reqs, seen{Method: req.Method, Host: req.Host, URI: req.RequestURI, Header: req.Header.Clone(), Body: string(body)})
 	return len(r.reqs)
 }
 

@@ -348,6 +348,7 @@ func TestReadHeaders(t *testing.T) {
 		"svc.restapi.header.Authorization":  "Bearer " + testKey,
 		"svc.restapi.header.X-Goog-Api-Key": testKey,
 		"svc.restapi.header.accept":         "application/json",
+		"svc.restapi.header.Host":           "api.example.test",
 	}, nil)
 	require.NoError(t, err)
 	defer f.Release()
@@ -355,6 +356,7 @@ func TestReadHeaders(t *testing.T) {
 	require.Equal(t, "Bearer "+testKey, h.Get("Authorization"))
 	require.Equal(t, testKey, h.Get("X-Goog-Api-Key"))
 	require.Equal(t, "application/json", h.Get("Accept"))
+	require.Equal(t, "api.example.test", rec.all()[0].Host)
 }
 
 func TestReadContextCancelStopsRetryWait(t *testing.T) {

@@ -75,7 +75,9 @@ func ResolveURL(props connectors.Props) (string, error) {
 	}
 	u = strings.TrimSpace(u)
 	if err := checkAbsoluteHTTP(u); err != nil {
-		return "", fmt.Errorf("%w: %s resolves to %q: %v", ErrNoURL, root, u, err)
+		// Not %q: escaping could alter a secret inside u so that the
+		// caller's redaction no longer finds it.
+		return "", fmt.Errorf("%w: %s resolves to \"%s\": %v", ErrNoURL, root, u, err)
 	}
 	return u, nil
 }
