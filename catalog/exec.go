@@ -273,10 +273,11 @@ func (s *Session) execSelect(ctx context.Context, x *sql.Select, pl *sql.SelectP
 
 func (s *Session) execInsert(ctx context.Context, x *sql.Insert, plans map[*sql.Select]*sql.SelectPlan) (*dataframe.Frame, error) {
 	target := tableRef(x.Table)
-	fields, err := s.Fields(ctx, target, nil)
+	r, err := s.resolve(ctx, target, nil)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("writing %s: %w", target, err)
 	}
+	fields := r.ds.Fields
 	var f *dataframe.Frame
 	if x.Query != nil {
 		if f, err = s.runSelect(ctx, x.Query, plans[x.Query]); err != nil {

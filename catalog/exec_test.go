@@ -135,6 +135,8 @@ func TestExecuteErrors(t *testing.T) {
 		{"SET svc.catalog.provider=SPARK; SELECT * FROM yt.subs", `statement 2: reading yt.subs: catalog provider: svc.catalog.provider="SPARK" is not HIVE or USER`},
 		{"SET svc.catalog.provider=USER; SELECT * FROM yt.subs", "statement 2: reading yt.subs: catalog provider USER: no yt.subs.dataSetProperties entry among the properties (set svc.catalog.provider=HIVE to read the catalog table)"},
 		{"SELECT * FROM yt.subs; SELEC", `statement 2, line 1, column 24: expected a statement (CREATE, DROP, SHOW, DESCRIBE, SET, RESET, SELECT or INSERT), found "SELEC"`},
+		{"SET svc.catalog.provider=x; INSERT INTO yt.raw VALUES ('a')", `statement 2: writing yt.raw: catalog provider: svc.catalog.provider="x" is not HIVE or USER`},
+		{"INSERT INTO yt.nope VALUES ('a')", "statement 1: writing yt.nope: table not found: yt.nope"},
 		{"INSERT INTO yt.raw VALUES ('a', 'b')", "statement 1: inserting into yt.raw: the table has 1 columns (payload string) but VALUES gives 2"},
 		{"INSERT INTO yt.raw (nope) VALUES ('a')", "statement 1: inserting into yt.raw: no column nope (columns: payload string)"},
 	}
