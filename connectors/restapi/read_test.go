@@ -492,3 +492,17 @@ func TestErrorsWrapSentinels(t *testing.T) {
 	_, err := read(t, connectors.Props{}, nil)
 	require.True(t, errors.Is(err, restapi.ErrNoURL))
 }
+
+// A secret with characters that quoting would escape is still masked.
+func TestSecretWithSpecialCharactersIsMasked(t *testing.T) {
+	t.Parallel()
+	secret := "se\"cr\\et-\u00e9-value"
+	var log syncBuffer
+	_, err := read(t, connectors.Props{
+		"svc.restapi.url":       "nohost/x?key={svc.restapi.accessKey}",
+		"svc.restapi.accessKey": secret,
+	}, &log)
+	require.ErrorIs(t, err, restapi.ErrNoURL)
+	require.NotContains(t, err.Error(), "cr")
+	require.Contains(t, err.Error(), "key=***")
+}
