@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -107,6 +108,7 @@ type docSpan struct {
 	start int // position of the rows value in data; -1: no rows
 	array bool
 	rows  int64
+	utf8  bool // data is valid UTF-8
 }
 
 // chunk is a share of the input read by one goroutine.
@@ -119,23 +121,32 @@ type chunk struct {
 	err   error
 }
 
-const (
-	// Inputs smaller than this are read on one goroutine.
-	parallelMinBytes = 8 << 20
-	chunkMinBytes    = 4 << 20
-)
+// splitting decides how input is shared among goroutines.
+type splitting struct {
+	minParallel int // inputs smaller than this are read on one goroutine
+	chunkMin    int // smallest share
+	workers     int
+}
 
-func readJSON(spans []docSpan, lines bool, opts JSONOptions) (f *Frame, err error) {
+func defaultSplitting() splitting {
+	return splitting{minParallel: 8 << 20, chunkMin: 4 << 20, workers: runtime.GOMAXPROCS(0)}
+}
+
+func readJSON(spans []docSpan, lines bool, opts JSONOptions) (*Frame, error) {
+	return readJSONSplit(spans, lines, opts, defaultSplitting())
+}
+
+func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) (f *Frame, err error) {
 	path, err := opts.validate()
 	if err != nil {
 		return nil, err
 	}
-	chunks := splitChunks(spans, lines)
+	chunks := splitChunks(spans, lines, sp)
 	docs := len(spans)
 	if lines {
 		docs = 0
 	}
-	runChunks(chunks, func(c *chunk) { c.err = inferChunk(c, path, opts.maxDepth(), docs) })
+	runChunks(chunks, sp.workers, func(c *chunk) { c.err = inferChunk(c, path, opts.maxDepth(), docs) })
 	row := &typeNode{}
 	var rows int64
 	for _, c := range chunks {
@@ -155,7 +166,7 @@ func readJSON(spans []docSpan, lines bool, opts JSONOptions) (f *Frame, err erro
 	for _, sp := range spans {
 		total += len(sp.data)
 	}
-	runChunks(chunks, func(c *chunk) {
+	runChunks(chunks, sp.workers, func(c *chunk) {
 		size := 0
 		for _, sp := range c.spans {
 			size += len(sp.data)
@@ -189,15 +200,14 @@ func readJSON(spans []docSpan, lines bool, opts JSONOptions) (f *Frame, err erro
 
 // splitChunks shares the input out for the goroutines: JSON lines by byte
 // ranges cut at newlines, documents by count.
-func splitChunks(spans []docSpan, lines bool) []*chunk {
-	workers := runtime.GOMAXPROCS(0)
+func splitChunks(spans []docSpan, lines bool, sp splitting) []*chunk {
 	total := 0
 	for _, s := range spans {
 		total += len(s.data)
 	}
 	n := 1
-	if workers > 1 && total >= parallelMinBytes {
-		n = min(4*workers, total/chunkMinBytes)
+	if sp.workers > 1 && total >= sp.minParallel {
+		n = max(1, min(4*sp.workers, total/sp.chunkMin))
 	}
 	if lines {
 		data := spans[0].data
@@ -243,12 +253,14 @@ func splitChunks(spans []docSpan, lines bool) []*chunk {
 	return chunks
 }
 
-func runChunks(chunks []*chunk, fn func(*chunk)) {
-	if len(chunks) == 1 {
-		fn(chunks[0])
+func runChunks(chunks []*chunk, workers int, fn func(*chunk)) {
+	if len(chunks) == 1 || workers <= 1 {
+		for _, c := range chunks {
+			fn(c)
+		}
 		return
 	}
-	sem := make(chan struct{}, runtime.GOMAXPROCS(0))
+	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
 	for _, c := range chunks {
 		wg.Add(1)
@@ -315,6 +327,7 @@ func inferChunk(c *chunk, path []string, maxDepth, docs int) error {
 
 func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 	s.err = nil
+	s.sawHigh = false
 	sp.start = -1
 	pos := s.skipWS(0)
 	if pos >= len(s.data) {
@@ -333,6 +346,8 @@ func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 		s.fail(pos, "%s after the JSON value", s.describe(pos))
 		return s.err
 	}
+	// One check of the whole document spares pass 2 a check per string.
+	sp.utf8 = !s.sawHigh || utf8.Valid(s.data)
 	return nil
 }
 
@@ -467,7 +482,7 @@ func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bo
 		if sp.start < 0 {
 			continue
 		}
-		s.data, s.base = sp.data, sp.base
+		s.data, s.base, s.trustUTF8 = sp.data, sp.base, sp.utf8
 		if !sp.array {
 			rb.add(s, sp.start, 0)
 			continue

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"math/bits"
 	"strconv"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -47,6 +48,8 @@ type scanner struct {
 	err         *SyntaxError
 	keyBuf      []byte // decoded field names
 	recordsPath string
+	sawHigh     bool   // pass 1 met a non-ASCII byte in a string
+	trustUTF8   bool   // pass 2: the document is valid UTF-8
 	buf         []byte // decoded strings and compacted JSON text
 }
 
@@ -117,9 +120,14 @@ func (s *scanner) scanString(pos int) (end int, flags int) {
 			x := binary.LittleEndian.Uint64(d[i:])
 			q := x ^ (lo8 * '"')
 			b := x ^ (lo8 * '\\')
-			stop := ((q - lo8) &^ q) | ((b - lo8) &^ b) | ((x - lo8*0x20) &^ x)
-			if stop&hi8 != 0 {
-				break
+			stop := (((q - lo8) &^ q) | ((b - lo8) &^ b) | ((x - lo8*0x20) &^ x)) & hi8
+			if stop != 0 {
+				// The lowest flagged byte is a true stop (borrows only
+				// flag bytes above one).
+				k := bits.TrailingZeros64(stop) &^ 7
+				acc |= x & (1<<k - 1)
+				i += k >> 3
+				goto stopByte
 			}
 			acc |= x
 			i += 8
@@ -131,11 +139,13 @@ func (s *scanner) scanString(pos int) (end int, flags int) {
 		if i >= len(d) {
 			return s.fail(i, "unterminated string starting at byte offset %d", s.base+int64(pos)), 0
 		}
+	stopByte:
 		c := d[i]
 		switch {
 		case c == '"':
 			if acc&hi8 != 0 {
 				flags |= strHigh
+				s.sawHigh = true
 			}
 			return i + 1, flags
 		case c == '\\':
@@ -177,7 +187,11 @@ func unhex(c byte) int {
 // appendDecoded appends the decoded content of a scanned (valid) string
 // body to dst: escapes resolved, surrogate pairs joined, invalid UTF-8 and
 // lone surrogates replaced by U+FFFD.
-func appendDecoded(dst, body []byte) []byte {
+func appendDecoded(dst, body []byte) []byte { return appendUnescaped(dst, body, false) }
+
+// appendUnescaped is appendDecoded that skips the UTF-8 checks when the
+// document is known to be valid.
+func appendUnescaped(dst, body []byte, validUTF8 bool) []byte {
 	for i := 0; i < len(body); {
 		if body[i] != '\\' {
 			j := bytes.IndexByte(body[i:], '\\')
@@ -186,7 +200,11 @@ func appendDecoded(dst, body []byte) []byte {
 			} else {
 				j += i
 			}
-			dst = appendValidUTF8(dst, body[i:j])
+			if validUTF8 {
+				dst = append(dst, body[i:j]...)
+			} else {
+				dst = appendValidUTF8(dst, body[i:j])
+			}
 			i = j
 			continue
 		}
@@ -278,12 +296,12 @@ func stringEnd(d []byte, pos int) int {
 
 // validBody is the decoded content of the validated string at [pos, end),
 // raw when possible, else decoded into *buf.
-func validBody(d []byte, pos, end int, buf *[]byte) []byte {
-	body := d[pos+1 : end-1]
-	if bytes.IndexByte(body, '\\') < 0 && utf8.Valid(body) {
+func (s *scanner) validBody(pos, end int, buf *[]byte) []byte {
+	body := s.data[pos+1 : end-1]
+	if bytes.IndexByte(body, '\\') < 0 && (s.trustUTF8 || utf8.Valid(body)) {
 		return body
 	}
-	*buf = appendDecoded((*buf)[:0], body)
+	*buf = appendUnescaped((*buf)[:0], body, s.trustUTF8)
 	return *buf
 }
 
