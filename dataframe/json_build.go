@@ -122,7 +122,7 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 	case kindString:
 		if c == '"' {
 			end := stringEnd(d, pos)
-			n.bin.Append(validBody(d, pos, end, &s.buf))
+			n.bin.Append(s.validBody(pos, end, &s.buf))
 			return end
 		}
 		// A value in a column widened to string keeps its JSON text.
@@ -193,8 +193,8 @@ func (s *scanner) buildObject(pos int, n *buildNode, depth int) int {
 		for k := 0; ; k++ {
 			end, escaped := keyEnd(d, pos)
 			key := d[pos+1 : end-1]
-			if escaped || !asciiOrValid(key) {
-				key = validBody(d, pos, end, &s.keyBuf)
+			if escaped || (!s.trustUTF8 && !asciiOrValid(key)) {
+				key = s.validBody(pos, end, &s.keyBuf)
 			}
 			pos = s.skipWS(s.skipWS(end) + 1)
 			if i := n.lookup(key, k); i >= 0 && n.seen[i] != n.gen {
