@@ -106,8 +106,9 @@ func WithSQLiteSynchronous(mode string) Option {
 // Defaults to 10 seconds.
 func WithBusyTimeout(d time.Duration) Option { return func(o *options) { o.busyTimeout = d } }
 
-// WithReaders sets the size of the SQLite read connection pool; on Postgres
-// the minimum pool size beside the writer. Defaults to 4.
+// WithReaders sets the size of the SQLite read connection pool; a Postgres
+// store's pool holds this many connections plus four (the writer, two job
+// locks and a spare). Defaults to 4.
 func WithReaders(n int) Option { return func(o *options) { o.readers = n } }
 
 // WithLogger sets where the store logs lost leases and batch retries.
