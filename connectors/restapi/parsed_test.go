@@ -110,31 +110,50 @@ func normaliseFloats(rows []string) []string {
 
 func TestReadParsedInvalidJSON(t *testing.T) {
 	t.Parallel()
-	srv, _ := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
-		if r.URL.Query().Get("p") == "" {
-			_, _ = io.WriteString(w, `{"items":[],"next":"2"}`)
-			return
-		}
-		_, _ = io.WriteString(w, `{"items":[{"a":1},{"a":tru}]}`)
-	})
-	_, err := read(t, connectors.Props{
-		"svc.restapi.url":                 srv.URL + "/list",
-		"svc.restapi.parse.payload":       "true",
-		"svc.restapi.records.path":        "items",
-		"svc.restapi.paginate.next.field": "next",
-		"svc.restapi.paginate.next.param": "p",
-	}, nil)
-	require.Error(t, err)
-	var se *dataframe.SyntaxError
-	require.ErrorAs(t, err, &se)
-	off := strings.Index(`{"items":[{"a":1},{"a":tru}]}`, "tru")
-	require.Contains(t, err.Error(), "at byte offset ")
-	require.Contains(t, err.Error(), "reading yt.subs page 2 ("+srv.URL+"/list?p=2)")
-	require.NotContains(t, err.Error(), "in document")
-	// The offset points into the bad token, page-relative.
-	require.GreaterOrEqual(t, se.Offset, int64(off))
-	require.LessOrEqual(t, se.Offset, int64(off+len("tru}")))
-	require.Contains(t, err.Error(), "at byte offset "+strconv.FormatInt(se.Offset, 10))
+	const bad = `{"next":"","items":[{"a":1},{"a":tru}]}`
+	tests := []struct {
+		name     string
+		paginate bool
+		page     int
+	}{
+		{name: "single page", page: 1},
+		// The next-page token lookup reads the whole page and meets the
+		// damage first; the error names the page all the same.
+		{name: "second page", paginate: true, page: 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			srv, _ := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+				if tt.paginate && r.URL.Query().Get("p") == "" {
+					_, _ = io.WriteString(w, `{"next":"2","items":[{"a":0}]}`)
+					return
+				}
+				_, _ = io.WriteString(w, bad)
+			})
+			props := connectors.Props{
+				"svc.restapi.url":           srv.URL + "/list",
+				"svc.restapi.parse.payload": "true",
+				"svc.restapi.records.path":  "items",
+			}
+			pageURL := srv.URL + "/list"
+			if tt.paginate {
+				props["svc.restapi.paginate.next.field"] = "next"
+				props["svc.restapi.paginate.next.param"] = "p"
+				pageURL += "?p=2"
+			}
+			_, err := read(t, props, nil)
+			require.Error(t, err)
+			var se *dataframe.SyntaxError
+			require.ErrorAs(t, err, &se)
+			off := int64(strings.Index(bad, "tru"))
+			require.GreaterOrEqual(t, se.Offset, off, "the offset points into the bad token, page-relative")
+			require.LessOrEqual(t, se.Offset, off+int64(len("tru}")))
+			require.Contains(t, err.Error(), "reading yt.subs page "+strconv.Itoa(tt.page)+" ("+pageURL+"): ")
+			require.Contains(t, err.Error(), "invalid JSON at byte offset "+strconv.FormatInt(se.Offset, 10))
+			require.NotContains(t, err.Error(), "in document", "pages are counted from 1 in the message")
+		})
+	}
 }
 
 func TestReadPayloadModeInvalidJSONWithPagination(t *testing.T) {
