@@ -47,7 +47,8 @@ func (t Token) describe() string {
 	case EOF:
 		return "end of statement"
 	case String:
-		return "string " + t.Raw
+		// Not its text: the string may be a secret (a property value).
+		return "a quoted string"
 	case Illegal:
 		return t.Err
 	case Symbol:

@@ -200,6 +200,7 @@ func TestParseErrors(t *testing.T) {
 		{"CREATE TABLE t (a int, A string)", `statement 1, line 1, column 24: column A is defined twice`},
 		{"CREATE TABLE t TBLPROPERTIES ('a'='1', 'a'='2')", `statement 1, line 1, column 40: property "a" is given twice`},
 		{"CREATE TABLE t TBLPROPERTIES ('a' 1)", `statement 1, line 1, column 35: expected "=", found "1"`},
+		{"CREATE TABLE t TBLPROPERTIES ('svc.x.accessKey' 'AIza-secret')", `statement 1, line 1, column 49: expected "=", found a quoted string`},
 		{"CREATE TABLE t LOCATION x", `statement 1, line 1, column 25: expected a quoted location, found "x"`},
 		{"CREATE VIEW v", `statement 1, line 1, column 8: expected TABLE, found "VIEW"`},
 		{"DROP TABLE IF t", `statement 1, line 1, column 15: expected EXISTS, found "t"`},
@@ -214,7 +215,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT `` FROM t", `statement 1, line 1, column 8: empty a column`},
 		{"SELECT a FROM `t", `statement 1, line 1, column 15: unterminated back-quoted identifier`},
 		{"SELECT é FROM t", `statement 1, line 1, column 8: unexpected character 'é'`},
-		{"SELECT 'é' x, y FROM t WHERE", `statement 1, line 1, column 8: expected a column, found string 'é'`},
+		{"SELECT 'é' x, y FROM t WHERE", `statement 1, line 1, column 8: expected a column, found a quoted string`},
 		{"SELECT a FROM t WHERE 'é' = 1 OR y", `statement 1, line 1, column 27: WHERE: cannot compare 'é' (string) with 1 (long)`},
 		{"SELECT a FROM t WHERE 1", `statement 1, line 1, column 23: WHERE: 1 is long, not a condition`},
 	}
