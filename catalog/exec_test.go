@@ -220,3 +220,32 @@ func TestExecuteBatchReturnsLastFrame(t *testing.T) {
 	require.Equal(t, "root\n", dataframe.SchemaString(f.Schema()))
 	f.Release()
 }
+
+func TestWhereThreeValuedLogicOnFrames(t *testing.T) {
+	t.Parallel()
+	srv := newYTServer(t)
+	s, _ := newSession(t)
+	exec(t, s, "CREATE TABLE t.v TBLPROPERTIES ('svc.storage.type'='RESTAPI', 'svc.restapi.parse.payload'='true', 'svc.restapi.url'='"+srv.URL+"/nulls')")
+	tests := []struct {
+		where string
+		want  []string
+	}{
+		{"a <> 'x'", []string{`{"a":"y"}`}}, // NULL <> 'x' is not true
+		{"NOT (a = 'x')", []string{`{"a":"y"}`}},
+		{"a IS NULL", []string{`{"a":null}`, `{"a":null}`}},
+		{"a = 'x' OR a IS NULL", []string{`{"a":"x"}`, `{"a":null}`, `{"a":null}`}},
+		{"n > 1", []string{`{"a":null}`}}, // long and double compare
+		{"n < 2.5 AND n >= -3", []string{`{"a":"x"}`, `{"a":null}`}},
+		{"ok", []string{`{"a":"x"}`}},
+		{"NOT ok", []string{`{"a":"y"}`}},
+		{"ok IS NOT NULL AND NOT ok = true", []string{`{"a":"y"}`}},
+		{"ok OR n IS NULL", []string{`{"a":"x"}`, `{"a":"y"}`}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.where, func(t *testing.T) {
+			require.Equal(t, tt.want, exec(t, s, "SELECT a FROM t.v WHERE "+tt.where))
+		})
+	}
+	_, err := s.ExecuteBatch(context.Background(), "SELECT a FROM t.v WHERE ok = 'true'")
+	require.EqualError(t, err, "statement 1: selecting from t.v: row 0: WHERE: cannot compare column ok (boolean) with 'true' (string)")
+}

@@ -167,6 +167,8 @@ func newYTServer(t *testing.T) *ytServer {
 			_, _ = w.Write(p2)
 		case r.URL.Path == "/subs":
 			_, _ = w.Write(p1)
+		case r.URL.Path == "/nulls":
+			_, _ = w.Write([]byte(`[{"a":"x","n":1,"ok":true},{"a":null,"n":2.5,"ok":null},{"a":"y","n":null,"ok":false},{"n":-3}]`))
 		case r.URL.Path == "/channels":
 			_, _ = w.Write(ch)
 		case r.URL.Path == "/events" && r.Method == http.MethodPost:
