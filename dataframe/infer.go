@@ -222,7 +222,7 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 			if pos >= len(d) || d[pos] != '"' {
 				return s.fail(pos, "expected a field name: %s", s.describe(pos))
 			}
-			end, flags := s.scanString(pos)
+			end, flags := s.scanKey(pos)
 			if end < 0 {
 				return -1
 			}

@@ -94,6 +94,30 @@ var strStop = func() (t [256]bool) {
 	return t
 }()
 
+// keyStop marks the bytes that send a field name to the full string scan.
+var keyStop = func() (t [256]bool) {
+	t = strStop
+	for c := 0x80; c < 0x100; c++ {
+		t[c] = true
+	}
+	return t
+}()
+
+// scanKey is scanString for field names: they are short and plain, so a
+// byte loop beats the eight-byte scan.
+func (s *scanner) scanKey(pos int) (end int, flags int) {
+	d := s.data
+	for i := pos + 1; i < len(d); i++ {
+		if keyStop[d[i]] {
+			if d[i] == '"' {
+				return i + 1, 0
+			}
+			break
+		}
+	}
+	return s.scanString(pos)
+}
+
 const (
 	lo8 = 0x0101010101010101
 	hi8 = 0x8080808080808080
