@@ -79,9 +79,9 @@ func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor) *c
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ExpectContinueTimeout: time.Second,
-		// Bodies are read as sent: a gzip transparently decoded would make
-		// Content-Length useless for sizing the buffer.
-		DisableCompression: true,
+		// Compression stays on (Go asks for gzip and decodes it): real APIs
+		// answer faster, and max.response.bytes bounds the decoded body, so
+		// a small compressed bomb cannot blow up memory.
 	}
 	c := &client{cfg: cfg, red: red, ds: ds, tr: tr}
 	rc := retryablehttp.NewClient()

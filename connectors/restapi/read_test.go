@@ -1,6 +1,7 @@
 package restapi_test
 
 import (
+	"compress/gzip"
 	"context"
 	"errors"
 	"io"
@@ -505,4 +506,28 @@ func TestSecretWithSpecialCharactersIsMasked(t *testing.T) {
 	require.ErrorIs(t, err, restapi.ErrNoURL)
 	require.NotContains(t, err.Error(), "cr")
 	require.Contains(t, err.Error(), "key=***")
+}
+
+func TestReadGzipBodyIsDecodedAndBounded(t *testing.T) {
+	t.Parallel()
+	text := `{"items":[` + strings.Repeat(`{"a":"xxxxxxxxxx"},`, 200) + `{"a":"end"}]}`
+	srv, rec := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+			_, _ = io.WriteString(w, text)
+			return
+		}
+		w.Header().Set("Content-Encoding", "gzip")
+		zw := gzip.NewWriter(w)
+		_, _ = io.WriteString(zw, text)
+		_ = zw.Close()
+	})
+	f, err := read(t, connectors.Props{"svc.restapi.url": srv.URL}, nil)
+	require.NoError(t, err)
+	defer f.Release()
+	require.Equal(t, []string{text}, payloads(t, f))
+	require.Equal(t, "gzip", rec.all()[0].Header.Get("Accept-Encoding"))
+
+	// The limit applies to the decoded body, however small the compressed one.
+	_, err = read(t, connectors.Props{"svc.restapi.url": srv.URL, "svc.restapi.max.response.bytes": "1000"}, nil)
+	require.ErrorIs(t, err, restapi.ErrResponseTooLarge)
 }
