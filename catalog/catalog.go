@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/sluicedata/sluice/connectors"
@@ -295,13 +296,42 @@ func writeExclusive(dir, name string, data []byte) error {
 	if err := tmp.Close(); err != nil {
 		return err
 	}
-	if err := os.Link(tmpName, filepath.Join(dir, name)); err != nil {
+	final := filepath.Join(dir, name)
+	if err := os.Link(tmpName, final); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fs.ErrExist
+		}
+		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.ENOTSUP) && !errors.Is(err, syscall.ENOSYS) {
+			return err
+		}
+		// A file system without hard links: claim the name with O_EXCL
+		// (still exactly one winner); a reader may briefly see it short.
+		if err := writeExcl(final, data); err != nil {
+			return err
+		}
+	}
+	return syncDir(dir)
+}
+
+func writeExcl(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
 		if errors.Is(err, fs.ErrExist) {
 			return fs.ErrExist
 		}
 		return err
 	}
-	return syncDir(dir)
+	_, werr := f.Write(data)
+	if werr == nil {
+		werr = f.Sync()
+	}
+	if cerr := f.Close(); werr == nil {
+		werr = cerr
+	}
+	if werr != nil {
+		os.Remove(path)
+	}
+	return werr
 }
 
 func syncDir(dir string) error {
