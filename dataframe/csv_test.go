@@ -9,14 +9,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var flatSchema = arrow.NewSchema([]arrow.Field{
+var ioFlatSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 	{Name: "ok", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
 }, nil)
 
-const flatRows = `[
+const ioFlatRows = `[
 {"id": 9007199254740993, "name": "a, \"b\"\nc", "score": 1.0, "ok": true},
 {"id": -3, "name": " padded ", "score": 1e300, "ok": false},
 {"id": null, "name": null, "score": null, "ok": null},
@@ -25,20 +25,20 @@ const flatRows = `[
 
 func TestCSVRoundTrip(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	f := frameFromJSON(t, mem, flatSchema, flatRows, 3)
+	mem := ioCheckedAlloc(t)
+	f := ioFrameFromJSON(t, mem, ioFlatSchema, ioFlatRows, 3)
 	defer f.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteCSV(&buf, f))
 	got, err := ReadCSV(&buf, CSVOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer got.Release()
-	requireFramesEqual(t, f, got)
+	ioRequireFramesEqual(t, f, got)
 }
 
 func TestReadCSVInference(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
+	mem := ioCheckedAlloc(t)
 	in := "\ufeffi,d,b,s,e,mixed,,i\n" +
 		"1,1,true,x,,1,a,5\n" +
 		"2,2.5,FALSE,,,true,b,6\n" +
@@ -59,7 +59,7 @@ func TestReadCSVInference(t *testing.T) {
 		`{"i0":1,"d":1.0,"b":true,"s":"x","e":null,"mixed":"1","_c6":"a","i7":5}`,
 		`{"i0":2,"d":2.5,"b":false,"s":null,"e":null,"mixed":"true","_c6":"b","i7":6}`,
 		`{"i0":null,"d":1000.0,"b":null,"s":"0x10","e":null,"mixed":"2","_c6":"c","i7":7}`,
-	}, frameRowsJSON(t, f))
+	}, ioFrameRowsJSON(t, f))
 }
 
 func TestReadCSVErrors(t *testing.T) {

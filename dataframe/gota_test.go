@@ -12,8 +12,8 @@ import (
 
 func TestToGota(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	f := nestedFrame(t, mem, 2)
+	mem := ioCheckedAlloc(t)
+	f := ioNestedFrame(t, mem, 2)
 	defer f.Release()
 	df, err := ToGota(f)
 	require.NoError(t, err)
@@ -42,8 +42,8 @@ func TestToGota(t *testing.T) {
 
 func TestGotaRoundTrip(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	f := nestedFrame(t, mem, 1)
+	mem := ioCheckedAlloc(t)
+	f := ioNestedFrame(t, mem, 1)
 	defer f.Release()
 	df, err := ToGota(f)
 	require.NoError(t, err)
@@ -53,28 +53,28 @@ func TestGotaRoundTrip(t *testing.T) {
 	require.Equal(t, f.ColumnNames(), back.ColumnNames())
 	// Row 3's info is {"a": null, "b": null}: all its gota cells are NaN,
 	// so it comes back as a null struct — the one thing gota cannot hold.
-	want := frameRowsJSON(t, f)
+	want := ioFrameRowsJSON(t, f)
 	want[2] = `{"id":null,"name":"comma, \"quote\"\nnewline","score":-0.25,"ok":null,"at":"1999-12-31T23:59:59.123Z","tags":null,"info":null,"items":[]}`
-	require.Equal(t, want, frameRowsJSON(t, back))
+	require.Equal(t, want, ioFrameRowsJSON(t, back))
 	require.True(t, arrow.TypeEqual(arrow.StructOf(f.Schema().Fields()...), arrow.StructOf(back.Schema().Fields()...)))
 }
 
 func TestFromGotaWithoutSchema(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	f := frameFromJSON(t, mem, flatSchema, flatRows, 0)
+	mem := ioCheckedAlloc(t)
+	f := ioFrameFromJSON(t, mem, ioFlatSchema, ioFlatRows, 0)
 	defer f.Release()
 	df, err := ToGota(f)
 	require.NoError(t, err)
 	back, err := FromGota(df, nil)
 	require.NoError(t, err)
 	defer back.Release()
-	requireFramesEqual(t, f, back)
+	ioRequireFramesEqual(t, f, back)
 }
 
 func TestFromGotaErrors(t *testing.T) {
 	t.Parallel()
-	f := nestedFrame(t, checkedAlloc(t), 0)
+	f := ioNestedFrame(t, ioCheckedAlloc(t), 0)
 	defer f.Release()
 	df, err := ToGota(f)
 	require.NoError(t, err)

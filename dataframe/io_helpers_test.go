@@ -10,8 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// nestedSchema is a schema with every kind of column the IO code handles.
-var nestedSchema = arrow.NewSchema([]arrow.Field{
+// ioNestedSchema is a schema with every kind of column the IO code handles.
+var ioNestedSchema = arrow.NewSchema([]arrow.Field{
 	{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
 	{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
 	{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
@@ -28,20 +28,20 @@ var nestedSchema = arrow.NewSchema([]arrow.Field{
 	)), Nullable: true},
 }, nil)
 
-const nestedRows = `[
+const ioNestedRows = `[
 {"id": 1, "name": "alice", "score": 1.5, "ok": true, "at": "2024-05-01T10:00:00.000Z", "tags": ["x", "y"], "info": {"a": 9007199254740993, "b": {"c": "deep"}}, "items": [{"id": "i1", "n": 1}, {"id": "i2", "n": null}]},
 {"id": 3000000000, "name": null, "score": null, "ok": false, "at": null, "tags": [], "info": null, "items": null},
 {"id": null, "name": "comma, \"quote\"\nnewline", "score": -0.25, "ok": null, "at": "1999-12-31T23:59:59.123Z", "tags": null, "info": {"a": null, "b": null}, "items": []}
 ]`
 
-// nestedFrame builds a frame of nestedSchema in batches of batch rows (all
+// ioNestedFrame builds a frame of ioNestedSchema in batches of batch rows (all
 // rows in one batch when batch is 0).
-func nestedFrame(t testing.TB, mem memory.Allocator, batch int) *Frame {
+func ioNestedFrame(t testing.TB, mem memory.Allocator, batch int) *Frame {
 	t.Helper()
-	return frameFromJSON(t, mem, nestedSchema, nestedRows, batch)
+	return ioFrameFromJSON(t, mem, ioNestedSchema, ioNestedRows, batch)
 }
 
-func frameFromJSON(t testing.TB, mem memory.Allocator, schema *arrow.Schema, rows string, batch int) *Frame {
+func ioFrameFromJSON(t testing.TB, mem memory.Allocator, schema *arrow.Schema, rows string, batch int) *Frame {
 	t.Helper()
 	rec, _, err := array.RecordFromJSON(mem, schema, strings.NewReader(rows), array.WithUseNumber())
 	require.NoError(t, err)
@@ -60,16 +60,16 @@ func frameFromJSON(t testing.TB, mem memory.Allocator, schema *arrow.Schema, row
 	return f
 }
 
-// requireFramesEqual compares schemas (ignoring metadata) and every row's
+// ioRequireFramesEqual compares schemas (ignoring metadata) and every row's
 // JSON text.
-func requireFramesEqual(t testing.TB, want, got *Frame) {
+func ioRequireFramesEqual(t testing.TB, want, got *Frame) {
 	t.Helper()
 	require.True(t, arrow.TypeEqual(arrow.StructOf(want.Schema().Fields()...), arrow.StructOf(got.Schema().Fields()...)),
 		"schema:\nwant %s\ngot  %s", want.Schema(), got.Schema())
-	require.Equal(t, frameRowsJSON(t, want), frameRowsJSON(t, got))
+	require.Equal(t, ioFrameRowsJSON(t, want), ioFrameRowsJSON(t, got))
 }
 
-func frameRowsJSON(t testing.TB, f *Frame) []string {
+func ioFrameRowsJSON(t testing.TB, f *Frame) []string {
 	t.Helper()
 	var rows []string
 	require.NoError(t, f.EachRowJSON(func(_ int64, obj []byte) error {
@@ -79,7 +79,7 @@ func frameRowsJSON(t testing.TB, f *Frame) []string {
 	return rows
 }
 
-func checkedAlloc(t *testing.T) *memory.CheckedAllocator {
+func ioCheckedAlloc(t *testing.T) *memory.CheckedAllocator {
 	t.Helper()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	t.Cleanup(func() { mem.AssertSize(t, 0) })

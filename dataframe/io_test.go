@@ -16,8 +16,8 @@ func TestWriteReadFileFormats(t *testing.T) {
 	for _, name := range []string{"x.parquet", "x.arrow", "x.ndjson", "x.jsonl", "x.json", "X.PARQUET"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			mem := checkedAlloc(t)
-			f := nestedFrame(t, mem, 2)
+			mem := ioCheckedAlloc(t)
+			f := ioNestedFrame(t, mem, 2)
 			defer f.Release()
 			if ext := filepath.Ext(name); ext == ".json" || ext == ".jsonl" || ext == ".ndjson" {
 				// JSON re-infers types and sorts fields: start from a frame
@@ -37,7 +37,7 @@ func TestWriteReadFileFormats(t *testing.T) {
 			defer got.Release()
 			require.Equal(t, f.NumRows(), got.NumRows())
 			require.Equal(t, f.ColumnNames(), got.ColumnNames())
-			requireFramesEqual(t, f, got)
+			ioRequireFramesEqual(t, f, got)
 			entries, err := os.ReadDir(filepath.Dir(path))
 			require.NoError(t, err)
 			require.Len(t, entries, 1, "no temporary file left behind")
@@ -50,20 +50,20 @@ func TestWriteReadFileFormats(t *testing.T) {
 
 func TestWriteReadFileCSV(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	f := frameFromJSON(t, mem, flatSchema, flatRows, 0)
+	mem := ioCheckedAlloc(t)
+	f := ioFrameFromJSON(t, mem, ioFlatSchema, ioFlatRows, 0)
 	defer f.Release()
 	path := filepath.Join(t.TempDir(), "flat.csv")
 	require.NoError(t, WriteFile(path, f, FileOptions{}))
 	got, err := ReadFile(path, FileOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer got.Release()
-	requireFramesEqual(t, f, got)
+	ioRequireFramesEqual(t, f, got)
 }
 
 func TestReadFileRecordsPath(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
+	mem := ioCheckedAlloc(t)
 	f, err := ReadFile(filepath.Join("testdata", "io", "youtube_subscriptions_by_channel_p1.json"), FileOptions{RecordsPath: "items", Allocator: mem})
 	require.NoError(t, err)
 	defer f.Release()
@@ -80,7 +80,7 @@ func TestFileUnknownFormat(t *testing.T) {
 	_, err = ReadFile(filepath.Join(dir, "noext"), FileOptions{})
 	require.ErrorContains(t, err, "no file extension")
 
-	f := nestedFrame(t, checkedAlloc(t), 0)
+	f := ioNestedFrame(t, ioCheckedAlloc(t), 0)
 	defer f.Release()
 	err = WriteFile(filepath.Join(dir, "out.txt"), f, FileOptions{})
 	require.ErrorIs(t, err, ErrUnknownFormat)
@@ -112,7 +112,7 @@ func TestWriteAtomicLeavesNothingOnError(t *testing.T) {
 	require.Len(t, entries, 1)
 
 	// A directory that does not exist: error, nothing created.
-	err = WriteFile(filepath.Join(dir, "missing", "x.csv"), Empty(flatSchema), FileOptions{})
+	err = WriteFile(filepath.Join(dir, "missing", "x.csv"), Empty(ioFlatSchema), FileOptions{})
 	require.Error(t, err)
 	require.ErrorContains(t, err, "missing")
 }

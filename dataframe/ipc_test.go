@@ -12,8 +12,8 @@ import (
 func TestArrowIPCRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, batch := range []int{0, 1, 2} {
-		mem := checkedAlloc(t)
-		f := nestedFrame(t, mem, batch)
+		mem := ioCheckedAlloc(t)
+		f := ioNestedFrame(t, mem, batch)
 		var buf bytes.Buffer
 		require.NoError(t, WriteArrowIPC(&buf, f))
 		require.True(t, bytes.HasPrefix(buf.Bytes(), []byte("ARROW1")))
@@ -23,7 +23,7 @@ func TestArrowIPCRoundTrip(t *testing.T) {
 		got, err := ReadArrowIPC(path, mem)
 		require.NoError(t, err)
 		require.Equal(t, len(f.Records()), len(got.Records()))
-		requireFramesEqual(t, f, got)
+		ioRequireFramesEqual(t, f, got)
 		got.Release()
 		f.Release()
 	}
@@ -31,8 +31,8 @@ func TestArrowIPCRoundTrip(t *testing.T) {
 
 func TestReadArrowIPCCorrupt(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	f := nestedFrame(t, mem, 0)
+	mem := ioCheckedAlloc(t)
+	f := ioNestedFrame(t, mem, 0)
 	defer f.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteArrowIPC(&buf, f))

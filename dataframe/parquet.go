@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -87,23 +88,45 @@ func (o ParquetOptions) writerProps(mem memory.Allocator) (*parquet.WriterProper
 }
 
 // WriteParquet writes f to w as one Parquet file: the column order, nested
-// structs and lists are kept; row groups hold at most o.RowGroupRows rows.
-func WriteParquet(w io.Writer, f *Frame, o ParquetOptions) (err error) {
+// structs and lists are kept; row groups hold at most o.RowGroupRows rows
+// (balanced, so the last one is not a small remainder). Several row groups
+// are encoded in parallel, one per CPU, and written in order as they are
+// done.
+func WriteParquet(w io.Writer, f *Frame, o ParquetOptions) error {
+	return writeParquet(w, f, o, runtime.GOMAXPROCS(0))
+}
+
+// writeParquet encodes up to workers row groups at a time.
+func writeParquet(w io.Writer, f *Frame, o ParquetOptions, workers int) (err error) {
 	defer recoverAs(&err, "parquet")
-	props, arrProps, err := o.writerProps(memory.DefaultAllocator)
-	if err != nil {
+	if err := o.validate(); err != nil {
 		return err
 	}
 	// Hide any Close method of w: the Parquet writer closes a sink that has
 	// one, and callers (atomic file writes) still need to sync theirs.
-	fw, err := pqarrow.NewFileWriter(f.Schema(), struct{ io.Writer }{w}, props, arrProps)
+	w = struct{ io.Writer }{w}
+	groups := rowGroupSlices(f, o.rowGroupRows())
+	defer releaseGroups(groups)
+	if workers > 1 && len(groups) > 1 {
+		return writeParquetParallel(w, f.Schema(), groups, o, workers)
+	}
+	props, arrProps, err := o.writerProps(memory.DefaultAllocator)
+	if err != nil {
+		return err
+	}
+	fw, err := pqarrow.NewFileWriter(f.Schema(), w, props, arrProps)
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	for _, rec := range f.Records() {
-		if err := fw.WriteBuffered(rec); err != nil {
-			fw.Close()
-			return fmt.Errorf("parquet: %w", err)
+	for i, g := range groups {
+		if i > 0 {
+			fw.NewBufferedRowGroup()
+		}
+		for _, rec := range g {
+			if err := fw.WriteBuffered(rec); err != nil {
+				fw.Close()
+				return fmt.Errorf("parquet: %w", err)
+			}
 		}
 	}
 	if err := fw.Close(); err != nil {

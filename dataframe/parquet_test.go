@@ -2,8 +2,10 @@ package dataframe
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -26,8 +28,8 @@ func TestParquetRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mem := checkedAlloc(t)
-			f := nestedFrame(t, mem, tc.batch)
+			mem := ioCheckedAlloc(t)
+			f := ioNestedFrame(t, mem, tc.batch)
 			defer f.Release()
 			path := filepath.Join(t.TempDir(), "x.parquet")
 			var buf bytes.Buffer
@@ -38,7 +40,7 @@ func TestParquetRoundTrip(t *testing.T) {
 			defer got.Release()
 			require.Equal(t, f.ColumnNames(), got.ColumnNames())
 			require.Equal(t, f.NumRows(), got.NumRows())
-			requireFramesEqual(t, f, got)
+			ioRequireFramesEqual(t, f, got)
 		})
 	}
 }
@@ -53,8 +55,8 @@ func TestParquetOptionsValidate(t *testing.T) {
 
 func TestReadParquetCorrupt(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	f := nestedFrame(t, mem, 0)
+	mem := ioCheckedAlloc(t)
+	f := ioNestedFrame(t, mem, 0)
 	defer f.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteParquet(&buf, f, ParquetOptions{}))
@@ -95,7 +97,7 @@ func TestReadParquetCorrupt(t *testing.T) {
 // implementation reads what we write: row count, column names, values.
 func TestParquetReadByParquetGo(t *testing.T) {
 	t.Parallel()
-	f := nestedFrame(t, memory.DefaultAllocator, 0)
+	f := ioNestedFrame(t, memory.DefaultAllocator, 0)
 	defer f.Release()
 	for _, codec := range []string{"snappy", "zstd", "gzip", "none"} {
 		var buf bytes.Buffer
@@ -135,4 +137,94 @@ func TestParquetReadByParquetGo(t *testing.T) {
 		require.Equal(t, "deep", string(leaf(rows[0], 7)[0].ByteArray()))
 		require.Equal(t, "i2", string(leaf(rows[0], 8)[1].ByteArray()))
 	}
+}
+
+func TestRowGroupSlices(t *testing.T) {
+	t.Parallel()
+	mem := ioCheckedAlloc(t)
+	f := ioNestedFrame(t, mem, 1) // three one-row batches
+	defer f.Release()
+	for _, tc := range []struct {
+		max  int64
+		want []int64
+	}{
+		{1, []int64{1, 1, 1}},
+		{2, []int64{2, 1}},
+		{3, []int64{3}},
+		{100, []int64{3}},
+	} {
+		groups := rowGroupSlices(f, tc.max)
+		var got []int64
+		for _, g := range groups {
+			var n int64
+			for _, r := range g {
+				n += r.NumRows()
+			}
+			got = append(got, n)
+		}
+		releaseGroups(groups)
+		require.Equal(t, tc.want, got, "max %d", tc.max)
+	}
+	require.Nil(t, rowGroupSlices(Empty(ioNestedSchema), 10))
+}
+
+// TestParquetParallelMatchesSerial writes many row groups on several
+// goroutines (the spliced file) and on one, and checks that both read back
+// the same with our reader and with parquet-go.
+func TestParquetParallelMatchesSerial(t *testing.T) {
+	t.Parallel()
+	mem := ioCheckedAlloc(t)
+	// 3 rows × 40 copies in batches of 7 rows: row groups cut across batches.
+	rows := strings.Repeat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(ioNestedRows), "["), "]")+",", 40)
+	f := ioFrameFromJSON(t, mem, ioNestedSchema, "["+strings.TrimSuffix(rows, ",")+"]", 7)
+	defer f.Release()
+	require.Equal(t, int64(120), f.NumRows())
+	dir := t.TempDir()
+	var files []string
+	for _, workers := range []int{1, 2, 5} {
+		for _, codec := range []string{"snappy", "zstd"} {
+			var buf bytes.Buffer
+			require.NoError(t, writeParquet(&buf, f, ParquetOptions{Compression: codec, RowGroupRows: 9}, workers))
+			path := filepath.Join(dir, fmt.Sprintf("w%d-%s.parquet", workers, codec))
+			require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+			files = append(files, path)
+
+			pf, err := parquetgo.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+			require.NoError(t, err)
+			require.Equal(t, int64(120), pf.NumRows())
+			require.Len(t, pf.RowGroups(), 14) // ceil(120/9) groups of ≤ 9 rows
+			var n int
+			for _, rg := range pf.RowGroups() {
+				rr := rg.Rows()
+				buf := make([]parquetgo.Row, 16)
+				for {
+					k, err := rr.ReadRows(buf)
+					n += k
+					if err != nil {
+						break
+					}
+				}
+				require.NoError(t, rr.Close())
+			}
+			require.Equal(t, 120, n)
+		}
+	}
+	for _, path := range files {
+		got, err := ReadParquet(path, mem)
+		require.NoError(t, err)
+		ioRequireFramesEqual(t, f, got)
+		got.Release()
+	}
+}
+
+func TestParquetEmptyFrame(t *testing.T) {
+	t.Parallel()
+	mem := ioCheckedAlloc(t)
+	path := filepath.Join(t.TempDir(), "empty.parquet")
+	require.NoError(t, WriteFile(path, Empty(ioNestedSchema), FileOptions{}))
+	got, err := ReadParquet(path, mem)
+	require.NoError(t, err)
+	defer got.Release()
+	require.Zero(t, got.NumRows())
+	require.Equal(t, SchemaString(ioNestedSchema), SchemaString(got.Schema()))
 }

@@ -13,14 +13,14 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-var updateGolden = flag.Bool("update-io-golden", false, "rewrite the golden files under testdata/print")
+var ioUpdateGolden = flag.Bool("update-io-golden", false, "rewrite the golden files under testdata/print")
 
-// requireGolden compares got with testdata/print/name (rewriting it with
+// ioRequireGolden compares got with testdata/print/name (rewriting it with
 // -update-io-golden).
-func requireGolden(t *testing.T, name string, got []byte) {
+func ioRequireGolden(t *testing.T, name string, got []byte) {
 	t.Helper()
 	path := filepath.Join("testdata", "print", name)
-	if *updateGolden {
+	if *ioUpdateGolden {
 		require.NoError(t, os.WriteFile(path, got, 0o644))
 	}
 	want, err := os.ReadFile(path)
@@ -28,7 +28,7 @@ func requireGolden(t *testing.T, name string, got []byte) {
 	require.Equal(t, string(want), string(got))
 }
 
-func subscriptionsFrame(t *testing.T, mem memory.Allocator) *Frame {
+func ioSubscriptionsFrame(t *testing.T, mem memory.Allocator) *Frame {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("testdata", "io", "youtube_subscriptions_by_channel_p1.json"))
 	require.NoError(t, err)
@@ -39,10 +39,10 @@ func subscriptionsFrame(t *testing.T, mem memory.Allocator) *Frame {
 
 func TestWriteTableGolden(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	nested := nestedFrame(t, mem, 2)
+	mem := ioCheckedAlloc(t)
+	nested := ioNestedFrame(t, mem, 2)
 	defer nested.Release()
-	subs := subscriptionsFrame(t, mem)
+	subs := ioSubscriptionsFrame(t, mem)
 	defer subs.Release()
 	for _, tc := range []struct {
 		golden string
@@ -59,7 +59,7 @@ func TestWriteTableGolden(t *testing.T) {
 		t.Run(tc.golden, func(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteTable(&buf, tc.f, tc.o))
-			requireGolden(t, tc.golden, buf.Bytes())
+			ioRequireGolden(t, tc.golden, buf.Bytes())
 		})
 	}
 }
@@ -71,7 +71,7 @@ func TestWriteTableEdges(t *testing.T) {
 	require.NoError(t, WriteTable(&buf, Empty(schema), TableOptions{Truncate: 20}))
 	require.Equal(t, "+---+\n|  a|\n+---+\n+---+\n", buf.String())
 
-	f := frameFromJSON(t, memory.DefaultAllocator, schema, `[{"a":1},{"a":null},{"a":3}]`, 1)
+	f := ioFrameFromJSON(t, memory.DefaultAllocator, schema, `[{"a":1},{"a":null},{"a":3}]`, 1)
 	defer f.Release()
 	buf.Reset()
 	require.NoError(t, WriteTable(&buf, f, TableOptions{MaxRows: -1, Truncate: 20}))
@@ -102,40 +102,40 @@ func TestTruncateCell(t *testing.T) {
 
 func TestWriteNDJSONGolden(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	subs := subscriptionsFrame(t, mem)
+	mem := ioCheckedAlloc(t)
+	subs := ioSubscriptionsFrame(t, mem)
 	defer subs.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteNDJSON(&buf, subs))
-	requireGolden(t, "subscriptions.ndjson", buf.Bytes())
+	ioRequireGolden(t, "subscriptions.ndjson", buf.Bytes())
 	require.Equal(t, int(subs.NumRows()), strings.Count(buf.String(), "\n"))
 
 	// What we print reads back to the same frame.
 	back, err := ReadNDJSON(buf.Bytes(), JSONOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer back.Release()
-	requireFramesEqual(t, subs, back)
+	ioRequireFramesEqual(t, subs, back)
 
 	buf.Reset()
 	require.NoError(t, WriteJSONArray(&buf, subs))
 	arr, err := ReadJSON(buf.Bytes(), JSONOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer arr.Release()
-	requireFramesEqual(t, subs, arr)
+	ioRequireFramesEqual(t, subs, arr)
 }
 
 func TestWriteCSVGolden(t *testing.T) {
 	t.Parallel()
-	mem := checkedAlloc(t)
-	subs := subscriptionsFrame(t, mem)
+	mem := ioCheckedAlloc(t)
+	subs := ioSubscriptionsFrame(t, mem)
 	defer subs.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteCSV(&buf, subs))
-	requireGolden(t, "subscriptions.csv", buf.Bytes())
+	ioRequireGolden(t, "subscriptions.csv", buf.Bytes())
 
-	nested := nestedFrame(t, mem, 0)
+	nested := ioNestedFrame(t, mem, 0)
 	defer nested.Release()
 	buf.Reset()
 	require.NoError(t, WriteCSV(&buf, nested))
-	requireGolden(t, "nested.csv", buf.Bytes())
+	ioRequireGolden(t, "nested.csv", buf.Bytes())
 }
