@@ -11,8 +11,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
-	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
+	pqformat "github.com/parquet-go/parquet-go/format"
 )
 
 // Parallel Parquet writing.
