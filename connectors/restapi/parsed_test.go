@@ -177,3 +177,40 @@ func TestReadPayloadModeKeepsBytes(t *testing.T) {
 	defer f.Release()
 	require.True(t, bytes.Equal(body, []byte(payloads(t, f)[0])))
 }
+
+func TestReadParsedBlankPageHasNoRows(t *testing.T) {
+	t.Parallel()
+	srv, rec := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		switch r.URL.Query().Get("p") {
+		case "":
+			_, _ = io.WriteString(w, `{"items":[{"a":1}],"next":"2"}`)
+		default:
+			w.WriteHeader(http.StatusNoContent) // past the end
+		}
+	})
+	paged := connectors.Props{
+		"svc.restapi.url":                 srv.URL,
+		"svc.restapi.parse.payload":       "true",
+		"svc.restapi.records.path":        "items",
+		"svc.restapi.paginate.next.field": "next",
+		"svc.restapi.paginate.next.param": "p",
+	}
+	f, err := read(t, paged, nil)
+	require.NoError(t, err)
+	defer f.Release()
+	require.Equal(t, []string{`{"a":1}`}, rowsJSON(t, f))
+	require.Equal(t, 2, rec.count())
+
+	// A blank page alone gives an empty frame.
+	f2, err := read(t, connectors.Props{"svc.restapi.url": srv.URL + "/?p=2", "svc.restapi.parse.payload": "true"}, nil)
+	require.NoError(t, err)
+	defer f2.Release()
+	require.Zero(t, f2.NumRows())
+	require.Equal(t, "root\n", dataframe.SchemaString(f2.Schema()))
+
+	// In payload mode a blank body is still a row.
+	f3, err := read(t, with(paged, "svc.restapi.parse.payload", "false"), nil)
+	require.NoError(t, err)
+	defer f3.Release()
+	require.Equal(t, []string{`{"items":[{"a":1}],"next":"2"}`, ""}, payloads(t, f3))
+}

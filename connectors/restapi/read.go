@@ -85,10 +85,22 @@ func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.
 		}
 		return dataframe.Strings(nil, PayloadColumn, vals), nil
 	}
-	f, err := readPages(pages, cfg.RecordsPath)
+	// A blank body (a 204, an empty list answered as nothing) is a page
+	// without rows, as Spark reads blank JSON input; it is not invalid JSON.
+	docs := make([][]byte, 0, len(pages))
+	pageOf := make([]int, 0, len(pages))
+	for i, p := range pages {
+		if len(trimJSONSpace(p)) == 0 {
+			continue
+		}
+		docs = append(docs, p)
+		pageOf = append(pageOf, i)
+	}
+	f, err := readPages(docs, cfg.RecordsPath)
 	if err != nil {
-		if doc, perr, ok := pageSyntaxError(err); ok && doc >= 0 && doc < len(urls) {
-			return nil, red.Error(fmt.Errorf("reading %s page %d (%s): %w", name, doc+1, red.String(urls[doc]), perr))
+		if doc, perr, ok := pageSyntaxError(err); ok && doc >= 0 && doc < len(pageOf) {
+			page := pageOf[doc]
+			return nil, red.Error(fmt.Errorf("reading %s page %d (%s): %w", name, page+1, red.String(urls[page]), perr))
 		}
 		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
@@ -96,8 +108,11 @@ func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.
 }
 
 // nextToken finds the next-page token at the dotted path field. Absent,
-// null and "" mean the last page. Numbers are used as written.
+// null and "" mean the last page, as does a blank body. Numbers are used as written.
 func nextToken(doc []byte, field string) (string, bool, error) {
+	if len(trimJSONSpace(doc)) == 0 {
+		return "", false, nil // a blank page (a 204) ends the listing
+	}
 	raw, found, err := jsonLookup(doc, field)
 	if err != nil {
 		return "", false, fmt.Errorf("looking for the next-page token %s: %w", field, err)
