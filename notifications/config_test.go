@@ -209,3 +209,42 @@ func FuzzConfigFromEnv(f *testing.F) {
 		}
 	})
 }
+
+func TestParseDateTime(t *testing.T) {
+	t.Parallel()
+	want := time.Date(2024, 5, 1, 8, 0, 0, 123e6, time.UTC)
+	for _, s := range []string{"2024-05-01T08:00:00.123Z", "2024-05-01T08:00:00.123", "2024-05-01T10:00:00.123+02:00",
+		"2024-05-01T10:00:00.123 02:00", "2024-05-01T10:00:00.123456+0200", "2024-05-01t08:00:00.123z"} {
+		got, err := notifications.ParseDateTime(s)
+		require.NoError(t, err, s)
+		require.Equal(t, want, got, s)
+	}
+	got, err := notifications.ParseDateTime("2024-05-01T08:00")
+	require.NoError(t, err)
+	require.Equal(t, time.Date(2024, 5, 1, 8, 0, 0, 0, time.UTC), got)
+	for _, s := range []string{"", "2024-05-01", "yesterday", "2024-13-01T00:00:00", "1714550400"} {
+		_, err := notifications.ParseDateTime(s)
+		require.Error(t, err, s)
+		require.Contains(t, err.Error(), "ISO-8601")
+	}
+}
+
+func FuzzParseDateTime(f *testing.F) {
+	for _, s := range []string{"2024-05-01T08:00:00.123Z", "2024-05-01T10:00:00 02:00", "2024-05-01t08:00", "x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		got, err := notifications.ParseDateTime(s)
+		if err != nil {
+			return
+		}
+		require.Equal(t, time.UTC, got.Location())
+		require.Equal(t, got, got.Truncate(time.Millisecond))
+		// What FormatDate writes parses back to the same instant.
+		again, err := notifications.ParseDateTime(notifications.FormatDate(got))
+		if got.Year() >= 0 && got.Year() <= 9999 {
+			require.NoError(t, err)
+			require.Equal(t, got, again)
+		}
+	})
+}
