@@ -42,7 +42,7 @@ func checkColumns(fields []connectors.Field) error {
 	if len(fields) == 0 {
 		return nil
 	}
-	if len(fields) == 1 && fields[0].Name == PayloadColumn && strings.EqualFold(strings.TrimSpace(fields[0].Type), "string") {
+	if len(fields) == 1 && strings.EqualFold(fields[0].Name, PayloadColumn) && strings.EqualFold(strings.TrimSpace(fields[0].Type), "string") {
 		return nil
 	}
 	cols := make([]string, len(fields))

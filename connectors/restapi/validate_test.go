@@ -27,7 +27,7 @@ func TestValidate(t *testing.T) {
 	}{
 		{name: "no columns", props: good},
 		{name: "payload string", fields: payload, props: good},
-		{name: "payload STRING", fields: []connectors.Field{{Name: "payload", Type: "STRING"}}, props: good},
+		{name: "PAYLOAD STRING (names are case-insensitive)", fields: []connectors.Field{{Name: "PAYLOAD", Type: "STRING"}}, props: good},
 		{name: "all typed properties", fields: payload, props: with(good,
 			"svc.restapi.write.mode", "put", "svc.restapi.timeout", "PT10S", "svc.restapi.retry.max", "0",
 			"svc.restapi.retry.wait.min", "10ms", "svc.restapi.retry.wait.max", "1m", "svc.restapi.paginate.max.pages", "5",
