@@ -72,9 +72,12 @@ func (m *mailer) Send(ctx context.Context, subject, body string) error {
 		fallthrough
 	case "auto":
 		if offered {
-			tc := m.cfg.TLSConfig
-			if tc == nil {
-				tc = &tls.Config{ServerName: m.cfg.Host, MinVersion: tls.VersionTLS12}
+			tc := &tls.Config{MinVersion: tls.VersionTLS12}
+			if m.cfg.TLSConfig != nil {
+				tc = m.cfg.TLSConfig.Clone()
+			}
+			if tc.ServerName == "" {
+				tc.ServerName = m.cfg.Host
 			}
 			if err := c.StartTLS(tc); err != nil {
 				return fmt.Errorf("SMTP STARTTLS: %w", err)

@@ -509,7 +509,7 @@ func TestMailStartTLSModesAndAuth(t *testing.T) {
 			cfg.Mail = notifications.MailConfig{Host: "127.0.0.1", Port: srv.port(), StartTLS: tt.mode,
 				From: "conn@example.com", Recipients: []string{"ops@example.com"}, Username: tt.username, Password: "pw-secret"}
 			if tt.tls {
-				cfg.Mail.TLSConfig = &tls.Config{RootCAs: srv.certPool(), ServerName: "127.0.0.1"}
+				cfg.Mail.TLSConfig = &tls.Config{RootCAs: srv.certPool()} // ServerName defaults to Host
 			}
 			st := openStore(t)
 			svc := newService(t, cfg, st)
