@@ -270,10 +270,10 @@ func backoff(min, max time.Duration, attempt int, resp *http.Response) time.Dura
 		}
 	}
 	d := min
-	for i := 0; i < attempt && d < max; i++ {
+	for i := 0; i < attempt && d > 0 && d < max; i++ {
 		d *= 2
 	}
-	if d > max || d <= 0 {
+	if d > max || d < 0 { // d < 0: doubling overflowed
 		d = max
 	}
 	return d

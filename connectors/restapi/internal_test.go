@@ -40,6 +40,8 @@ func TestBackoff(t *testing.T) {
 			require.Equal(t, tt.want, backoff(min, max, tt.attempt, tt.resp))
 		})
 	}
+	require.Zero(t, backoff(0, max, 3, nil), "wait.min 0 means no wait, not wait.max")
+	require.Equal(t, time.Duration(1<<62), backoff(time.Duration(1<<61), time.Duration(1<<62), 5, nil), "no overflow")
 }
 
 func TestRetryAfterDate(t *testing.T) {
