@@ -262,44 +262,10 @@ func (l *lexer) quoted(tok *Token, q byte) {
 	}
 }
 
-// stmtTokens is one statement of a batch: its tokens (without the closing
-// `;`), its number (from 1) and its byte range in the batch.
-type stmtTokens struct {
-	n          int
-	toks       []Token
-	start, end int
-	semi       *Token // the terminating `;`, nil at end of text
-}
-
-// split lexes the batch and cuts it on `;` tokens, which by construction lie
-// outside quotes, back-quotes and comments. Statements with no tokens (blank,
-// only comments) are dropped and not counted.
-func split(src string) ([]stmtTokens, *lexer) {
-	l := newLexer(src)
-	// One backing array for every statement's tokens: a batch of a hundred
-	// statements would otherwise regrow a slice per statement.
-	all := make([]Token, 0, len(src)/5+4)
-	var out []stmtTokens
-	first, start := 0, 0
-	for {
-		t := l.next()
-		if t.Kind == EOF || t.Kind == Symbol && t.Text == ";" {
-			if len(all) > first {
-				st := stmtTokens{n: len(out) + 1, toks: all[first:len(all):len(all)], start: start, end: t.Pos.Offset}
-				if t.Kind != EOF {
-					semi := t
-					st.semi = &semi
-				}
-				out = append(out, st)
-			}
-			if t.Kind == EOF {
-				return out, l
-			}
-			first, start = len(all), t.End
-			continue
-		}
-		all = append(all, t)
-	}
+// isTerminator reports whether t ends a statement: a `;` (always outside
+// quotes, back-quotes and comments, by construction) or the end of text.
+func (t Token) isTerminator() bool {
+	return t.Kind == EOF || t.Kind == Symbol && t.Text == ";"
 }
 
 // rawText returns src[from:to] without the comments inside that range.

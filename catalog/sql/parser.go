@@ -32,19 +32,34 @@ func (e *SyntaxError) Is(target error) bool { return target == ErrSyntax }
 
 // Parse splits a batch on `;` (outside quotes, back-quotes and comments) and
 // parses every statement. It stops at the first syntax error, so a batch
-// with a mistake anywhere runs nothing.
+// with a mistake anywhere runs nothing. Tokens stream from the lexer to the
+// parser with a few tokens of look-ahead: a batch is never held as a token
+// list.
 func Parse(text string) ([]Statement, error) {
-	parts, lx := split(text)
-	out := make([]Statement, 0, len(parts))
-	for _, st := range parts {
-		p := &parser{st: st, lx: lx}
+	p := &parser{lx: newLexer(text), buf: make([]Token, 0, 4)}
+	var out []Statement
+	for {
+		// Blank statements (`;;`, only comments) are skipped, not counted.
+		t := p.rawPeek(0)
+		if t.Kind == EOF {
+			return out, nil
+		}
+		if t.Kind == Symbol && t.Text == ";" {
+			p.pop()
+			continue
+		}
+		p.n++
+		p.consumed = false
 		s, err := p.statement()
 		if err != nil {
 			return nil, err
 		}
 		out = append(out, s)
+		// statement() checked that the terminator follows; drop a `;`.
+		if t := p.rawPeek(0); t.Kind != EOF {
+			p.pop()
+		}
 	}
-	return out, nil
 }
 
 // ParseOne parses text that must hold exactly one statement.
@@ -60,16 +75,43 @@ func ParseOne(text string) (Statement, error) {
 }
 
 type parser struct {
-	st stmtTokens
-	i  int
-	lx *lexer
+	lx  *lexer
+	n   int     // current statement number, from 1
+	buf []Token // look-ahead, in order; never past a terminator
+	// last is the statement's last consumed token (for end-of-statement
+	// positions); consumed says whether there is one.
+	last     Token
+	consumed bool
+}
+
+// pop drops the first look-ahead token. The look-ahead is a few tokens
+// long: shifting them keeps its backing array, so streaming a batch does
+// not allocate per token.
+func (p *parser) pop() {
+	copy(p.buf, p.buf[1:])
+	p.buf = p.buf[:len(p.buf)-1]
+}
+
+// rawPeek returns the k-th token ahead, terminators included. Look-ahead
+// stops at a terminator: asking past it returns the terminator again.
+func (p *parser) rawPeek(k int) Token {
+	for len(p.buf) <= k {
+		if n := len(p.buf); n > 0 && p.buf[n-1].isTerminator() {
+			return p.buf[n-1]
+		}
+		p.buf = append(p.buf, p.lx.next())
+	}
+	return p.buf[k]
 }
 
 // eof is the token that stands for the end of the statement, placed just
 // after its last token.
 func (p *parser) eof() Token {
-	last := p.st.toks[len(p.st.toks)-1]
-	return Token{Kind: EOF, Pos: posAfter(last), End: last.End}
+	if !p.consumed {
+		t := p.rawPeek(0)
+		return Token{Kind: EOF, Pos: t.Pos, End: t.Pos.Offset}
+	}
+	return Token{Kind: EOF, Pos: posAfter(p.last), End: p.last.End}
 }
 
 // posAfter is the position just past t.
@@ -91,30 +133,35 @@ func posAfter(t Token) Pos {
 	return pos
 }
 
-func (p *parser) peek() Token {
-	if p.i < len(p.st.toks) {
-		return p.st.toks[p.i]
-	}
-	return p.eof()
-}
+func (p *parser) peek() Token { return p.peekAt(0) }
 
 func (p *parser) peekAt(k int) Token {
-	if p.i+k < len(p.st.toks) {
-		return p.st.toks[p.i+k]
+	if t := p.rawPeek(k); !t.isTerminator() {
+		return t
 	}
 	return p.eof()
 }
 
 func (p *parser) next() Token {
 	t := p.peek()
-	if p.i < len(p.st.toks) {
-		p.i++
+	if t.Kind != EOF {
+		p.pop()
+		p.last, p.consumed = t, true
 	}
 	return t
 }
 
+// skipToEnd consumes the rest of the statement and returns the offset of
+// its terminator.
+func (p *parser) skipToEnd() int {
+	for p.peek().Kind != EOF {
+		p.next()
+	}
+	return p.rawPeek(0).Pos.Offset
+}
+
 func (p *parser) errorf(pos Pos, format string, args ...any) error {
-	return &SyntaxError{Statement: p.st.n, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	return &SyntaxError{Statement: p.n, Pos: pos, Msg: fmt.Sprintf(format, args...)}
 }
 
 // unexpected reports t where something else was wanted.
@@ -132,7 +179,7 @@ func (p *parser) acceptKeyword(kws ...string) bool {
 	t := p.peek()
 	for _, kw := range kws {
 		if t.isKeyword(kw) {
-			p.i++
+			p.next()
 			return true
 		}
 	}
@@ -144,13 +191,13 @@ func (p *parser) expectKeyword(kw string) (Token, error) {
 	if !t.isKeyword(kw) {
 		return t, p.unexpected(t, kw)
 	}
-	p.i++
+	p.next()
 	return t, nil
 }
 
 func (p *parser) acceptSymbol(s string) bool {
 	if t := p.peek(); t.Kind == Symbol && t.Text == s {
-		p.i++
+		p.next()
 		return true
 	}
 	return false
@@ -161,7 +208,7 @@ func (p *parser) expectSymbol(s string) (Token, error) {
 	if t.Kind != Symbol || t.Text != s {
 		return t, p.unexpected(t, fmt.Sprintf("%q", s))
 	}
-	p.i++
+	p.next()
 	return t, nil
 }
 
@@ -175,7 +222,7 @@ func (p *parser) end() error {
 
 func (p *parser) statement() (Statement, error) {
 	t := p.peek()
-	base := stmtBase{N: p.st.n, Pos: t.Pos}
+	base := stmtBase{N: p.n, Pos: t.Pos}
 	var (
 		s   Statement
 		err error
@@ -228,7 +275,7 @@ func (p *parser) fieldIdent(what string) (Token, error) { return p.identOpt(what
 func (p *parser) identOpt(what string, anyWord bool) (Token, error) {
 	t := p.peek()
 	if t.Kind == QuotedID || t.Kind == Ident && (anyWord || !isReserved(t)) {
-		p.i++
+		p.next()
 		if t.Kind == QuotedID && t.Text == "" {
 			return t, p.errorf(t.Pos, "empty %s", what)
 		}
@@ -499,7 +546,7 @@ func (p *parser) describe(base stmtBase) (Statement, error) {
 func (p *parser) set(base stmtBase) (Statement, error) {
 	kw := p.next()
 	s := &Set{stmtBase: base}
-	raw := strings.TrimSpace(p.lx.rawText(kw.End, p.st.end))
+	raw := strings.TrimSpace(p.lx.rawText(kw.End, p.skipToEnd()))
 	if raw == "" {
 		return s, nil
 	}
@@ -518,7 +565,7 @@ func (p *parser) set(base stmtBase) (Statement, error) {
 func (p *parser) reset(base stmtBase) (Statement, error) {
 	kw := p.next()
 	s := &Reset{stmtBase: base}
-	raw := strings.TrimSpace(p.lx.rawText(kw.End, p.st.end))
+	raw := strings.TrimSpace(p.lx.rawText(kw.End, p.skipToEnd()))
 	if raw == "" {
 		return s, nil
 	}
