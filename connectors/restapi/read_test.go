@@ -301,7 +301,7 @@ func TestReadTimeoutMidBodyIsRetried(t *testing.T) {
 	})
 	f, err := read(t, connectors.Props{
 		"svc.restapi.url":            srv.URL,
-		"svc.restapi.timeout":        "100ms",
+		"svc.restapi.timeout":        "1s", // long enough for the second attempt on a loaded machine
 		"svc.restapi.retry.wait.min": "1ms",
 		"svc.restapi.retry.wait.max": "1ms",
 	}, nil)
