@@ -78,6 +78,10 @@ var wsTable = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
 func (s *scanner) skipWS(pos int) int {
 	d := s.data
+	// Most tokens follow each other without whitespace.
+	if pos < len(d) && d[pos] > ' ' {
+		return pos
+	}
 	for pos < len(d) && wsTable[d[pos]] {
 		pos++
 	}
