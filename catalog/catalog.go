@@ -250,7 +250,7 @@ func prepare(t *Table) error {
 		t.Columns = []Column{}
 	}
 	if v, ok := conn.(connectors.Validator); ok {
-		if err := v.Validate(t.Fields(), connectors.Props(t.Properties)); err != nil {
+		if err := v.Validate(t.Fields(), withLocation(t.Type, t.Location, t.Properties)); err != nil {
 			return connectors.NewRedactor(t.Properties).Error(err)
 		}
 	}
@@ -258,6 +258,18 @@ func prepare(t *Table) error {
 		t.CreatedAt = time.Now().UTC().Truncate(time.Millisecond)
 	}
 	return nil
+}
+
+// withLocation returns props with a PARQUET table's LOCATION as its
+// svc.parquet.path when no property sets it, as a Spark user expects of
+// LOCATION. The table file keeps what the user wrote.
+func withLocation(typ, location string, props map[string]string) connectors.Props {
+	p := connectors.Props(props)
+	if location != "" && strings.EqualFold(typ, "PARQUET") && p["svc.parquet.path"] == "" {
+		p = p.Clone()
+		p["svc.parquet.path"] = location
+	}
+	return p
 }
 
 func defaultFields(conn connectors.Connector, typ string) []connectors.Field {

@@ -3,6 +3,8 @@ package catalog_test
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -248,4 +250,21 @@ func TestWhereThreeValuedLogicOnFrames(t *testing.T) {
 	}
 	_, err := s.ExecuteBatch(context.Background(), "SELECT a FROM t.v WHERE ok = 'true'")
 	require.EqualError(t, err, "statement 1: selecting from t.v: row 0: WHERE: cannot compare column ok (boolean) with 'true' (string)")
+}
+
+func TestParquetTableLocation(t *testing.T) {
+	t.Parallel()
+	s, cat := newSession(t)
+	dir := t.TempDir()
+	path := filepath.Join(dir, "rows.parquet")
+	exec(t, s, "CREATE TABLE files.rows (id bigint, who struct<name:string>) LOCATION '"+path+"' TBLPROPERTIES ('svc.storage.type'='PARQUET')")
+	tbl, err := cat.Get(context.Background(), "files", "rows")
+	require.NoError(t, err)
+	require.Equal(t, map[string]string{"svc.storage.type": "PARQUET"}, tbl.Properties, "the file keeps what was written")
+	require.Equal(t, []catalog.Column{{Name: "id", Type: "long"}, {Name: "who", Type: "struct<name:string>"}}, tbl.Columns)
+
+	require.Equal(t, []string{`{"num_affected_rows":2,"num_inserted_rows":2}`}, exec(t, s, "INSERT INTO files.rows (id) VALUES (1), (2)"))
+	_, err = os.Stat(path)
+	require.NoError(t, err, "LOCATION is the PARQUET path")
+	require.Equal(t, []string{`{"id":2}`}, exec(t, s, "SELECT id FROM files.rows WHERE id > 1"))
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors"
+	_ "github.com/sluicedata/sluice/connectors/parquet"
 	_ "github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
 )

@@ -301,10 +301,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 			eff[k] = v
 		}
 	}
-	// A PARQUET table's LOCATION is its path unless a property says otherwise.
-	if location != "" && strings.EqualFold(typ, "PARQUET") && eff["svc.parquet.path"] == "" {
-		eff["svc.parquet.path"] = location
-	}
+	eff = withLocation(typ, location, eff)
 
 	conn, err := connectors.Lookup(typ)
 	if err != nil {
