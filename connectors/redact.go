@@ -1,6 +1,8 @@
 package connectors
 
 import (
+	"encoding/json"
+	"net/url"
 	"sort"
 	"strings"
 )
@@ -50,13 +52,23 @@ func NewRedactor(sets ...map[string]string) *Redactor {
 	r := &Redactor{}
 	for _, p := range sets {
 		for k, v := range p {
-			if IsSecretKey(k) && v != "" && !seen[v] {
-				seen[v] = true
-				r.secrets = append(r.secrets, v)
-				// Authorization values like "Bearer abc": mask the credential alone too.
-				if i := strings.IndexByte(v, ' '); i > 0 && i+1 < len(v) && !seen[v[i+1:]] {
-					seen[v[i+1:]] = true
-					r.secrets = append(r.secrets, v[i+1:])
+			if !IsSecretKey(k) || v == "" {
+				continue
+			}
+			forms := []string{v}
+			// Authorization values like "Bearer abc": mask the credential alone too.
+			if i := strings.IndexByte(v, ' '); i > 0 && i+1 < len(v) {
+				forms = append(forms, v[i+1:])
+			}
+			// A server echoing a request (an error body, a redirect) may show
+			// the secret encoded: mask its URL- and JSON-escaped forms too.
+			for _, f := range append([]string(nil), forms...) {
+				forms = append(forms, url.QueryEscape(f), url.PathEscape(f), jsonEscape(f))
+			}
+			for _, f := range forms {
+				if f != "" && !seen[f] {
+					seen[f] = true
+					r.secrets = append(r.secrets, f)
 				}
 			}
 		}
@@ -99,3 +111,12 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
+
+// jsonEscape is s as it appears inside a JSON string.
+func jsonEscape(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil || len(b) < 2 {
+		return s
+	}
+	return string(b[1 : len(b)-1])
+}

@@ -3,6 +3,7 @@ package connectors_test
 import (
 	"errors"
 	"fmt"
+	"net/url"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -89,4 +90,20 @@ func ExampleRedactor() {
 	// https://api.test/v3/items?key=***
 	// sent Authorization: ***
 	// ***
+}
+
+func TestRedactorMasksEncodedForms(t *testing.T) {
+	t.Parallel()
+	secret := `k/e+y "1"<&>`
+	r := connectors.NewRedactor(connectors.Props{"svc.restapi.accessKey": secret, "svc.restapi.header.Authorization": "Bearer a/b"})
+	for _, s := range []string{
+		secret,
+		url.QueryEscape(secret), // k%2Fe%2By+%221%22%3C%26%3E
+		url.PathEscape(secret),
+		`k/e+y \"1\"\u003c\u0026\u003e`, // as encoding/json writes it
+		"a%2Fb",
+	} {
+		out := r.String("echo: " + s + " end")
+		require.Equal(t, "echo: *** end", out, s)
+	}
 }
