@@ -121,6 +121,8 @@ type Select struct {
 	Star  bool
 	Items []SelectItem
 	From  TableName
+	// Alias is the table alias (`FROM yt.subs s`), or "".
+	Alias string
 	Where Expr  // nil without WHERE
 	Limit int64 // -1 without LIMIT
 }

@@ -47,7 +47,20 @@ func CompilePredicate(e Expr) (Predicate, error) {
 	if e == nil {
 		return func(Row) (bool, error) { return true, nil }, nil
 	}
-	f, err := compileBool(e)
+	return compiler{}.predicate(e)
+}
+
+// compiler turns expressions into closures; qualify maps a column path as
+// written to the path in the frame (dropping a table qualifier).
+type compiler struct {
+	qualify func(path []string) []string
+}
+
+func (c compiler) predicate(e Expr) (Predicate, error) {
+	if e == nil {
+		return func(Row) (bool, error) { return true, nil }, nil
+	}
+	f, err := c.compileBool(e)
 	if err != nil {
 		return nil, err
 	}
@@ -57,16 +70,16 @@ func CompilePredicate(e Expr) (Predicate, error) {
 	}, nil
 }
 
-func compileBool(e Expr) (boolFn, error) {
+func (c compiler) compileBool(e Expr) (boolFn, error) {
 	switch x := e.(type) {
 	case *Binary:
 		switch x.Op {
 		case "AND", "OR":
-			l, err := compileBool(x.L)
+			l, err := c.compileBool(x.L)
 			if err != nil {
 				return nil, err
 			}
-			r, err := compileBool(x.R)
+			r, err := c.compileBool(x.R)
 			if err != nil {
 				return nil, err
 			}
@@ -107,10 +120,10 @@ func compileBool(e Expr) (boolFn, error) {
 				return unknown, nil
 			}, nil
 		default:
-			return compileComparison(x)
+			return c.compileComparison(x)
 		}
 	case *Not:
-		inner, err := compileBool(x.X)
+		inner, err := c.compileBool(x.X)
 		if err != nil {
 			return nil, err
 		}
@@ -125,7 +138,7 @@ func compileBool(e Expr) (boolFn, error) {
 			return unknown, err
 		}, nil
 	case *IsNull:
-		v, err := compileValue(x.X)
+		v, err := c.compileValue(x.X)
 		if err != nil {
 			return nil, err
 		}
@@ -147,7 +160,7 @@ func compileBool(e Expr) (boolFn, error) {
 		return nil, &exprError{pos: x.Pos, msg: fmt.Sprintf("WHERE: %s is %s, not a condition", x.Raw, typeName(x.Value))}
 	case *ColumnRef:
 		name := x.String()
-		v, err := compileValue(x)
+		v, err := c.compileValue(x)
 		if err != nil {
 			return nil, err
 		}
@@ -177,23 +190,27 @@ type exprError struct {
 
 func (e *exprError) Error() string { return e.msg }
 
-func compileValue(e Expr) (valueFn, error) {
+func (c compiler) compileValue(e Expr) (valueFn, error) {
 	switch x := e.(type) {
 	case *Literal:
 		v := x.Value
 		return func(Row) (any, error) { return v, nil }, nil
 	case *ColumnRef:
-		path := x.String()
+		name := x.String()
+		path := name
+		if c.qualify != nil {
+			path = strings.Join(c.qualify(x.Path), ".")
+		}
 		return func(r Row) (any, error) {
 			v, err := r.Get(path)
 			if err != nil {
-				return nil, fmt.Errorf("WHERE: column %s: %w", path, err)
+				return nil, fmt.Errorf("WHERE: column %s: %w", name, err)
 			}
 			return v, nil
 		}, nil
 	}
 	// A condition used as a value: (a = 1) = true.
-	b, err := compileBool(e)
+	b, err := c.compileBool(e)
 	if err != nil {
 		return nil, err
 	}
@@ -219,12 +236,12 @@ func describeOperand(e Expr) string {
 	return e.String()
 }
 
-func compileComparison(x *Binary) (boolFn, error) {
-	l, err := compileValue(x.L)
+func (c compiler) compileComparison(x *Binary) (boolFn, error) {
+	l, err := c.compileValue(x.L)
 	if err != nil {
 		return nil, err
 	}
-	r, err := compileValue(x.R)
+	r, err := c.compileValue(x.R)
 	if err != nil {
 		return nil, err
 	}

@@ -143,3 +143,42 @@ func BenchmarkParseBatch100(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.N*100)/b.Elapsed().Seconds(), "statements/s")
 }
+
+func TestTableQualifiers(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		sql   string
+		paths []string // projection paths
+		where string   // the WHERE column path the row sees
+	}{
+		{"SELECT s.id, s.snippet.title FROM yt.subs s WHERE s.kind = 'k'", []string{"id", "snippet.title"}, "kind"},
+		{"SELECT x.id FROM yt.subs AS x WHERE x.kind = 'k'", []string{"id"}, "kind"},
+		{"SELECT subs.id, yt.subs.snippet FROM yt.subs WHERE subs.kind = 'k'", []string{"id", "snippet"}, "kind"},
+		{"SELECT id, snippet.title FROM yt.subs WHERE snippet.kind = 'k'", []string{"id", "snippet.title"}, "snippet.kind"},
+		// With an alias the table name is an ordinary column again.
+		{"SELECT subs.id FROM yt.subs s WHERE subs.kind = 'k'", []string{"subs.id"}, "subs.kind"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.sql, func(t *testing.T) {
+			t.Parallel()
+			st, err := ParseOne(tt.sql)
+			require.NoError(t, err)
+			pl, err := st.(*Select).Plan()
+			require.NoError(t, err)
+			var paths []string
+			for _, p := range pl.Projections {
+				paths = append(paths, p.Path)
+			}
+			require.Equal(t, tt.paths, paths)
+			var seen string
+			ok, err := pl.Where(rowFunc(func(path string) (any, error) { seen = path; return "k", nil }))
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.Equal(t, tt.where, seen)
+		})
+	}
+}
+
+type rowFunc func(path string) (any, error)
+
+func (f rowFunc) Get(path string) (any, error) { return f(path) }

@@ -637,6 +637,16 @@ func (p *parser) selectStmt(base stmtBase) (*Select, error) {
 	if s.From, err = p.tableName(); err != nil {
 		return nil, err
 	}
+	if p.acceptKeyword("AS") {
+		a, err := p.ident("a table alias after AS")
+		if err != nil {
+			return nil, err
+		}
+		s.Alias = a.Text
+	} else if a := p.peek(); a.Kind == QuotedID || a.Kind == Ident && !isReserved(a) {
+		p.next()
+		s.Alias = a.Text
+	}
 	if p.acceptKeyword("WHERE") {
 		if s.Where, err = p.orExpr(); err != nil {
 			return nil, err

@@ -28,11 +28,12 @@ type SelectPlan struct {
 // statement number and position like syntax errors.
 func (s *Select) Plan() (*SelectPlan, error) {
 	pl := &SelectPlan{Star: s.Star, Limit: s.Limit}
+	qualify := s.qualifier()
 	for _, it := range s.Items {
-		pl.Projections = append(pl.Projections, Projection{Path: strings.Join(it.Path, "."), Alias: it.Name()})
+		pl.Projections = append(pl.Projections, Projection{Path: strings.Join(qualify(it.Path), "."), Alias: it.Name()})
 	}
 	if s.Where != nil {
-		pred, err := CompilePredicate(s.Where)
+		pred, err := compiler{qualify: qualify}.predicate(s.Where)
 		if err != nil {
 			var ee *exprError
 			if errors.As(err, &ee) {
@@ -43,6 +44,30 @@ func (s *Select) Plan() (*SelectPlan, error) {
 		pl.Where = pred
 	}
 	return pl, nil
+}
+
+// qualifier drops a leading table qualifier from column paths, as Spark
+// resolves `s.id` in `SELECT s.id FROM yt.subs s` (or `subs.id`): the
+// alias, the table name and ns.table name the frame itself.
+func (s *Select) qualifier() func([]string) []string {
+	names := []string{s.From.Name}
+	if s.Alias != "" {
+		names = []string{s.Alias}
+	}
+	return func(path []string) []string {
+		if s.From.Namespace != "" && s.Alias == "" && len(path) > 2 &&
+			strings.EqualFold(path[0], s.From.Namespace) && strings.EqualFold(path[1], s.From.Name) {
+			return path[2:]
+		}
+		if len(path) > 1 {
+			for _, n := range names {
+				if strings.EqualFold(path[0], n) {
+					return path[1:]
+				}
+			}
+		}
+		return path
+	}
 }
 
 // PlanBatch parses a batch and compiles every SELECT in it (also those of
