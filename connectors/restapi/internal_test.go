@@ -2,6 +2,7 @@ package restapi
 
 import (
 	"net/http"
+	"net/url"
 	"testing"
 	"time"
 
@@ -127,4 +128,41 @@ func TestParseConfigDefaults(t *testing.T) {
 
 	_, err = parseConfig(map[string]string{"svc.restapi.timeout": "x", "svc.restapi.retry.max": "y"})
 	require.EqualError(t, err, `property svc.restapi.retry.max: "y" is not an integer; property svc.restapi.timeout: "x" is not a duration (use 10s or PT10S)`)
+}
+
+// FuzzWithQueryParam: for any URL that parses, the result parses too, carries
+// the parameter exactly once with the token as its value, and keeps every
+// other parameter.
+func FuzzWithQueryParam(f *testing.F) {
+	f.Add("http://h/p?part=snippet%2Cid&pageToken=old&key=k", "pageToken", "CAUQAA")
+	f.Add("http://h/p", "c", "a b/c+d=&#")
+	f.Add("http://h/p?x=1#frag", "x", "")
+	f.Add("http://h/p?%zz=1", "p", "1")
+	f.Fuzz(func(t *testing.T, raw, param, value string) {
+		before, err := url.Parse(raw)
+		if err != nil || param == "" {
+			return
+		}
+		oldQ, err := url.ParseQuery(before.RawQuery)
+		if err != nil {
+			return // a query that does not decode is kept byte for byte; nothing to compare
+		}
+		got := withQueryParam(raw, param, value)
+		after, err := url.Parse(got)
+		if err != nil {
+			t.Fatalf("withQueryParam(%q) = %q does not parse: %v", raw, got, err)
+		}
+		q, err := url.ParseQuery(after.RawQuery)
+		if err != nil {
+			t.Fatalf("query of %q does not decode: %v", got, err)
+		}
+		if vs := q[param]; len(vs) != 1 || vs[0] != value {
+			t.Fatalf("withQueryParam(%q, %q, %q) = %q: %s=%q", raw, param, value, got, param, vs)
+		}
+		for k, vs := range oldQ {
+			if k != param && len(q[k]) != len(vs) {
+				t.Fatalf("withQueryParam(%q) = %q lost parameter %q", raw, got, k)
+			}
+		}
+	})
 }
