@@ -313,3 +313,55 @@ func BenchmarkPostgresBatch(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkScan measures the dataset export path: Scan over all records of
+// a 200,000-record store, and over a narrow reception range of it.
+func BenchmarkScan(b *testing.B) {
+	const n = 200_000
+	fill := map[string]string{
+		"sqlite": `WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < 200000)
+			INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date, reception_date,
+				status, program, payload)
+			SELECT 'wbh-' || x, 'usr-' || x, 'USR', 1714557600000 + x, 1714557600000 + x, 'SUCCESS', 'prg-1',
+				CAST('{"token":"wbh-' || x || '","type":"USERS.UPDATED"}' AS BLOB) FROM g`,
+		"postgres": `INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
+				reception_date, status, program, payload)
+			SELECT 'wbh-' || x, 'usr-' || x, 'USR', to_timestamp(1714557600 + x / 1000.0), to_timestamp(1714557600 + x / 1000.0),
+				'SUCCESS', 'prg-1', convert_to('{"token":"wbh-' || x || '","type":"USERS.UPDATED"}', 'UTF8')
+			FROM generate_series(1, 200000) x`,
+	}
+	for _, tg := range benchTargets(b) {
+		dsn := tg.newDSN(b)
+		s := benchOpen(b, dsn)
+		switch st := s.(type) {
+		case *sqliteStore:
+			if _, err := st.wdb.Exec(fill["sqlite"]); err != nil {
+				b.Fatal(err)
+			}
+		case *pgStore:
+			if _, err := st.pool.Exec(context.Background(), fill["postgres"]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		base := time.UnixMilli(1714557600000).UTC()
+		from, to := base.Add(100*time.Second), base.Add(101*time.Second) // 1,000 records near the end
+		for _, c := range []struct {
+			name string
+			r    notifications.Range
+			want int
+		}{{"all", notifications.Range{}, n}, {"narrow", notifications.Range{From: &from, To: &to}, 1001}} {
+			b.Run(tg.name+"/"+c.name, func(b *testing.B) {
+				for i := 0; i < b.N; i++ {
+					count := 0
+					if err := s.Scan(context.Background(), c.r, func(*notifications.Record) error { count++; return nil }); err != nil {
+						b.Fatal(err)
+					}
+					if count != c.want {
+						b.Fatalf("scanned %d records, want %d", count, c.want)
+					}
+				}
+				b.ReportMetric(float64(b.N*c.want)/b.Elapsed().Seconds(), "records/s")
+			})
+		}
+	}
+}

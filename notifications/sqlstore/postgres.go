@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"hash/fnv"
 	"log/slog"
+	"math"
 	"slices"
 	"sync"
 	"time"
@@ -677,15 +678,48 @@ func (s *pgStore) List(ctx context.Context, r notifications.Range) ([]notificati
 // Scan reads keyset pages by id: bounded memory, no transaction held open
 // while fn runs.
 func (s *pgStore) Scan(ctx context.Context, r notifications.Range, fn func(*notifications.Record) error) error {
-	where, args := pgRange(r, 2)
-	q := fmt.Sprintf(`SELECT %s FROM notifications WHERE id > $1 AND %s ORDER BY id LIMIT %d`, pgCols, where, scanPage)
-	var after int64
-	for {
-		rows, err := s.pool.Query(ctx, q, append([]any{after}, args...)...)
+	// With date bounds, the reception index first narrows the ids to walk:
+	// a narrow range of a large table does not read the whole table.
+	after, last := int64(0), int64(math.MaxInt64)
+	if r.From != nil || r.To != nil {
+		where, args := pgRange(r, 1)
+		var lo, hi *int64
+		err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+			// The reception index is the way to a bounded range, even before
+			// the planner has statistics of a fresh burst.
+			if _, err := tx.Exec(ctx, `SET LOCAL enable_seqscan = off`); err != nil {
+				return err
+			}
+			// OFFSET 0 keeps min/max from walking the primary key instead.
+			return tx.QueryRow(ctx, `SELECT min(id), max(id) FROM (SELECT id FROM notifications WHERE `+where+
+				` OFFSET 0) r`, args...).Scan(&lo, &hi)
+		})
 		if err != nil {
 			return storeErr(pgName+": scan", err)
 		}
-		page, err := collectPG(rows)
+		if lo == nil {
+			return nil
+		}
+		after, last = *lo-1, *hi
+	}
+	where, args := pgRange(r, 3)
+	q := fmt.Sprintf(`SELECT %s FROM notifications WHERE id > $1 AND id <= $2 AND %s ORDER BY id LIMIT %d`, pgCols, where, scanPage)
+	for {
+		var page []notifications.Record
+		err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+			// Walk the primary key in order: without fresh statistics (a
+			// burst of inserts) the planner would rather sort the whole
+			// remaining range for every page.
+			if _, err := tx.Exec(ctx, `SET LOCAL enable_sort = off`); err != nil {
+				return err
+			}
+			rows, err := tx.Query(ctx, q, append([]any{after, last}, args...)...)
+			if err != nil {
+				return err
+			}
+			page, err = collectPG(rows)
+			return err
+		})
 		if err != nil {
 			return storeErr(pgName+": scan", err)
 		}
