@@ -310,62 +310,12 @@ func (r *runner) sql(ctx context.Context, s *Step) (*dataframe.Frame, error) {
 	return runQuery(src, q)
 }
 
-// runQuery evaluates WHERE, then LIMIT, then the projection, each with the
-// dataframe operations.
-func runQuery(src *dataframe.Frame, q *Query) (*dataframe.Frame, error) {
-	cur := src
-	owned := false
-	step := func(f *dataframe.Frame, err error) error {
-		if err != nil {
-			return err
-		}
-		if owned {
-			cur.Release()
-		}
-		cur, owned = f, true
-		return nil
-	}
-	if q.Where != nil {
-		if err := step(filter(cur, q.Where)); err != nil {
-			return nil, err
-		}
-	}
-	if q.Limit >= 0 {
-		if err := step(dataframe.Limit(cur, q.Limit), nil); err != nil {
-			return nil, err
-		}
-	}
-	if !q.Star {
-		if err := step(project(cur, q.Columns)); err != nil {
-			return nil, err
-		}
-	}
-	if !owned {
-		return share(cur)
-	}
-	return cur, nil
-}
-
 func project(f *dataframe.Frame, cols []Projection) (*dataframe.Frame, error) {
 	ps := make([]dataframe.Projection, len(cols))
 	for i, c := range cols {
 		ps[i] = dataframe.Projection{Path: c.Path, Alias: c.Alias}
 	}
 	return dataframe.Project(f, ps)
-}
-
-func filter(f *dataframe.Frame, e Expr) (*dataframe.Frame, error) {
-	return dataframe.Filter(f, func(row *dataframe.Row) (bool, error) {
-		v, err := e.eval(row.Get)
-		if err != nil {
-			return false, err
-		}
-		b, err := truth(v, e)
-		if err != nil {
-			return false, err
-		}
-		return b != nil && *b, nil
-	})
 }
 
 // share returns a new frame holding its own references to f's records, so

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"gopkg.in/yaml.v3"
+
+	csql "github.com/sluicedata/sluice/catalog/sql"
 )
 
 // Pos is a 1-based line and column in the pipeline file.
@@ -124,9 +126,9 @@ type Step struct {
 	Limit   *LimitStep
 	Write   *WriteStep
 
-	inputs []string // resolved by Validate
-	query  *Query   // parsed sql
-	where  Expr     // parsed filter
+	inputs []string       // resolved by Validate
+	query  *Query         // parsed sql
+	where  csql.Predicate // compiled filter
 }
 
 // ReadStep reads a dataset: a catalog table, or an inline dataset given by

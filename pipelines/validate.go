@@ -53,16 +53,16 @@ func Validate(p *Pipeline) error {
 			if s.From != "" {
 				return errf(s.FromPos, "%s: name the input in the query's FROM, not with from:", what)
 			}
-			q, err := ParseQuery(s.SQL.Query)
+			q, err := parseQuery(s.SQL.Query)
 			if err != nil {
-				return errf(s.Pos, "%s: %s", what, queryError(err))
+				return errf(s.Pos, "%s: %s", what, describeQueryError(err, "query"))
 			}
 			s.query = q
-			if dep, ok := ids[q.From]; ok {
+			if dep, ok := ids[q.From]; ok && !q.FromTable {
 				s.inputs = []string{dep.ID}
-			} else if dep, ok := lower[strings.ToLower(q.From)]; ok {
+			} else if dep, ok := lower[strings.ToLower(q.From)]; ok && !q.FromTable {
 				s.inputs = []string{dep.ID}
-			} else if !strings.Contains(q.From, ".") {
+			} else if !q.FromTable {
 				return errf(s.Pos, "%s: FROM %s: no step has that id (catalog tables are written namespace.table)", what, q.From)
 			}
 		default:
@@ -70,11 +70,11 @@ func Validate(p *Pipeline) error {
 				return errf(s.Pos, "%s: %v", what, err)
 			}
 			if s.Kind == KindFilter {
-				e, err := ParseExpr(s.Filter.Expr)
+				w, err := parseFilter(s.Filter.Expr)
 				if err != nil {
-					return errf(s.Pos, "%s: %s", what, queryError(err))
+					return errf(s.Pos, "%s: %s", what, describeQueryError(err, "expression"))
 				}
-				s.where = e
+				s.where = w
 			}
 			switch {
 			case s.From != "":
@@ -147,10 +147,10 @@ func (s *Step) checkKind() error {
 	return nil
 }
 
-func queryError(err error) string {
-	var se *SyntaxError
-	if errors.As(err, &se) {
-		return fmt.Sprintf("syntax error at line %d, column %d of the query: %s", se.Line, se.Column, se.Msg)
+func describeQueryError(err error, of string) string {
+	var qe *queryError
+	if errors.As(err, &qe) && qe.Line > 0 {
+		return fmt.Sprintf("syntax error at line %d, column %d of the %s: %s", qe.Line, qe.Column, of, qe.Msg)
 	}
 	return err.Error()
 }
