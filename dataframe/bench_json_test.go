@@ -21,7 +21,7 @@ func benchMB(def int) int {
 }
 
 // bytesPerItem is roughly what GenListing writes per item.
-const bytesPerItem = 1000
+const bytesPerItem = 1430
 
 var (
 	listingOnce sync.Once

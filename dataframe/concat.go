@@ -91,6 +91,13 @@ func mergeTypes(a, b arrow.DataType) arrow.DataType {
 		return arrow.PrimitiveTypes.Int64
 	case (isInteger(ai) || isFloat(ai)) && (isInteger(bi) || isFloat(bi)):
 		return arrow.PrimitiveTypes.Float64
+	case ai == arrow.TIMESTAMP && bi == arrow.TIMESTAMP:
+		// The finer unit keeps every value exact.
+		ta, tb := a.(*arrow.TimestampType), b.(*arrow.TimestampType)
+		if tb.Unit > ta.Unit {
+			return &arrow.TimestampType{Unit: tb.Unit, TimeZone: ta.TimeZone}
+		}
+		return &arrow.TimestampType{Unit: ta.Unit, TimeZone: ta.TimeZone}
 	case ai == arrow.STRUCT && bi == arrow.STRUCT:
 		return arrow.StructOf(mergeFields(a.(*arrow.StructType).Fields(), b.(*arrow.StructType).Fields())...)
 	case ai == arrow.LIST && bi == arrow.LIST:
@@ -216,9 +223,25 @@ func castAppend(b array.Builder, arr arrow.Array, i int) error {
 		case *array.LargeString:
 			bb.Append(a.Value(i))
 		default:
-			bb.BinaryBuilder.Append(AppendJSONValue(nil, arr, i))
+			// JSON text, but a value that JSON writes as a string
+			// (timestamp, date, binary) keeps its bare text.
+			txt := AppendJSONValue(nil, arr, i)
+			if len(txt) >= 2 && txt[0] == '"' {
+				txt = appendDecoded(nil, txt[1:len(txt)-1])
+			}
+			bb.BinaryBuilder.Append(txt)
 		}
 		return nil
+	case *array.TimestampBuilder:
+		if a, ok := arr.(*array.Timestamp); ok {
+			t := a.Value(i).ToTime(a.DataType().(*arrow.TimestampType).Unit)
+			ts, err := arrow.TimestampFromTime(t, bb.Type().(*arrow.TimestampType).Unit)
+			if err != nil {
+				return err
+			}
+			bb.Append(ts)
+			return nil
+		}
 	case *array.Int64Builder:
 		switch v := ValueAt(arr, i).(type) {
 		case int64:

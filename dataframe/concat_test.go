@@ -2,8 +2,10 @@ package dataframe
 
 import (
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 )
@@ -67,4 +69,30 @@ func TestConcat(t *testing.T) {
 	none, err := Concat()
 	require.NoError(t, err)
 	require.Equal(t, int64(0), none.NumRows())
+}
+
+func TestConcatTimestamps(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	ts := time.Date(2024, 5, 1, 10, 0, 0, 123456000, time.UTC)
+	a, err := FromValuesWithAllocator(mem, []string{"t", "u"}, [][]any{{ts, ts}})
+	require.NoError(t, err)
+	defer a.Release()
+	sch := arrow.NewSchema([]arrow.Field{nf("t", &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}), nf("u", arrow.BinaryTypes.String)}, nil)
+	rb := array.NewRecordBuilder(mem, sch)
+	defer rb.Release()
+	rb.Field(0).(*array.TimestampBuilder).Append(arrow.Timestamp(ts.UnixMicro()))
+	rb.Field(1).(*array.StringBuilder).Append("text")
+	b, err := New(sch, rb.NewRecord())
+	require.NoError(t, err)
+	defer b.Release()
+	got, err := ConcatWithAllocator(mem, a, b)
+	require.NoError(t, err)
+	defer got.Release()
+	require.Equal(t, "root\n |-- t: timestamp (nullable = true)\n |-- u: string (nullable = true)\n", SchemaString(got.Schema()))
+	require.Equal(t, []string{
+		`{"t":"2024-05-01T10:00:00.123Z","u":"2024-05-01T10:00:00.123Z"}`,
+		`{"t":"2024-05-01T10:00:00.123456Z","u":"text"}`,
+	}, rowsJSON(t, got))
 }
