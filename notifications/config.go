@@ -385,6 +385,11 @@ func ParseCron(expr string) (cron.Schedule, error) {
 				return nil, fmt.Errorf("cron %q: %q in field %d is not supported", expr, ch, i+1)
 			}
 		}
+		for _, part := range strings.Split(f, ",") {
+			if part == "" {
+				return nil, fmt.Errorf("cron %q: field %d %q has an empty list element", expr, i+1, f)
+			}
+		}
 		if f == "?" && i != 3 && i != 5 {
 			return nil, fmt.Errorf("cron %q: ? is only allowed in the day-of-month and day-of-week fields", expr)
 		}
@@ -400,6 +405,11 @@ func ParseCron(expr string) (cron.Schedule, error) {
 	s, err := cronParser.Parse(strings.Join(fields, " "))
 	if err != nil {
 		return nil, fmt.Errorf("cron %q: %v", expr, err)
+	}
+	// robfig gives up after five years without a match (say 30 February):
+	// such a schedule would silently never run.
+	if s.Next(time.Now()).IsZero() {
+		return nil, fmt.Errorf("cron %q never fires", expr)
 	}
 	return s, nil
 }

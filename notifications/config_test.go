@@ -169,6 +169,10 @@ func TestParseCron(t *testing.T) {
 	require.ErrorContains(t, err, "out of range 1-7")
 	_, err = notifications.ParseCron("? 0 12 * * *")
 	require.ErrorContains(t, err, "only allowed")
+	_, err = notifications.ParseCron("0 0 0 30 2 ?")
+	require.ErrorContains(t, err, "never fires")
+	_, err = notifications.ParseCron("0 , 0 1 1 1")
+	require.ErrorContains(t, err, "empty list element")
 }
 
 func FuzzParseCron(f *testing.F) {
