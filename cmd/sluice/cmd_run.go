@@ -20,9 +20,9 @@ func init() {
 
 func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "run", "run PIPELINE.yaml [--set k=v]… [--catalog DIR] [--dry-run]")
-	sets := &kvFlag{name: "set"}
-	fs.Var(sets, "set", "session setting `k=v` (repeatable); wins over the pipeline's settings")
-	catalogDir := fs.String("catalog", "", "catalog `DIR` (default: the pipeline's catalog:, else $SLUICE_CATALOG, else .sluice/catalog)")
+	usageOnce(fs)
+	var sf sessionFlags
+	sf.register(fs)
 	dryRun := fs.Bool("dry-run", false, "check the pipeline and print its plan without running it")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -36,26 +36,23 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	if *dryRun {
-		return pipelines.WritePlan(env.stdout, p, sets.Map())
+		return pipelines.WritePlan(env.stdout, p, sf.sets.Map())
 	}
-	// The pipeline's own catalog: sits between the flag and $SLUICE_CATALOG.
-	flagDir := *catalogDir
-	if flagDir == "" {
-		flagDir = p.Catalog
-	}
-	wd, err := os.Getwd()
+	// The pipeline's own catalog: sits between --catalog and $SLUICE_CATALOG.
+	dir, err := sf.catalogDirFor(env, p.Catalog)
 	if err != nil {
 		return err
 	}
-	cat, err := catalog.Open(catalog.ResolveDir(flagDir, env.getenv, wd))
+	cat, err := catalog.Open(dir)
 	if err != nil {
 		return err
 	}
 	sess := catalog.NewSession(cat)
 	sess.SetLogOutput(env.stderr)
+	// --set is applied by Run after the pipeline's settings, so it wins.
 	res, err := pipelines.Run(ctx, p, pipelines.Options{
 		Session:  sess,
-		Settings: sets.Map(),
+		Settings: sf.sets.Map(),
 		Progress: env.stderr,
 		Terminal: runIsTerminal(env),
 	})

@@ -108,3 +108,29 @@ func TestRunCommandErrors(t *testing.T) {
 	require.Contains(t, stdout, "Usage: sluice run PIPELINE.yaml")
 	require.Contains(t, stdout, "-dry-run")
 }
+
+func TestRunCommandCatalog(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	src, err := dataframe.FromValues([]string{"n"}, [][]any{{int64(7)}})
+	require.NoError(t, err)
+	defer src.Release()
+	require.NoError(t, parquet.WriteFileAtomic(filepath.Join(tmp, "t.parquet"), src, ""))
+	catA := filepath.Join(tmp, "catA")
+	code, _, stderr := runCLI(t, nil, "sql", "--catalog", catA, "-e",
+		"CREATE TABLE lake.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+filepath.Join(tmp, "t.parquet")+"')")
+	require.Equal(t, 0, code, stderr)
+	out := filepath.Join(tmp, "out.csv")
+	p := writePipeline(t, tmp, "name: c\ncatalog: "+catA+"\nsteps:\n  - read: lake.t\n  - write: "+out+"\n")
+
+	// The pipeline's catalog: is used…
+	code, _, stderr = runCLI(t, nil, "run", p)
+	require.Equal(t, 0, code, stderr)
+	got, err := os.ReadFile(out)
+	require.NoError(t, err)
+	require.Equal(t, "n\n7\n", string(got))
+	// …and --catalog wins over it.
+	code, _, stderr = runCLI(t, nil, "run", p, "--catalog", filepath.Join(tmp, "catB"))
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "lake.t")
+}
