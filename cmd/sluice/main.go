@@ -127,11 +127,16 @@ func newFlagSet(env *cliEnv, name, synopsis string) *flag.FlagSet {
 // arguments (`sluice read ns.t --format json`). `--` ends flags. It returns
 // the positional arguments. --help prints usage and returns errHelp.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	// flag.Parse prints usage itself on -h and on every bad flag; silence it
+	// so --help prints once and a bad flag gets one error line.
+	usage := fs.Usage
+	fs.Usage = func() {}
+	defer func() { fs.Usage = usage }()
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
-				fs.Usage()
+				usage()
 				return nil, errHelp
 			}
 			return nil, usagef("%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
