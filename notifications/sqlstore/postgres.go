@@ -93,6 +93,11 @@ func openPostgres(ctx context.Context, dsn string, o options) (_ notifications.S
 	}()
 	ocfg := cfg.Copy()
 	ocfg.MaxConns = 4
+	// Claim must walk the queue index in order and Finish the primary key;
+	// without fresh statistics (a first burst) the planner would rather
+	// sort every PENDING record for each claim.
+	ocfg.ConnConfig.RuntimeParams["enable_seqscan"] = "off"
+	ocfg.ConnConfig.RuntimeParams["enable_bitmapscan"] = "off"
 	if !o.durableOut {
 		ocfg.ConnConfig.RuntimeParams["synchronous_commit"] = "off"
 	}
@@ -274,10 +279,13 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]notif
 		b.Queue(`SELECT k.o, k.t, (SELECT max(creation_date) FROM notifications n
 			WHERE n.object_token = k.o AND n.notification_type = k.t)
 			FROM unnest($1::text[], $2::text[]) AS k(o, t)`, objs, typs)
-		b.Queue(`SELECT n.id, n.object_token, n.notification_type, n.creation_date
+		// LATERAL (OFFSET 0 keeps it from being flattened into a join): one
+		// object-index lookup per key, whatever the statistics say.
+		b.Queue(`SELECT n.id, k.o, k.t, n.creation_date
 			FROM unnest($1::text[], $2::text[]) AS k(o, t)
-			JOIN notifications n ON n.object_token = k.o AND n.notification_type = k.t
-			WHERE n.status IN ('PENDING', 'RETRYING')`, objs, typs)
+			CROSS JOIN LATERAL (SELECT id, creation_date FROM notifications x
+				WHERE x.object_token = k.o AND x.notification_type = k.t
+				AND x.status IN ('PENDING', 'RETRYING') OFFSET 0) n`, objs, typs)
 		st := newRuleState()
 		err := func() error {
 			br := conn.SendBatch(ctx, b)
