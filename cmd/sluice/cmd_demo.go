@@ -168,7 +168,9 @@ func (d *demo) run(ctx context.Context) error {
 	for i, st := range steps {
 		fmt.Fprintf(d.out, "\n== %d. %s\n", i+1, st.title)
 		if err := st.run(ctx); err != nil {
-			return fmt.Errorf("step %d (%s): %w", i+1, st.title, err)
+			// The connectors redact already; this also covers the demo's own errors.
+			red := connectors.NewRedactor(map[string]string{"svc.restapi.accessKey": d.apiKey})
+			return red.Error(fmt.Errorf("step %d (%s): %w", i+1, st.title, err))
 		}
 	}
 	fmt.Fprintf(d.out, "\nDemo complete in %s.\n", time.Since(start).Round(10*time.Millisecond))
