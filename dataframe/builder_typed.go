@@ -382,10 +382,17 @@ func ByteSize(f *Frame) int64 {
 
 func dataSize(d arrow.ArrayData) int64 {
 	var n int64
-	for _, b := range d.Buffers() {
-		if b != nil {
-			n += int64(b.Len())
+	for i, b := range d.Buffers() {
+		if b == nil {
+			continue
 		}
+		size := int64(b.Len())
+		if i == 0 {
+			// Builders hand over validity bitmaps at their reserved
+			// capacity; count the bits the array uses.
+			size = min(size, int64(d.Offset()+d.Len()+7)/8)
+		}
+		n += size
 	}
 	for _, c := range d.Children() {
 		n += dataSize(c)
