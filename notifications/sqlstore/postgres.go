@@ -579,8 +579,8 @@ func (s *pgStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifi
 }
 
 // pgClaim leases the oldest eligible records, skipping rows another
-// sidecar is claiming. Fresh deliveries (PENDING, no retry date) come in
-// creationDate order straight off the queue index (the ORDER BY spells the
+// sidecar is claiming. Records without a retry date (fresh deliveries, and
+// RETRYING ones a manager left without one) come in creationDate order straight off the queue index (the ORDER BY spells the
 // index's columns: Postgres does not infer the order from IS NULL), so a
 // claim costs the same with a backlog of millions; only records with a retry
 // date are sorted.
@@ -591,6 +591,12 @@ fresh AS (
 	AND (claimed_until IS NULL OR claimed_until <= $2)
 	ORDER BY status, next_retry_date, creation_date LIMIT $3
 	FOR UPDATE SKIP LOCKED),
+undated AS (
+	SELECT id, creation_date FROM notifications
+	WHERE status = 'RETRYING' AND next_retry_date IS NULL
+	AND (claimed_until IS NULL OR claimed_until <= $2)
+	ORDER BY status, next_retry_date, creation_date LIMIT $3
+	FOR UPDATE SKIP LOCKED),
 due AS (
 	SELECT id, creation_date FROM notifications
 	WHERE status IN ('PENDING', 'RETRYING') AND next_retry_date <= $1
@@ -598,7 +604,7 @@ due AS (
 	ORDER BY creation_date LIMIT $3
 	FOR UPDATE SKIP LOCKED),
 c AS (
-	SELECT id FROM (SELECT * FROM fresh UNION ALL SELECT * FROM due) u
+	SELECT id FROM (SELECT * FROM fresh UNION ALL SELECT * FROM undated UNION ALL SELECT * FROM due) u
 	ORDER BY creation_date, id LIMIT $3)
 UPDATE notifications n SET claimed_until = $4 FROM c WHERE n.id = c.id
 RETURNING ` + prefixed("n.", pgCols)

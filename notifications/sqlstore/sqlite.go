@@ -429,15 +429,22 @@ func (s *sqliteStore) Claim(ctx context.Context, now time.Time, limit int) ([]no
 	return recs, nil
 }
 
-// sqliteClaim leases the oldest eligible records. Fresh deliveries
-// (PENDING, no retry date) are read in creationDate order straight off the
-// queue index, so a claim costs the same with a backlog of millions; only
-// records with a retry date (few) are sorted.
+// sqliteClaim leases the oldest eligible records. Records without a retry
+// date (fresh deliveries, and RETRYING ones a manager left without one) are
+// read in creationDate order straight off the queue index, so a claim costs
+// the same with a backlog of millions; only records with a retry date (few)
+// are sorted.
 const sqliteClaim = `UPDATE notifications SET claimed_until = ?1 WHERE id IN (
 	SELECT id FROM (
 		SELECT id, creation_date FROM (
 			SELECT id, creation_date FROM notifications INDEXED BY notifications_queue
 			WHERE status = 'PENDING' AND next_retry_date IS NULL
+			AND (claimed_until IS NULL OR claimed_until <= ?3)
+			ORDER BY status, next_retry_date, creation_date, id LIMIT ?4)
+		UNION ALL
+		SELECT id, creation_date FROM (
+			SELECT id, creation_date FROM notifications INDEXED BY notifications_queue
+			WHERE status = 'RETRYING' AND next_retry_date IS NULL
 			AND (claimed_until IS NULL OR claimed_until <= ?3)
 			ORDER BY status, next_retry_date, creation_date, id LIMIT ?4)
 		UNION ALL

@@ -503,6 +503,9 @@ func runStoreSuite(t *testing.T, tg target) {
 		for i, st := range []notifications.Status{notifications.StatusSuccess, notifications.StatusFailed, notifications.StatusOutdated} {
 			stored(t, s, fmt.Sprintf("wbh-t%d", i), fmt.Sprintf("usr-t%d", i), t0, st)
 		}
+		undated := delivery("wbh-r-undated", "usr-6", t0.Add(5*time.Second)) // e.g. replaced by a manager
+		undated.Status, undated.RetryCounter = notifications.StatusRetrying, 2
+		require.NoError(t, s.Insert(tctx(t), undated))
 		pendingFuture := delivery("wbh-p-future", "usr-5", t0.Add(4*time.Second))
 		pendingFuture.Status, pendingFuture.NextRetryDate = notifications.StatusPending, ptr(now.Add(time.Hour))
 		require.NoError(t, s.Insert(tctx(t), pendingFuture))
@@ -514,7 +517,7 @@ func runStoreSuite(t *testing.T, tg target) {
 
 		got2, err := s.Claim(tctx(t), now, 10)
 		require.NoError(t, err)
-		require.Equal(t, []string{"wbh-r-due"}, tokens(got2), "claimed records are leased")
+		require.Equal(t, []string{"wbh-r-due", "wbh-r-undated"}, tokens(got2), "claimed records are leased")
 
 		none, err := s.Claim(tctx(t), now, 10)
 		require.NoError(t, err)
@@ -533,7 +536,7 @@ func runStoreSuite(t *testing.T, tg target) {
 		clock.Advance(time.Minute)
 		again, err := s.Claim(tctx(t), now.Add(30*time.Second), 10)
 		require.NoError(t, err)
-		require.Equal(t, []string{"wbh-r-later", "wbh-p1", "wbh-p2", "wbh-r-due"}, tokens(again))
+		require.Equal(t, []string{"wbh-r-later", "wbh-p1", "wbh-p2", "wbh-r-due", "wbh-r-undated"}, tokens(again))
 
 		_, err = s.Claim(tctx(t), now, 0)
 		require.Error(t, err)
