@@ -14,6 +14,10 @@ var (
 	ErrDuplicate   = errors.New("duplicate notification token in list")
 	ErrUnavailable = errors.New("notification store unavailable")
 	ErrLocked      = errors.New("job is already running")
+	// ErrInvalid reports a record a store refuses as given (no webhook
+	// token, a NUL byte or invalid UTF-8 in a text field, an unknown
+	// status): sending it again cannot succeed.
+	ErrInvalid = errors.New("invalid notification record")
 )
 
 // Outcome is what Enqueue did with a delivery.

@@ -500,7 +500,7 @@ type pgLock struct {
 // crashed holder's session ends and frees the lock.
 func (s *pgStore) Lock(ctx context.Context, job string) (func(), error) {
 	if job == "" {
-		return nil, errors.New("sqlstore: lock: empty job name")
+		return nil, invalidf("lock: empty job name")
 	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
@@ -625,10 +625,10 @@ func prefixed(p, cols string) string {
 
 func (s *pgStore) Finish(ctx context.Context, rec *notifications.Record) (bool, error) {
 	if rec == nil || rec.ID == 0 {
-		return false, errors.New("sqlstore: finish: record without id (pass a record from Claim)")
+		return false, invalidf("finish: record without id (pass a record from Claim)")
 	}
 	if !rec.Status.Valid() {
-		return false, fmt.Errorf("sqlstore: finish %s: invalid status %q", rec.WebhookToken, rec.Status)
+		return false, invalidf("finish %s: invalid status %q", rec.WebhookToken, rec.Status)
 	}
 	q := `UPDATE notifications SET status = $1, retry_counter = $2, last_retry_date = $3, next_retry_date = $4,
 		claimed_until = NULL

@@ -327,7 +327,7 @@ func (s *sqliteStore) Enqueue(ctx context.Context, rec *notifications.Record) (n
 // Lock takes a lease row; a goroutine renews it until unlock.
 func (s *sqliteStore) Lock(ctx context.Context, job string) (func(), error) {
 	if job == "" {
-		return nil, errors.New("sqlstore: lock: empty job name")
+		return nil, invalidf("lock: empty job name")
 	}
 	holder := s.holder + "/" + strconv.FormatUint(s.lockSeq.Add(1), 10)
 	now := s.o.clock()
@@ -495,10 +495,10 @@ func (s *sqliteStore) takeClaim(id int64) (int64, bool) {
 
 func (s *sqliteStore) Finish(ctx context.Context, rec *notifications.Record) (bool, error) {
 	if rec == nil || rec.ID == 0 {
-		return false, errors.New("sqlstore: finish: record without id (pass a record from Claim)")
+		return false, invalidf("finish: record without id (pass a record from Claim)")
 	}
 	if !rec.Status.Valid() {
-		return false, fmt.Errorf("sqlstore: finish %s: invalid status %q", rec.WebhookToken, rec.Status)
+		return false, invalidf("finish %s: invalid status %q", rec.WebhookToken, rec.Status)
 	}
 	st := s.stFinish
 	args := []any{string(rec.Status), rec.RetryCounter, nullMS(rec.LastRetryDate), nullMS(rec.NextRetryDate), rec.ID}
@@ -705,10 +705,10 @@ func failedWhere(f notifications.FailedFilter) (string, []any) {
 
 func checkPage(offset, limit int) error {
 	if offset < 0 {
-		return fmt.Errorf("sqlstore: list failed: negative offset %d", offset)
+		return invalidf("list failed: negative offset %d", offset)
 	}
 	if limit < 1 {
-		return fmt.Errorf("sqlstore: list failed: limit %d: want at least 1", limit)
+		return invalidf("list failed: limit %d: want at least 1", limit)
 	}
 	return nil
 }

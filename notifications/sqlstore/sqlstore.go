@@ -191,15 +191,20 @@ func storeErr(op string, err error) error {
 
 var errClosed = fmt.Errorf("store is closed: %w", notifications.ErrUnavailable)
 
+// invalidf reports a record or argument the store refuses as given.
+func invalidf(format string, args ...any) error {
+	return fmt.Errorf("sqlstore: "+format+": %w", append(args, notifications.ErrInvalid)...)
+}
+
 // checkText rejects text the databases cannot store faithfully (Postgres
 // refuses NUL bytes and invalid UTF-8), so that one bad delivery cannot
 // fail the batch it travels in.
 func checkText(field, s string) error {
 	if strings.IndexByte(s, 0) >= 0 {
-		return fmt.Errorf("sqlstore: %s contains a NUL byte", field)
+		return invalidf("%s contains a NUL byte", field)
 	}
 	if !utf8.ValidString(s) {
-		return fmt.Errorf("sqlstore: %s is not valid UTF-8", field)
+		return invalidf("%s is not valid UTF-8", field)
 	}
 	return nil
 }
@@ -208,11 +213,11 @@ func checkText(field, s string) error {
 // documents, on a copy the writer may keep after the caller gave up.
 func prepareIntake(rec *notifications.Record, now time.Time) (*notifications.Record, error) {
 	if rec == nil {
-		return nil, errors.New("sqlstore: enqueue: nil record")
+		return nil, invalidf("enqueue: nil record")
 	}
 	r := *rec
 	if r.WebhookToken == "" {
-		return nil, errors.New("sqlstore: enqueue: webhookToken is empty")
+		return nil, invalidf("enqueue: webhookToken is empty")
 	}
 	if err := checkRecordText(&r); err != nil {
 		return nil, fmt.Errorf("enqueue: %w", err)
@@ -242,13 +247,13 @@ func prepareIntake(rec *notifications.Record, now time.Time) (*notifications.Rec
 func prepareStored(rec *notifications.Record, now time.Time) (notifications.Record, error) {
 	r := *rec
 	if r.WebhookToken == "" {
-		return r, errors.New("sqlstore: webhookToken is empty")
+		return r, invalidf("webhookToken is empty")
 	}
 	if !r.Status.Valid() {
-		return r, fmt.Errorf("sqlstore: record %s: invalid status %q", r.WebhookToken, r.Status)
+		return r, invalidf("record %s: invalid status %q", r.WebhookToken, r.Status)
 	}
 	if r.RetryCounter < 0 {
-		return r, fmt.Errorf("sqlstore: record %s: negative retryCounter %d", r.WebhookToken, r.RetryCounter)
+		return r, invalidf("record %s: negative retryCounter %d", r.WebhookToken, r.RetryCounter)
 	}
 	if err := checkRecordText(&r); err != nil {
 		return r, err
@@ -304,7 +309,7 @@ func applyPatch(r *notifications.Record, p notifications.Patch) error {
 	}
 	if p.RetryCounter != nil {
 		if *p.RetryCounter < 0 {
-			return fmt.Errorf("sqlstore: update %s: negative retryCounter %d", r.WebhookToken, *p.RetryCounter)
+			return invalidf("update %s: negative retryCounter %d", r.WebhookToken, *p.RetryCounter)
 		}
 		r.RetryCounter = *p.RetryCounter
 	}
@@ -334,7 +339,7 @@ func checkReplace(recs []notifications.Record, now time.Time) ([]notifications.R
 
 func checkLimit(limit int) error {
 	if limit < 1 {
-		return fmt.Errorf("sqlstore: claim: limit %d: want at least 1", limit)
+		return invalidf("claim: limit %d: want at least 1", limit)
 	}
 	return nil
 }

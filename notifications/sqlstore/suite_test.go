@@ -146,7 +146,7 @@ func runStoreSuite(t *testing.T, tg target) {
 			"bad program": {WebhookToken: "wbh-2", Program: "a\x00b"},
 		} {
 			_, err := s.Enqueue(tctx(t), r)
-			require.Error(t, err, name)
+			require.ErrorIs(t, err, notifications.ErrInvalid, name)
 			require.NotErrorIs(t, err, notifications.ErrUnavailable, name)
 		}
 		st, err := s.Stats(tctx(t))
@@ -802,8 +802,8 @@ func runStoreSuite(t *testing.T, tg target) {
 		require.True(t, got.ReceptionDate.Equal(clock.Now()))
 		require.True(t, got.LastRetryDate.Equal(t0.Add(time.Minute)))
 		require.ErrorIs(t, s.Insert(ctx, in), notifications.ErrExists)
-		require.Error(t, s.Insert(ctx, &notifications.Record{WebhookToken: "x", Status: "BOGUS"}))
-		require.Error(t, s.Insert(ctx, &notifications.Record{Status: notifications.StatusFailed}))
+		require.ErrorIs(t, s.Insert(ctx, &notifications.Record{WebhookToken: "x", Status: "BOGUS"}), notifications.ErrInvalid)
+		require.ErrorIs(t, s.Insert(ctx, &notifications.Record{Status: notifications.StatusFailed}), notifications.ErrInvalid)
 
 		// Update: patch semantics, status never changes.
 		up, err := s.Update(ctx, "wbh-m", notifications.Patch{Program: ptr("prg-2"), RetryCounter: ptr(1),
