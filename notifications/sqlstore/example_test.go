@@ -2,6 +2,7 @@ package sqlstore_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -45,4 +46,53 @@ func ExampleOpen() {
 	// outcome: false
 	// outdated: 1
 	// claimed: wbh-2 USR PENDING
+}
+
+// A processing run: take the job lock, claim a batch, save each outcome.
+func Example_processing() {
+	dir, _ := os.MkdirTemp("", "sqlstore-example")
+	defer os.RemoveAll(dir)
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, "sqlite:"+filepath.Join(dir, "notifications.db"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer st.Close()
+	created := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
+	for i, obj := range []string{"usr-1", "pmt-7"} {
+		_, _ = st.Enqueue(ctx, &notifications.Record{
+			WebhookToken: fmt.Sprintf("wbh-%d", i), ObjectToken: obj, CreationDate: created.Add(time.Duration(i) * time.Second),
+		})
+	}
+
+	unlock, err := st.Lock(ctx, "process-notifications")
+	if err != nil {
+		fmt.Println(err) // notifications.ErrLocked: another sidecar runs the job
+		return
+	}
+	defer unlock()
+	_, err = st.Lock(ctx, "process-notifications")
+	fmt.Println("second lock:", errors.Is(err, notifications.ErrLocked))
+
+	now := time.Now()
+	batch, _ := st.Claim(ctx, now, 100)
+	for i := range batch {
+		r := &batch[i]
+		if r.NotificationType == notifications.TypePayment { // say the payment handler failed
+			next := now.Add(time.Minute)
+			r.Status, r.RetryCounter, r.LastRetryDate, r.NextRetryDate = notifications.StatusRetrying, 1, &now, &next
+		} else {
+			r.Status = notifications.StatusSuccess
+		}
+		saved, _ := st.Finish(ctx, r)
+		fmt.Println(r.WebhookToken, r.Status, saved)
+	}
+	stats, _ := st.Stats(ctx)
+	fmt.Println("success:", stats.ByStatus[notifications.StatusSuccess], "retrying:", stats.ByStatus[notifications.StatusRetrying])
+	// Output:
+	// second lock: true
+	// wbh-0 SUCCESS true
+	// wbh-1 RETRYING true
+	// success: 1 retrying: 1
 }
