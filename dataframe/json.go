@@ -126,6 +126,7 @@ type splitting struct {
 	minParallel int // inputs smaller than this are read on one goroutine
 	chunkMin    int // smallest share
 	workers     int
+	twoPass     bool // skip the fused one-pass attempt (tests compare both)
 }
 
 func defaultSplitting() splitting {
@@ -140,6 +141,11 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 	path, err := opts.validate()
 	if err != nil {
 		return nil, err
+	}
+	if !sp.twoPass {
+		if f, ok := readFused(spans, lines, opts, sp, path); ok {
+			return f, nil
+		}
 	}
 	chunks := splitChunks(spans, lines, sp)
 	docs := len(spans)
@@ -336,6 +342,10 @@ func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 	}
 	var pathErr error
 	pos = s.inferPath(pos, path, 0, row, sp, &pathErr)
+	if s.stopped {
+		s.stopped = false
+		return sampleFull{}
+	}
 	if pathErr != nil {
 		return pathErr
 	}
@@ -427,6 +437,10 @@ func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr 
 				return -1
 			}
 			sp.rows++
+			if s.rowLimit > 0 && sp.rows >= s.rowLimit {
+				s.stopped, s.stopAt = true, pos
+				return -1
+			}
 			pos = s.skipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
 				pos = s.skipWS(pos + 1)

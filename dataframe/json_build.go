@@ -30,6 +30,8 @@ type buildNode struct {
 	gen    uint32
 
 	elem *buildNode // list
+
+	t *typeNode // the sampled type, in the fused pass
 }
 
 // newBuildNode wraps b, whose type must be one JSON inference produces:

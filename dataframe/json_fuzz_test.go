@@ -58,5 +58,25 @@ func FuzzReadJSON(f *testing.F) {
 		if err == nil {
 			nd.Release()
 		}
+		// The two-pass path must agree with whatever path ReadJSON took.
+		two, err := readJSONSplit([]docSpan{{data: doc}}, false, opts, splitting{workers: 1, twoPass: true})
+		if err != nil {
+			t.Fatalf("two-pass read failed where ReadJSON succeeded: %v", err)
+		}
+		defer two.Release()
+		if SchemaString(two.Schema()) != SchemaString(fr.Schema()) {
+			t.Fatalf("schemas differ for %q:\n%s\n%s", doc, SchemaString(fr.Schema()), SchemaString(two.Schema()))
+		}
+		var a, b []string
+		_ = fr.EachRowJSON(func(_ int64, obj []byte) error { a = append(a, string(obj)); return nil })
+		_ = two.EachRowJSON(func(_ int64, obj []byte) error { b = append(b, string(obj)); return nil })
+		if len(a) != len(b) {
+			t.Fatalf("row counts differ for %q", doc)
+		}
+		for i := range a {
+			if a[i] != b[i] {
+				t.Fatalf("row %d differs for %q: %s vs %s", i, doc, a[i], b[i])
+			}
+		}
 	})
 }

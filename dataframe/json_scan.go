@@ -50,6 +50,9 @@ type scanner struct {
 	recordsPath string
 	sawHigh     bool   // pass 1 met a non-ASCII byte in a string
 	trustUTF8   bool   // pass 2: the document is valid UTF-8
+	rowLimit    int64  // sampling: stop pass 1 after this many rows
+	stopped     bool   // sampling stopped pass 1
+	stopAt      int    // where it stopped
 	buf         []byte // decoded strings and compacted JSON text
 }
 
@@ -301,6 +304,17 @@ func stringBody(d []byte, pos, end, flags int, buf *[]byte) []byte {
 		return body
 	}
 	*buf = appendDecoded((*buf)[:0], body)
+	return *buf
+}
+
+// body is stringBody that trusts the UTF-8 of documents known to be
+// valid.
+func (s *scanner) body(pos, end, flags int, buf *[]byte) []byte {
+	body := s.data[pos+1 : end-1]
+	if flags == 0 || flags == strHigh && (s.trustUTF8 || utf8.Valid(body)) {
+		return body
+	}
+	*buf = appendUnescaped((*buf)[:0], body, s.trustUTF8)
 	return *buf
 }
 

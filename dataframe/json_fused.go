@@ -1,0 +1,548 @@
+package dataframe
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+)
+
+// The fused path reads most inputs in one pass instead of two: the schema
+// is inferred from a sample (the first rows), then one pass checks the
+// syntax, checks that every value leaves the sampled schema unchanged, and
+// appends to the builders at once. Any surprise — a new field, a widening,
+// a syntax error — abandons it for the two-pass path, which gives the
+// canonical result and errors. So the result is the same either way; only
+// the time differs.
+
+const (
+	sampleRows  = 1000
+	sampleBytes = 1 << 20
+)
+
+// readFused tries the one-pass read; ok is false when the caller must use
+// the two-pass path.
+func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path []string) (*Frame, bool) {
+	maxDepth := opts.maxDepth()
+	row, rows, sampled := sampleSchema(spans, lines, path, maxDepth)
+	if rows == 0 || sampled == 0 {
+		// With no sampled rows a schema cannot be guessed; an all-null
+		// sample could not tell a later null from a value either way.
+		return nil, false
+	}
+	if row.kind == kindNone {
+		return nil, false
+	}
+	schema := rowSchema(row, rows)
+	structs := row.kind == kindStruct
+	mem := opts.allocator()
+	chunks := splitChunks(spans, lines, sp)
+	runChunks(chunks, sp.workers, func(c *chunk) {
+		if c.lines {
+			c.spans = splitLines(c.spans[0])
+			c.lines = false
+		}
+		c.recs, c.err = fuseChunk(c, mem, schema, structs, row, rows, sampled, path, maxDepth)
+	})
+	var recs []arrow.Record
+	ok := true
+	for _, c := range chunks {
+		if c.err != nil {
+			ok = false
+		}
+		recs = append(recs, c.recs...)
+	}
+	if !ok {
+		for _, r := range recs {
+			r.Release()
+		}
+		return nil, false
+	}
+	f, err := New(schema, recs...)
+	if err != nil {
+		return nil, false
+	}
+	f.mem = opts.Allocator
+	return f, true
+}
+
+// errSampled stops pass 1 once the sample has enough rows.
+type sampleFull struct{}
+
+func (sampleFull) Error() string { return "sample complete" }
+
+// sampleSchema infers the row type of the first rows (up to sampleRows, or
+// the lines in the first sampleBytes). sampled is how many bytes the
+// sample covered (for sizing builders); rows is 0 when the sample found
+// none or the input has an error (the two-pass path reports it).
+func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row *typeNode, rows int64, sampled int) {
+	row = &typeNode{}
+	s := &scanner{maxDepth: maxDepth, recordsPath: joinDotted(path)}
+	if lines {
+		data := spans[0].data
+		end := len(data)
+		if end > sampleBytes {
+			nl := bytes.IndexByte(data[sampleBytes:], '\n')
+			if nl >= 0 {
+				end = sampleBytes + nl + 1
+			}
+		}
+		for _, sp := range splitLines(docSpan{data: data[:end]}) {
+			s.data, s.base = sp.data, sp.base
+			if err := s.inferDoc(path, row, &sp); err != nil {
+				return nil, 0, 0
+			}
+			rows += sp.rows
+		}
+		return row, rows, end
+	}
+	for i := range spans {
+		sp := spans[i]
+		s.data, s.base, s.doc = sp.data, sp.base, sp.doc
+		s.rowLimit = sampleRows - rows
+		err := s.inferDoc(path, row, &sp)
+		rows += sp.rows
+		if _, full := err.(sampleFull); full {
+			return row, rows, sampled + s.stopAt
+		}
+		if err != nil {
+			return nil, 0, 0
+		}
+		sampled += len(sp.data)
+		if rows >= sampleRows {
+			break
+		}
+	}
+	return row, rows, sampled
+}
+
+func joinDotted(path []string) string {
+	out := ""
+	for i, p := range path {
+		if i > 0 {
+			out += "."
+		}
+		out += p
+	}
+	return out
+}
+
+// attachTypes links each builder node to the sampled type it stands for.
+func (n *buildNode) attachTypes(t *typeNode) {
+	n.t = t
+	switch n.kind {
+	case kindStruct:
+		for i, name := range n.names {
+			if j, ok := t.index[name]; ok {
+				n.fields[i].attachTypes(t.fields[j].node)
+			}
+		}
+	case kindList:
+		n.elem.attachTypes(t.elem)
+	}
+}
+
+// errMismatch abandons the fused pass.
+type mismatch struct{}
+
+func (mismatch) Error() string { return "input does not fit the sampled schema" }
+
+func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, row *typeNode, sampleRows int64, sampled int, path []string, maxDepth int) ([]arrow.Record, error) {
+	rb, err := newRowBuilder(mem, schema, structs)
+	if err != nil {
+		return nil, err
+	}
+	defer rb.release()
+	size := 0
+	for _, sp := range c.spans {
+		size += len(sp.data)
+	}
+	if rb.root != nil {
+		rb.root.attachTypes(row)
+		frac := float64(size) / float64(sampled)
+		if est := int64(float64(sampleRows) * frac); est <= maxBatchRows {
+			rb.root.reserve(row, est, frac)
+		}
+	}
+	s := &scanner{maxDepth: maxDepth}
+	for i := range c.spans {
+		sp := &c.spans[i]
+		s.data, s.base, s.err = sp.data, sp.base, nil
+		// One check of the document is cheaper than one per string.
+		s.trustUTF8 = utf8.Valid(sp.data)
+		pos := s.skipWS(0)
+		if pos >= len(s.data) {
+			return nil, mismatch{}
+		}
+		pos = s.fusePath(pos, path, 0, rb, row)
+		if pos < 0 {
+			return nil, mismatch{}
+		}
+		if pos = s.skipWS(pos); pos < len(s.data) {
+			return nil, mismatch{}
+		}
+	}
+	return rb.finish(), nil
+}
+
+// fusePath walks the records path like inferPath, checking everything it
+// skips, and reads the rows at its end.
+func (s *scanner) fusePath(pos int, path []string, depth int, rb *rowBuilder, row *typeNode) int {
+	d := s.data
+	if len(path) == 0 {
+		return s.fuseRows(pos, depth, rb, row)
+	}
+	if d[pos] != '{' {
+		return s.skipValue(pos, depth)
+	}
+	if depth >= s.maxDepth {
+		return -1
+	}
+	pos = s.skipWS(pos + 1)
+	if pos < len(d) && d[pos] == '}' {
+		return pos + 1
+	}
+	matched := false
+	for {
+		if pos >= len(d) || d[pos] != '"' {
+			return -1
+		}
+		end, flags := s.scanKey(pos)
+		if end < 0 {
+			return -1
+		}
+		key := s.body(pos, end, flags, &s.keyBuf)
+		pos = s.skipWS(end)
+		if pos >= len(d) || d[pos] != ':' {
+			return -1
+		}
+		pos = s.skipWS(pos + 1)
+		if pos >= len(d) {
+			return -1
+		}
+		if !matched && string(key) == path[0] {
+			matched = true
+			pos = s.fusePath(pos, path[1:], depth+1, rb, row)
+		} else {
+			pos = s.skipValue(pos, depth+1)
+		}
+		if pos < 0 {
+			return -1
+		}
+		pos = s.skipWS(pos)
+		if pos < len(d) && d[pos] == ',' {
+			pos = s.skipWS(pos + 1)
+			continue
+		}
+		if pos < len(d) && d[pos] == '}' {
+			return pos + 1
+		}
+		return -1
+	}
+}
+
+func (s *scanner) fuseRows(pos, depth int, rb *rowBuilder, row *typeNode) int {
+	d := s.data
+	switch d[pos] {
+	case '[':
+		if depth >= s.maxDepth {
+			return -1
+		}
+		pos = s.skipWS(pos + 1)
+		if pos < len(d) && d[pos] == ']' {
+			return pos + 1
+		}
+		for {
+			if pos = s.fuseRow(pos, depth+1, rb, row); pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == ']' {
+				return pos + 1
+			}
+			return -1
+		}
+	case 'n':
+		return s.scanLiteral(pos, "null")
+	}
+	if depth > 0 {
+		return -1 // not an array at the records path: the two-pass path says so
+	}
+	return s.fuseRow(pos, depth, rb, row)
+}
+
+func (s *scanner) fuseRow(pos, depth int, rb *rowBuilder, row *typeNode) int {
+	rb.rows++
+	if rb.root == nil {
+		pos = s.fitsValue(pos, row, depth)
+	} else {
+		pos = s.fuseValue(pos, rb.root, depth)
+	}
+	if pos >= 0 && rb.rows%maxBatchRows == 0 {
+		rb.flush()
+	}
+	return pos
+}
+
+// fuseValue checks the value at pos, checks it fits n's sampled type, and
+// appends it to n. -1 means a syntax error or a misfit.
+func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
+	d := s.data
+	if pos >= len(d) {
+		return -1
+	}
+	c := d[pos]
+	if c == 'n' {
+		end := s.scanLiteral(pos, "null")
+		if end >= 0 {
+			n.appendNull()
+		}
+		return end
+	}
+	switch n.kind {
+	case kindString:
+		if n.t.kind != kindString {
+			return -1 // only nulls were sampled
+		}
+		if c == '"' {
+			end, flags := s.scanString(pos)
+			if end < 0 {
+				return -1
+			}
+			n.bin.Append(s.body(pos, end, flags, &s.buf))
+			return end
+		}
+		end := s.skipValue(pos, depth)
+		if end < 0 {
+			return -1
+		}
+		s.buf, _ = appendCompact(s.buf[:0], d, pos)
+		n.bin.Append(s.buf)
+		return end
+	case kindLong:
+		if c == '-' || c >= '0' && c <= '9' {
+			end, class := s.scanNumber(pos)
+			if end < 0 || class != numLong {
+				return -1
+			}
+			n.i64.Append(parseLong(d[pos:end]))
+			return end
+		}
+	case kindDouble:
+		if c == '-' || c >= '0' && c <= '9' {
+			end, _ := s.scanNumber(pos)
+			if end < 0 {
+				return -1
+			}
+			n.f64.Append(parseDouble(d[pos:end]))
+			return end
+		}
+	case kindBool:
+		if c == 't' {
+			end := s.scanLiteral(pos, "true")
+			if end >= 0 {
+				n.boo.Append(true)
+			}
+			return end
+		}
+		if c == 'f' {
+			end := s.scanLiteral(pos, "false")
+			if end >= 0 {
+				n.boo.Append(false)
+			}
+			return end
+		}
+	case kindStruct:
+		if c == '{' {
+			return s.fuseObject(pos, n, depth)
+		}
+	case kindList:
+		if c == '[' {
+			if depth >= s.maxDepth {
+				return -1
+			}
+			n.lst.Append(true)
+			pos = s.skipWS(pos + 1)
+			if pos < len(d) && d[pos] == ']' {
+				return pos + 1
+			}
+			for {
+				if pos = s.fuseValue(pos, n.elem, depth+1); pos < 0 {
+					return -1
+				}
+				pos = s.skipWS(pos)
+				if pos < len(d) && d[pos] == ',' {
+					pos = s.skipWS(pos + 1)
+					continue
+				}
+				if pos < len(d) && d[pos] == ']' {
+					return pos + 1
+				}
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
+	d := s.data
+	if depth >= s.maxDepth {
+		return -1
+	}
+	n.st.Append(true)
+	n.gen++
+	if n.gen == 0 {
+		clear(n.seen)
+		n.gen = 1
+	}
+	pos = s.skipWS(pos + 1)
+	if pos < len(d) && d[pos] == '}' {
+		pos++
+	} else {
+		for k := 0; ; k++ {
+			if pos >= len(d) || d[pos] != '"' {
+				return -1
+			}
+			end, flags := s.scanKey(pos)
+			if end < 0 {
+				return -1
+			}
+			key := s.body(pos, end, flags, &s.keyBuf)
+			pos = s.skipWS(end)
+			if pos >= len(d) || d[pos] != ':' {
+				return -1
+			}
+			pos = s.skipWS(pos + 1)
+			i := n.lookup(key, k)
+			switch {
+			case i >= 0 && n.seen[i] != n.gen:
+				n.seen[i] = n.gen
+				pos = s.fuseValue(pos, n.fields[i], depth+1)
+			case i >= 0:
+				pos = s.fitsValue(pos, n.fields[i].t, depth+1)
+			default:
+				// A field the schema drops (empty struct, empty name)
+				// must stay droppable; an unknown one ends the fused pass.
+				j, ok := n.t.index[string(key)]
+				if !ok {
+					return -1
+				}
+				pos = s.fitsValue(pos, n.t.fields[j].node, depth+1)
+			}
+			if pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == '}' {
+				pos++
+				break
+			}
+			return -1
+		}
+	}
+	for i, f := range n.fields {
+		if n.seen[i] != n.gen {
+			f.appendNull()
+		}
+	}
+	return pos
+}
+
+// fitsValue checks the value at pos and that merging it into t would not
+// change t, without building anything.
+func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
+	d := s.data
+	if pos >= len(d) {
+		return -1
+	}
+	c := d[pos]
+	switch {
+	case c == 'n':
+		return s.scanLiteral(pos, "null")
+	case t.kind == kindString:
+		return s.skipValue(pos, depth)
+	case c == 't' && t.kind == kindBool:
+		return s.scanLiteral(pos, "true")
+	case c == 'f' && t.kind == kindBool:
+		return s.scanLiteral(pos, "false")
+	case c == '"', c == 't', c == 'f':
+		return -1
+	case c == '-' || c >= '0' && c <= '9':
+		end, class := s.scanNumber(pos)
+		if end < 0 || !(t.kind == kindDouble || t.kind == kindLong && class == numLong) {
+			return -1
+		}
+		return end
+	case c == '{':
+		if t.kind != kindStruct || depth >= s.maxDepth {
+			return -1
+		}
+		pos = s.skipWS(pos + 1)
+		if pos < len(d) && d[pos] == '}' {
+			return pos + 1
+		}
+		for {
+			if pos >= len(d) || d[pos] != '"' {
+				return -1
+			}
+			end, flags := s.scanKey(pos)
+			if end < 0 {
+				return -1
+			}
+			key := s.body(pos, end, flags, &s.keyBuf)
+			pos = s.skipWS(end)
+			if pos >= len(d) || d[pos] != ':' {
+				return -1
+			}
+			j, ok := t.index[string(key)]
+			if !ok {
+				return -1
+			}
+			if pos = s.fitsValue(s.skipWS(pos+1), t.fields[j].node, depth+1); pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == '}' {
+				return pos + 1
+			}
+			return -1
+		}
+	case c == '[':
+		if t.kind != kindList || depth >= s.maxDepth {
+			return -1
+		}
+		pos = s.skipWS(pos + 1)
+		if pos < len(d) && d[pos] == ']' {
+			return pos + 1
+		}
+		for {
+			if pos = s.fitsValue(pos, t.elem, depth+1); pos < 0 {
+				return -1
+			}
+			pos = s.skipWS(pos)
+			if pos < len(d) && d[pos] == ',' {
+				pos = s.skipWS(pos + 1)
+				continue
+			}
+			if pos < len(d) && d[pos] == ']' {
+				return pos + 1
+			}
+			return -1
+		}
+	}
+	return -1
+}
