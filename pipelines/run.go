@@ -322,7 +322,15 @@ func project(f *dataframe.Frame, cols []Projection) (*dataframe.Frame, error) {
 // that releasing one does not empty the other.
 func share(f *dataframe.Frame) (*dataframe.Frame, error) {
 	f.Retain()
-	return dataframe.New(f.Schema(), f.Records()...)
+	out, err := dataframe.New(f.Schema(), f.Records()...)
+	if err != nil {
+		for _, rec := range f.Records() {
+			rec.Release() // only the references taken above
+		}
+		return nil, err
+	}
+	out.SetAllocator(f.Allocator())
+	return out, nil
 }
 
 // rename renames top-level columns; the data is shared, not copied.

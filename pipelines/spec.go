@@ -11,6 +11,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/connectors/parquet"
 )
 
 // Pos is a 1-based line and column in the pipeline file.
@@ -846,6 +847,15 @@ func (d *decoder) writeStep(n *yaml.Node, what string) (*WriteStep, error) {
 				w.PartitionBy, err = d.strList(f.value, what+": partition_by")
 			case "compression":
 				w.Compression, err = d.nonEmpty(f.value, what+": compression")
+				if err == nil {
+					w.Compression = strings.ToLower(w.Compression)
+					if w.Compression == "uncompressed" {
+						w.Compression = "none"
+					}
+					if !contains(parquet.Compressions, w.Compression) {
+						err = d.errf(f.value, "%s: compression %q: want one of %s", what, w.Compression, strings.Join(parquet.Compressions, ", "))
+					}
+				}
 			case "table":
 				w.Table, err = d.nonEmpty(f.value, what+": table")
 			case "type":

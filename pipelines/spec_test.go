@@ -175,6 +175,7 @@ func TestParseBad(t *testing.T) {
 		{"write nowhere", "name: a\nsteps:\n  - read: a.b\n  - write: {format: csv}\n", "line 4, column 12: step 2 (write): missing \"file\", \"table\" or \"type\""},
 		{"write bad format", "name: a\nsteps:\n  - read: a.b\n  - write: {file: x, format: xml}\n", "line 4, column 30: step 2 (write): format \"xml\""},
 		{"write unknown ext", "name: a\nsteps:\n  - read: a.b\n  - write: out.txt\n", "line 4, column 12: step 2 (write): cannot tell the format of \"out.txt\""},
+		{"bad compression", "name: a\nsteps:\n  - read: a.b\n  - write: {file: x.parquet, compression: lz0}\n", "line 4, column 43: step 2 (write): compression \"lz0\": want one of snappy, zstd, gzip, brotli, none"},
 		{"partition csv", "name: a\nsteps:\n  - read: a.b\n  - write: {file: x.csv, partition_by: [k]}\n", "partition_by needs format parquet, not csv"},
 		{"filter empty", "name: a\nsteps:\n  - read: a.b\n  - filter: ''\n", "line 4, column 13: step 2 (filter): must not be empty"},
 		// Validation: positions of the step or of from:.

@@ -28,7 +28,7 @@ const (
 	// a part file; needs a directory).
 	PropMode = "svc.parquet.mode"
 	// PropCompression is the codec of written files: snappy (default),
-	// gzip, zstd, lz4, brotli or none.
+	// zstd, gzip, brotli or none.
 	PropCompression = "svc.parquet.compression"
 	// PropPartitionBy lists (comma-separated) the columns of a
 	// Hive-partitioned write: dir/key=value/part-….parquet. Needs a directory.
@@ -43,7 +43,7 @@ const Type = "PARQUET"
 const DefaultPartition = "__HIVE_DEFAULT_PARTITION__"
 
 // Compressions are the accepted values of svc.parquet.compression.
-var Compressions = []string{"snappy", "gzip", "zstd", "lz4", "brotli", "none"}
+var Compressions = []string{"snappy", "zstd", "gzip", "brotli", "none"}
 
 // ErrNoFiles is returned (wrapped) when a directory holds no Parquet file.
 var ErrNoFiles = errors.New("no parquet files")
