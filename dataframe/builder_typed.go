@@ -140,9 +140,12 @@ func NewTypedBuilder(mem memory.Allocator, cols []TypedColumn, batchRows int) *T
 	return b
 }
 
+// reserve gives each column room for a first stretch of rows; builders
+// grow geometrically after that, so a small read does not hold a whole
+// batch's worth of memory.
 func (b *TypedBuilder) reserve() {
 	for _, fb := range b.rb.Fields() {
-		fb.Reserve(b.batch)
+		fb.Reserve(min(b.batch, 1024))
 	}
 }
 
