@@ -485,3 +485,34 @@ func TestRunCanceled(t *testing.T) {
 	require.True(t, errors.Is(err, context.Canceled), "%v", err)
 	require.Equal(t, []string{"page.parquet"}, listFiles(t, tmp))
 }
+
+func TestRunStepErrors(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	src := sourceParquet(t, tmp)
+	read := "name: e\nsteps:\n  - id: src\n    read: {type: PARQUET, properties: {svc.parquet.path: " + src + "}}\n"
+	tests := []struct {
+		name, steps, want string
+	}{
+		{"explode a string", "  - explode: etag\n", `step 2 (explode) failed: dataframe: explode "etag": it is string, not an array`},
+		{"explode unknown", "  - explode: nope\n", `step 2 (explode) failed: dataframe: unknown column "nope"`},
+		{"rename unknown", "  - rename: {nope: x}\n", `step 2 (rename) failed: rename: no column "nope"`},
+		{"rename collision", "  - rename: {etag: kind}\n", `step 2 (rename) failed: rename: two columns would be called "kind"`},
+		{"select unknown nested", "  - select: [pageInfo.nope]\n", `step 2 (select) failed: dataframe: column path "pageInfo.nope": struct "pageInfo" has no field "nope"`},
+		{"filter unknown column", "  - filter: nope = 1\n", `step 2 (filter) failed: row 0: WHERE: column nope: dataframe: unknown column "nope"`},
+		{"sql missing table", "  - sql: SELECT * FROM lake.none\n", `step 2 (sql) failed: FROM lake.none: `},
+		{"write to a directory", "  - write: {file: " + tmp + ", format: csv}\n", "is a directory; give a file name"},
+		{"partitioned over a file", "  - write: {file: " + src + ", partition_by: [kind]}\n", "is a file; a partitioned output is a directory"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			_, err := run(t, read+tt.steps, nil, pipelines.Options{})
+			require.Error(t, err)
+			require.ErrorContains(t, err, tt.want)
+			var se *pipelines.StepError
+			require.ErrorAs(t, err, &se)
+			require.Equal(t, 1, se.Step.Index)
+		})
+	}
+}
