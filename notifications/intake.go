@@ -37,12 +37,9 @@ func ParseDelivery(body []byte, now time.Time) (Record, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return Record{}, &IntakeError{"empty body: want the provider's webhook JSON object"}
 	}
-	var d delivery
-	if err := json.Unmarshal(body, &d); err != nil {
+	d, err := decodeDelivery(body)
+	if err != nil {
 		return Record{}, &IntakeError{"malformed webhook JSON: " + describeJSONError(err)}
-	}
-	if !isJSONObject(body) {
-		return Record{}, &IntakeError{"malformed webhook JSON: want an object"}
 	}
 	if d.Token == nil || *d.Token == "" {
 		return Record{}, &IntakeError{`missing "token": the webhook token is required`}
@@ -76,11 +73,6 @@ func ParseDelivery(body []byte, now time.Time) (Record, error) {
 	rec.NotificationType = TypeOf(rec.ObjectToken)
 	rec.Payload = bytes.Clone(body)
 	return rec, nil
-}
-
-func isJSONObject(b []byte) bool {
-	b = bytes.TrimLeft(b, " \t\r\n")
-	return len(b) > 0 && b[0] == '{'
 }
 
 func describeJSONError(err error) string {

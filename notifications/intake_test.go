@@ -3,6 +3,7 @@ package notifications_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -56,8 +57,8 @@ func TestParseDelivery(t *testing.T) {
 		{"numeric token", `{"token":12}`, notifications.Record{}, `field "token"`},
 		{"bad createdOn", `{"token":"a","createdOn":"yesterday"}`, notifications.Record{}, `"createdOn"`},
 		{"numeric createdOn", `{"token":"a","createdOn":1714557600}`, notifications.Record{}, `"createdOn" must be an ISO-8601`},
-		{"object not object", `{"token":"a","object":"usr-1"}`, notifications.Record{}, `field "object" must not be a JSON string`},
-		{"object token not string", `{"token":"a","object":{"token":5}}`, notifications.Record{}, `field "object.token" must not be a JSON number`},
+		{"object not object", `{"token":"a","object":"usr-1"}`, notifications.Record{}, `field "object" must be an object, got a JSON string`},
+		{"object token not string", `{"token":"a","object":{"token":5}}`, notifications.Record{}, `field "object.token" must be a string, got a JSON number`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -240,4 +241,80 @@ func TestIntakeConcurrentIdenticalDeliveries(t *testing.T) {
 	recs, err := st.List(context.Background(), notifications.Range{})
 	require.NoError(t, err)
 	require.Len(t, recs, 1)
+}
+
+// parseDeliveryOracle is ParseDelivery's contract written with
+// encoding/json maps (exact keys, last duplicate wins): the reference the
+// single-pass scanner is fuzzed against.
+func parseDeliveryOracle(body []byte, now time.Time) (notifications.Record, bool) {
+	if !json.Valid(body) {
+		return notifications.Record{}, false
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(body, &top); err != nil || top == nil {
+		return notifications.Record{}, false
+	}
+	str := func(raw json.RawMessage) (string, bool) {
+		if raw == nil || string(raw) == "null" {
+			return "", true
+		}
+		var s string
+		err := json.Unmarshal(raw, &s)
+		return s, err == nil
+	}
+	rec := notifications.Record{ReceptionDate: notifications.Truncate(now), CreationDate: notifications.Truncate(now),
+		Status: notifications.StatusPending, Payload: body}
+	var ok bool
+	if rec.WebhookToken, ok = str(top["token"]); !ok || rec.WebhookToken == "" {
+		return notifications.Record{}, false
+	}
+	if raw := top["createdOn"]; raw != nil && string(raw) != "null" {
+		var s string
+		if json.Unmarshal(raw, &s) != nil {
+			return notifications.Record{}, false
+		}
+		t, err := notifications.ParseDateTime(s)
+		if err != nil {
+			return notifications.Record{}, false
+		}
+		rec.CreationDate = t
+	}
+	if raw := top["object"]; raw != nil && string(raw) != "null" {
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(raw, &obj) != nil {
+			return notifications.Record{}, false
+		}
+		if rec.ObjectToken, ok = str(obj["token"]); !ok {
+			return notifications.Record{}, false
+		}
+		if rec.Program, ok = str(obj["programToken"]); !ok {
+			return notifications.Record{}, false
+		}
+	}
+	rec.NotificationType = notifications.TypeOf(rec.ObjectToken)
+	return rec, true
+}
+
+func FuzzParseDeliveryMatchesEncodingJSON(f *testing.F) {
+	for _, s := range []string{
+		`{"token":"a","object":{"token":"usr-1","programToken":"p"}}`,
+		`{"token":1,"token":"b"}`, `{"token":"b","token":1}`, `{"tok\u0065n":"esc","object":{"tok\u0065n":"pmt-\u00e9"}}`,
+		`{"Token":"case"}`, `{"token":"a","object":[1,{"token":"x"}],"object":{"token":"stk-2"}}`,
+		"{\"token\":\"\xff\xfe\"}", `{"token":"a","links":[{"params":{"rel":"self"},"href":"h"}],"n":-1.5e3,"t":true}`,
+		`{"token":"a","createdOn":"2024-05-01T10:00:00+02:00"}`, `{"token":"a","object":{"token":null}}`, ` {"token":"a"} `,
+		`{"":{"":""},"token":"a"}`, `{"a":"\"}","token":"q"}`,
+	} {
+		f.Add([]byte(s))
+	}
+	now := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, body []byte) {
+		got, err := notifications.ParseDelivery(body, now)
+		want, ok := parseDeliveryOracle(body, now)
+		if !ok {
+			require.Error(t, err, "oracle refuses %q", body)
+			return
+		}
+		require.NoError(t, err, "oracle accepts %q", body)
+		require.Equal(t, want, got)
+	})
 }
