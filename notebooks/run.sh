@@ -44,6 +44,29 @@ command -v gopls >/dev/null 2>&1 || { echo "notebooks: installing gopls"; instal
 # so the notebooks always run against the current code.
 export SLUICE_ROOT="$root"
 
+# House rules the notebooks keep: the first code cell builds against the
+# checkout, and stored outputs hold no temporary paths (they would change on
+# every run).
+python3 - "$here"/*.ipynb <<'PY'
+import json, re, sys
+first = "!*rm -f go.work && go work init && go work use . $SLUICE_ROOT\n%goworkfix"
+bad = False
+for path in sys.argv[1:]:
+    nb = json.load(open(path))
+    code = [c for c in nb["cells"] if c["cell_type"] == "code"]
+    if not code or "".join(code[0]["source"]).strip() != first:
+        print(f"notebook {path}: the first code cell must be exactly:\n{first}")
+        bad = True
+    for c in code:
+        for o in c.get("outputs", []):
+            text = "".join(o.get("text", "")) + json.dumps(o.get("data", {}))
+            m = re.search(r"/tmp/[^\s\"']*", text)
+            if m:
+                print(f"notebook {path}: stored output holds the temporary path {m.group(0)}")
+                bad = True
+sys.exit(1 if bad else 0)
+PY
+
 # Warm the build cache with everything the notebooks import, so that a cold
 # cache costs one build here rather than a cell timeout.
 echo "notebooks: building the checkout"
