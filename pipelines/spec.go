@@ -149,9 +149,7 @@ type ReadStep struct {
 // SQLStep runs a SELECT over earlier steps and catalog tables.
 type SQLStep struct {
 	Query string
-	Pos   Pos // of the query text, for syntax error positions
-	// Block is the YAML block scalar style: its positions map to file lines.
-	Block bool
+	Pos   Pos // where the query's value starts in the file
 }
 
 // Projection is one selected path and its output name.
@@ -616,7 +614,7 @@ func (d *decoder) step(n *yaml.Node, index int) (*Step, error) {
 		var q string
 		q, err = d.nonEmpty(v, what)
 		rv := resolve(v)
-		s.SQL = &SQLStep{Query: q, Pos: posOf(rv), Block: rv.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0}
+		s.SQL = &SQLStep{Query: q, Pos: posOf(rv)}
 	case KindSelect:
 		s.Select, err = d.selectStep(v, what)
 	case KindFilter:

@@ -55,7 +55,7 @@ func Validate(p *Pipeline) error {
 			}
 			q, err := parseQuery(s.SQL.Query)
 			if err != nil {
-				return errf(s.Pos, "%s: %s", what, describeQueryError(err, "query"))
+				return errf(s.SQL.Pos, "%s: %s", what, describeQueryError(err, "query"))
 			}
 			s.query = q
 			if dep, ok := ids[q.From]; ok && !q.FromTable {
@@ -63,7 +63,7 @@ func Validate(p *Pipeline) error {
 			} else if dep, ok := lower[strings.ToLower(q.From)]; ok && !q.FromTable {
 				s.inputs = []string{dep.ID}
 			} else if !q.FromTable {
-				return errf(s.Pos, "%s: FROM %s: no step has that id (catalog tables are written namespace.table)", what, q.From)
+				return errf(s.SQL.Pos, "%s: FROM %s: no step has that id (catalog tables are written namespace.table)", what, q.From)
 			}
 		default:
 			if err := s.checkKind(); err != nil {
@@ -72,7 +72,7 @@ func Validate(p *Pipeline) error {
 			if s.Kind == KindFilter {
 				w, err := parseFilter(s.Filter.Expr)
 				if err != nil {
-					return errf(s.Pos, "%s: %s", what, describeQueryError(err, "expression"))
+					return errf(s.Filter.Pos, "%s: %s", what, describeQueryError(err, "expression"))
 				}
 				s.where = w
 			}
