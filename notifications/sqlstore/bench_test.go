@@ -365,3 +365,44 @@ func BenchmarkScan(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkStats measures what /metrics asks of the store with a backlog of
+// 200,000 PENDING records among 400,000.
+func BenchmarkStats(b *testing.B) {
+	fill := map[string]string{
+		"sqlite": `WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < 400000)
+			INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date, reception_date,
+				status, program)
+			SELECT 'wbh-' || x, 'usr-' || x, 'USR', 1714557600000 + x, 1714557600000 + x,
+				CASE WHEN x % 2 = 0 THEN 'PENDING' ELSE 'SUCCESS' END, 'prg-1' FROM g`,
+		"postgres": `INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
+				reception_date, status, program)
+			SELECT 'wbh-' || x, 'usr-' || x, 'USR', to_timestamp(1714557600 + x / 1000.0), to_timestamp(1714557600 + x / 1000.0),
+				CASE WHEN x % 2 = 0 THEN 'PENDING' ELSE 'SUCCESS' END, 'prg-1'
+			FROM generate_series(1, 400000) x`,
+	}
+	for _, tg := range benchTargets(b) {
+		s := benchOpen(b, tg.newDSN(b))
+		switch st := s.(type) {
+		case *sqliteStore:
+			if _, err := st.wdb.Exec(fill["sqlite"]); err != nil {
+				b.Fatal(err)
+			}
+		case *pgStore:
+			if _, err := st.pool.Exec(context.Background(), fill["postgres"]); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.Run(tg.name, func(b *testing.B) {
+			for i := 0; i < b.N; i++ {
+				st, err := s.Stats(context.Background())
+				if err != nil {
+					b.Fatal(err)
+				}
+				if st.ByStatus[notifications.StatusPending] != 200_000 || st.OldestPending == nil {
+					b.Fatalf("stats %+v", st)
+				}
+			}
+		})
+	}
+}

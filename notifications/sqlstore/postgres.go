@@ -996,7 +996,9 @@ func (s *pgStore) Stats(ctx context.Context) (notifications.Stats, error) {
 		return st, storeErr(pgName+": stats", err)
 	}
 	var oldest *time.Time
-	if err := s.pool.QueryRow(ctx, `SELECT min(reception_date) FROM notifications WHERE status = 'PENDING'`).Scan(&oldest); err != nil {
+	err = s.pool.QueryRow(ctx, `SELECT reception_date FROM notifications WHERE status = 'PENDING'
+		ORDER BY reception_date LIMIT 1`).Scan(&oldest)
+	if err != nil && !errors.Is(err, pgx.ErrNoRows) {
 		return st, storeErr(pgName+": stats", err)
 	}
 	if oldest != nil {

@@ -921,7 +921,9 @@ func (s *sqliteStore) Stats(ctx context.Context) (notifications.Stats, error) {
 		return st, storeErr(sqliteName+": stats", err)
 	}
 	var oldest sql.NullInt64
-	if err := tx.QueryRowContext(ctx, `SELECT MIN(reception_date) FROM notifications WHERE status = 'PENDING'`).Scan(&oldest); err != nil {
+	err = tx.QueryRowContext(ctx, `SELECT reception_date FROM notifications INDEXED BY notifications_pending_reception
+		WHERE status = 'PENDING' ORDER BY reception_date LIMIT 1`).Scan(&oldest)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return st, storeErr(sqliteName+": stats", err)
 	}
 	if oldest.Valid {
