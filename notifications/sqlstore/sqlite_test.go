@@ -28,7 +28,9 @@ func sqliteTarget() target {
 		},
 		exec: func(t *testing.T, dsn, q string) {
 			t.Helper()
-			db, err := sql.Open("sqlite", strings.TrimPrefix(dsn, "sqlite:")+"?_busy_timeout=10000")
+			path := strings.TrimPrefix(dsn, "sqlite:")
+			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
+			db, err := sql.Open("sqlite", path+"?_busy_timeout=10000")
 			require.NoError(t, err)
 			defer db.Close()
 			_, err = db.Exec(q)

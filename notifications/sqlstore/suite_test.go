@@ -1105,6 +1105,42 @@ func runStoreSuite(t *testing.T, tg target) {
 		}
 	})
 
+	t.Run("UpgradesFromVersion1", func(t *testing.T) {
+		t.Parallel()
+		ms, err := loadMigrations(tg.dialect)
+		require.NoError(t, err)
+		require.Greater(t, len(ms), 1)
+		dsn := tg.newDSN(t)
+		// A database left by a Sluice that knew only migration 1, with data.
+		tg.exec(t, dsn, map[string]string{
+			"sqlite":   `CREATE TABLE schema_migrations (version INTEGER PRIMARY KEY, applied_at INTEGER NOT NULL)`,
+			"postgres": `CREATE TABLE schema_migrations (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())`,
+		}[tg.dialect])
+		tg.exec(t, dsn, ms[0].sql)
+		tg.exec(t, dsn, map[string]string{
+			"sqlite":   `INSERT INTO schema_migrations (version, applied_at) VALUES (1, 0)`,
+			"postgres": `INSERT INTO schema_migrations (version) VALUES (1)`,
+		}[tg.dialect])
+		old := map[string]string{
+			"sqlite": `INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
+				reception_date, status, program, payload) VALUES ('wbh-old', 'usr-1', 'USR', 1714557600000,
+				1714557600000, 'PENDING', 'prg-1', x'7b7d')`,
+			"postgres": `INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
+				reception_date, status, program, payload) VALUES ('wbh-old', 'usr-1', 'USR', '2024-05-01T10:00:00Z',
+				'2024-05-01T10:00:00Z', 'PENDING', 'prg-1', '\x7b7d')`,
+		}
+		tg.exec(t, dsn, old[tg.dialect])
+		s := openAt(t, dsn)
+		got := mustGet(t, s, "wbh-old")
+		require.Equal(t, []byte("{}"), got.Payload)
+		require.True(t, got.ReceptionDate.Equal(t0))
+		st, err := s.Stats(tctx(t))
+		require.NoError(t, err)
+		require.True(t, st.OldestPending.Equal(t0))
+		require.Equal(t, notifications.Stored, enqueue(t, s, delivery("wbh-new", "usr-1", t0.Add(time.Second))).Outcome)
+		require.Equal(t, notifications.StatusOutdated, mustGet(t, s, "wbh-old").Status)
+	})
+
 	t.Run("ConcurrentFirstOpenMigratesOnce", func(t *testing.T) {
 		t.Parallel()
 		dsn := tg.newDSN(t)
