@@ -208,6 +208,15 @@ func (s *Service) processBatch(ctx context.Context, recs []Record, st *RunStats,
 // that became FAILED it sends the alert after the outcome is committed.
 func (s *Service) processOne(ctx context.Context, rec *Record, st *RunStats, mu *sync.Mutex) {
 	err := s.handleRecord(ctx, rec)
+	if ctx.Err() != nil {
+		// Cut short by shutdown: not an attempt that failed. The record
+		// stays claimed until its lease expires and is processed again.
+		s.log.Warn("processing interrupted by shutdown; the record will be processed again", "webhookToken", rec.WebhookToken)
+		mu.Lock()
+		st.Errors++
+		mu.Unlock()
+		return
+	}
 	now := Truncate(s.now())
 	if err == nil {
 		rec.Status = StatusSuccess

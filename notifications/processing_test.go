@@ -546,3 +546,24 @@ func TestRecordJSON(t *testing.T) {
 	require.Nil(t, back.LastRetryDate)
 	require.True(t, back.NextRetryDate.Equal(next))
 }
+
+func TestStopDeadlineInterruptsWithoutCountingAnAttempt(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	inside := make(chan struct{}, 1)
+	svc := newService(t, testConfig(), st, notifications.WithDefaultHandler(notifications.HandlerFunc(
+		func(ctx context.Context, _ *notifications.Record, _ []byte) error {
+			inside <- struct{}{}
+			<-ctx.Done() // a handler that only stops when cancelled
+			return ctx.Err()
+		})))
+	deliver(t, svc, "wbh-1", "usr-1", "")
+	svc.TriggerProcessing()
+	<-inside
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	require.ErrorIs(t, svc.Stop(ctx), context.DeadlineExceeded)
+	rec := mustGet(t, st, "wbh-1")
+	require.Equal(t, notifications.StatusPending, rec.Status, "left for the next run")
+	require.Zero(t, rec.RetryCounter, "a shutdown is not a failed attempt")
+}

@@ -102,7 +102,11 @@ func New(cfg Config, store Store, opts ...Option) (*Service, error) {
 		o(s)
 	}
 	if s.client == nil {
-		s.client = &http.Client{Timeout: cfg.DownstreamTimeout}
+		// Enough idle connections for every concurrent worker: the default
+		// two per host would reconnect on most calls.
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = max(2*cfg.Concurrency, 8)
+		s.client = &http.Client{Timeout: cfg.DownstreamTimeout, Transport: tr}
 	}
 	if s.fallback == nil {
 		s.fallback = &MarketplaceHandler{URL: cfg.MarketplaceURL, Client: s.client}
