@@ -725,6 +725,43 @@ func runStoreSuite(t *testing.T, tg target) {
 		require.EqualValues(t, 2, st.ByStatus[notifications.StatusRetrying])
 	})
 
+	t.Run("CleanupAndDeleteInChunks", func(t *testing.T) {
+		t.Parallel()
+		s, dsn := open(t)
+		// 2 × deleteChunk old terminal records (an exact multiple of the
+		// chunk), 100 old live ones among them, and 100 newer terminal ones.
+		fill := map[string]string{
+			"sqlite": `WITH RECURSIVE g(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM g WHERE x < 10200)
+				INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
+					reception_date, status)
+				SELECT 'wbh-' || x, 'usr-' || x, 'USR', 1714557600000, 1714557600000 + x,
+					CASE WHEN x > 10100 THEN 'SUCCESS' WHEN x % 101 = 0 THEN 'PENDING' ELSE 'FAILED' END FROM g`,
+			"postgres": `INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
+					reception_date, status)
+				SELECT 'wbh-' || x, 'usr-' || x, 'USR', '2024-05-01T10:00:00Z',
+					'2024-05-01T10:00:00Z'::timestamptz + x * interval '1 millisecond',
+					CASE WHEN x > 10100 THEN 'SUCCESS' WHEN x % 101 = 0 THEN 'PENDING' ELSE 'FAILED' END
+				FROM generate_series(1, 10200) x`,
+		}
+		tg.exec(t, dsn, fill[tg.dialect])
+		require.Equal(t, 2*deleteChunk, 10100-10100/101)
+		n, err := s.Cleanup(tctx(t), t0.Add(10101*time.Millisecond))
+		require.NoError(t, err)
+		require.EqualValues(t, 2*deleteChunk, n)
+		st, err := s.Stats(tctx(t))
+		require.NoError(t, err)
+		require.EqualValues(t, 100, st.ByStatus[notifications.StatusPending])
+		require.EqualValues(t, 100, st.ByStatus[notifications.StatusSuccess])
+		require.Zero(t, st.ByStatus[notifications.StatusFailed])
+		from := t0.Add(10150 * time.Millisecond)
+		n, err = s.Delete(tctx(t), notifications.Range{From: &from})
+		require.NoError(t, err)
+		require.EqualValues(t, 51, n)
+		n, err = s.Delete(tctx(t), notifications.Range{})
+		require.NoError(t, err)
+		require.EqualValues(t, 100+49, n)
+	})
+
 	t.Run("RangesAreInclusiveAtMilliseconds", func(t *testing.T) {
 		t.Parallel()
 		s, _ := open(t)
