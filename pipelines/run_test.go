@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -515,4 +516,50 @@ func TestRunStepErrors(t *testing.T) {
 			require.Equal(t, 1, se.Step.Index)
 		})
 	}
+}
+
+// TestRunTerminal runs with the live spinner on, over a read slow enough
+// for it to draw: the per-step lines and the summary still come out whole
+// (run it with -race).
+func TestRunTerminal(t *testing.T) {
+	t.Parallel()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-time.After(300 * time.Millisecond):
+		case <-r.Context().Done():
+		}
+		_, _ = io.WriteString(w, `{"items":[{"a":1},{"a":2}]}`)
+	}))
+	defer slow.Close()
+	var progress syncBuffer
+	res, err := run(t, `
+name: term
+steps:
+  - read:
+      type: RESTAPI
+      properties: {svc.restapi.url: "`+slow.URL+`", svc.restapi.parse.payload: "true"}
+  - explode: items
+`, nil, pipelines.Options{Progress: &progress, Terminal: true})
+	require.NoError(t, err)
+	res.Output.Release()
+	out := progress.String()
+	require.Contains(t, out, "2/2 step_2     explode  2 rows")
+	require.Contains(t, out, "pipeline term: 2 steps, 2 rows out")
+}
+
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
