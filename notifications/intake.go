@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -70,6 +71,12 @@ func ParseDelivery(body []byte, now time.Time) (Record, error) {
 			rec.Program = *o.ProgramToken
 		}
 	}
+	// No store keeps NUL bytes faithfully (Postgres refuses them).
+	for _, f := range []struct{ name, v string }{{"token", rec.WebhookToken}, {"object.token", rec.ObjectToken}, {"object.programToken", rec.Program}} {
+		if strings.IndexByte(f.v, 0) >= 0 {
+			return Record{}, &IntakeError{fmt.Sprintf("%q contains a NUL character", f.name)}
+		}
+	}
 	rec.NotificationType = TypeOf(rec.ObjectToken)
 	rec.Payload = bytes.Clone(body)
 	return rec, nil
@@ -109,6 +116,10 @@ func (s *Service) intake(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(s.baseCtx, s.intakeTimeout)
 	res, err := s.store.Enqueue(ctx, &rec)
 	cancel()
+	if errors.Is(err, ErrInvalid) {
+		s.metrics.rejected.Inc()
+		return jsonError(c, fiber.StatusBadRequest, "the store refuses this notification: "+err.Error())
+	}
 	if err != nil {
 		s.log.Error("enqueue failed; answering 503 so the provider re-sends",
 			"webhookToken", rec.WebhookToken, "error", err)

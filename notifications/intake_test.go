@@ -57,6 +57,8 @@ func TestParseDelivery(t *testing.T) {
 		{"numeric token", `{"token":12}`, notifications.Record{}, `field "token"`},
 		{"bad createdOn", `{"token":"a","createdOn":"yesterday"}`, notifications.Record{}, `"createdOn"`},
 		{"numeric createdOn", `{"token":"a","createdOn":1714557600}`, notifications.Record{}, `"createdOn" must be an ISO-8601`},
+		{"NUL in token", `{"token":"a\u0000b"}`, notifications.Record{}, `"token" contains a NUL character`},
+		{"NUL in program", `{"token":"a","object":{"programToken":"\u0000"}}`, notifications.Record{}, `"object.programToken" contains a NUL`},
 		{"object not object", `{"token":"a","object":"usr-1"}`, notifications.Record{}, `field "object" must be an object, got a JSON string`},
 		{"object token not string", `{"token":"a","object":{"token":5}}`, notifications.Record{}, `field "object.token" must be a string, got a JSON number`},
 	}
@@ -288,6 +290,11 @@ func parseDeliveryOracle(body []byte, now time.Time) (notifications.Record, bool
 			return notifications.Record{}, false
 		}
 		if rec.Program, ok = str(obj["programToken"]); !ok {
+			return notifications.Record{}, false
+		}
+	}
+	for _, v := range []string{rec.WebhookToken, rec.ObjectToken, rec.Program} {
+		if strings.Contains(v, "\x00") {
 			return notifications.Record{}, false
 		}
 	}

@@ -308,6 +308,8 @@ func (s *Service) mgmtStoreError(c *fiber.Ctx, err error) error {
 		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("notification %q not found", tokenParam(c)))
 	case errors.Is(err, ErrExists):
 		return jsonError(c, fiber.StatusConflict, "a notification with that notificationToken already exists")
+	case errors.Is(err, ErrInvalid):
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	case errors.Is(err, ErrDuplicate):
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	case errors.Is(err, ErrConflict):

@@ -55,7 +55,8 @@ func TestManagementCRUD(t *testing.T) {
 
 	code, _ = do(t, svc, "POST", "/management/failed-notifications/", `{"notificationToken":"wbh-1"}`)
 	require.Equal(t, 409, code)
-	for _, bad := range []string{``, `{`, `{"target":"usr-1"}`, `{"notificationToken":"x","creationDate":"soon"}`, `{"notificationToken":"x","retryCounter":-1}`, `[]`} {
+	for _, bad := range []string{``, `{`, `{"target":"usr-1"}`, `{"notificationToken":"x","creationDate":"soon"}`, `{"notificationToken":"x","retryCounter":-1}`, `[]`,
+		`{"notificationToken":"nul\u0000"}`} {
 		code, body := do(t, svc, "POST", "/management/failed-notifications", bad)
 		require.Equal(t, 400, code, bad)
 		require.Contains(t, body, "errorMessage")
