@@ -234,6 +234,8 @@ type rowBuilder struct {
 	structs bool // rows are objects whose fields are the columns
 	rows    int64
 	records []arrow.Record
+	batchN  int64 // rows in the open batch
+	batchB  int64 // input bytes behind the open batch
 }
 
 func newRowBuilder(mem memory.Allocator, schema *arrow.Schema, structs bool) (*rowBuilder, error) {
@@ -265,15 +267,27 @@ func (rb *rowBuilder) add(s *scanner, pos, depth int) int {
 		return s.skipValue(pos, depth)
 	}
 	// A null row among objects becomes a row of nulls.
-	pos = s.buildValue(pos, rb.root, depth)
-	if rb.rows%maxBatchRows == 0 {
+	end := s.buildValue(pos, rb.root, depth)
+	rb.rowDone(end - pos)
+	return end
+}
+
+// maxBatchBytes bounds the input behind one batch: decoded strings are
+// never longer than their JSON text, so string offsets (int32) stay in
+// range however long the rows are.
+const maxBatchBytes = 1 << 30
+
+func (rb *rowBuilder) rowDone(inputBytes int) {
+	rb.batchN++
+	rb.batchB += int64(inputBytes)
+	if rb.batchN >= maxBatchRows || rb.batchB >= maxBatchBytes {
 		rb.flush()
 	}
-	return pos
 }
 
 func (rb *rowBuilder) flush() {
 	n := rb.rows - rb.flushedRows()
+	rb.batchN, rb.batchB = 0, 0
 	if n == 0 {
 		return
 	}

@@ -279,14 +279,13 @@ func (s *scanner) fuseRows(pos, depth int, rb *rowBuilder, row *typeNode) int {
 func (s *scanner) fuseRow(pos, depth int, rb *rowBuilder, row *typeNode) int {
 	rb.rows++
 	if rb.root == nil {
-		pos = s.fitsValue(pos, row, depth)
-	} else {
-		pos = s.fuseValue(pos, rb.root, depth)
+		return s.fitsValue(pos, row, depth)
 	}
-	if pos >= 0 && rb.rows%maxBatchRows == 0 {
-		rb.flush()
+	end := s.fuseValue(pos, rb.root, depth)
+	if end >= 0 {
+		rb.rowDone(end - pos)
 	}
-	return pos
+	return end
 }
 
 // fuseValue checks the value at pos, checks it fits n's sampled type, and

@@ -78,3 +78,31 @@ func TestReadJSONDocumentsParallel(t *testing.T) {
 	require.Contains(t, SchemaString(par.Schema()), " |-- id: string (nullable = true)\n")
 	require.Equal(t, rowsJSON(t, seq), rowsJSON(t, par))
 }
+
+func TestReadJSONSplitsLargeBatches(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	var b bytes.Buffer
+	b.WriteByte('[')
+	n := maxBatchRows + 5
+	for i := 0; i < n; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, `{"a":%d,"s":{"t":"x%d"}}`, i, i)
+	}
+	b.WriteByte(']')
+	for _, twoPass := range []bool{false, true} {
+		f, err := readJSONSplit([]docSpan{{data: b.Bytes()}}, false, JSONOptions{Allocator: mem}, splitting{workers: 1, twoPass: twoPass})
+		require.NoError(t, err)
+		require.Len(t, f.Records(), 2)
+		require.Equal(t, int64(n), f.NumRows())
+		last := Limit(f, int64(n))
+		var lastRow string
+		require.NoError(t, last.EachRowJSON(func(_ int64, obj []byte) error { lastRow = string(obj); return nil }))
+		require.Equal(t, fmt.Sprintf(`{"a":%d,"s":{"t":"x%d"}}`, n-1, n-1), lastRow)
+		last.Release()
+		f.Release()
+	}
+}
