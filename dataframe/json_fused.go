@@ -2,6 +2,7 @@ package dataframe
 
 import (
 	"bytes"
+	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -67,7 +68,7 @@ func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path
 	return f, true
 }
 
-// errSampled stops pass 1 once the sample has enough rows.
+// sampleFull stops pass 1 once the sample has enough rows.
 type sampleFull struct{}
 
 func (sampleFull) Error() string { return "sample complete" }
@@ -78,7 +79,7 @@ func (sampleFull) Error() string { return "sample complete" }
 // none or the input has an error (the two-pass path reports it).
 func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row *typeNode, rows int64, sampled int) {
 	row = &typeNode{}
-	s := &scanner{maxDepth: maxDepth, recordsPath: joinDotted(path)}
+	s := &scanner{maxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
 	if lines {
 		data := spans[0].data
 		end := len(data)
@@ -117,17 +118,6 @@ func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row
 	return row, rows, sampled
 }
 
-func joinDotted(path []string) string {
-	out := ""
-	for i, p := range path {
-		if i > 0 {
-			out += "."
-		}
-		out += p
-	}
-	return out
-}
-
 // attachTypes links each builder node to the sampled type it stands for.
 func (n *buildNode) attachTypes(t *typeNode) {
 	n.t = t
@@ -143,7 +133,7 @@ func (n *buildNode) attachTypes(t *typeNode) {
 	}
 }
 
-// errMismatch abandons the fused pass.
+// mismatch abandons the fused pass.
 type mismatch struct{}
 
 func (mismatch) Error() string { return "input does not fit the sampled schema" }
