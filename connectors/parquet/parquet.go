@@ -563,13 +563,15 @@ func Partition(f *dataframe.Frame, keys []string) ([]Group, error) {
 	if len(keep) == 0 {
 		return nil, fmt.Errorf("partitioning by every column leaves no data columns to write")
 	}
-	// Collect the distinct key tuples in order of first appearance.
+	// One pass gives every row its group (distinct key tuples numbered in
+	// order of first appearance); each group is then one cheap filter.
 	type tuple struct {
 		vals  []string
 		nulls []bool
 	}
-	var order []string
-	tuples := map[string]tuple{}
+	var tuples []tuple
+	index := map[string]int32{}
+	groupOf := make([]int32, 0, f.NumRows())
 	for _, rec := range f.Records() {
 		n := int(rec.NumRows())
 		for i := 0; i < n; i++ {
@@ -582,35 +584,25 @@ func Partition(f *dataframe.Frame, keys []string) ([]Group, error) {
 				t.vals[k], t.nulls[k] = v, null
 			}
 			id := tupleID(t.vals, t.nulls)
-			if _, seen := tuples[id]; !seen {
-				tuples[id] = t
-				order = append(order, id)
+			g, seen := index[id]
+			if !seen {
+				g = int32(len(tuples))
+				index[id] = g
+				tuples = append(tuples, t)
 			}
+			groupOf = append(groupOf, g)
 		}
 	}
-	groups := make([]Group, 0, len(order))
+	groups := make([]Group, 0, len(tuples))
 	release := func() {
 		for _, g := range groups {
 			g.Frame.Release()
 		}
 	}
-	for _, id := range order {
-		t := tuples[id]
+	for gi, t := range tuples {
+		want := int32(gi)
 		sel, err := dataframe.Filter(f, func(r *dataframe.Row) (bool, error) {
-			for k, key := range keys {
-				v, err := r.Get(key)
-				if err != nil {
-					return false, err
-				}
-				s, null, err := partitionText(v)
-				if err != nil {
-					return false, err
-				}
-				if null != t.nulls[k] || s != t.vals[k] {
-					return false, nil
-				}
-			}
-			return true, nil
+			return groupOf[r.Index()] == want, nil
 		})
 		if err != nil {
 			release()
