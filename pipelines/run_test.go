@@ -563,3 +563,38 @@ func (s *syncBuffer) String() string {
 	defer s.mu.Unlock()
 	return s.b.String()
 }
+
+func TestRunInlineDatasetWrite(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	src := sourceParquet(t, tmp)
+	lake := filepath.Join(tmp, "lake") + "/"
+	yaml := `
+name: inline_write
+steps:
+  - read: {type: PARQUET, properties: {svc.parquet.path: "` + src + `"}}
+  - explode: items
+  - select: [id]
+  - write:
+      type: PARQUET
+      properties:
+        svc.parquet.path: ` + lake + `
+        svc.parquet.mode: append
+`
+	for i := 0; i < 2; i++ {
+		res, err := run(t, yaml, nil, pipelines.Options{})
+		require.NoError(t, err)
+		require.Equal(t, "step_4", res.Steps[3].ID)
+		require.Equal(t, "step_4", res.Steps[3].Target)
+		res.Output.Release()
+	}
+	require.Len(t, listFiles(t, lake), 2, "append added a part file per run")
+	back, err := run(t, `
+name: back
+steps:
+  - read: {type: PARQUET, properties: {svc.parquet.path: "`+lake+`"}}
+`, nil, pipelines.Options{})
+	require.NoError(t, err)
+	defer back.Output.Release()
+	require.Equal(t, int64(10), back.Output.NumRows())
+}
