@@ -71,20 +71,26 @@ func (o ParquetOptions) rowGroupRows() int64 {
 // Spark and DuckDB reject or misread. The Arrow schema is stored in the file
 // so that a round trip restores the exact types (list element names, field
 // nullability) while other readers use the Parquet schema.
-func (o ParquetOptions) writerProps(mem memory.Allocator) (*parquet.WriterProperties, pqarrow.ArrowWriterProperties, error) {
+//
+// schema and sample, when given, pick the columns written without
+// dictionary encoding (see plainColumns).
+func (o ParquetOptions) writerProps(mem memory.Allocator, schema *arrow.Schema, sample []arrow.Record) (*parquet.WriterProperties, pqarrow.ArrowWriterProperties, error) {
 	codec, err := o.codec()
 	if err != nil {
 		return nil, pqarrow.ArrowWriterProperties{}, err
 	}
-	props := parquet.NewWriterProperties(
+	opts := []parquet.WriterProperty{
 		parquet.WithAllocator(mem),
 		parquet.WithCompression(codec),
 		parquet.WithRootRepetition(parquet.Repetitions.Required),
 		parquet.WithMaxRowGroupLength(o.rowGroupRows()),
 		parquet.WithCreatedBy("sluice (parquet-go arrow v17)"),
-	)
+	}
 	arrProps := pqarrow.NewArrowWriterProperties(pqarrow.WithStoreSchema(), pqarrow.WithAllocator(mem))
-	return props, arrProps, nil
+	if schema != nil && len(sample) > 0 {
+		opts = append(opts, plainColumns(schema, sample, parquet.NewWriterProperties(opts...), arrProps)...)
+	}
+	return parquet.NewWriterProperties(opts...), arrProps, nil
 }
 
 // WriteParquet writes f to w as one Parquet file: the column order, nested
@@ -110,7 +116,11 @@ func writeParquet(w io.Writer, f *Frame, o ParquetOptions, workers int) (err err
 	if workers > 1 && len(groups) > 1 {
 		return writeParquetParallel(w, f.Schema(), groups, o, workers)
 	}
-	props, arrProps, err := o.writerProps(memory.DefaultAllocator)
+	var sample []arrow.Record
+	if len(groups) > 0 {
+		sample = groups[0]
+	}
+	props, arrProps, err := o.writerProps(memory.DefaultAllocator, f.Schema(), sample)
 	if err != nil {
 		return err
 	}

@@ -82,7 +82,7 @@ func encodeParquetPart(schema *arrow.Schema, recs []arrow.Record, o ParquetOptio
 		rows += r.NumRows()
 	}
 	o.RowGroupRows = int(rows) // the whole part is one row group
-	props, arrProps, err := o.writerProps(mem)
+	props, arrProps, err := o.writerProps(mem, schema, recs)
 	if err != nil {
 		return parquetPart{err: err}
 	}

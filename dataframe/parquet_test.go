@@ -8,8 +8,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	parquetgo "github.com/parquet-go/parquet-go"
+	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/require"
 )
 
@@ -77,7 +79,7 @@ func TestReadParquetCorrupt(t *testing.T) {
 	}
 	// Bytes flipped throughout the body: each variant must either fail
 	// with an error or read, never panic (the test process would die).
-	for off := 4; off < len(good)-8; off += max(1, len(good)/150) {
+	for off := 4; off < len(good)-8; off += max(1, len(good)/80) {
 		bad := bytes.Clone(good)
 		bad[off] ^= 0xff
 		path := filepath.Join(dir, "flip.parquet")
@@ -174,40 +176,42 @@ func TestRowGroupSlices(t *testing.T) {
 func TestParquetParallelMatchesSerial(t *testing.T) {
 	t.Parallel()
 	mem := ioCheckedAlloc(t)
-	// 3 rows × 40 copies in batches of 7 rows: row groups cut across batches.
-	rows := strings.Repeat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(ioNestedRows), "["), "]")+",", 40)
+	// 3 rows × 20 copies in batches of 7 rows: row groups cut across batches.
+	rows := strings.Repeat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(ioNestedRows), "["), "]")+",", 20)
 	f := ioFrameFromJSON(t, mem, ioNestedSchema, "["+strings.TrimSuffix(rows, ",")+"]", 7)
 	defer f.Release()
-	require.Equal(t, int64(120), f.NumRows())
+	require.Equal(t, int64(60), f.NumRows())
 	dir := t.TempDir()
 	var files []string
-	for _, workers := range []int{1, 2, 5} {
-		for _, codec := range []string{"snappy", "zstd"} {
-			var buf bytes.Buffer
-			require.NoError(t, writeParquet(&buf, f, ParquetOptions{Compression: codec, RowGroupRows: 9}, workers))
-			path := filepath.Join(dir, fmt.Sprintf("w%d-%s.parquet", workers, codec))
-			require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-			files = append(files, path)
+	for _, tc := range []struct {
+		workers int
+		codec   string
+	}{{1, "snappy"}, {2, "snappy"}, {5, "zstd"}} {
+		workers, codec := tc.workers, tc.codec
+		var buf bytes.Buffer
+		require.NoError(t, writeParquet(&buf, f, ParquetOptions{Compression: codec, RowGroupRows: 9}, workers))
+		path := filepath.Join(dir, fmt.Sprintf("w%d-%s.parquet", workers, codec))
+		require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+		files = append(files, path)
 
-			pf, err := parquetgo.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
-			require.NoError(t, err)
-			require.Equal(t, int64(120), pf.NumRows())
-			require.Len(t, pf.RowGroups(), 14) // ceil(120/9) groups of ≤ 9 rows
-			var n int
-			for _, rg := range pf.RowGroups() {
-				rr := rg.Rows()
-				buf := make([]parquetgo.Row, 16)
-				for {
-					k, err := rr.ReadRows(buf)
-					n += k
-					if err != nil {
-						break
-					}
+		pf, err := parquetgo.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+		require.NoError(t, err)
+		require.Equal(t, int64(60), pf.NumRows())
+		require.Len(t, pf.RowGroups(), 7) // ceil(60/9) groups of ≤ 9 rows
+		var n int
+		for _, rg := range pf.RowGroups() {
+			rr := rg.Rows()
+			buf := make([]parquetgo.Row, 16)
+			for {
+				k, err := rr.ReadRows(buf)
+				n += k
+				if err != nil {
+					break
 				}
-				require.NoError(t, rr.Close())
 			}
-			require.Equal(t, 120, n)
+			require.NoError(t, rr.Close())
 		}
+		require.Equal(t, 60, n)
 	}
 	for _, path := range files {
 		got, err := ReadParquet(path, mem)
@@ -227,4 +231,49 @@ func TestParquetEmptyFrame(t *testing.T) {
 	defer got.Release()
 	require.Zero(t, got.NumRows())
 	require.Equal(t, SchemaString(ioNestedSchema), SchemaString(got.Schema()))
+}
+
+// TestParquetDictionaryOnlyWhereValuesRepeat checks the per-column choice:
+// mostly-distinct columns are written plain, repetitive ones with a
+// dictionary, and both read back.
+func TestParquetDictionaryOnlyWhereValuesRepeat(t *testing.T) {
+	t.Parallel()
+	mem := ioCheckedAlloc(t)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "kind", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "tags", Type: arrow.ListOf(arrow.BinaryTypes.String), Nullable: true},
+	}, nil)
+	var sb strings.Builder
+	sb.WriteString("[")
+	for i := 0; i < 3000; i++ {
+		if i > 0 {
+			sb.WriteString(",")
+		}
+		fmt.Fprintf(&sb, `{"id":"id-%d","kind":"k%d","n":%d,"tags":["t%d","u%d"]}`, i, i%3, i*7919, i%5, i)
+	}
+	sb.WriteString("]")
+	f := ioFrameFromJSON(t, mem, schema, sb.String(), 1000)
+	defer f.Release()
+	var buf bytes.Buffer
+	require.NoError(t, WriteParquet(&buf, f, ParquetOptions{}))
+	pf, err := parquetgo.OpenFile(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	require.NoError(t, err)
+	dict := map[string]bool{}
+	for _, cc := range pf.Metadata().RowGroups[0].Columns {
+		d := false
+		for _, e := range cc.MetaData.Encoding {
+			d = d || e == pqformat.RLEDictionary || e == pqformat.PlainDictionary
+		}
+		dict[strings.Join(cc.MetaData.PathInSchema, ".")] = d
+	}
+	require.Equal(t, map[string]bool{"id": false, "kind": true, "n": false, "tags.list.element": false}, dict)
+
+	path := filepath.Join(t.TempDir(), "d.parquet")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	got, err := ReadParquet(path, mem)
+	require.NoError(t, err)
+	defer got.Release()
+	ioRequireFramesEqual(t, f, got)
 }
