@@ -567,3 +567,52 @@ func TestStopDeadlineInterruptsWithoutCountingAnAttempt(t *testing.T) {
 	require.Equal(t, notifications.StatusPending, rec.Status, "left for the next run")
 	require.Zero(t, rec.RetryCounter, "a shutdown is not a failed attempt")
 }
+
+func TestScheduleRunsBothJobs(t *testing.T) {
+	t.Parallel()
+	m := newMarketplace(t)
+	cfg := testConfig()
+	cfg.MarketplaceURL = m.URL
+	cfg.ProcessingCron = "* * * * * ?" // every second
+	cfg.CleanupCron = "*/1 * * * * *"
+	cfg.RetentionDays = 0
+	st := openStore(t)
+	svc := newService(t, cfg, st)
+	require.NoError(t, svc.Start(context.Background()))
+	deliver(t, svc, "wbh-1", "usr-1", "")
+	eventually(t, "the scheduled processing run", func() bool { return len(m.tokens()) == 1 })
+	eventually(t, "the scheduled cleanup run", func() bool {
+		_, err := st.Get(context.Background(), "wbh-1")
+		return err != nil
+	})
+}
+
+func TestRecordOutdatedWhileProcessingIsSkipped(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	inside := make(chan struct{})
+	release := make(chan struct{})
+	svc := newService(t, testConfig(), st, notifications.WithDefaultHandler(notifications.HandlerFunc(
+		func(ctx context.Context, rec *notifications.Record, _ []byte) error {
+			if rec.WebhookToken == "wbh-old" {
+				close(inside)
+				<-release
+			}
+			return nil
+		})))
+	deliver(t, svc, "wbh-old", "usr-1", "2024-05-01T09:00:00Z")
+	done := make(chan notifications.RunStats, 1)
+	go func() {
+		st, _ := svc.RunProcessing(context.Background())
+		done <- st
+	}()
+	<-inside
+	deliver(t, svc, "wbh-new", "usr-1", "2024-05-01T09:05:00Z") // supersedes the record being processed
+	close(release)
+	stats := <-done
+	require.Equal(t, 1, stats.Skipped)
+	require.Equal(t, notifications.StatusOutdated, mustGet(t, st, "wbh-old").Status, "the outcome does not overwrite OUTDATED")
+	_, m := do(t, svc, "GET", "/metrics", "")
+	require.Contains(t, m, `sluice_notifications_processed_total{outcome="skipped"} 1`)
+	require.Contains(t, m, "sluice_notifications_outdated_total 1")
+}
