@@ -371,13 +371,13 @@ func (r *runner) write(ctx context.Context, s *Step, in *dataframe.Frame, sr *St
 		if w.Type != "" {
 			name, props = s.ID, userProps(s.ID, w.Type, w.Properties)
 		}
-		res, err := r.opts.Session.Write(ctx, name, in, props)
-		if err != nil {
+		// A failed write's error says how many rows went out before it
+		// (the session and the connector report it).
+		if _, err := r.opts.Session.Write(ctx, name, in, props); err != nil {
 			return err
 		}
 		sr.Target = name
 		sr.Bytes = dataframe.ByteSize(in)
-		_ = res
 		return nil
 	}
 	st, err := stageFile(ctx, w, in)
