@@ -425,3 +425,19 @@ func TestJSONLookup(t *testing.T) {
 	_, _, err = JSONLookup(doc, "a..b")
 	require.ErrorContains(t, err, "empty segment")
 }
+
+func TestReadJSONEmptyInputs(t *testing.T) {
+	t.Parallel()
+	f, err := ReadJSONDocuments(nil, JSONOptions{})
+	require.NoError(t, err)
+	require.Equal(t, "root\n", SchemaString(f.Schema()))
+	require.Equal(t, int64(0), f.NumRows())
+	g, err := ReadNDJSON(nil, JSONOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(0), g.NumRows())
+	h, err := ReadNDJSON([]byte("\n \n\t\n"), JSONOptions{})
+	require.NoError(t, err)
+	require.Equal(t, int64(0), h.NumRows())
+	_, err = ReadJSON(nil, JSONOptions{})
+	require.EqualError(t, err, "invalid JSON at byte offset 0: empty document")
+}
