@@ -2,9 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"fmt"
+	"hash/fnv"
 	"os"
-	"strconv"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -79,12 +81,23 @@ func benchOpen(b *testing.B, dsn string) notifications.Store {
 	return s
 }
 
+// benchRecord makes a delivery with provider-like tokens: UUIDs, so index
+// inserts land at random places as in production.
 func benchRecord(seq int64) *notifications.Record {
-	n := strconv.FormatInt(seq, 10)
 	return &notifications.Record{
-		WebhookToken: "wbh-" + n, ObjectToken: "usr-" + n, NotificationType: "USR",
+		WebhookToken: "wbh-" + benchUUID(seq, 1), ObjectToken: "usr-" + benchUUID(seq, 2), NotificationType: "USR",
 		CreationDate: time.Now(), ReceptionDate: time.Now(), Program: "prg-1", Payload: benchPayload,
 	}
+}
+
+func benchUUID(seq int64, salt uint64) string {
+	h := fnv.New128a()
+	var buf [16]byte
+	binary.LittleEndian.PutUint64(buf[:8], uint64(seq))
+	binary.LittleEndian.PutUint64(buf[8:], salt)
+	_, _ = h.Write(buf[:])
+	x := hex.EncodeToString(h.Sum(nil))
+	return x[:8] + "-" + x[8:12] + "-" + x[12:16] + "-" + x[16:20] + "-" + x[20:]
 }
 
 func reportRate(b *testing.B, unit string) {
