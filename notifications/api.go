@@ -1,6 +1,7 @@
 package notifications
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
@@ -36,6 +37,7 @@ func (s *Service) newApp() *fiber.App {
 		WriteTimeout:          5 * time.Minute, // dataset exports stream for a while
 		IdleTimeout:           2 * time.Minute,
 		ErrorHandler:          s.errorHandler,
+		JSONEncoder:           marshalNoHTMLEscape,
 	})
 	app.Use(s.authenticate)
 
@@ -182,6 +184,18 @@ func (s *Service) storeError(c *fiber.Ctx, err error) error {
 		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
 	}
 	return jsonError(c, fiber.StatusInternalServerError, "notification store error")
+}
+
+// marshalNoHTMLEscape keeps '&' in HAL links and '<' in messages readable:
+// the API's JSON is never embedded in HTML.
+func marshalNoHTMLEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // decodeJSON decodes a request body strictly enough to name what is wrong.
