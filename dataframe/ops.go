@@ -292,8 +292,8 @@ func Explode(f *Frame, path string) (*Frame, error) {
 	if err != nil {
 		return nil, err
 	}
-	lt, ok := fp.typ.(*arrow.ListType)
-	if !ok {
+	lt, ok := fp.typ.(arrow.ListLikeType)
+	if _, isMap := fp.typ.(*arrow.MapType); !ok || isMap {
 		return nil, fmt.Errorf("dataframe: explode %q: it is %s, not an array", path, SparkType(fp.typ))
 	}
 	mem := f.Allocator()
@@ -319,7 +319,7 @@ func Explode(f *Frame, path string) (*Frame, error) {
 		schema = arrow.NewSchema(fields, nil)
 	}
 	for _, rec := range f.records {
-		list := columnAt(mem, rec, fp).(*array.List)
+		list := columnAt(mem, rec, fp).(array.ListLike)
 		out, err := explodeRecord(ctx, mem, rec, list, fp, schema, isStruct)
 		list.Release()
 		if err != nil {
@@ -332,7 +332,7 @@ func Explode(f *Frame, path string) (*Frame, error) {
 	return newFrom(f, schema, recs)
 }
 
-func explodeRecord(ctx context.Context, mem memory.Allocator, rec arrow.Record, list *array.List, fp fieldPath, schema *arrow.Schema, isStruct bool) (arrow.Record, error) {
+func explodeRecord(ctx context.Context, mem memory.Allocator, rec arrow.Record, list array.ListLike, fp fieldPath, schema *arrow.Schema, isStruct bool) (arrow.Record, error) {
 	n := list.Len()
 	src := array.NewInt64Builder(mem)
 	defer src.Release()

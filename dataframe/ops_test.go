@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 )
@@ -185,4 +187,26 @@ func TestFromValues(t *testing.T) {
 	e, err := FromValues([]string{"a"}, nil)
 	require.NoError(t, err)
 	require.Equal(t, int64(0), e.NumRows())
+}
+
+func TestExplodeLargeList(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	schema := arrow.NewSchema([]arrow.Field{nf("id", arrow.PrimitiveTypes.Int64), nf("l", arrow.LargeListOf(arrow.BinaryTypes.String))}, nil)
+	rb := array.NewRecordBuilder(mem, schema)
+	defer rb.Release()
+	rb.Field(0).(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)
+	lb := rb.Field(1).(*array.LargeListBuilder)
+	lb.Append(true)
+	lb.ValueBuilder().(*array.StringBuilder).AppendValues([]string{"a", "b"}, nil)
+	lb.AppendNull()
+	f, err := New(schema, rb.NewRecord())
+	require.NoError(t, err)
+	f.SetAllocator(mem)
+	defer f.Release()
+	out, err := Explode(f, "l")
+	require.NoError(t, err)
+	defer out.Release()
+	require.Equal(t, []string{`{"id":1,"l":"a"}`, `{"id":1,"l":"b"}`}, rowsJSON(t, out))
 }
