@@ -95,7 +95,13 @@ func (s *Service) authenticate(c *fiber.Ctx) error {
 	if p == "/health" || (c.Method() == fiber.MethodPost && (p == "/webhook/notifications" || p == "/webhooks/notifications")) {
 		return c.Next()
 	}
-	got, ok := strings.CutPrefix(c.Get(fiber.HeaderAuthorization), "Bearer ")
+	auth := c.Get(fiber.HeaderAuthorization)
+	// The scheme is case-insensitive (RFC 9110 §11.1).
+	ok := len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ")
+	got := ""
+	if ok {
+		got = auth[7:]
+	}
 	// Hashing first makes the comparison constant-time in the length too.
 	want := sha256.Sum256([]byte(s.cfg.APIToken))
 	have := sha256.Sum256([]byte(strings.TrimSpace(got)))

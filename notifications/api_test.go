@@ -126,8 +126,10 @@ func TestHealthMetricsAndAuth(t *testing.T) {
 	code, body = do(t, svc, "GET", "/management/failed-notifications", "", "Authorization", "Bearer tok-secret")
 	require.Equal(t, 403, code)
 	require.JSONEq(t, `{"errorMessage":"management API is disabled"}`, body)
-	code, _ = do(t, svc, "GET", "/management/failed-notifications/x/", "", "Authorization", "Bearer tok-secret")
-	require.Equal(t, 403, code)
+	code, _ = do(t, svc, "GET", "/management/failed-notifications/x/", "", "Authorization", "bearer tok-secret")
+	require.Equal(t, 403, code, "the scheme is case-insensitive")
+	code, _ = do(t, svc, "GET", "/metrics", "", "Authorization", "Basic dG9rLXNlY3JldA==")
+	require.Equal(t, 401, code)
 	// Intake needs no token.
 	code, _ = do(t, svc, "POST", "/webhook/notifications", webhook("wbh-9", "usr-9", ""))
 	require.Equal(t, 200, code)

@@ -99,7 +99,9 @@ func WriteDataset(ctx context.Context, store Store, r Range, format string, w io
 				err = fmt.Errorf("writing parquet: %v", p)
 			}
 		}()
-		pw := parquet.NewGenericWriter[parquetRow](w, parquet.Compression(&parquet.Snappy))
+		// Bounded row groups keep a large export's memory flat.
+		pw := parquet.NewGenericWriter[parquetRow](w, parquet.Compression(&parquet.Snappy),
+			parquet.MaxRowsPerRowGroup(64*1024))
 		rows := make([]parquetRow, 0, 1024)
 		flush := func() error {
 			if len(rows) == 0 {
