@@ -58,22 +58,31 @@ const sqliteCols = `id, webhook_token, object_token, notification_type, creation
 const sqliteInsertCols = `webhook_token, object_token, notification_type, creation_date, reception_date,
 	status, retry_counter, last_retry_date, next_retry_date, program, payload`
 
+// The roles of a store's SQLite connections.
+const (
+	roleWriter = iota
+	roleReader
+	roleCheckpointer
+)
+
 // sqliteDSN builds the driver DSN: pragmas run on every new connection.
-func sqliteDSN(path string, o options, readOnly bool) string {
+func sqliteDSN(path string, o options, role int) string {
 	q := url.Values{}
 	q.Set("_busy_timeout", strconv.FormatInt(o.busyTimeout.Milliseconds(), 10))
 	q.Set("_journal_mode", "WAL")
 	q.Set("_synchronous", o.synchronous)
-	// The writer touches index pages all over (tokens are random): keep
-	// them in memory rather than re-reading them through the OS. 64 MiB.
-	q.Add("_pragma", "cache_size(-65536)")
 	// Checkpoints run in the background (checkpointLoop), off the commit
 	// path; this is only the backstop should they fall behind (≈ 80 MiB).
 	q.Add("_pragma", "wal_autocheckpoint(20000)")
-	if readOnly {
-		q.Set("_query_only", "1")
-	} else {
+	switch role {
+	case roleWriter:
+		// The writer touches index pages all over (tokens are random): keep
+		// them in memory rather than re-reading them through the OS.
+		q.Add("_pragma", "cache_size(-65536)") // 64 MiB
 		q.Set("_txlock", "immediate")
+	case roleReader:
+		q.Add("_pragma", "cache_size(-16384)") // 16 MiB
+		q.Set("_query_only", "1")
 	}
 	return (&url.URL{Scheme: "file", Path: path}).String() + "?" + q.Encode()
 }
@@ -104,7 +113,7 @@ func openSQLite(ctx context.Context, path string, o options) (_ notifications.St
 			s.closeDBs()
 		}
 	}()
-	if s.wdb, err = sql.Open("sqlite", sqliteDSN(abs, o, false)); err != nil {
+	if s.wdb, err = sql.Open("sqlite", sqliteDSN(abs, o, roleWriter)); err != nil {
 		return nil, fmt.Errorf("sqlstore: opening %s: %w", path, err)
 	}
 	s.wdb.SetMaxOpenConns(1)
@@ -114,7 +123,7 @@ func openSQLite(ctx context.Context, path string, o options) (_ notifications.St
 	if err := s.migrate(ctx); err != nil {
 		return nil, fmt.Errorf("sqlstore: migrating %s: %w", path, err)
 	}
-	if s.rdb, err = sql.Open("sqlite", sqliteDSN(abs, o, true)); err != nil {
+	if s.rdb, err = sql.Open("sqlite", sqliteDSN(abs, o, roleReader)); err != nil {
 		return nil, fmt.Errorf("sqlstore: opening %s: %w", path, err)
 	}
 	s.rdb.SetMaxOpenConns(o.readers)
@@ -148,7 +157,7 @@ func openSQLite(ctx context.Context, path string, o options) (_ notifications.St
 			return nil, fmt.Errorf("sqlstore: preparing statements on %s: %w", path, storeErr("prepare", err))
 		}
 	}
-	if s.cdb, err = sql.Open("sqlite", sqliteDSN(abs, o, false)); err != nil {
+	if s.cdb, err = sql.Open("sqlite", sqliteDSN(abs, o, roleCheckpointer)); err != nil {
 		return nil, fmt.Errorf("sqlstore: opening %s: %w", path, err)
 	}
 	s.cdb.SetMaxOpenConns(1)

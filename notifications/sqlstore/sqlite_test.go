@@ -57,7 +57,16 @@ func TestSQLitePragmas(t *testing.T) {
 		require.Equal(t, "wal", mode)
 		require.Equal(t, 2, sync, "synchronous=FULL")
 		require.Equal(t, 10000, busy)
+		var autockpt int
+		require.NoError(t, db.QueryRow(`PRAGMA wal_autocheckpoint`).Scan(&autockpt))
+		require.Equal(t, 20000, autockpt, "checkpoints run in the background")
 	}
+	var cache int
+	require.NoError(t, s.wdb.QueryRow(`PRAGMA cache_size`).Scan(&cache))
+	require.Equal(t, -65536, cache)
+	var queryOnly int
+	require.NoError(t, s.rdb.QueryRow(`PRAGMA query_only`).Scan(&queryOnly))
+	require.Equal(t, 1, queryOnly, "readers cannot write")
 	var versions []int
 	rows, err := s.rdb.Query(`SELECT version FROM schema_migrations ORDER BY version`)
 	require.NoError(t, err)
