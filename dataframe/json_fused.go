@@ -138,7 +138,7 @@ type mismatch struct{}
 
 func (mismatch) Error() string { return "input does not fit the sampled schema" }
 
-func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, row *typeNode, sampleRows int64, sampled int, path []string, maxDepth int) ([]arrow.Record, error) {
+func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int, path []string, maxDepth int) ([]arrow.Record, error) {
 	rb, err := newRowBuilder(mem, schema, structs)
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs boo
 	if rb.root != nil {
 		rb.root.attachTypes(row)
 		frac := float64(size) / float64(sampled)
-		if est := int64(float64(sampleRows) * frac); est <= maxBatchRows {
+		if est := int64(float64(sampledRows) * frac); est <= maxBatchRows {
 			rb.root.reserve(row, est, frac)
 		}
 	}
