@@ -177,6 +177,10 @@ func (s *Service) Serve(ln net.Listener) error {
 }
 
 func (s *Service) startLocked(ln net.Listener) error {
+	if s.stopping.Load() {
+		ln.Close()
+		return errors.New("notifications: service stopped")
+	}
 	s.started = true
 	s.ln = ln
 	s.served = make(chan error, 1)
@@ -214,7 +218,10 @@ func (s *Service) Addr() string {
 // are cancelled (their unfinished records are processed again later) and
 // ctx's error is returned. The store stays open.
 func (s *Service) Stop(ctx context.Context) error {
-	s.stopping.Store(true)
+	if s.stopping.Swap(true) {
+		// A second Stop only waits for the jobs the first one is stopping.
+		return errors.Join(s.procTrigger.wait(ctx), s.cleanTrigger.wait(ctx))
+	}
 	s.mu.Lock()
 	c := s.cron
 	started := s.started
