@@ -55,6 +55,11 @@ func WriteCSV(w io.Writer, f *Frame) error {
 					line = append(line, ',')
 				}
 				if col.IsNull(i) {
+					if len(cols) == 1 {
+						// A lone empty field is a blank line, which CSV
+						// readers skip: quote it so the row survives.
+						line = append(line, `""`...)
+					}
 					continue
 				}
 				switch a := col.(type) {
