@@ -260,20 +260,25 @@ func splitChunks(spans []docSpan, lines bool, sp splitting) []*chunk {
 }
 
 func runChunks(chunks []*chunk, workers int, fn func(*chunk)) {
-	if len(chunks) == 1 || workers <= 1 {
-		for _, c := range chunks {
-			fn(c)
+	runIndexed(len(chunks), workers, func(i int) { fn(chunks[i]) })
+}
+
+// runIndexed calls fn(0) … fn(n-1) on up to workers goroutines.
+func runIndexed(n, workers int, fn func(i int)) {
+	if n == 1 || workers <= 1 {
+		for i := 0; i < n; i++ {
+			fn(i)
 		}
 		return
 	}
 	sem := make(chan struct{}, workers)
 	var wg sync.WaitGroup
-	for _, c := range chunks {
+	for i := 0; i < n; i++ {
 		wg.Add(1)
 		sem <- struct{}{}
 		go func() {
 			defer func() { <-sem; wg.Done() }()
-			fn(c)
+			fn(i)
 		}()
 	}
 	wg.Wait()

@@ -26,7 +26,7 @@ const (
 // the two-pass path.
 func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path []string) (*Frame, bool) {
 	maxDepth := opts.maxDepth()
-	row, rows, sampled := sampleSchema(spans, lines, path, maxDepth)
+	row, rows, sampled, arrayAt := sampleSchema(spans, lines, path, maxDepth)
 	if rows == 0 || sampled == 0 {
 		// With no sampled rows a schema cannot be guessed; an all-null
 		// sample could not tell a later null from a value either way.
@@ -38,6 +38,13 @@ func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path
 	schema := rowSchema(row, rows)
 	structs := row.kind == kindStruct
 	mem := opts.allocator()
+	if !lines && len(spans) == 1 && arrayAt >= 0 && sp.workers > 1 && len(spans[0].data) >= sp.minParallel {
+		// One large document: its rows array is shared out instead.
+		n := max(2, min(2*sp.workers, len(spans[0].data)/sp.chunkMin))
+		if cuts, arrayEnd := cutArray(spans[0].data, arrayAt, n); arrayEnd >= 0 && len(cuts) > 0 {
+			return readFusedSplit(spans[0].data, cuts, arrayEnd, opts, sp, path, schema, structs, row, rows, sampled)
+		}
+	}
 	chunks := splitChunks(spans, lines, sp)
 	runChunks(chunks, sp.workers, func(c *chunk) {
 		if c.lines {
@@ -77,8 +84,9 @@ func (sampleFull) Error() string { return "sample complete" }
 // the lines in the first sampleBytes). sampled is how many bytes the
 // sample covered (for sizing builders); rows is 0 when the sample found
 // none or the input has an error (the two-pass path reports it).
-func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row *typeNode, rows int64, sampled int) {
+func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row *typeNode, rows int64, sampled, arrayAt int) {
 	row = &typeNode{}
+	arrayAt = -1
 	s := &scanner{maxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
 	if lines {
 		data := spans[0].data
@@ -92,11 +100,11 @@ func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row
 		for _, sp := range splitLines(docSpan{data: data[:end]}) {
 			s.data, s.base = sp.data, sp.base
 			if err := s.inferDoc(path, row, &sp); err != nil {
-				return nil, 0, 0
+				return nil, 0, 0, -1
 			}
 			rows += sp.rows
 		}
-		return row, rows, end
+		return row, rows, end, -1
 	}
 	for i := range spans {
 		sp := spans[i]
@@ -104,18 +112,21 @@ func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row
 		s.rowLimit = sampleRows - rows
 		err := s.inferDoc(path, row, &sp)
 		rows += sp.rows
+		if i == 0 && sp.array {
+			arrayAt = sp.start
+		}
 		if _, full := err.(sampleFull); full {
-			return row, rows, sampled + s.stopAt
+			return row, rows, sampled + s.stopAt, arrayAt
 		}
 		if err != nil {
-			return nil, 0, 0
+			return nil, 0, 0, -1
 		}
 		sampled += len(sp.data)
 		if rows >= sampleRows {
 			break
 		}
 	}
-	return row, rows, sampled
+	return row, rows, sampled, arrayAt
 }
 
 // attachTypes links each builder node to the sampled type it stands for.
@@ -250,6 +261,10 @@ func (s *scanner) fuseRows(pos, depth int, rb *rowBuilder, row *typeNode) int {
 			pos = s.skipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
 				pos = s.skipWS(pos + 1)
+				if s.cutAt > 0 && pos == s.cutAt {
+					// The other parts read the rest of the array.
+					return s.cutTo + 1
+				}
 				continue
 			}
 			if pos < len(d) && d[pos] == ']' {
@@ -534,4 +549,165 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 		}
 	}
 	return -1
+}
+
+// readFusedSplit reads one large document on several goroutines: a quick
+// structural scan cuts its rows array at element boundaries; the first
+// part walks the whole document (checking all of it but the other parts'
+// elements), every other part reads its own elements.
+func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp splitting, path []string, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int) (*Frame, bool) {
+	trust := utf8.Valid(d)
+	mem := opts.allocator()
+	type part struct {
+		from, to int // element start (0: the whole document); next part's start or arrayEnd
+		recs     []arrow.Record
+		ok       bool
+	}
+	parts := make([]*part, len(cuts)+1)
+	parts[0] = &part{from: 0, to: cuts[0]}
+	for i, c := range cuts {
+		to := arrayEnd
+		if i+1 < len(cuts) {
+			to = cuts[i+1]
+		}
+		parts[i+1] = &part{from: c, to: to}
+	}
+	depth := len(path) + 1
+	runIndexed(len(parts), sp.workers, func(i int) {
+		p := parts[i]
+		rb, err := newRowBuilder(mem, schema, structs)
+		if err != nil {
+			return
+		}
+		defer rb.release()
+		if rb.root != nil {
+			rb.root.attachTypes(row)
+			frac := float64(p.to-p.from) / float64(sampled)
+			if est := int64(float64(sampledRows) * frac); est <= maxBatchRows {
+				rb.root.reserve(row, est, frac)
+			}
+		}
+		s := &scanner{data: d, maxDepth: opts.maxDepth(), trustUTF8: trust}
+		if i == 0 {
+			s.cutAt, s.cutTo = p.to, arrayEnd
+			pos := s.skipWS(0)
+			if pos >= len(d) {
+				return
+			}
+			if pos = s.fusePath(pos, path, 0, rb, row); pos < 0 {
+				return
+			}
+			if pos = s.skipWS(pos); pos < len(d) {
+				return
+			}
+		} else if !s.fuseRange(p.from, p.to, p.to == arrayEnd, depth, rb, row) {
+			return
+		}
+		p.recs, p.ok = rb.finish(), true
+	})
+	var recs []arrow.Record
+	ok := true
+	for _, p := range parts {
+		ok = ok && p.ok
+		recs = append(recs, p.recs...)
+	}
+	if !ok {
+		for _, r := range recs {
+			r.Release()
+		}
+		return nil, false
+	}
+	f, err := New(schema, recs...)
+	if err != nil {
+		return nil, false
+	}
+	f.mem = opts.Allocator
+	return f, true
+}
+
+// fuseRange reads the rows array elements from from up to to: the next
+// part's first element, or, for the last part, the array's ']'.
+func (s *scanner) fuseRange(from, to int, last bool, depth int, rb *rowBuilder, row *typeNode) bool {
+	d := s.data
+	pos := from
+	for {
+		if pos = s.fuseRow(pos, depth, rb, row); pos < 0 {
+			return false
+		}
+		pos = s.skipWS(pos)
+		if pos < len(d) && d[pos] == ',' && !(last && pos >= to) {
+			pos = s.skipWS(pos + 1)
+			if pos == to && !last {
+				return true
+			}
+			if pos >= to {
+				return false
+			}
+			continue
+		}
+		return last && pos == to && pos < len(d) && d[pos] == ']'
+	}
+}
+
+// cutArray scans the array at pos without checking it and returns up to
+// n-1 element starts that cut it into parts of similar size, and the
+// position of its closing ']'. arrayEnd is -1 when the scan runs off the
+// input (the caller then reads in one part, which reports any error).
+func cutArray(d []byte, pos, n int) (cuts []int, arrayEnd int) {
+	size := len(d) - pos
+	next := pos + size/n
+	depth := 0
+	for i := pos + 1; i < len(d); i++ {
+		switch d[i] {
+		case '"':
+			e := stringEndSafe(d, i)
+			if e < 0 {
+				return nil, -1
+			}
+			i = e - 1
+		case '{', '[':
+			depth++
+		case '}':
+			depth--
+		case ']':
+			if depth == 0 {
+				return cuts, i
+			}
+			depth--
+		case ',':
+			if depth == 0 && i >= next && len(cuts) < n-1 {
+				j := i + 1
+				for j < len(d) && wsTable[d[j]] {
+					j++
+				}
+				cuts = append(cuts, j)
+				next = pos + size*(len(cuts)+1)/n
+			}
+		}
+		if depth < 0 {
+			return nil, -1
+		}
+	}
+	return nil, -1
+}
+
+// stringEndSafe is stringEnd for input not yet checked: -1 when the string
+// does not end.
+func stringEndSafe(d []byte, pos int) int {
+	i := pos + 1
+	for {
+		j := bytes.IndexByte(d[i:], '"')
+		if j < 0 {
+			return -1
+		}
+		i += j
+		k := i - 1
+		for k > pos && d[k] == '\\' {
+			k--
+		}
+		if (i-1-k)%2 == 0 {
+			return i + 1
+		}
+		i++
+	}
 }

@@ -80,3 +80,56 @@ func TestFusedMatchesTwoPass(t *testing.T) {
 		})
 	}
 }
+
+// TestFusedSplitDocument reads single large documents with their rows array
+// cut into parts read in parallel, and compares with the two-pass read.
+func TestFusedSplitDocument(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	var listing bytes.Buffer
+	require.NoError(t, GenListing(&listing, 1500, 9))
+	tricky := `{"s":"a,]}[{\"q\\\\","n":1,"l":[1,[2,{"x":"]"}]]}`
+	rows := func(n int, row string) string { return strings.TrimSuffix(strings.Repeat(row+",", n), ",") }
+	tests := []struct {
+		name  string
+		data  string
+		path  string
+		split bool // the split read must succeed
+	}{
+		{"listing", listing.String(), "items", true},
+		{"top-level array with tricky strings", "[" + rows(3000, tricky) + "]", "", true},
+		{"nested path and fields after the array", `{"a":{"r":[` + rows(3000, tricky) + `],"z":[1,{"k":"v"}]},"t":true}`, "a.r", true},
+		{"new field in a late part", "[" + rows(3000, tricky) + `,{"new":1}` + "]", "", false},
+		{"syntax error in a late part", "[" + rows(3000, tricky) + `,{"s":"x",}` + "]", "", false},
+		{"syntax error after the array", `{"r":[` + rows(3000, tricky) + `],"z":[1,}`, "r", false},
+		{"trailing comma in the array", "[" + rows(3000, tricky) + ",]", "", false},
+		{"trailing garbage", "[" + rows(3000, tricky) + "] x", "", false},
+		{"unterminated", "[" + rows(3000, tricky), "", false},
+	}
+	for _, tt := range tests {
+		for _, workers := range []int{2, 3} {
+			sp := splitting{minParallel: 1, chunkMin: 1 << 12, workers: workers}
+			opts := JSONOptions{RecordsPath: tt.path, Allocator: mem}
+			one, err1 := readJSONSplit([]docSpan{{data: []byte(tt.data)}}, false, opts, sp)
+			two, err2 := readJSONSplit([]docSpan{{data: []byte(tt.data)}}, false, opts, splitting{workers: 1, twoPass: true})
+			if err2 != nil {
+				require.EqualError(t, err1, err2.Error(), tt.name)
+			} else {
+				require.NoError(t, err1, tt.name)
+				require.Equal(t, SchemaString(two.Schema()), SchemaString(one.Schema()), tt.name)
+				require.Equal(t, rowsJSON(t, two), rowsJSON(t, one), tt.name)
+				one.Release()
+				two.Release()
+			}
+			path, err := opts.validate()
+			require.NoError(t, err)
+			f, ok := readFused([]docSpan{{data: []byte(tt.data)}}, false, opts, sp, path)
+			require.Equal(t, tt.split, ok, tt.name)
+			if ok {
+				require.Greater(t, len(f.Records()), 1, tt.name)
+				f.Release()
+			}
+		}
+	}
+}

@@ -53,6 +53,8 @@ type scanner struct {
 	rowLimit    int64  // sampling: stop pass 1 after this many rows
 	stopped     bool   // sampling stopped pass 1
 	stopAt      int    // where it stopped
+	cutAt       int    // fused split: the element where the next part starts
+	cutTo       int    // fused split: the rows array's closing ']'
 	buf         []byte // decoded strings and compacted JSON text
 }
 
