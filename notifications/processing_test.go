@@ -616,3 +616,66 @@ func TestRecordOutdatedWhileProcessingIsSkipped(t *testing.T) {
 	require.Contains(t, m, `sluice_notifications_processed_total{outcome="skipped"} 1`)
 	require.Contains(t, m, "sluice_notifications_outdated_total 1")
 }
+
+func TestProcessingDownstreamFailures(t *testing.T) {
+	t.Parallel()
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-time.After(5 * time.Second):
+		}
+	}))
+	defer slow.Close()
+	provider404 := httptest.NewServer(http.NotFoundHandler())
+	defer provider404.Close()
+	m := newMarketplace(t)
+
+	tests := []struct {
+		name        string
+		market      string
+		provider    string
+		viaMgmt     bool // no stored body
+		wantStatus  notifications.Status
+		wantPayload string
+	}{
+		{"marketplace timeout", slow.URL, "", false, notifications.StatusRetrying, ""},
+		{"provider API 404", m.URL, provider404.URL, true, notifications.StatusRetrying, ""},
+		{"no body, no provider: payload null", m.URL, "", true, notifications.StatusSuccess, "null"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			cfg := testConfig()
+			cfg.MarketplaceURL = tt.market
+			cfg.ProviderAPIURL = tt.provider
+			cfg.DownstreamTimeout = 200 * time.Millisecond
+			cfg.ManagementAPI = true
+			st := openStore(t)
+			svc := newService(t, cfg, st)
+			tok := "wbh-" + strings.ReplaceAll(tt.name, " ", "-")
+			if tt.viaMgmt {
+				code, body := do(t, svc, "POST", "/management/failed-notifications", fmt.Sprintf(`{"notificationToken":%q,"target":"usr-1"}`, tok))
+				require.Equal(t, 201, code, body)
+				code, _ = do(t, svc, "POST", "/management/failed-notifications/"+tok+"/retry", "")
+				require.Equal(t, 200, code)
+			} else {
+				deliver(t, svc, tok, "usr-1", "")
+			}
+			_, err := svc.RunProcessing(context.Background())
+			require.NoError(t, err)
+			require.Equal(t, tt.wantStatus, mustGet(t, st, tok).Status)
+			if tt.wantPayload != "" {
+				m.mu.Lock()
+				defer m.mu.Unlock()
+				found := false
+				for _, c := range m.calls {
+					if c.Notification.WebhookToken == tok {
+						found = true
+						require.Equal(t, tt.wantPayload, string(c.Payload))
+					}
+				}
+				require.True(t, found)
+			}
+		})
+	}
+}
