@@ -76,7 +76,8 @@ func (o JSONOptions) maxDepth() int {
 // per element (an array of non-objects gives the column `value`), with
 // the schema inferred by Spark's rules. With RecordsPath the rows are the
 // elements of the array there; a missing or null path gives no rows.
-// Invalid JSON is a *SyntaxError.
+// Invalid JSON is a *SyntaxError. A large document's rows are read on all
+// cores, one record batch per part.
 func ReadJSON(doc []byte, opts JSONOptions) (*Frame, error) {
 	return readJSON([]docSpan{{data: doc}}, false, opts)
 }
