@@ -5,7 +5,10 @@ import (
 	"context"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"strings"
@@ -214,4 +217,57 @@ func TestDatasetFormats(t *testing.T) {
 		require.Equal(t, 400, code, bad)
 		require.Contains(t, body, "errorMessage")
 	}
+}
+
+// scanFailsAfter is the real store with a fault injected into Scan after n
+// records: the export must then end as an incomplete download.
+type scanFailsAfter struct {
+	notifications.Store
+	n int
+}
+
+func (s scanFailsAfter) Scan(ctx context.Context, r notifications.Range, fn func(*notifications.Record) error) error {
+	seen := 0
+	return s.Store.Scan(ctx, r, func(rec *notifications.Record) error {
+		if seen == s.n {
+			return errors.New("disk on fire")
+		}
+		seen++
+		return fn(rec)
+	})
+}
+
+func TestDatasetFailures(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	loader := newService(t, testConfig(), st)
+	for i := range 300 {
+		deliver(t, loader, fmt.Sprintf("wbh-%03d", i), fmt.Sprintf("usr-%d", i), "")
+	}
+
+	// A failure before the first 64 KiB: a proper error status.
+	early := newService(t, testConfig(), scanFailsAfter{Store: st, n: 2})
+	code, body := do(t, early, "GET", "/datasets/notifications", "")
+	require.Equal(t, 500, code)
+	require.Contains(t, body, "errorMessage")
+
+	// A failure after bytes went out: the download is visibly incomplete.
+	late := newService(t, testConfig(), scanFailsAfter{Store: st, n: 280})
+	require.NoError(t, late.Start(context.Background()))
+	resp, err := http.Get("http://" + late.Addr() + "/datasets/notifications?format=ndjson")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, 200, resp.StatusCode)
+	_, err = io.ReadAll(resp.Body)
+	require.ErrorIs(t, err, io.ErrUnexpectedEOF, "no final chunk: the client knows the export is incomplete")
+
+	// Without the fault the same large download completes.
+	ok := newService(t, testConfig(), st)
+	require.NoError(t, ok.Start(context.Background()))
+	resp, err = http.Get("http://" + ok.Addr() + "/datasets/notifications?format=ndjson")
+	require.NoError(t, err)
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	require.NoError(t, err)
+	require.Len(t, strings.Split(strings.TrimSpace(string(b)), "\n"), 300)
 }

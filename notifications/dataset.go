@@ -2,8 +2,10 @@ package notifications
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"strconv"
@@ -161,14 +163,42 @@ func (s *Service) dataset(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, ctype)
 	c.Set(fiber.HeaderContentDisposition, `attachment; filename="notifications.`+ext+`"`)
+	// The export runs into a pipe. Its first 64 KiB are read here, before
+	// the status goes out: a small export is sent whole, and a failure
+	// before that point still gets a proper error status. Past it, a
+	// failure reaches fasthttp as a read error, which cuts the chunked body
+	// off without its final chunk: the client sees an incomplete download,
+	// never a short file that looks whole. When the client goes away
+	// fasthttp closes the reader, which stops the export.
+	pr, pw := io.Pipe()
 	ctx := s.baseCtx
-	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		if err := WriteDataset(ctx, s.store, r, format, w); err != nil {
-			// The status is gone; cutting the stream short is all that is left.
-			s.log.Error("dataset export failed mid-stream", "format", format, "error", err)
-			return
+	go func() {
+		bw := bufio.NewWriterSize(pw, 32<<10)
+		err := WriteDataset(ctx, s.store, r, format, bw)
+		if err == nil {
+			err = bw.Flush()
 		}
-		_ = w.Flush()
-	})
+		if err != nil && !errors.Is(err, io.ErrClosedPipe) {
+			s.log.Error("dataset export failed", "format", format, "error", err)
+		}
+		pw.CloseWithError(err)
+	}()
+	first := make([]byte, 64<<10)
+	n, err := io.ReadFull(pr, first)
+	switch {
+	case err == io.EOF || err == io.ErrUnexpectedEOF: // all of it
+		pr.Close()
+		return c.Send(first[:n])
+	case err != nil:
+		pr.Close()
+		return s.storeError(c, fmt.Errorf("dataset export: %w", err))
+	}
+	c.Context().SetBodyStream(readCloser{io.MultiReader(bytes.NewReader(first), pr), pr}, -1)
 	return nil
+}
+
+// readCloser lets fasthttp close the pipe behind a MultiReader.
+type readCloser struct {
+	io.Reader
+	io.Closer
 }
