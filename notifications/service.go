@@ -77,7 +77,8 @@ func WithHandler(typ string, h Handler) Option {
 // a handler of its own.
 func WithDefaultHandler(h Handler) Option { return func(s *Service) { s.fallback = h } }
 
-// New validates cfg and builds the service over store. Nothing runs until
+// New validates cfg (start from DefaultConfig or ConfigFromEnv: a zero
+// Config is invalid) and builds the service over store. Nothing runs until
 // Start (the App may be served by the caller instead).
 func New(cfg Config, store Store, opts ...Option) (*Service, error) {
 	if store == nil {
