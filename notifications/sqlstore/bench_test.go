@@ -71,9 +71,9 @@ func benchExec(b *testing.B, dsn, sql string) {
 	}
 }
 
-func benchOpen(b *testing.B, dsn string) notifications.Store {
+func benchOpen(b *testing.B, dsn string, opts ...Option) notifications.Store {
 	b.Helper()
-	s, err := Open(context.Background(), dsn)
+	s, err := Open(context.Background(), dsn, opts...)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -109,29 +109,27 @@ func reportRate(b *testing.B, unit string) {
 // "bare-insert" is a plain single-row INSERT committed per request (what a
 // naive store does); "bare-writer" is the draining writer with plain INSERTs
 // and no rules (the ceiling of group commit). On Postgres "per-request"
-// forces the one-statement-per-delivery form at every batch size.
+// forces the one-statement-per-delivery form at every batch size (one
+// writer), and "store-N-writer(s)" sets the number of parallel writers
+// (the default is 4).
 func BenchmarkEnqueueParallel(b *testing.B) {
 	for _, tg := range benchTargets(b) {
 		b.Run(tg.name+"/store", func(b *testing.B) {
 			s := benchOpen(b, tg.newDSN(b))
-			var seq atomic.Int64
-			b.SetParallelism(32)
-			b.ResetTimer()
-			b.RunParallel(func(pb *testing.PB) {
-				for pb.Next() {
-					res, err := s.Enqueue(context.Background(), benchRecord(seq.Add(1)))
-					if err != nil || res.Outcome != notifications.Stored {
-						b.Error(err, res.Outcome)
-						return
-					}
-				}
-			})
-			reportRate(b, "notifications/s")
+			benchEnqueue(b, s)
 		})
+		if tg.name == "postgres" {
+			b.Run(tg.name+"/store-1-writer", func(b *testing.B) {
+				benchEnqueue(b, benchOpen(b, tg.newDSN(b), WithPostgresWriters(1)))
+			})
+			b.Run(tg.name+"/store-2-writers", func(b *testing.B) {
+				benchEnqueue(b, benchOpen(b, tg.newDSN(b), WithPostgresWriters(2)))
+			})
+		}
 		if tg.name == "postgres" {
 			b.Run(tg.name+"/per-request", func(b *testing.B) {
 				s := benchOpen(b, tg.newDSN(b)).(*pgStore)
-				w := newWriter("per-request", s.applyBatchPerRequest, 1024, 8192, pgBatchTimeout, defaultOptions().logger)
+				w := newWriter("per-request", s.applyBatchPerRequest, 1024, 8192, 1, pgBatchTimeout, defaultOptions().logger)
 				defer w.close()
 				var seq atomic.Int64
 				b.SetParallelism(32)
@@ -166,7 +164,7 @@ func BenchmarkEnqueueParallel(b *testing.B) {
 		})
 		b.Run(tg.name+"/bare-writer", func(b *testing.B) {
 			s := benchOpen(b, tg.newDSN(b))
-			w := newWriter("bare", bareBatch(s), 1024, 8192, 0, defaultOptions().logger)
+			w := newWriter("bare", bareBatch(s), 1024, 8192, 1, 0, defaultOptions().logger)
 			defer w.close()
 			var seq atomic.Int64
 			b.SetParallelism(32)
@@ -182,6 +180,33 @@ func BenchmarkEnqueueParallel(b *testing.B) {
 			})
 			reportRate(b, "notifications/s")
 		})
+	}
+}
+
+// benchEnqueue runs Enqueue from 32 goroutines per CPU, unique deliveries.
+func benchEnqueue(b *testing.B, s notifications.Store) {
+	var seq atomic.Int64
+	b.SetParallelism(32)
+	b.ResetTimer()
+	b.RunParallel(func(pb *testing.PB) {
+		for pb.Next() {
+			res, err := s.Enqueue(context.Background(), benchRecord(seq.Add(1)))
+			if err != nil || res.Outcome != notifications.Stored {
+				b.Error(err, res.Outcome)
+				return
+			}
+		}
+	})
+	reportRate(b, "notifications/s")
+	var w *writer
+	switch s := s.(type) {
+	case *sqliteStore:
+		w = s.w
+	case *pgStore:
+		w = s.w
+	}
+	if n := w.batches.Load(); n > 0 {
+		b.ReportMetric(float64(w.requests.Load())/float64(n), "deliveries/batch")
 	}
 }
 

@@ -76,7 +76,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (_ notifications.S
 		// pgx redacts the password in its parse errors.
 		return nil, fmt.Errorf("sqlstore: parsing the postgres DSN: %w", err)
 	}
-	cfg.MaxConns = int32(o.readers + 4) // + the writer, two job locks and a spare
+	cfg.MaxConns = int32(o.readers + o.pgWriters + 3) // + the writers, two job locks and a spare
 	s := &pgStore{
 		o:      o,
 		where:  where,
@@ -120,7 +120,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (_ notifications.S
 	if err := s.migrate(ctx); err != nil {
 		return nil, fmt.Errorf("sqlstore: migrating %s (schema %s): %w", where, s.schema, err)
 	}
-	s.w = newWriter(pgName, s.applyBatch, o.maxBatch, o.queueSize, pgBatchTimeout, o.logger)
+	s.w = newWriter(pgName, s.applyBatch, o.maxBatch, o.queueSize, o.pgWriters, pgBatchTimeout, o.logger)
 	return s, nil
 }
 

@@ -163,7 +163,7 @@ func openSQLite(ctx context.Context, path string, o options) (_ notifications.St
 	s.cdb.SetMaxOpenConns(1)
 	s.cpStop, s.cpDone = make(chan struct{}), make(chan struct{})
 	go s.checkpointLoop()
-	s.w = newWriter(sqliteName, s.applyBatch, o.maxBatch, o.queueSize, 0, o.logger)
+	s.w = newWriter(sqliteName, s.applyBatch, o.maxBatch, o.queueSize, 1, 0, o.logger)
 	return s, nil
 }
 

@@ -194,6 +194,7 @@ func TestOpenOptionsAreValidated(t *testing.T) {
 		{WithSQLiteSynchronous("sometimes"), "WithSQLiteSynchronous"},
 		{WithBusyTimeout(-time.Second), "WithBusyTimeout"},
 		{WithReaders(0), "WithReaders"},
+		{WithPostgresWriters(0), "WithPostgresWriters"},
 		{WithLogger(nil), "WithLogger"},
 	} {
 		_, err := Open(context.Background(), dsn, tt.opt)

@@ -27,6 +27,7 @@ type options struct {
 	readers     int
 	logger      *slog.Logger
 	durableOut  bool
+	pgWriters   int
 }
 
 func defaultOptions() options {
@@ -39,6 +40,7 @@ func defaultOptions() options {
 		synchronous: "FULL",
 		busyTimeout: 10 * time.Second,
 		readers:     4,
+		pgWriters:   4,
 		logger:      slog.New(slog.DiscardHandler),
 	}
 }
@@ -59,6 +61,8 @@ func (o *options) validate() error {
 		return fmt.Errorf("sqlstore: WithBusyTimeout(%s): want a duration ≥ 0", o.busyTimeout)
 	case o.readers < 1:
 		return fmt.Errorf("sqlstore: WithReaders(%d): want at least 1", o.readers)
+	case o.pgWriters < 1 || o.pgWriters > 16:
+		return fmt.Errorf("sqlstore: WithPostgresWriters(%d): want 1 to 16", o.pgWriters)
 	case o.logger == nil:
 		return errors.New("sqlstore: WithLogger(nil): want a logger")
 	}
@@ -106,9 +110,15 @@ func WithSQLiteSynchronous(mode string) Option {
 // Defaults to 10 seconds.
 func WithBusyTimeout(d time.Duration) Option { return func(o *options) { o.busyTimeout = d } }
 
+// WithPostgresWriters sets how many group-commit writers a Postgres store
+// runs side by side, each on its own connection: one gathers and sends a
+// batch while another waits for its commit. SQLite always has one (the file
+// has a single write lock). Defaults to 4.
+func WithPostgresWriters(n int) Option { return func(o *options) { o.pgWriters = n } }
+
 // WithReaders sets the size of the SQLite read connection pool; a Postgres
-// store's pool holds this many connections plus four (the writer, two job
-// locks and a spare). Defaults to 4.
+// store's pool holds this many connections plus its writers, two for job
+// locks and a spare. Defaults to 4.
 func WithReaders(n int) Option { return func(o *options) { o.readers = n } }
 
 // WithLogger sets where the store logs lost leases and batch retries.

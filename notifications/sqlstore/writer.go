@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluicedata/sluice/notifications"
@@ -30,8 +32,11 @@ type applyFunc func(ctx context.Context, reqs []*intakeReq) (res []notifications
 // pgBatchTimeout bounds one Postgres batch transaction.
 const pgBatchTimeout = time.Minute
 
-// writer is the group-commit writer: one goroutine drains every waiting
+// writer is the group-commit writer: a goroutine drains every waiting
 // request into one transaction, so one fsync acknowledges the whole batch.
+// SQLite has exactly one (the file has one write lock); Postgres may run a
+// few side by side on their own connections, one batching while another
+// waits for its commit (the per-object locks keep the rules exact).
 type writer struct {
 	queue    chan *intakeReq
 	closing  chan struct{}
@@ -45,9 +50,11 @@ type writer struct {
 	// fails the waiters (503, the provider re-sends) instead of holding
 	// them. SQLite needs none: its only wait is the busy timeout.
 	timeout time.Duration
+
+	batches, requests atomic.Int64 // committed batches and their requests (benchmarks report the mean)
 }
 
-func newWriter(name string, apply applyFunc, maxBatch, queueSize int, timeout time.Duration, log *slog.Logger) *writer {
+func newWriter(name string, apply applyFunc, maxBatch, queueSize, workers int, timeout time.Duration, log *slog.Logger) *writer {
 	w := &writer{
 		timeout:  timeout,
 		queue:    make(chan *intakeReq, queueSize),
@@ -58,7 +65,18 @@ func newWriter(name string, apply applyFunc, maxBatch, queueSize int, timeout ti
 		log:      log,
 		name:     name,
 	}
-	go w.run()
+	var wg sync.WaitGroup
+	for range max(workers, 1) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			w.run()
+		}()
+	}
+	go func() {
+		wg.Wait()
+		close(w.stopped)
+	}()
 	return w
 }
 
@@ -99,9 +117,12 @@ func (w *writer) close() {
 	<-w.stopped
 }
 
+// lingerMax bounds how long a writer waits for a busy batch to refill.
+const lingerMax = 200 * time.Microsecond
+
 func (w *writer) run() {
-	defer close(w.stopped)
 	batch := make([]*intakeReq, 0, w.maxBatch)
+	prev := 0
 	for {
 		select {
 		case r := <-w.queue:
@@ -109,6 +130,16 @@ func (w *writer) run() {
 		case <-w.closing:
 			w.drainAll(batch[:0])
 			return
+		}
+		// Under load the waiters just answered are about to send their next
+		// deliveries: without a moment for them, batches alternate between
+		// one request and all the others, paying a commit for each. An idle
+		// store (last batch of one) does not wait.
+		if prev > 1 {
+			deadline := time.Now().Add(lingerMax)
+			for len(w.queue) < prev-1 && time.Now().Before(deadline) {
+				runtime.Gosched()
+			}
 		}
 	fill:
 		for len(batch) < w.maxBatch {
@@ -119,6 +150,7 @@ func (w *writer) run() {
 				break fill
 			}
 		}
+		prev = len(batch)
 		w.commit(batch)
 	}
 }
@@ -154,6 +186,8 @@ func (w *writer) commit(batch []*intakeReq) {
 	if len(live) == 0 {
 		return
 	}
+	w.batches.Add(1)
+	w.requests.Add(int64(len(live)))
 	res, err := w.applyWithTimeout(live)
 	if err == nil {
 		for i, r := range live {
