@@ -10,11 +10,14 @@
 //	defer st.Close()
 //	res, err := st.Enqueue(ctx, &notifications.Record{WebhookToken: "wbh-1", ObjectToken: "usr-1"})
 //
-// Enqueue is a group commit: one writer goroutine per store drains every
-// waiting delivery into one transaction, applies the intake rules to each in
-// arrival order, commits (one fsync for the batch) and only then answers the
+// Enqueue is a group commit: a writer goroutine drains every waiting
+// delivery into one transaction, applies the intake rules to each in arrival
+// order, commits (one fsync for the batch) and only then answers the
 // waiters. A batch that fails is retried one delivery at a time, so a bad one
-// never costs the others their acknowledgement.
+// never costs the others their acknowledgement. SQLite has one writer (the
+// file has one write lock); Postgres runs four side by side, one gathering
+// a batch while another waits for its commit, with per-object locks keeping
+// the rules exact.
 //
 // Job locks are a lease row renewed in the background on SQLite and an
 // advisory lock on a held connection on Postgres. Claim gives each record a
