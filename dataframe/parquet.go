@@ -114,7 +114,7 @@ func writeParquet(w io.Writer, f *Frame, o ParquetOptions, workers int) (err err
 	groups := rowGroupSlices(f, o.rowGroupRows())
 	defer releaseGroups(groups)
 	if workers > 1 && len(groups) > 1 {
-		return writeParquetParallel(w, f.Schema(), groups, o, workers)
+		return writeParquetParallel(w, f, groups, o, workers)
 	}
 	var sample []arrow.Record
 	if len(groups) > 0 {
@@ -128,15 +128,14 @@ func writeParquet(w io.Writer, f *Frame, o ParquetOptions, workers int) (err err
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	for i, g := range groups {
-		if i > 0 {
-			fw.NewBufferedRowGroup()
-		}
+	for _, g := range groups {
+		var rows int64
 		for _, rec := range g {
-			if err := fw.WriteBuffered(rec); err != nil {
-				fw.Close()
-				return fmt.Errorf("parquet: %w", err)
-			}
+			rows += rec.NumRows()
+		}
+		if err := writeRowGroup(fw, f.Schema(), g, rows); err != nil {
+			fw.Close()
+			return fmt.Errorf("parquet: %w", err)
 		}
 	}
 	if err := fw.Close(); err != nil {

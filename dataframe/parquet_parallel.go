@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 	"github.com/parquet-go/parquet-go/encoding/thrift"
@@ -75,7 +76,7 @@ type parquetPart struct {
 
 // encodeParquetPart writes the records of one row group as a Parquet file.
 // It runs on its own goroutine, so it recovers the encoder's panics itself.
-func encodeParquetPart(schema *arrow.Schema, recs []arrow.Record, o ParquetOptions, mem memory.Allocator) (p parquetPart) {
+func encodeParquetPart(schema *arrow.Schema, recs []arrow.Record, o ParquetOptions, mem memory.Allocator, sizeHint int64) (p parquetPart) {
 	defer recoverAs(&p.err, "parquet")
 	var rows int64
 	for _, r := range recs {
@@ -86,22 +87,44 @@ func encodeParquetPart(schema *arrow.Schema, recs []arrow.Record, o ParquetOptio
 	if err != nil {
 		return parquetPart{err: err}
 	}
+	// sizeHint saves growing (and copying) the buffer by doubling.
 	var buf bytes.Buffer
-	buf.Grow(int(rows) * 64)
+	buf.Grow(int(sizeHint) + 4096)
 	fw, err := pqarrow.NewFileWriter(schema, &buf, props, arrProps)
 	if err != nil {
 		return parquetPart{err: err}
 	}
-	for _, r := range recs {
-		if err := fw.WriteBuffered(r); err != nil {
-			fw.Close()
-			return parquetPart{err: err}
-		}
+	if err := writeRowGroup(fw, schema, recs, rows); err != nil {
+		fw.Close()
+		return parquetPart{err: err}
 	}
 	if err := fw.Close(); err != nil {
 		return parquetPart{err: err}
 	}
 	return parquetPart{data: buf.Bytes()}
+}
+
+// arrowDataSize is the bytes of d's buffers and children.
+func arrowDataSize(d arrow.ArrayData) int64 {
+	var n int64
+	for _, b := range d.Buffers() {
+		if b != nil {
+			n += int64(b.Len())
+		}
+	}
+	for _, c := range d.Children() {
+		n += arrowDataSize(c)
+	}
+	return n
+}
+
+// writeRowGroup writes recs as one row group, column by column straight
+// to the file writer's sink: an unbuffered row group, so pages are not
+// first collected in per-column buffers.
+func writeRowGroup(fw *pqarrow.FileWriter, schema *arrow.Schema, recs []arrow.Record, rows int64) error {
+	tbl := array.NewTableFromRecords(schema, recs)
+	defer tbl.Release()
+	return fw.WriteTable(tbl, max(rows, 1))
 }
 
 // splitParquetPart returns the column chunk bytes of a one-file part (what
@@ -167,8 +190,17 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // writeParquetParallel encodes groups on `workers` goroutines and splices
 // them into one file on w.
-func writeParquetParallel(w io.Writer, schema *arrow.Schema, groups [][]arrow.Record, o ParquetOptions, workers int) error {
+func writeParquetParallel(w io.Writer, f *Frame, groups [][]arrow.Record, o ParquetOptions, workers int) error {
 	mem := memory.DefaultAllocator
+	schema := f.Schema()
+	// Encoded Parquet is rarely more than half the Arrow size.
+	var frameBytes int64
+	for _, r := range f.Records() {
+		for _, c := range r.Columns() {
+			frameBytes += arrowDataSize(c.Data())
+		}
+	}
+	perRow := frameBytes / max(f.NumRows(), 1) / 2
 	results := make([]chan parquetPart, len(groups))
 	for i := range results {
 		results[i] = make(chan parquetPart, 1)
@@ -194,7 +226,11 @@ func writeParquetParallel(w io.Writer, schema *arrow.Schema, groups [][]arrow.Re
 			wg.Add(1)
 			go func(i int) {
 				defer wg.Done()
-				results[i] <- encodeParquetPart(schema, groups[i], o, mem)
+				var rows int64
+				for _, r := range groups[i] {
+					rows += r.NumRows()
+				}
+				results[i] <- encodeParquetPart(schema, groups[i], o, mem, perRow*rows)
 			}(i)
 		}
 	}()
