@@ -1,0 +1,175 @@
+package catalog_test
+
+// Black-box acceptance tests of the Go API written from CONTRACT §2, §5
+// and §9 (catalog, session, SQL).
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/catalog"
+	"github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+func TestAcceptanceUserModeGoAPI(t *testing.T) {
+	t.Parallel()
+	srv := newYTServer(t)
+	s, _ := newSession(t)
+	ctx := context.Background()
+	dsp := connectors.DataSetProperties{
+		Type:   "RESTAPI",
+		Fields: []connectors.Field{{Name: "payload", Type: "string", Nullable: true}},
+		Props: map[string]string{
+			"svc.restapi.url":           srv.URL + "/subs",
+			"svc.restapi.parse.payload": "true",
+			"svc.restapi.records.path":  "items",
+		},
+	}
+	// Unset provider + entry → USER.
+	f, err := s.Read(ctx, "yt_subs", map[string]any{"yt_subs.dataSetProperties": dsp})
+	require.NoError(t, err)
+	require.EqualValues(t, 5, f.NumRows())
+	f.Release()
+	// Runtime property beats the entry's property.
+	f, err = s.Read(ctx, "yt_subs", map[string]any{"yt_subs.dataSetProperties": dsp, "svc.restapi.parse.payload": false})
+	require.NoError(t, err)
+	require.Equal(t, []string{"payload"}, f.ColumnNames())
+	f.Release()
+	// Session setting beats the runtime property.
+	require.NoError(t, s.Set("svc.restapi.parse.payload", "true"))
+	f, err = s.Read(ctx, "yt_subs", map[string]any{"yt_subs.dataSetProperties": dsp, "svc.restapi.parse.payload": "false"})
+	require.NoError(t, err)
+	require.EqualValues(t, 5, f.NumRows())
+	f.Release()
+	// Explicit USER without the entry names the key it looked for.
+	require.NoError(t, s.Set("svc.catalog.provider", "USER"))
+	_, err = s.Read(ctx, "yt_subs", nil)
+	require.ErrorContains(t, err, "yt_subs.dataSetProperties")
+	_, err = s.Write(ctx, "yt_subs", dataframe.Strings(nil, "payload", []string{"{}"}), nil)
+	require.ErrorContains(t, err, "yt_subs.dataSetProperties")
+	// HIVE with an entry present reads the catalog (no table here).
+	require.NoError(t, s.Set("svc.catalog.provider", "HIVE"))
+	_, err = s.Read(ctx, "yt_subs", map[string]any{"yt_subs.dataSetProperties": dsp})
+	require.ErrorIs(t, err, catalog.ErrTableNotFound)
+	// Set accepts any value; the next read and write fail.
+	require.NoError(t, s.Set("svc.catalog.provider", "CLOUD"))
+	_, err = s.Read(ctx, "yt_subs", map[string]any{"yt_subs.dataSetProperties": dsp})
+	require.ErrorContains(t, err, "svc.catalog.provider")
+	_, err = s.Write(ctx, "yt_subs", dataframe.Strings(nil, "payload", []string{"{}"}), map[string]any{"yt_subs.dataSetProperties": dsp})
+	require.ErrorContains(t, err, "svc.catalog.provider")
+	reqs, _ := srv.seen()
+	require.Len(t, reqs, 3)
+}
+
+func TestAcceptancePrecedenceGoAPI(t *testing.T) {
+	t.Parallel()
+	s, _ := newSession(t)
+	ctx := context.Background()
+	exec(t, s, `CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='`+testType+`',
+		'svc.restapi.a'='table', 'svc.restapi.b'='table', 'svc.restapi.c'='table', 'svc.cattest.d'='table')`)
+	require.NoError(t, s.Set("svc.restapi.a", "session"))
+	require.NoError(t, s.Set("svc.cattest.d", "session"))
+	f, err := s.Read(ctx, "p.t", map[string]any{"svc.restapi.a": "runtime", "svc.restapi.b": "runtime", "svc.restapi.e": 7})
+	require.NoError(t, err)
+	got := frameProps(t, f)
+	f.Release()
+	require.Equal(t, "session", got["svc.restapi.a"])
+	require.Equal(t, "runtime", got["svc.restapi.b"])
+	require.Equal(t, "table", got["svc.restapi.c"])
+	require.Equal(t, "session", got["svc.cattest.d"])
+	require.Equal(t, "7", got["svc.restapi.e"])
+	// Session settings apply to writes too.
+	w := dataframe.Strings(nil, "x", []string{"1"})
+	defer w.Release()
+	_, err = s.Write(ctx, "p.t", w, nil)
+	require.NoError(t, err)
+	calls := testConn.written("p.t")
+	require.NotEmpty(t, calls)
+	require.Equal(t, "session", calls[len(calls)-1].props["svc.restapi.a"])
+	// RESET drops the session layer.
+	exec(t, s, "RESET")
+	f, err = s.Read(ctx, "p.t", nil)
+	require.NoError(t, err)
+	require.Equal(t, "table", frameProps(t, f)["svc.restapi.a"])
+	f.Release()
+}
+
+func TestAcceptanceExecuteBatchGoAPI(t *testing.T) {
+	t.Parallel()
+	s, cat := newSession(t)
+	ctx := context.Background()
+	// The last statement's frame; SET with spaces around '='.
+	require.Equal(t, []string{`{"key":"svc.x","value":"1 2"}`}, exec(t, s, "SET svc.x = 1 2"))
+	v, ok := s.Get("svc.x")
+	require.True(t, ok)
+	require.Equal(t, "1 2", v)
+	require.Equal(t, []string{`{"key":"svc.x","value":"1 2"}`}, exec(t, s, "RESET svc.none; SET svc.x"))
+	// Syntax errors: statement number and 1-based line/column in the batch.
+	_, err := s.ExecuteBatch(ctx, "SET a=1;\n\n-- c;\nSHOW TABLES IN;")
+	var se *sql.SyntaxError
+	require.True(t, errors.As(err, &se), "%v", err)
+	require.Regexp(t, `^statement 2, line 4, column 15: `, err.Error())
+	_, err = s.ExecuteBatch(ctx, "SELECT * FROM a.b WHERE x = 'unterminated")
+	require.Regexp(t, `^statement 1, line 1, column 29: `, err.Error())
+	_, err = s.ExecuteBatch(ctx, "  select *\r\n from t where (a = 1")
+	require.Regexp(t, `^statement 1, line 2, column \d+: `, err.Error())
+	// Back-quoted identifiers and case-insensitive keywords; names stored lower-case.
+	exec(t, s, "create external table if not exists `Ns`.`My_T` tblproperties ('svc.storage.type'='"+testType+"')")
+	tbl, err := cat.Get(ctx, "NS", "MY_T")
+	require.NoError(t, err)
+	require.Equal(t, "ns", tbl.Namespace)
+	require.Equal(t, "my_t", tbl.Name)
+	require.True(t, tbl.External)
+	require.Equal(t, testType, tbl.Type)
+	// CREATE without svc.storage.type says so.
+	_, err = s.ExecuteBatch(ctx, "CREATE TABLE ns.x (a string)")
+	require.ErrorContains(t, err, "svc.storage.type")
+	// RESTAPI column rules at CREATE.
+	_, err = s.ExecuteBatch(ctx, "CREATE TABLE ns.r (body string) TBLPROPERTIES ('svc.storage.type'='RESTAPI','svc.restapi.url'='http://h/')")
+	require.ErrorContains(t, err, "payload string")
+	exec(t, s, "CREATE TABLE ns.r TBLPROPERTIES ('svc.storage.type'='RESTAPI','svc.restapi.url'='http://h/')")
+	tbl, err = cat.Get(ctx, "ns", "r")
+	require.NoError(t, err)
+	require.Equal(t, []catalog.Column{{Name: "payload", Type: "string"}}, tbl.Columns)
+	require.Equal(t, "RESTAPI", tbl.Type)
+	// DESCRIBE rows.
+	rows := exec(t, s, "DESCRIBE ns.r")
+	require.Equal(t, []string{
+		`{"col_name":"payload","data_type":"string"}`,
+		`{"col_name":"# Detailed Table Information","data_type":""}`,
+		`{"col_name":"Type","data_type":"RESTAPI"}`,
+		`{"col_name":"Location","data_type":""}`,
+		`{"col_name":"svc.restapi.url","data_type":"http://h/"}`,
+		`{"col_name":"svc.storage.type","data_type":"RESTAPI"}`,
+	}, rows)
+	// An invalid name never escapes the catalog.
+	for _, bad := range []string{"../etc", "a/b", "a.b.c", "", "1x"} {
+		_, _, err := catalog.SplitName(bad)
+		require.ErrorIs(t, err, catalog.ErrInvalidName, bad)
+	}
+	err = cat.Create(ctx, catalog.Table{Namespace: "..", Name: "x", Type: testType}, false)
+	require.ErrorIs(t, err, catalog.ErrInvalidName)
+	require.True(t, strings.HasPrefix(cat.Dir(), "/"))
+}
+
+func TestAcceptanceInsertRestAPI(t *testing.T) {
+	t.Parallel()
+	srv := newYTServer(t)
+	s, _ := newSession(t)
+	exec(t, s, `CREATE TABLE yt.events TBLPROPERTIES ('svc.storage.type'='RESTAPI','svc.restapi.url'='`+srv.URL+`/events','svc.restapi.use.payload'='true')`)
+	rows := exec(t, s, `INSERT INTO yt.events VALUES ('{"a":1}'), ('{"b":[2]}')`)
+	require.Equal(t, []string{`{"num_affected_rows":2,"num_inserted_rows":2}`}, rows)
+	_, bodies := srv.seen()
+	require.Equal(t, []string{`{"a":1}`, `{"b":[2]}`}, bodies)
+	// Without use.payload the row is sent as a JSON object.
+	exec(t, s, "SET svc.restapi.use.payload=false")
+	exec(t, s, `INSERT INTO yt.events VALUES ('x')`)
+	_, bodies = srv.seen()
+	require.Equal(t, `{"payload":"x"}`, bodies[2])
+}
