@@ -59,8 +59,17 @@ func TestParseDelivery(t *testing.T) {
 		{"numeric createdOn", `{"token":"a","createdOn":1714557600}`, notifications.Record{}, `"createdOn" must be an ISO-8601`},
 		{"NUL in token", `{"token":"a\u0000b"}`, notifications.Record{}, `"token" contains a NUL character`},
 		{"NUL in program", `{"token":"a","object":{"programToken":"\u0000"}}`, notifications.Record{}, `"object.programToken" contains a NUL`},
-		{"object not object", `{"token":"a","object":"usr-1"}`, notifications.Record{}, `field "object" must be an object, got a JSON string`},
-		{"object token not string", `{"token":"a","object":{"token":5}}`, notifications.Record{}, `field "object.token" must be a string, got a JSON number`},
+		// CONTRACT §6.2 refuses only empty or malformed JSON and a missing
+		// token; an object (or its tokens) of another JSON type counts as
+		// missing: type UNK.
+		{"object not object", `{"token":"a","object":"usr-1"}`,
+			notifications.Record{WebhookToken: "a", NotificationType: "UNK", CreationDate: nowMS}, ""},
+		{"object array", `{"token":"a","object":[{"token":"usr-1"}]}`,
+			notifications.Record{WebhookToken: "a", NotificationType: "UNK", CreationDate: nowMS}, ""},
+		{"object token not string", `{"token":"a","object":{"token":5,"programToken":"prg-1"}}`,
+			notifications.Record{WebhookToken: "a", Program: "prg-1", NotificationType: "UNK", CreationDate: nowMS}, ""},
+		{"program not string", `{"token":"a","object":{"token":"usr-1","programToken":{"x":1}}}`,
+			notifications.Record{WebhookToken: "a", ObjectToken: "usr-1", NotificationType: "USR", CreationDate: nowMS}, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -282,15 +291,15 @@ func parseDeliveryOracle(body []byte, now time.Time) (notifications.Record, bool
 		rec.CreationDate = t
 	}
 	if raw := top["object"]; raw != nil && string(raw) != "null" {
+		// Not an object, or tokens of another type: missing (UNK).
 		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
-			return notifications.Record{}, false
-		}
-		if rec.ObjectToken, ok = str(obj["token"]); !ok {
-			return notifications.Record{}, false
-		}
-		if rec.Program, ok = str(obj["programToken"]); !ok {
-			return notifications.Record{}, false
+		if json.Unmarshal(raw, &obj) == nil {
+			if s, ok := str(obj["token"]); ok {
+				rec.ObjectToken = s
+			}
+			if s, ok := str(obj["programToken"]); ok {
+				rec.Program = s
+			}
 		}
 	}
 	for _, v := range []string{rec.WebhookToken, rec.ObjectToken, rec.Program} {

@@ -48,11 +48,12 @@ func decodeDelivery(b []byte) (delivery, error) {
 			return d, err
 		}
 	}
-	if object == nil || object[0] == 'n' {
+	// The object and its tokens are read leniently: a value of another
+	// type counts as missing (type UNK, no program), as the contract only
+	// refuses empty or malformed JSON and a missing token. Refusing the
+	// delivery would lose a notification the provider stops re-sending.
+	if object == nil || object[0] != '{' {
 		return d, nil
-	}
-	if object[0] != '{' {
-		return d, typeError("object", "an object", object)
 	}
 	var objToken, program []byte
 	_ = eachMember(object, 0, func(key, v []byte) error {
@@ -65,12 +66,12 @@ func decodeDelivery(b []byte) (delivery, error) {
 		return nil
 	})
 	d.Object = &deliveryObject{}
-	if objToken != nil {
+	if objToken != nil && objToken[0] == '"' {
 		if d.Object.Token, err = stringValue("object.token", objToken); err != nil {
 			return d, err
 		}
 	}
-	if program != nil {
+	if program != nil && program[0] == '"' {
 		if d.Object.ProgramToken, err = stringValue("object.programToken", program); err != nil {
 			return d, err
 		}
