@@ -131,7 +131,7 @@ func appendDatePtr(b []byte, t *time.Time) []byte {
 // Split so that the usual input parses at the first try (a failed
 // time.Parse allocates its error).
 var (
-	offsetLayouts   = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04Z07:00"}
+	offsetLayouts   = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07", "2006-01-02T15:04Z07:00"}
 	noOffsetLayouts = []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"}
 )
 
