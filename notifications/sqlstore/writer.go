@@ -213,7 +213,13 @@ func (w *writer) commit(batch []*intakeReq) {
 	}
 }
 
-func (w *writer) applyWithTimeout(reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+func (w *writer) applyWithTimeout(reqs []*intakeReq) (_ []notifications.EnqueueResult, err error) {
+	// A panic must not kill the writer and leave every caller waiting.
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("group commit panicked: %v", p)
+		}
+	}()
 	if w.timeout <= 0 {
 		return w.apply(context.Background(), reqs)
 	}
