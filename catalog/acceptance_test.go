@@ -173,3 +173,61 @@ func TestAcceptanceInsertRestAPI(t *testing.T) {
 	_, bodies = srv.seen()
 	require.Equal(t, `{"payload":"x"}`, bodies[2])
 }
+
+func TestAcceptanceInsertFollowsTableColumns(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, cat := newSession(t)
+	require.NoError(t, cat.Create(ctx, catalog.Table{Namespace: "ins", Name: "t",
+		Columns:    []catalog.Column{{Name: "id", Type: "long"}, {Name: "n", Type: "int"}, {Name: "name", Type: "string"}, {Name: "ok", Type: "boolean"}},
+		Properties: map[string]string{"svc.storage.type": testType}}, false))
+	require.NoError(t, cat.Create(ctx, catalog.Table{Namespace: "ins", Name: "src",
+		Properties: map[string]string{"svc.storage.type": testType}}, false))
+	last := func() []string {
+		calls := testConn.written("ins.t")
+		require.NotEmpty(t, calls)
+		return calls[len(calls)-1].rows
+	}
+	// VALUES with a column list: the table's order, NULL for the others,
+	// typed by the table even when only NULLs are given.
+	exec(t, s, "INSERT INTO ins.t (name, id) VALUES ('a', 1), (NULL, 2)")
+	require.Equal(t, []string{`{"id":1,"n":null,"name":"a","ok":null}`, `{"id":2,"n":null,"name":null,"ok":null}`}, last())
+	// An integer column stays integer (int32), long stays long.
+	f, err := s.ExecuteBatch(ctx, "INSERT INTO ins.t VALUES (1, 2, 'x', true)")
+	require.NoError(t, err)
+	f.Release()
+	_, err = s.ExecuteBatch(ctx, "INSERT INTO ins.t VALUES (1, 3000000000, 'x', true)")
+	require.ErrorContains(t, err, "out of the integer range")
+	_, err = s.ExecuteBatch(ctx, "INSERT INTO ins.t (id, ID) VALUES (1, 2)")
+	require.ErrorContains(t, err, "listed twice")
+
+	// INSERT … SELECT whose columns do not fit the declared types is an
+	// error naming the column, never data under the wrong column.
+	_, err = s.ExecuteBatch(ctx, "INSERT INTO ins.t SELECT key, value, key AS k2, value AS v2 FROM ins.src")
+	require.ErrorContains(t, err, "column id is long but the query's column 1 (key) is string")
+	_, err = s.ExecuteBatch(ctx, "INSERT INTO ins.t (name, nope) SELECT key, value FROM ins.src")
+	require.ErrorContains(t, err, "no column nope")
+	// A column list: names put in the table's order, NULLs for the rest.
+	n := len(testConn.written("ins.t"))
+	exec(t, s, "SET svc.cattest.only=1; INSERT INTO ins.t (name) SELECT value FROM ins.src WHERE key = 'svc.cattest.only'")
+	calls := testConn.written("ins.t")
+	require.Len(t, calls, n+1)
+	require.Equal(t, []string{`{"id":null,"n":null,"name":"1","ok":null}`}, calls[n].rows)
+}
+
+func TestAcceptanceInsertSelectWidth(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	s, cat := newSession(t)
+	require.NoError(t, cat.Create(ctx, catalog.Table{Namespace: "w", Name: "two",
+		Columns:    []catalog.Column{{Name: "a", Type: "string"}, {Name: "b", Type: "string"}},
+		Properties: map[string]string{"svc.storage.type": testType}}, false))
+	require.NoError(t, cat.Create(ctx, catalog.Table{Namespace: "w", Name: "src",
+		Properties: map[string]string{"svc.storage.type": testType}}, false))
+	_, err := s.ExecuteBatch(ctx, "INSERT INTO w.two SELECT key FROM w.src")
+	require.ErrorContains(t, err, "the table has 2 columns (a string, b string) but the query gives 1")
+	exec(t, s, "INSERT INTO w.two SELECT key, value FROM w.src WHERE key = 'svc.storage.type'")
+	calls := testConn.written("w.two")
+	require.Len(t, calls, 1)
+	require.Equal(t, []string{`{"a":"svc.storage.type","b":"CATTEST"}`}, calls[0].rows)
+}

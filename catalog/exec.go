@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 	"time"
@@ -283,25 +284,11 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert, plans map[*sql.
 		if f, err = s.runSelect(ctx, x.Query, plans[x.Query]); err != nil {
 			return nil, err
 		}
-		// Spark inserts by position: the query's columns take the target's
-		// names (or the listed ones) when the counts match.
-		names := x.Columns
-		if len(names) == 0 && len(fields) == f.NumCols() {
-			for _, fd := range fields {
-				names = append(names, fd.Name)
-			}
-		}
-		if len(names) > 0 && len(names) == f.NumCols() {
-			g, err := dataframe.WithColumnNames(f, names)
-			f.Release()
-			if err != nil {
-				return nil, fmt.Errorf("inserting into %s: %w", target, err)
-			}
-			f = g
-		} else if len(names) > 0 {
-			n := f.NumCols()
-			f.Release()
-			return nil, fmt.Errorf("inserting into %s: %d columns listed but the query gives %d", target, len(names), n)
+		// A table whose columns are its connector's fixed ones (a RESTAPI
+		// table's payload) takes whole rows of another shape as they are.
+		whole := sameFields(fields, defaultFields(r.conn, r.typ))
+		if f, err = alignQuery(target, f, x.Columns, fields, whole); err != nil {
+			return nil, err
 		}
 	} else {
 		if f, err = valuesFrame(target, x, fields); err != nil {
@@ -316,50 +303,273 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert, plans map[*sql.
 	return dataframe.FromValues([]string{"num_affected_rows", "num_inserted_rows"}, [][]any{{res.Written, res.Written}})
 }
 
-// valuesFrame builds INSERT … VALUES rows, typed by the target's columns
-// where it declares them.
+// valuesFrame builds INSERT … VALUES rows. When the target declares its
+// columns the frame has exactly those, in the table's order and typed by
+// them: a column list may name them in any order, and the columns it leaves
+// out are NULL, as Spark fills a column without a default. A target without
+// declared columns (or a column list naming others) keeps the literals'
+// own types.
 func valuesFrame(target string, x *sql.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
 	width := len(x.Rows[0])
-	types := make([]string, width)
 	names := x.Columns
-	if len(names) == 0 {
+	// src[i] is the VALUES position feeding output column i (-1: NULL).
+	var (
+		outNames []string
+		outTypes []string
+		src      []int
+	)
+	switch {
+	case len(names) == 0:
 		if len(fields) != width {
 			return nil, fmt.Errorf("inserting into %s: the table has %d columns (%s) but VALUES gives %d", target, len(fields), fieldList(fields), width)
 		}
 		for i, fd := range fields {
-			names = append(names, fd.Name)
-			types[i] = fd.Type
+			outNames = append(outNames, fd.Name)
+			outTypes = append(outTypes, fd.Type)
+			src = append(src, i)
 		}
-	} else {
-		byName := map[string]string{}
-		for _, fd := range fields {
-			byName[strings.ToLower(fd.Name)] = fd.Type
+	case len(fields) == 0:
+		outNames = names
+		outTypes = make([]string, width)
+		for i := range names {
+			src = append(src, i)
 		}
+	default:
+		pos := map[string]int{}
 		for i, n := range names {
-			t, ok := byName[strings.ToLower(n)]
-			if !ok && len(fields) > 0 {
+			k := strings.ToLower(n)
+			if _, dup := pos[k]; dup {
+				return nil, fmt.Errorf("inserting into %s: column %s is listed twice", target, n)
+			}
+			pos[k] = i
+		}
+		for _, n := range names {
+			found := false
+			for _, fd := range fields {
+				if strings.EqualFold(fd.Name, n) {
+					found = true
+					break
+				}
+			}
+			if !found {
 				return nil, fmt.Errorf("inserting into %s: no column %s (columns: %s)", target, n, fieldList(fields))
 			}
-			types[i] = t
+		}
+		for _, fd := range fields {
+			outNames = append(outNames, fd.Name)
+			outTypes = append(outTypes, fd.Type)
+			i, ok := pos[strings.ToLower(fd.Name)]
+			if !ok {
+				i = -1
+			}
+			src = append(src, i)
 		}
 	}
 	rows := make([][]any, len(x.Rows))
 	for r, lits := range x.Rows {
-		row := make([]any, width)
-		for c, lit := range lits {
-			v, err := coerce(lit, types[c])
+		row := make([]any, len(outNames))
+		for c, i := range src {
+			if i < 0 {
+				continue
+			}
+			v, err := coerce(lits[i], outTypes[c])
 			if err != nil {
-				return nil, fmt.Errorf("inserting into %s: row %d, column %s: %w", target, r+1, names[c], err)
+				return nil, fmt.Errorf("inserting into %s: row %d, column %s: %w", target, r+1, outNames[c], err)
 			}
 			row[c] = v
 		}
 		rows[r] = row
 	}
-	f, err := dataframe.FromValues(names, rows)
+	f, err := typedValues(outNames, outTypes, rows)
 	if err != nil {
 		return nil, fmt.Errorf("inserting into %s: %w", target, err)
 	}
 	return f, nil
+}
+
+// typedValues builds the frame with the declared column types when they
+// are all flat Spark types, so that a NULL-only or integer column keeps its
+// declared type; otherwise it infers types from the values.
+func typedValues(names, types []string, rows [][]any) (*dataframe.Frame, error) {
+	cols := make([]dataframe.TypedColumn, len(names))
+	for i, n := range names {
+		if types[i] == "" {
+			return dataframe.FromValues(names, rows)
+		}
+		k, err := dataframe.ParseColumnKind(types[i])
+		if err != nil {
+			return dataframe.FromValues(names, rows)
+		}
+		cols[i] = dataframe.TypedColumn{Name: n, Kind: k, Nullable: true}
+	}
+	b := dataframe.NewTypedBuilder(nil, cols, 0)
+	defer b.Release()
+	for _, row := range rows {
+		for c, v := range row {
+			if v == nil {
+				b.AppendNull(c)
+				continue
+			}
+			switch cols[c].Kind {
+			case dataframe.KindString:
+				b.AppendString(c, v.(string))
+			case dataframe.KindLong:
+				b.AppendLong(c, v.(int64))
+			case dataframe.KindInteger:
+				n := v.(int64)
+				if n < math.MinInt32 || n > math.MaxInt32 {
+					return nil, fmt.Errorf("column %s: %d is out of the integer range", names[c], n)
+				}
+				b.AppendInteger(c, int32(n))
+			case dataframe.KindDouble:
+				b.AppendDouble(c, v.(float64))
+			case dataframe.KindBoolean:
+				b.AppendBoolean(c, v.(bool))
+			case dataframe.KindTimestamp:
+				b.AppendTimestamp(c, v.(time.Time))
+			}
+		}
+		if err := b.EndRow(); err != nil {
+			return nil, err
+		}
+	}
+	return b.Frame()
+}
+
+// alignQuery fits an INSERT … SELECT result to the target, as Spark
+// inserts by position: the query's columns take the target's names (or the
+// listed ones, which are then put in the table's order with NULL for the
+// columns left out). A width that does not match, or a column whose type
+// differs from the declared one, is an error (except into a string column
+// and the numeric widenings Spark makes implicitly: integer → long, integer
+// or long → double), so that data never lands under a column that says
+// something else. Two cases keep the query's own names: a target without
+// declared columns, and (whole) a target whose columns are its connector's
+// fixed ones (a RESTAPI table's payload) given a query of another width,
+// which the connector sends as whole rows. f is released on error and when
+// replaced.
+func alignQuery(target string, f *dataframe.Frame, listed []string, fields []connectors.Field, whole bool) (*dataframe.Frame, error) {
+	fail := func(format string, args ...any) (*dataframe.Frame, error) {
+		f.Release()
+		return nil, fmt.Errorf("inserting into %s: "+format, append([]any{target}, args...)...)
+	}
+	replace := func(g *dataframe.Frame, err error) error {
+		if err != nil {
+			return err
+		}
+		f.Release()
+		f = g
+		return nil
+	}
+	if len(listed) > 0 && len(listed) != f.NumCols() {
+		return fail("%d columns listed but the query gives %d", len(listed), f.NumCols())
+	}
+	names := append([]string(nil), listed...)
+	if len(names) == 0 {
+		if len(fields) == 0 || whole && len(fields) != f.NumCols() {
+			return f, nil
+		}
+		if len(fields) != f.NumCols() {
+			return fail("the table has %d columns (%s) but the query gives %d", len(fields), fieldList(fields), f.NumCols())
+		}
+		for _, fd := range fields {
+			names = append(names, fd.Name)
+		}
+	}
+	byName := map[string]connectors.Field{}
+	for _, fd := range fields {
+		byName[strings.ToLower(fd.Name)] = fd
+	}
+	seen := map[string]bool{}
+	for i, n := range names {
+		k := strings.ToLower(n)
+		if seen[k] {
+			return fail("column %s is listed twice", n)
+		}
+		seen[k] = true
+		if len(fields) == 0 {
+			continue
+		}
+		fd, ok := byName[k]
+		if !ok {
+			return fail("no column %s (columns: %s)", n, fieldList(fields))
+		}
+		got := dataframe.SparkType(f.Schema().Field(i).Type)
+		if !assignable(got, fd.Type) {
+			return fail("column %s is %s but the query's column %d (%s) is %s", fd.Name, fd.Type, i+1, f.Schema().Field(i).Name, got)
+		}
+		names[i] = fd.Name
+	}
+	if err := replace(dataframe.WithColumnNames(f, names)); err != nil {
+		return fail("%v", err)
+	}
+	if len(fields) == 0 || len(listed) == 0 {
+		return f, nil
+	}
+	// A column list: add NULL columns for the ones left out, then put
+	// everything in the table's order.
+	var consts []dataframe.Constant
+	for _, fd := range fields {
+		if seen[strings.ToLower(fd.Name)] {
+			continue
+		}
+		k, err := dataframe.ParseColumnKind(fd.Type)
+		if err != nil {
+			return fail("column %s (%s) is left out of the column list and cannot be filled with NULL; list it", fd.Name, fd.Type)
+		}
+		consts = append(consts, dataframe.Constant{Name: fd.Name, Kind: k, Null: true})
+	}
+	if len(consts) > 0 {
+		if err := replace(dataframe.WithConstants(nil, f, consts)); err != nil {
+			return fail("%v", err)
+		}
+	}
+	idx := make([]int, len(fields))
+	cols := f.ColumnNames()
+	for i, fd := range fields {
+		for j, c := range cols {
+			if c == fd.Name {
+				idx[i] = j
+				break
+			}
+		}
+	}
+	if err := replace(dataframe.KeepColumns(f, idx)); err != nil {
+		return fail("%v", err)
+	}
+	return f, nil
+}
+
+func sameFields(a, b []connectors.Field) bool {
+	if len(a) != len(b) || len(a) == 0 {
+		return false
+	}
+	for i := range a {
+		if !strings.EqualFold(a[i].Name, b[i].Name) || !strings.EqualFold(a[i].Type, b[i].Type) {
+			return false
+		}
+	}
+	return true
+}
+
+// assignable reports whether a query column of Spark type got may be
+// written to a column declared want without a cast that changes values.
+func assignable(got, want string) bool {
+	got, want = strings.ToLower(got), strings.ToLower(want)
+	if got == want || got == "void" || want == "string" {
+		// Spark's ANSI store assignment takes any value into a string
+		// column; the connector renders it (a RESTAPI payload as JSON).
+		return true
+	}
+	switch want {
+	case "long":
+		return got == "integer" || got == "short" || got == "byte"
+	case "double":
+		return got == "integer" || got == "long" || got == "float" || got == "short" || got == "byte"
+	case "integer":
+		return got == "short" || got == "byte"
+	}
+	return false
 }
 
 func fieldList(fields []connectors.Field) string {
