@@ -1,14 +1,12 @@
 package dataframe
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/bitutil"
-	"github.com/apache/arrow/go/v17/arrow/compute"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
@@ -208,11 +206,11 @@ func (r *Row) Get(path string) (any, error) {
 }
 
 // Filter keeps the rows for which keep returns true; its first error stops
-// the filter and is returned.
+// the filter and is returned. A batch whose rows are all kept is shared,
+// not copied.
 func Filter(f *Frame, keep func(r *Row) (bool, error)) (*Frame, error) {
 	r := &Row{schema: f.schema, cache: map[string]fieldPath{}}
 	mem := f.Allocator()
-	ctx := compute.WithAllocator(context.Background(), mem)
 	var recs []arrow.Record
 	fail := func(err error) (*Frame, error) {
 		for _, rec := range recs {
@@ -220,41 +218,34 @@ func Filter(f *Frame, keep func(r *Row) (bool, error)) (*Frame, error) {
 		}
 		return nil, err
 	}
-	mask := array.NewBooleanBuilder(mem)
-	defer mask.Release()
+	var idx []int64
 	for _, rec := range f.records {
 		r.rec = rec
 		n := int(rec.NumRows())
-		kept := 0
-		mask.Reserve(n)
+		idx = idx[:0]
 		for i := 0; i < n; i++ {
 			r.i = i
 			ok, err := keep(r)
 			if err != nil {
-				mask.NewArray().Release()
 				return fail(fmt.Errorf("row %d: %w", r.index, err))
 			}
 			r.index++
-			mask.UnsafeAppend(ok)
 			if ok {
-				kept++
+				idx = append(idx, int64(i))
 			}
 		}
-		m := mask.NewArray()
-		switch kept {
+		switch len(idx) {
 		case 0:
 		case n:
 			rec.Retain()
 			recs = append(recs, rec)
 		default:
-			out, err := compute.FilterRecordBatch(ctx, rec, m, compute.DefaultFilterOptions())
+			out, err := takeRecord(mem, rec, idx)
 			if err != nil {
-				m.Release()
 				return fail(fmt.Errorf("dataframe: filter: %w", err))
 			}
 			recs = append(recs, out)
 		}
-		m.Release()
 	}
 	return newFrom(f, f.schema, recs)
 }
@@ -297,7 +288,6 @@ func Explode(f *Frame, path string) (*Frame, error) {
 		return nil, fmt.Errorf("dataframe: explode %q: it is %s, not an array", path, SparkType(fp.typ))
 	}
 	mem := f.Allocator()
-	ctx := compute.WithAllocator(context.Background(), mem)
 	var recs []arrow.Record
 	fail := func(err error) (*Frame, error) {
 		for _, rec := range recs {
@@ -320,7 +310,7 @@ func Explode(f *Frame, path string) (*Frame, error) {
 	}
 	for _, rec := range f.records {
 		list := columnAt(mem, rec, fp).(array.ListLike)
-		out, err := explodeRecord(ctx, mem, rec, list, fp, schema, isStruct)
+		out, err := explodeRecord(mem, rec, list, fp, schema, isStruct)
 		list.Release()
 		if err != nil {
 			return fail(fmt.Errorf("dataframe: explode %q: %w", path, err))
@@ -332,35 +322,28 @@ func Explode(f *Frame, path string) (*Frame, error) {
 	return newFrom(f, schema, recs)
 }
 
-func explodeRecord(ctx context.Context, mem memory.Allocator, rec arrow.Record, list array.ListLike, fp fieldPath, schema *arrow.Schema, isStruct bool) (arrow.Record, error) {
+func explodeRecord(mem memory.Allocator, rec arrow.Record, list array.ListLike, fp fieldPath, schema *arrow.Schema, isStruct bool) (arrow.Record, error) {
+	// The elements of adjacent lists are one span of the list's values,
+	// so the usual all-lists-present case is a single zero-copy slice.
 	n := list.Len()
-	src := array.NewInt64Builder(mem)
-	defer src.Release()
-	elems := array.NewInt64Builder(mem)
-	defer elems.Release()
+	var elems []span
+	var rows int64
 	for i := 0; i < n; i++ {
 		if list.IsNull(i) {
 			continue
 		}
 		start, end := list.ValueOffsets(i)
-		for j := start; j < end; j++ {
-			src.Append(int64(i))
-			elems.Append(j)
-		}
+		elems = appendSpan(elems, span{start, end - start})
+		rows += end - start
 	}
-	if src.Len() == 0 {
+	if rows == 0 {
 		return nil, nil
 	}
-	srcIdx := src.NewArray()
-	defer srcIdx.Release()
-	elemIdx := elems.NewArray()
-	defer elemIdx.Release()
-	values, err := compute.TakeArray(ctx, list.ListValues(), elemIdx)
+	values, err := takeSpans(mem, list.ListValues(), elems)
 	if err != nil {
 		return nil, err
 	}
 	defer values.Release()
-	rows := int64(values.Len())
 	if isStruct {
 		st := values.(*array.Struct)
 		cols := make([]arrow.Array, st.NumField())
@@ -384,15 +367,29 @@ func explodeRecord(ctx context.Context, mem memory.Allocator, rec arrow.Record, 
 			c.Release()
 		}
 	}()
+	// The other columns repeat: row i once per element of its list.
+	var srcIdx []int64
+	if int(rec.NumCols()) > 1 || len(fp.children) > 0 {
+		srcIdx = make([]int64, 0, rows)
+		for i := 0; i < n; i++ {
+			if list.IsNull(i) {
+				continue
+			}
+			start, end := list.ValueOffsets(i)
+			for j := start; j < end; j++ {
+				srcIdx = append(srcIdx, int64(i))
+			}
+		}
+	}
 	for k := 0; k < int(rec.NumCols()); k++ {
 		if k == fp.col && len(fp.children) == 0 {
 			values.Retain()
 			cols = append(cols, values)
 			continue
 		}
-		taken, err := compute.TakeArray(ctx, rec.Column(k), srcIdx)
+		taken, err := takeArray(mem, rec.Column(k), srcIdx)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("column %q: %w", rec.ColumnName(k), err)
 		}
 		cols = append(cols, taken)
 	}
