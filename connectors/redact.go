@@ -53,6 +53,11 @@ func NewRedactor(sets ...map[string]string) *Redactor {
 	for _, p := range sets {
 		for k, v := range p {
 			if !IsSecretKey(k) || v == "" {
+				// A URL may carry a password of its own (http://u:pw@host).
+				if pw := urlPassword(v); pw != "" && !seen[pw] {
+					seen[pw] = true
+					r.secrets = append(r.secrets, pw)
+				}
 				continue
 			}
 			forms := []string{v}
@@ -111,6 +116,30 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
+
+// urlPassword returns the password of the userinfo of the first URL in v
+// (`scheme://user:password@host`), "" when there is none. The password is
+// taken as written, which is also how it appears in a message quoting the
+// URL.
+func urlPassword(v string) string {
+	i := strings.Index(v, "://")
+	if i < 0 {
+		return ""
+	}
+	rest := v[i+3:]
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	at := strings.LastIndexByte(rest, '@')
+	if at < 0 {
+		return ""
+	}
+	_, pw, ok := strings.Cut(rest[:at], ":")
+	if !ok {
+		return ""
+	}
+	return pw
+}
 
 // jsonEscape is s as it appears inside a JSON string.
 func jsonEscape(s string) string {

@@ -223,3 +223,16 @@ func TestAcceptanceBadProperties(t *testing.T) {
 	}
 	require.Zero(t, l.count())
 }
+
+func TestAcceptanceURLPasswordRedacted(t *testing.T) {
+	t.Parallel()
+	srv, l := accServe(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", 403) })
+	u := strings.Replace(srv.URL, "http://", "http://user:pa55-SECRET@", 1)
+	_, err := accRead(t, accProps("svc.restapi.url", u+"/x"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "403")
+	require.Contains(t, err.Error(), "user:***@")
+	require.NotContains(t, err.Error(), "pa55-SECRET")
+	require.Equal(t, 1, l.count())
+	require.Equal(t, "Basic "+"dXNlcjpwYTU1LVNFQ1JFVA==", l.hdr[0].Get("Authorization"))
+}
