@@ -823,3 +823,21 @@ func TestAcceptanceOutputs(t *testing.T) {
 	require.Equal(t, 0, code)
 	require.Equal(t, "root\n |-- id: string (nullable = true)\n", stdout)
 }
+
+func TestAcceptanceFileExtensionsAreUsage(t *testing.T) {
+	t.Parallel()
+	srv := newAccServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{}`) })
+	in := filepath.Join(t.TempDir(), "in.txt")
+	require.NoError(t, os.WriteFile(in, []byte("{}"), 0o644))
+	for _, args := range [][]string{
+		append([]string{"read", "r", "-o", filepath.Join(t.TempDir(), "out.txt")}, restProps(srv.URL+"/x")...),
+		{"sql", "--catalog", t.TempDir(), "-e", "SET", "-o", "out.xlsx"},
+		append([]string{"write", "w", "--input", in}, restProps(srv.URL+"/x")...),
+	} {
+		code, stdout, stderr := acc(t, nil, args...)
+		require.Equal(t, 2, code, "%v: %s", args, stderr)
+		require.Empty(t, stdout)
+		require.True(t, strings.HasPrefix(stderr, "sluice: "), stderr)
+	}
+	require.Empty(t, srv.requests(), "nothing is fetched or sent for a bad file name")
+}

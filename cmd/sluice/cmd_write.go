@@ -39,6 +39,9 @@ func runWriteCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if *input == "" {
 		return usagef("--input FILE is required")
 	}
+	if _, err := dataframe.FileFormat(*input); err != nil {
+		return usagef("--input: %s", err)
+	}
 	name := pos[0]
 	s, props, err := openSessionForName(env, &sess, &src, name)
 	if err != nil {

@@ -53,7 +53,7 @@ func TestWriteCommandErrors(t *testing.T) {
 		{"no input", []string{"write", "a.b", "--catalog", cat}, 2, "sluice: write: --input FILE is required (see sluice write --help)\n"},
 		{"no name", []string{"write", "--input", "x.csv"}, 2, "sluice: write: want one dataset NAME, got 0 arguments (see sluice write --help)\n"},
 		{"missing input", []string{"write", "a.b", "--input", "/nonexistent/x.ndjson", "--catalog", cat}, 1, ""},
-		{"unknown extension", []string{"write", "a.b", "--input", "x.xml", "--catalog", cat}, 1, ""},
+		{"unknown extension", []string{"write", "a.b", "--input", "x.xml", "--catalog", cat}, 2, "sluice: write: --input: x.xml: unknown file format \".xml\" (want .json, .ndjson, .jsonl, .csv, .parquet or .arrow) (see sluice write --help)\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,6 +33,12 @@ func (o *outputOptions) validate() error {
 	if o.rows < 0 {
 		return usagef("--rows must be ≥ 0")
 	}
+	if o.out != "" {
+		// Checked before any dataset is read: a typo must not cost a fetch.
+		if _, err := dataframe.FileFormat(o.out); err != nil {
+			return usagef("-o: %s", err)
+		}
+	}
 	return nil
 }
 
