@@ -231,3 +231,11 @@ func TestAcceptanceInsertSelectWidth(t *testing.T) {
 	require.Len(t, calls, 1)
 	require.Equal(t, []string{`{"a":"svc.storage.type","b":"CATTEST"}`}, calls[0].rows)
 }
+
+func TestAcceptanceBatchWithByteOrderMark(t *testing.T) {
+	t.Parallel()
+	s, _ := newSession(t)
+	require.Equal(t, []string{`{"key":"a","value":"1"}`}, exec(t, s, "\ufeffSET a=1;\r\n-- done\r\n"))
+	_, err := s.ExecuteBatch(context.Background(), "\ufeffSELEC")
+	require.Regexp(t, `^statement 1, line 1, column 1: `, err.Error())
+}

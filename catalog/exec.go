@@ -25,6 +25,9 @@ import (
 // gives `col_name`, `data_type`; INSERT gives `num_affected_rows`,
 // `num_inserted_rows`; CREATE, DROP and RESET give a frame without columns.
 func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Frame, error) {
+	// A SQL file saved by a Windows editor starts with a byte order mark;
+	// positions are counted as the editor shows them, without it.
+	text = strings.TrimPrefix(text, "\ufeff")
 	stmts, plans, err := sql.PlanBatch(text)
 	if err != nil {
 		return nil, err
