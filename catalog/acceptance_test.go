@@ -244,7 +244,7 @@ func TestAcceptanceCreateDuplicateProperty(t *testing.T) {
 	t.Parallel()
 	s, cat := newSession(t)
 	_, err := s.ExecuteBatch(context.Background(), "CREATE TABLE d.t TBLPROPERTIES ('svc.storage.type'='"+testType+"', 'svc.x'='1', 'svc.x'='2')")
-	require.ErrorContains(t, err, "property svc.x is given twice")
+	require.ErrorContains(t, err, `statement 1, line 1, column 76: property "svc.x" is given twice`)
 	_, err = cat.Get(context.Background(), "d", "t")
 	require.ErrorIs(t, err, catalog.ErrTableNotFound)
 }

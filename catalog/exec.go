@@ -148,10 +148,6 @@ func (s *Session) execCreate(ctx context.Context, x *sql.CreateTable) (*datafram
 		t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type})
 	}
 	for _, p := range x.Properties {
-		if _, dup := t.Properties[p.Key]; dup {
-			// Which one was meant? Spark refuses duplicate keys too.
-			return nil, fmt.Errorf("creating %s: property %s is given twice", tableRef(x.Table), p.Key)
-		}
 		t.Properties[p.Key] = p.Value
 	}
 	if err := cat.Create(ctx, t, x.IfNotExists); err != nil {
