@@ -4,6 +4,7 @@ import (
 	"crypto/tls"
 	"errors"
 	"fmt"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -275,6 +276,8 @@ func (c *Config) validate() error {
 	}
 	if strings.TrimSpace(c.Addr) == "" {
 		fail("CONN_ADDR", "must not be empty")
+	} else if err := checkListenAddr(c.Addr); err != nil {
+		fail("CONN_ADDR", "%q is not a listen address (host:port, e.g. :8080): %v", c.Addr, err)
 	}
 	if !strings.HasPrefix(c.Store, "sqlite:") && !strings.HasPrefix(c.Store, "postgres://") && !strings.HasPrefix(c.Store, "postgresql://") {
 		// The DSN may carry a password: never echo it.
@@ -342,6 +345,28 @@ func (c *Config) validate() error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// checkListenAddr catches a malformed address at start-up, where the error
+// can name the variable, rather than at Listen.
+func checkListenAddr(addr string) error {
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return errors.New("want host:port")
+	}
+	if port == "" {
+		return errors.New("no port")
+	}
+	if n, err := strconv.Atoi(port); err == nil {
+		if n < 0 || n > 65535 {
+			return fmt.Errorf("port %d is out of range 0-65535", n)
+		}
+		return nil
+	}
+	if _, err := net.LookupPort("tcp", port); err != nil {
+		return fmt.Errorf("unknown port %q", port)
+	}
+	return nil
 }
 
 func checkHTTPURL(s string) error {
