@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"strings"
 	"time"
 
@@ -50,6 +51,11 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	if len(pos) > 0 {
 		return usagef("unexpected argument %q", pos[0])
 	}
+	if *addr != "" {
+		if _, _, err := net.SplitHostPort(*addr); err != nil {
+			return usagef("--addr %q is not a listen address (host:port, e.g. :8080)", *addr)
+		}
+	}
 	cfg, err := notifications.ConfigFromEnv(env.getenv)
 	if err != nil {
 		return fmt.Errorf("serve: invalid configuration: %w", flatten(err))
@@ -61,9 +67,18 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		cfg.Store = *store
 	}
 	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	// Errors name where the failing value came from (CONTRACT §9: an
+	// invalid value stops start-up with a message naming the variable).
+	storeSrc, addrSrc := "CONN_STORE", "CONN_ADDR"
+	if *store != "" {
+		storeSrc = "--store"
+	}
+	if *addr != "" {
+		addrSrc = "--addr"
+	}
 	st, err := sqlstore.Open(ctx, cfg.Store, sqlstore.WithLogger(log))
 	if err != nil {
-		return fmt.Errorf("serve: opening the store: %w", err)
+		return fmt.Errorf("serve: opening the store (%s): %w", storeSrc, err)
 	}
 	svc, err := notifications.New(cfg, st, notifications.WithLogger(log))
 	if err != nil {
@@ -72,7 +87,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if err := svc.Start(ctx); err != nil {
 		st.Close()
-		return fmt.Errorf("serve: %w", err)
+		return fmt.Errorf("serve: %s: %w", addrSrc, err)
 	}
 	// Tests and scripts read the bound address (useful with --addr 127.0.0.1:0).
 	fmt.Fprintf(env.stderr, "sluice serve: listening on %s\n", svc.Addr())
