@@ -1132,6 +1132,7 @@ func TestAcceptanceConfigFromEnv(t *testing.T) {
 	require.Equal(t, 4, c.Concurrency)
 
 	bad := map[string][]string{
+		"CONN_ADDR":                                      {"nohost", "127.0.0.1:99999", "127.0.0.1:-1"},
 		"CONN_STORE":                                     {"mysql://x"},
 		"CONN_MAX_BODY_BYTES":                            {"1MB", "0", "-1"},
 		"CONN_MARKETPLACE_URL":                           {"ftp://x", "not a url"},

@@ -247,6 +247,23 @@ func TestAcceptanceServeInvalidVariables(t *testing.T) {
 		"PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION":    "0 0 1 * * ? 2030",
 		"PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS":     "-5",
 	}
+	// Values only Listen or the store would trip over still name their source.
+	code, _, stderr := srvAccRun(t, dir, map[string]string{"CONN_ADDR": "nohost"}, "serve")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "CONN_ADDR")
+	code, _, stderr = srvAccRun(t, dir, map[string]string{"CONN_ADDR": "127.0.0.1:99999"}, "serve")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "CONN_ADDR")
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "file"), nil, 0o600)) // a file where a directory should be
+	code, _, stderr = srvAccRun(t, dir, map[string]string{"CONN_STORE": "sqlite:" + filepath.Join(dir, "file", "sub", "n.db")}, "serve", "--addr", "127.0.0.1:0")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "CONN_STORE")
+	code, _, stderr = srvAccRun(t, dir, map[string]string{"CONN_STORE": "postgres://nobody@127.0.0.1:1/x?connect_timeout=2"}, "serve", "--addr", "127.0.0.1:0")
+	require.Equal(t, 1, code, stderr)
+	require.Contains(t, stderr, "CONN_STORE")
+	code, _, stderr = srvAccRun(t, dir, nil, "serve", "--addr", "nohost")
+	require.Equal(t, 2, code, stderr)
+	require.Contains(t, stderr, "--addr")
 	for name, v := range bad {
 		code, _, stderr := srvAccRun(t, dir, map[string]string{name: v, "CONN_STORE": "sqlite:" + filepath.Join(dir, "n.db")}, "serve", "--addr", "127.0.0.1:0")
 		if name == "CONN_STORE" {
