@@ -6,6 +6,9 @@ package catalog_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -247,4 +250,24 @@ func TestAcceptanceCreateDuplicateProperty(t *testing.T) {
 	require.ErrorContains(t, err, `statement 1, line 1, column 76: property "svc.x" is given twice`)
 	_, err = cat.Get(context.Background(), "d", "t")
 	require.ErrorIs(t, err, catalog.ErrTableNotFound)
+}
+
+func TestAcceptanceWhereCastsStrings(t *testing.T) {
+	t.Parallel()
+	// JSON APIs (YouTube's statistics) send counts as strings.
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+		_, _ = io.WriteString(w, `[{"id":"a","views":"12345","live":"true"},{"id":"b","views":"7","live":"false"},{"id":"c","views":null,"live":null}]`)
+	}))
+	t.Cleanup(srv.Close)
+	s, _ := newSession(t)
+	exec(t, s, "CREATE TABLE yt.ch TBLPROPERTIES ('svc.storage.type'='RESTAPI', 'svc.restapi.parse.payload'='true', 'svc.restapi.url'='"+srv.URL+"/stats')")
+	require.Equal(t, []string{`{"id":"a"}`}, exec(t, s, "SELECT id FROM yt.ch WHERE views > 1000"))
+	require.Equal(t, []string{`{"id":"b"}`}, exec(t, s, "SELECT id FROM yt.ch WHERE views = 7"))
+	require.Equal(t, []string{`{"id":"a"}`, `{"id":"b"}`}, exec(t, s, "SELECT id FROM yt.ch WHERE views >= 6.5"))
+	require.Equal(t, []string{`{"id":"a"}`}, exec(t, s, "SELECT id FROM yt.ch WHERE live = true"))
+	// A string that is no number is still an error, not a silent no-match.
+	_, err := s.ExecuteBatch(context.Background(), "SELECT id FROM yt.ch WHERE id > 5")
+	require.ErrorContains(t, err, "cannot compare column id (string) with 5 (long)")
+	// Literal against literal: '1' = 1 holds.
+	require.Len(t, exec(t, s, "SELECT id FROM yt.ch WHERE '1' = 1"), 3)
 }

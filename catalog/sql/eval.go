@@ -3,6 +3,7 @@ package sql
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -300,9 +301,11 @@ const incomparable = 2
 
 // compare orders two non-null values: numbers with numbers (long and double
 // mix), strings with strings, booleans with booleans, timestamps with
-// timestamps or with a string holding a date-time, binary with binary.
+// timestamps or with a string holding a date-time, binary with binary, and
+// a string with a number or a boolean when it converts (castString).
 // Anything else is an error.
 func compare(a, b any) (int, error) {
+	a, b = castString(a, b), castString(b, a)
 	if ai, ok := asInt(a); ok {
 		if bi, ok := asInt(b); ok {
 			return cmpOrdered(ai, bi), nil
@@ -356,6 +359,42 @@ func compare(a, b any) (int, error) {
 }
 
 var errMismatch = fmt.Errorf("type mismatch")
+
+// castString converts v, when it is a string compared with a number or a
+// boolean, to that type, as Spark casts the string side of such a
+// comparison (a JSON API's "12345" count against 1000). A string that does
+// not convert stays a string, and the comparison is a type error, as in
+// Spark's ANSI mode: a typo must not silently match nothing.
+func castString(v, other any) any {
+	sv, ok := v.(string)
+	if !ok {
+		return v
+	}
+	t := strings.TrimSpace(sv)
+	if _, isBool := other.(bool); isBool {
+		switch strings.ToLower(t) {
+		case "true", "t", "yes", "y", "1":
+			return true
+		case "false", "f", "no", "n", "0":
+			return false
+		}
+		return v
+	}
+	if _, isInt := asInt(other); !isInt {
+		if _, isFloat := asFloat(other); !isFloat {
+			return v
+		}
+	}
+	if n, err := strconv.ParseInt(t, 10, 64); err == nil {
+		return n
+	}
+	if f, err := strconv.ParseFloat(t, 64); err == nil && !strings.ContainsAny(strings.ToLower(t), "inx_") {
+		// ParseFloat also takes "Inf", "NaN", hex and "1_000": not numbers
+		// as a string column holds them.
+		return f
+	}
+	return v
+}
 
 func parseTime(s string) (time.Time, error) {
 	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
