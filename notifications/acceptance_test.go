@@ -319,6 +319,8 @@ func TestAcceptanceIntakeDerivation(t *testing.T) {
 		{`{"token":"t8"}`, "UNK"},
 		{`{"token":"t9","object":null}`, "UNK"},
 		{`{"token":"t10","object":{"token":"usrx-1"}}`, "UNK"},
+		{`{"token":"t13","object":{"token":"trm"}}`, "TRM"}, // no '-': the whole token
+		{`{"token":"t14","object":{"token":"-usr-1"}}`, "UNK"},
 		// Only empty/malformed JSON and a missing token are refused: an
 		// object or object token of another JSON type counts as missing.
 		{`{"token":"t11","object":"usr-1"}`, "UNK"},

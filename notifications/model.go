@@ -46,13 +46,12 @@ const (
 )
 
 // TypeOf derives a notification type from an object token: the part before
-// its first '-', upper-cased, when it is one of USR STK PMT TRM; else UNK.
+// its first '-' (the whole token when it has none, as HMC's
+// split("-")[0]), upper-cased, when it is one of USR STK PMT TRM; else UNK.
 func TypeOf(objectToken string) string {
 	prefix := objectToken
 	if i := strings.IndexByte(objectToken, '-'); i >= 0 {
 		prefix = objectToken[:i]
-	} else {
-		return TypeUnknown
 	}
 	switch p := strings.ToUpper(prefix); p {
 	case TypeUser, TypeStore, TypePayment, TypeTransfer:
