@@ -1040,6 +1040,9 @@ func accMgmt(t *testing.T, st notifications.Store) {
 	require.Nil(t, r["nextRetryDate"])
 	code, _, _ = a.req(t, "POST", "/management/failed-notifications/nope/retry/", "")
 	require.Equal(t, 404, code)
+	code, out, _ = a.req(t, "POST", "/management/failed-notifications/p1/retry", "")
+	require.Equal(t, 200, code, "retry works in any status: %s", out)
+	require.Equal(t, float64(0), checkDTO(out)["retryCounter"])
 	require.Empty(t, toks(list("")))
 }
 
@@ -1307,4 +1310,98 @@ func TestAcceptanceObjectlessDeliveriesAreUnrelated(t *testing.T) {
 		require.NotNil(t, r, "%s stored", tok)
 		require.Equal(t, "PENDING", r["status"], tok)
 	}
+}
+
+func TestAcceptanceConcurrentDuplicatesPostgres(t *testing.T) {
+	t.Parallel()
+	a := accStart(t, accOpt{store: openPostgres(t)})
+	var wg sync.WaitGroup
+	codes := make([]int, 16)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			resp, err := accClient.Post(a.base+"/webhooks/notifications", "application/json",
+				strings.NewReader(accHook("wbh-same", "usr-1", "2024-05-01T09:00:00Z")))
+			if err == nil {
+				codes[i] = resp.StatusCode
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range codes {
+		require.Equal(t, 200, c)
+	}
+	require.Len(t, a.all(t), 1)
+}
+
+// §9: CONN_PROCESSING_CONCURRENCY runs different objectTokens in parallel;
+// one objectToken's records never overlap and keep their order.
+func TestAcceptanceProcessingConcurrency(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	active := map[string]int{}
+	overlap := false
+	var order []string
+	bothIn := make(chan struct{})
+	var once sync.Once
+	market := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var v struct {
+			Notification struct {
+				WebhookToken string `json:"webhookToken"`
+				ObjectToken  string `json:"objectToken"`
+			} `json:"notification"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&v)
+		obj := v.Notification.ObjectToken
+		mu.Lock()
+		active[obj]++
+		if active[obj] > 1 {
+			overlap = true
+		}
+		order = append(order, v.Notification.WebhookToken)
+		if active["usr-a"] > 0 && active["usr-b"] > 0 {
+			once.Do(func() { close(bothIn) })
+		}
+		mu.Unlock()
+		if obj == "usr-a" || obj == "usr-b" {
+			// Each waits for the other: only parallel processing gets past.
+			select {
+			case <-bothIn:
+			case <-time.After(15 * time.Second):
+				w.WriteHeader(504)
+				mu.Lock()
+				active[obj]--
+				mu.Unlock()
+				return
+			}
+		}
+		mu.Lock()
+		active[obj]--
+		mu.Unlock()
+	}))
+	t.Cleanup(market.Close)
+	a := accStart(t, accOpt{mut: func(c *notifications.Config) {
+		c.MarketplaceURL = market.URL
+		c.Concurrency = 4
+	}})
+	// Equal creationDates: neither supersedes the other, both stay live.
+	a.post(t, accHook("a1", "usr-a", "2024-05-01T01:00:00Z"))
+	a.post(t, accHook("a2", "usr-a", "2024-05-01T01:00:00Z"))
+	a.post(t, accHook("b1", "usr-b", "2024-05-01T01:00:01Z"))
+	a.process(t)
+	for _, tok := range []string{"a1", "a2", "b1"} {
+		require.Equal(t, "SUCCESS", a.status(t, tok), "%s: objectTokens processed in parallel", tok)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	require.False(t, overlap, "one objectToken's records never overlap")
+	var as []string
+	for _, tok := range order {
+		if strings.HasPrefix(tok, "a") {
+			as = append(as, tok)
+		}
+	}
+	require.Equal(t, []string{"a1", "a2"}, as, "one objectToken's records keep their order")
 }
