@@ -25,14 +25,21 @@ import (
 type span struct{ start, n int64 }
 
 // spansOf coalesces idx into spans, checking every index against length.
+// The spans are counted first so that the slice is allocated once.
 func spansOf(idx []int64, length int) ([]span, error) {
-	var spans []span
+	count := 0
 	for k, i := range idx {
 		if i < 0 || i >= int64(length) {
 			return nil, fmt.Errorf("dataframe: take: index %d (at %d) is out of range [0, %d)", i, k, length)
 		}
-		if last := len(spans) - 1; last >= 0 && spans[last].start+spans[last].n == i {
-			spans[last].n++
+		if k == 0 || idx[k-1]+1 != i {
+			count++
+		}
+	}
+	spans := make([]span, 0, count)
+	for k, i := range idx {
+		if k > 0 && idx[k-1]+1 == i {
+			spans[len(spans)-1].n++
 			continue
 		}
 		spans = append(spans, span{i, 1})
@@ -278,9 +285,13 @@ func takeBits(mem memory.Allocator, src *memory.Buffer, off int64, spans []span,
 	bits := src.Bytes()
 	var pos int64
 	for _, s := range spans {
-		if s.n == 1 {
-			if bitutil.BitIsSet(bits, int(off+s.start)) {
-				bitutil.SetBit(dst, int(pos))
+		if s.n <= 64 {
+			// CopyBitmap allocates a reader and writer per call: short
+			// spans go bit by bit.
+			for i := int64(0); i < s.n; i++ {
+				if bitutil.BitIsSet(bits, int(off+s.start+i)) {
+					bitutil.SetBit(dst, int(pos+i))
+				}
 			}
 		} else {
 			bitutil.CopyBitmap(bits, int(off+s.start), int(s.n), dst, int(pos))
