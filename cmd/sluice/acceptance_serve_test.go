@@ -92,9 +92,12 @@ type srvAccServer struct {
 	done   chan error
 }
 
-func srvAccServe(t *testing.T, dir string, vars map[string]string) *srvAccServer {
+func srvAccServe(t *testing.T, dir string, vars map[string]string, args ...string) *srvAccServer {
 	t.Helper()
-	cmd := exec.Command(srvAccBinary(t), "serve", "--addr", "127.0.0.1:0")
+	if args == nil {
+		args = []string{"--addr", "127.0.0.1:0"}
+	}
+	cmd := exec.Command(srvAccBinary(t), append([]string{"serve"}, args...)...)
 	cmd.Dir = dir
 	cmd.Env = srvAccEnv(vars)
 	s := &srvAccServer{cmd: cmd, stderr: &lockedBuffer{}, done: make(chan error, 1)}
@@ -344,5 +347,30 @@ func TestAcceptanceServeEndToEnd(t *testing.T) {
 	code, out = s.do(t, "GET", "/health", "")
 	require.Equal(t, 200, code)
 	require.JSONEq(t, `{"status":"UP"}`, out)
+	s.stop(t)
+}
+
+// Defaults: CONN_ADDR from the environment, the store at
+// sqlite:.sluice/notifications.db created on first use, schema migrations
+// at start-up (a second start on the same file works).
+func TestAcceptanceServeDefaults(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	vars := map[string]string{"CONN_ADDR": "127.0.0.1:0"}
+	s := srvAccServe(t, dir, vars, []string{}...)
+	code, out := s.do(t, "POST", "/webhooks/notifications", `{"token":"wbh-d","object":{"token":"pmt-1"}}`)
+	require.Equal(t, 200, code, out)
+	code, out = s.do(t, "POST", "/management/failed-notifications/", `{"notificationToken":"x"}`)
+	require.Equal(t, 403, code)
+	require.JSONEq(t, `{"errorMessage":"management API is disabled"}`, out)
+	s.stop(t)
+	fi, err := os.Stat(filepath.Join(dir, ".sluice", "notifications.db"))
+	require.NoError(t, err)
+	require.False(t, fi.IsDir())
+	s = srvAccServe(t, dir, vars, []string{}...)
+	code, out = s.do(t, "GET", "/webhooks/notifications?from=2000-01-01T00:00:00&to=2100-01-01T00:00:00", "")
+	require.Equal(t, 200, code, out)
+	require.Contains(t, out, `"webhookToken":"wbh-d"`)
+	require.Contains(t, out, `"notificationType":"PMT"`)
 	s.stop(t)
 }
