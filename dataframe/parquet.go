@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"runtime"
+	"sync"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -166,8 +167,9 @@ func ReadParquet(path string, mem memory.Allocator) (f *Frame, err error) {
 }
 
 func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *Frame, err error) {
-	// Not Parallel: pqarrow's reader goroutines would panic on corrupt pages
-	// where no recover of ours can reach.
+	// Not pqarrow's Parallel: its reader goroutines would panic on corrupt
+	// pages where no recover of ours can reach; row groups are read in
+	// parallel below instead.
 	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 64 * 1024}, mem)
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
@@ -175,29 +177,72 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *Frame,
 	if err := verifyStructLeaves(rdr, fr); err != nil {
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, nil)
+	schema, err := fr.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
-	defer rr.Release()
-	schema := rr.Schema()
+	n := rdr.NumRowGroups()
+	results := make([][]arrow.Record, n)
+	errs := make([]error, n)
+	// Row groups are independent: read them on every CPU, each goroutine
+	// with its own Arrow reader and its own recover.
+	workers := min(runtime.GOMAXPROCS(0), n)
+	slots := make(chan struct{}, max(workers, 1))
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		wg.Add(1)
+		slots <- struct{}{}
+		go func(i int) {
+			defer wg.Done()
+			defer func() { <-slots }()
+			results[i], errs[i] = readRowGroup(rdr, mem, i)
+		}(i)
+	}
+	wg.Wait()
 	var recs []arrow.Record
+	for _, r := range results {
+		recs = append(recs, r...)
+	}
+	if err := errors.Join(errs...); err != nil {
+		for _, r := range recs {
+			r.Release()
+		}
+		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	}
+	return New(schema, recs...)
+}
+
+// readRowGroup reads row group i into records the caller releases.
+func readRowGroup(rdr *file.Reader, mem memory.Allocator, i int) (recs []arrow.Record, err error) {
 	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("row group %d: %v (recovered panic)", i, r)
+		}
 		if err != nil {
 			for _, r := range recs {
 				r.Release()
 			}
+			recs = nil
 		}
 	}()
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 64 * 1024}, mem)
+	if err != nil {
+		return nil, err
+	}
+	rr, err := fr.GetRecordReader(context.Background(), nil, []int{i})
+	if err != nil {
+		return nil, err
+	}
+	defer rr.Release()
 	for rr.Next() {
 		rec := rr.Record()
 		rec.Retain()
 		recs = append(recs, rec)
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {
-		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+		return recs, err
 	}
-	return New(schema, recs...)
+	return recs, nil
 }
 
 // verifyStructLeaves decodes every page of the leaf columns under struct
