@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"io"
 	"runtime"
-	"sync"
 	"strings"
+	"sync"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
