@@ -841,3 +841,39 @@ func TestAcceptanceFileExtensionsAreUsage(t *testing.T) {
 	}
 	require.Empty(t, srv.requests(), "nothing is fetched or sent for a bad file name")
 }
+
+func TestAcceptanceWriteSessionAndLogging(t *testing.T) {
+	t.Parallel()
+	srv := newAccServer(t, func(_ int, w http.ResponseWriter, _ *http.Request) { w.WriteHeader(204) })
+	cat := t.TempDir()
+	mustSQL(t, cat, `CREATE TABLE api.ev TBLPROPERTIES ('svc.storage.type'='RESTAPI',
+		'svc.restapi.url.pattern'='svc.restapi.pattern.ev', 'svc.restapi.pattern.ev'='`+srv.URL+`/{svc.restapi.path}?key={svc.restapi.accessKey}',
+		'svc.restapi.path'='table', 'svc.restapi.accessKey'='AIza-write-secret')`)
+	// .json holding one object is one row.
+	in := filepath.Join(t.TempDir(), "one.json")
+	require.NoError(t, os.WriteFile(in, []byte(`{"a":{"b":[1,2]}}`), 0o644))
+	code, stdout, stderr := acc(t, nil, "write", "api.ev", "--input", in, "--catalog", cat,
+		"--prop", "svc.restapi.path=runtime", "--set", "svc.restapi.path=session", "--set", "svc.logging.level=CONSOLE")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "wrote 1 of 1 rows")
+	reqs := srv.requests()
+	require.Len(t, reqs, 1)
+	require.Equal(t, "/session?key=AIza-write-secret", reqs[0].URI)
+	require.Equal(t, `{"a":{"b":[1,2]}}`, reqs[0].Body)
+	require.Contains(t, stderr, "POST "+srv.URL+"/session?key=***")
+	require.NotContains(t, stderr, "AIza-write-secret")
+}
+
+func TestAcceptanceSQLFileForms(t *testing.T) {
+	t.Parallel()
+	cat := t.TempDir()
+	f := filepath.Join(t.TempDir(), "q.sql")
+	require.NoError(t, os.WriteFile(f, []byte("\ufeffSET a=1;\r\n-- done\r\n"), 0o644))
+	code, stdout, stderr := acc(t, nil, "sql", "--catalog", cat, "-f", f, "--format", "csv")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "key,value\na,1\n", stdout)
+	// A lone argument is the SQL; flags may follow it.
+	code, stdout, stderr = acc(t, nil, "sql", "SET b=2", "--catalog", cat, "--format", "csv")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "key,value\nb,2\n", stdout)
+}
