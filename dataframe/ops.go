@@ -222,6 +222,9 @@ func Filter(f *Frame, keep func(r *Row) (bool, error)) (*Frame, error) {
 	for _, rec := range f.records {
 		r.rec = rec
 		n := int(rec.NumRows())
+		if cap(idx) < n {
+			idx = make([]int64, 0, n)
+		}
 		idx = idx[:0]
 		for i := 0; i < n; i++ {
 			r.i = i
