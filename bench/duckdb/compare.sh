@@ -89,3 +89,9 @@ case "$same" in
   *'"missing":0}'*) echo "OK: same values" ;;
   *) echo "MISMATCH: values differ" >&2; exit 1 ;;
 esac
+leaves=$(duck leaves "$work/sluice.parquet" "$work/duck.parquet")
+echo "nested struct leaves (count, min, max per leaf): $leaves"
+case "$leaves" in
+  *'"same":true}'*) echo "OK: same nested values" ;;
+  *) echo "MISMATCH: nested values differ" >&2; exit 1 ;;
+esac

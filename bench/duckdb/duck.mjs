@@ -3,6 +3,7 @@
 //   node duck.mjs convert IN.ndjson OUT.parquet  → {"seconds": …} (COPY only)
 //   node duck.mjs inspect FILE.parquet           → {"rows": …, "columns": […]}
 //   node duck.mjs same A.parquet B.parquet       → {"columns": n, "missing": rows of A not in B}
+//   node duck.mjs leaves A.parquet B.parquet     → {"leaves": n, "same": count/min/max of nested leaves agree}
 import { DuckDBInstance } from '@duckdb/node-api';
 
 const [mode, a, b] = process.argv.slice(2);
@@ -33,7 +34,23 @@ if (mode === 'convert') {
   const diff = await con.runAndReadAll(
     `SELECT count(*)::BIGINT FROM (SELECT ${sel} FROM read_parquet(${lit(a)}) EXCEPT ALL SELECT ${sel} FROM read_parquet(${lit(b)}))`);
   console.log(JSON.stringify({ columns: cols.length, missing: Number(diff.getRows()[0][0]) }));
+} else if (mode === 'leaves') {
+  // count/min/max of every nested struct leaf (outside lists) that both
+  // files store with the same physical type, compared file against file.
+  const leaves = async (f) => new Map((await con.runAndReadAll(
+    `SELECT DISTINCT path_in_schema, type FROM parquet_metadata(${lit(f)})`)).getRows()
+    .map((r) => [String(r[0]), String(r[1])]));
+  const la = await leaves(a);
+  const lb = await leaves(b);
+  const paths = [...la.keys()].filter((p) => p.includes(', ') && lb.get(p) === la.get(p) && !/\b(list|element|item)\b/.test(p));
+  const agg = async (f) => {
+    const exprs = paths.map((p) => p.split(', ').map((s) => '"' + s.replaceAll('"', '""') + '"').join('.'))
+      .map((e) => `count(${e}), min(${e})::VARCHAR, max(${e})::VARCHAR`);
+    return JSON.stringify((await con.runAndReadAll(`SELECT ${exprs.join(', ')} FROM read_parquet(${lit(f)})`)).getRows()[0].map(String));
+  };
+  const same = paths.length === 0 || (await agg(a)) === (await agg(b));
+  console.log(JSON.stringify({ leaves: paths.length, same }));
 } else {
-  console.error('usage: node duck.mjs convert IN OUT | inspect FILE | same A B');
+  console.error('usage: node duck.mjs convert IN OUT | inspect FILE | same A B | leaves A B');
   process.exit(2);
 }
