@@ -271,3 +271,18 @@ func TestAcceptanceWhereCastsStrings(t *testing.T) {
 	// Literal against literal: '1' = 1 holds.
 	require.Len(t, exec(t, s, "SELECT id FROM yt.ch WHERE '1' = 1"), 3)
 }
+
+func TestAcceptanceSyntaxErrorsHidePropertyValues(t *testing.T) {
+	t.Parallel()
+	s, _ := newSession(t)
+	for _, q := range []string{
+		"CREATE TABLE a.b TBLPROPERTIES ('svc.restapi.accessKey'=AIzaSecretXYZ)",
+		"CREATE TABLE a.b TBLPROPERTIES ('svc.restapi.accessKey'='AIza' AIzaSecretXYZ)",
+		"CREATE TABLE a.b TBLPROPERTIES ('svc.restapi.accessKey'='AIza' 12345AIzaSecretXYZ)",
+	} {
+		_, err := s.ExecuteBatch(context.Background(), q)
+		require.Error(t, err, q)
+		require.Regexp(t, `^statement 1, line 1, column \d+: expected`, err.Error())
+		require.NotContains(t, err.Error(), "SecretXYZ", q)
+	}
+}

@@ -59,6 +59,22 @@ func (t Token) describe() string {
 	return fmt.Sprintf("%q", t.Raw)
 }
 
+// describeOpaque is describe without the text of a word or number, for
+// places where the token may be (part of) a secret property value.
+func (t Token) describeOpaque() string {
+	switch t.Kind {
+	case Ident:
+		return "an unquoted word"
+	case Number:
+		return "a number"
+	case Illegal:
+		if strings.HasPrefix(t.Err, "invalid number") {
+			return "an invalid number"
+		}
+	}
+	return t.describe()
+}
+
 // isKeyword reports whether t is the bare word kw (case-insensitive).
 func (t Token) isKeyword(kw string) bool {
 	return t.Kind == Ident && strings.EqualFold(t.Text, kw)

@@ -476,14 +476,18 @@ func (p *parser) properties() ([]Property, error) {
 		case v.Kind == Symbol && v.Text == "-" && p.peek().Kind == Number:
 			val = "-" + p.next().Text
 		default:
-			return nil, p.unexpected(v, fmt.Sprintf("a quoted value for property %q", key))
+			// Not the token's text: it is likely the value itself, unquoted,
+			// and the value may be a secret.
+			return nil, p.errorf(v.Pos, "expected a quoted value for property %q, found %s", key, v.describeOpaque())
 		}
 		props = append(props, Property{Key: key, Value: val, Pos: k.Pos})
 		if p.acceptSymbol(",") {
 			continue
 		}
 		if _, err := p.expectSymbol(")"); err != nil {
-			return nil, p.unexpected(p.peek(), `"," or ")"`)
+			t := p.peek()
+			// A word here is most likely the rest of a value quoted short.
+			return nil, p.errorf(t.Pos, `expected "," or ")", found %s`, t.describeOpaque())
 		}
 		return props, nil
 	}
