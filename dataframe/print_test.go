@@ -81,6 +81,17 @@ func TestWriteTableEdges(t *testing.T) {
 	require.Equal(t, "+---+\n|a  |\n+---+\n|1  |\n+---+\nonly showing top 1 row\n", buf.String())
 }
 
+func TestWriteTableWideCharacters(t *testing.T) {
+	t.Parallel()
+	f, err := ReadJSON([]byte(`[{"city":"東京","n":1},{"city":"Zürich","n":22}]`), JSONOptions{})
+	require.NoError(t, err)
+	defer f.Release()
+	var buf bytes.Buffer
+	require.NoError(t, WriteTable(&buf, f, TableOptions{Truncate: 20}))
+	// East Asian wide characters take two columns, as in Spark's show().
+	require.Equal(t, "+------+---+\n|  city|  n|\n+------+---+\n|  東京|  1|\n|Zürich| 22|\n+------+---+\n", buf.String())
+}
+
 func TestJavaDouble(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[float64]string{
