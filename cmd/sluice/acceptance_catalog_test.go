@@ -877,3 +877,14 @@ func TestAcceptanceSQLFileForms(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Equal(t, "key,value\nb,2\n", stdout)
 }
+
+func TestAcceptanceBadSetHidesSecret(t *testing.T) {
+	t.Parallel()
+	code, _, stderr := acc(t, nil, "sql", "-e", "SET", "--set", "svc.restapi.accessKey:AIzaSecretQQ")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, "--set wants key=value")
+	require.NotContains(t, stderr, "SecretQQ")
+	code, _, stderr = acc(t, nil, "sql", "-e", "SET", "--set", "novalue")
+	require.Equal(t, 2, code)
+	require.Contains(t, stderr, `"novalue"`)
+}

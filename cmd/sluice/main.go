@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"github.com/sluicedata/sluice/connectors"
 )
 
 // version is set at build time with -ldflags "-X main.version=…".
@@ -139,7 +141,18 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				usage()
 				return nil, errHelp
 			}
-			return nil, usagef("%s", strings.TrimPrefix(err.Error(), "flag provided but not defined: "))
+			msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: ")
+			// flag quotes the bad value first (`invalid value "k:v" for flag
+			// -set: …`); a kvFlag's own message says what was wrong without
+			// echoing a secret, so it alone is kept.
+			if strings.HasPrefix(msg, "invalid value ") {
+				if i := strings.LastIndex(msg, " for flag -"); i >= 0 {
+					if j := strings.Index(msg[i:], ": "); j >= 0 && strings.HasPrefix(msg[i+j+2:], "--") {
+						msg = msg[i+j+2:]
+					}
+				}
+			}
+			return nil, usagef("%s", msg)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -167,6 +180,10 @@ func (f *kvFlag) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
 	k = strings.TrimSpace(k)
 	if !ok || k == "" {
+		if connectors.IsSecretKey(s) {
+			// A mistyped `key:value` of a secret must not print the value.
+			return fmt.Errorf("--%s wants key=value, got an argument without '=' (not shown: it looks like it holds a secret)", f.name)
+		}
 		return fmt.Errorf("--%s wants key=value, got %q", f.name, s)
 	}
 	f.pairs = append(f.pairs, [2]string{k, v})
