@@ -53,10 +53,13 @@ func NewRedactor(sets ...map[string]string) *Redactor {
 	for _, p := range sets {
 		for k, v := range p {
 			if !IsSecretKey(k) || v == "" {
-				// A URL may carry a password of its own (http://u:pw@host).
-				if pw := urlPassword(v); pw != "" && !seen[pw] {
-					seen[pw] = true
-					r.secrets = append(r.secrets, pw)
+				// A URL may carry secrets of its own: a password
+				// (http://u:pw@host) or a query parameter such as key=….
+				for _, sec := range urlSecrets(v) {
+					if !seen[sec] {
+						seen[sec] = true
+						r.secrets = append(r.secrets, sec)
+					}
 				}
 				continue
 			}
@@ -117,28 +120,53 @@ type redactedError struct {
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
-// urlPassword returns the password of the userinfo of the first URL in v
-// (`scheme://user:password@host`), "" when there is none. The password is
-// taken as written, which is also how it appears in a message quoting the
-// URL.
-func urlPassword(v string) string {
+// urlSecrets returns the secrets written into a URL in v: the password of
+// its userinfo (`scheme://user:password@host`) and the values of query
+// parameters whose names IsSecretKey would mask (`?key=…&access_token=…`),
+// as written and decoded. {token} placeholders are not secrets themselves.
+func urlSecrets(v string) []string {
 	i := strings.Index(v, "://")
 	if i < 0 {
-		return ""
+		return nil
+	}
+	var out []string
+	add := func(s string) {
+		if s != "" && !strings.ContainsAny(s, "{}") {
+			out = append(out, s)
+			if d, err := url.QueryUnescape(s); err == nil && d != s {
+				out = append(out, d)
+			}
+		}
 	}
 	rest := v[i+3:]
-	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
-		rest = rest[:end]
+	host := rest
+	if end := strings.IndexAny(host, "/?#"); end >= 0 {
+		host = host[:end]
 	}
-	at := strings.LastIndexByte(rest, '@')
-	if at < 0 {
-		return ""
+	if at := strings.LastIndexByte(host, '@'); at >= 0 {
+		if _, pw, ok := strings.Cut(host[:at], ":"); ok {
+			add(pw)
+		}
 	}
-	_, pw, ok := strings.Cut(rest[:at], ":")
-	if !ok {
-		return ""
+	if q := strings.IndexByte(rest, '?'); q >= 0 {
+		query := rest[q+1:]
+		if h := strings.IndexByte(query, '#'); h >= 0 {
+			query = query[:h]
+		}
+		for _, seg := range strings.Split(query, "&") {
+			name, val, ok := strings.Cut(seg, "=")
+			if !ok {
+				continue
+			}
+			if n, err := url.QueryUnescape(name); err == nil {
+				name = n
+			}
+			if IsSecretKey(name) {
+				add(val)
+			}
+		}
 	}
-	return pw
+	return out
 }
 
 // jsonEscape is s as it appears inside a JSON string.

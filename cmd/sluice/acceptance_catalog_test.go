@@ -136,7 +136,7 @@ func TestAcceptanceSetResetOutput(t *testing.T) {
 	require.Equal(t, `{"key":"my.password","value":"***"}`+"\n"+
 		`{"key":"svc.restapi.channelId","value":"UC1"}`+"\n"+
 		`{"key":"svc.restapi.header.Authorization","value":"***"}`+"\n"+
-		`{"key":"svc.restapi.url","value":"http://h/x?key=k"}`+"\n", out)
+		`{"key":"svc.restapi.url","value":"http://h/x?key=***"}`+"\n", out)
 	out = mustSQL(t, cat, "SET svc.restapi.header.Authorization=Bearer tok-123; SET svc.restapi.header.Authorization", "--format", "csv")
 	require.Equal(t, "key,value\nsvc.restapi.header.Authorization,***\n", out)
 	require.NotContains(t, out, "tok-123")

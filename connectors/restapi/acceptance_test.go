@@ -236,3 +236,18 @@ func TestAcceptanceURLPasswordRedacted(t *testing.T) {
 	require.Equal(t, 1, l.count())
 	require.Equal(t, "Basic "+"dXNlcjpwYTU1LVNFQ1JFVA==", l.hdr[0].Get("Authorization"))
 }
+
+func TestAcceptanceURLQuerySecretRedacted(t *testing.T) {
+	t.Parallel()
+	srv, l := accServe(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "bad key "+r.URL.Query().Get("key"), 400)
+	})
+	// The key is written into the URL itself, not in an accessKey property.
+	_, err := accRead(t, accProps("svc.restapi.url", srv.URL+"/x?part=id&key=AIza-inline-SECRET&access_token=tok%2FSECRET2"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), "400")
+	require.Contains(t, err.Error(), "key=***")
+	require.Contains(t, err.Error(), "part=id")
+	require.NotContains(t, err.Error(), "SECRET")
+	require.Equal(t, 1, l.count())
+}
