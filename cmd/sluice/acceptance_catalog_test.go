@@ -131,7 +131,7 @@ func TestAcceptanceSetResetOutput(t *testing.T) {
 	out = mustSQL(t, cat, "SET svc.restapi.nothing", "--format", "csv")
 	require.Equal(t, "key,value\nsvc.restapi.nothing,<undefined>\n", out)
 	// SET lists all, sorted, redacted; SET k shows one, redacted.
-	batch := "SET svc.restapi.header.Authorization=Bearer tok-123; SET svc.restapi.channelId=UC1; SET my.password=pw1; SET svc.restapi.url=http://h/x?key=k; SET"
+	batch := "SET svc.restapi.header.Authorization=Bearer tok-123; SET svc.restapi.channelId=UC1; SET my.password=pw1; SET svc.restapi.url=http://h/x?key=k3y-value; SET"
 	out = mustSQL(t, cat, batch, "--format", "json")
 	require.Equal(t, `{"key":"my.password","value":"***"}`+"\n"+
 		`{"key":"svc.restapi.channelId","value":"UC1"}`+"\n"+
