@@ -419,7 +419,11 @@ func appendJSONText(b array.Builder, dt arrow.DataType, text string) (err error)
 	}
 	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
-	if err := b.UnmarshalOne(dec); err != nil {
+	unmarshal := b.UnmarshalOne
+	if containsMap(dt) {
+		unmarshal = func(dec *json.Decoder) error { return appendJSONTokens(b, dec) }
+	}
+	if err := unmarshal(dec); err != nil {
 		return fmt.Errorf("%q is not a %s: %w", truncateCell(text, 60), SparkType(dt), err)
 	}
 	if dec.More() {
