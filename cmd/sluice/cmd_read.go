@@ -22,7 +22,6 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 		src  sourceFlags
 		out  outputOptions
 	)
-	usageOnce(fs)
 	sess.register(fs)
 	src.register(fs)
 	out.register(fs)

@@ -20,7 +20,6 @@ func init() {
 
 func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "run", "run PIPELINE.yaml [--set k=v]… [--catalog DIR] [--dry-run]")
-	usageOnce(fs)
 	var sf sessionFlags
 	sf.register(fs)
 	dryRun := fs.Bool("dry-run", false, "check the pipeline and print its plan without running it")

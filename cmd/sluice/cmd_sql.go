@@ -27,7 +27,6 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 		sess sessionFlags
 		out  outputOptions
 	)
-	usageOnce(fs)
 	expr := fs.String("e", "", "the `SQL` statements to run")
 	file := fs.String("f", "", "read the statements from `FILE` (- for stdin)")
 	sess.register(fs)

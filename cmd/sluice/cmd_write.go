@@ -24,7 +24,6 @@ func runWriteCommand(ctx context.Context, env *cliEnv, args []string) error {
 		sess sessionFlags
 		src  sourceFlags
 	)
-	usageOnce(fs)
 	input := fs.String("input", "", "the `FILE` to write")
 	recordsPath := fs.String("records-path", "", "for a .json input: dotted `PATH` of the array holding the rows")
 	sess.register(fs)

@@ -9,19 +9,6 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 )
 
-// usageOnce makes fs print its usage once per parse: both flag.Parse and
-// parseFlags call Usage on --help.
-func usageOnce(fs *flag.FlagSet) {
-	inner := fs.Usage
-	printed := false
-	fs.Usage = func() {
-		if !printed {
-			printed = true
-			inner()
-		}
-	}
-}
-
 // sessionFlags are the flags of every command that touches datasets (sql,
 // read, write, run): --catalog DIR and repeated --set k=v (CONTRACT §9).
 type sessionFlags struct {
