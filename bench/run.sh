@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Reproduces every figure in BENCHMARKS.md: the Go benchmarks of each issue,
+# then the side-by-side scripts (DuckDB for JSON → Parquet, wrk against the
+# sidecar with the bare-Fiber ceiling). Output is printed and kept in
+# bench/out/<UTC time>.txt. Run it on a quiet machine: figures taken while
+# other work runs on the same cores are meaningless.
+#
+#   bench/run.sh              # everything (~15 minutes)
+#   ONLY=go bench/run.sh      # just the testing.B benchmarks
+#   ONLY=peers bench/run.sh   # just the scripts with peers
+#
+# Env: SLUICE_TEST_POSTGRES_DSN enables the Postgres figures (set by default
+# when Postgres answers on 127.0.0.1:5432), BENCHTIME (default 3x).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+mkdir -p bench/out
+out="bench/out/$(date -u +%Y%m%dT%H%M%SZ).txt"
+BENCHTIME=${BENCHTIME:-3x}
+ONLY=${ONLY:-all}
+if [ -z "${SLUICE_TEST_POSTGRES_DSN:-}" ] && timeout 3 bash -c 'exec 3<>/dev/tcp/127.0.0.1/5432' 2>/dev/null; then
+  export SLUICE_TEST_POSTGRES_DSN='postgres://postgres@127.0.0.1:5432/test?sslmode=disable'
+fi
+
+{
+  echo "# sluice benchmarks, $(date -u), $(go version), $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+  if [ "$ONLY" = all ] || [ "$ONLY" = go ]; then
+    gobench() { # package regexp [extra flags]
+      local pkg=$1 re=$2
+      shift 2
+      echo "## go test $pkg -bench '$re' $*"
+      timeout 1200 go test "$pkg" -run '^$' -bench "$re" -benchtime "$BENCHTIME" -benchmem "$@" 2>&1 |
+        grep -E '^(Benchmark|ok|FAIL|---)' || true
+    }
+    # Issue 2: frames
+    gobench ./dataframe 'ListingToFrame|InferOnly' -cpu 1,2
+    gobench ./dataframe 'NDJSONToFrame|NDJSONToParquet|WriteParquet|FrameToGota'
+    gobench ./dataframe 'TakeStrings|FilterStrings|ExplodeStrings|ExplodeListing'
+    # Issue 3: REST, SQL
+    gobench ./connectors/restapi 'ReadListing|Paginate2000'
+    gobench ./catalog/sql 'ParseBatch100'
+    # Issue 4: sidecar
+    gobench ./notifications/sqlstore 'EnqueueParallel|ClaimFinish|Scan'
+    gobench ./notifications 'Intake|ParseDelivery|Processing'
+    # Issue 5: pipelines, datasets
+    gobench ./pipelines 'RESTToParquet' -benchtime 1x
+    gobench ./connectors/notifications 'ReadSQLite' -benchtime 1x
+    gobench ./connectors/parquet 'PartitionedWrite'
+  fi
+  if [ "$ONLY" = all ] || [ "$ONLY" = peers ]; then
+    echo "## bench/duckdb/compare.sh (NDJSON → Parquet, sluice vs DuckDB)"
+    MB=${MB:-200} RUNS=${RUNS:-3} bash bench/duckdb/compare.sh 2>&1 || echo "compare.sh failed"
+    echo "## bench/intake/run.sh (wrk, 64 connections)"
+    bash bench/intake/run.sh 2>&1 || echo "intake/run.sh failed"
+  fi
+} 2>&1 | tee "$out"
+echo "kept in $out"
