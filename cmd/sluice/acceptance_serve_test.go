@@ -374,3 +374,64 @@ func TestAcceptanceServeDefaults(t *testing.T) {
 	require.Contains(t, out, `"notificationType":"PMT"`)
 	s.stop(t)
 }
+
+// §6.3: a sidecar killed in the middle of processing loses nothing: after a
+// restart the claimed record is processed again (within the job and claim
+// leases, 30 s, not minutes).
+func TestAcceptanceServeCrashMidProcessing(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	called := make(chan struct{}, 16)
+	var mu sync.Mutex
+	hang := true
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	market := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		mu.Lock()
+		h := hang
+		mu.Unlock()
+		called <- struct{}{}
+		if h {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		}
+	}))
+	t.Cleanup(market.Close)
+	vars := map[string]string{
+		"CONN_STORE":              "sqlite:" + filepath.Join(dir, "n.db"),
+		"CONN_MARKETPLACE_URL":    market.URL,
+		"CONN_DOWNSTREAM_TIMEOUT": "5m",
+		"PROVIDER_NOTIFICATIONS_PROCESSING_CRON_EXPRESSION": "* * * * * ?",
+	}
+	s := srvAccServe(t, dir, vars)
+	code, out := s.do(t, "POST", "/webhooks/notifications", `{"token":"wbh-crash","object":{"token":"usr-1"}}`)
+	require.Equal(t, 200, code, out)
+	select {
+	case <-called:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the marketplace was not called")
+	}
+	s.kill(t) // mid-call: nothing committed about the attempt
+	mu.Lock()
+	hang = false
+	mu.Unlock()
+	s = srvAccServe(t, dir, vars)
+	deadline := time.Now().Add(2 * time.Minute)
+	status := ""
+	for time.Now().Before(deadline) {
+		code, out = s.do(t, "GET", "/webhooks/notifications?from=2000-01-01T00:00:00&to=2100-01-01T00:00:00", "")
+		require.Equal(t, 200, code, out)
+		var recs []map[string]any
+		require.NoError(t, json.Unmarshal([]byte(out), &recs))
+		require.Len(t, recs, 1)
+		if status = recs[0]["status"].(string); status == "SUCCESS" {
+			break
+		}
+		time.Sleep(250 * time.Millisecond)
+	}
+	require.Equal(t, "SUCCESS", status, "the claimed record is processed again after a crash")
+	s.stop(t)
+}
