@@ -150,3 +150,30 @@ func TestWriteCSVGolden(t *testing.T) {
 	require.NoError(t, WriteCSV(&buf, nested))
 	ioRequireGolden(t, "nested.csv", buf.Bytes())
 }
+
+// TestTextOutputManyChunks: text outputs of a frame of many batches come
+// out complete and in order.
+func TestTextOutputManyChunks(t *testing.T) {
+	t.Parallel()
+	mem := ioCheckedAlloc(t)
+	rows := strings.Repeat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(ioNestedRows), "["), "]")+",", 4000)
+	f := ioFrameFromJSON(t, mem, ioNestedSchema, "["+strings.TrimSuffix(rows, ",")+"]", 5000) // 12,000 rows
+	defer f.Release()
+	want := ioFrameRowsJSON(t, f)
+	require.Len(t, want, 12000)
+
+	var nd bytes.Buffer
+	require.NoError(t, WriteNDJSON(&nd, f))
+	require.Equal(t, strings.Join(want, "\n")+"\n", nd.String())
+
+	var arr bytes.Buffer
+	require.NoError(t, WriteJSONArray(&arr, f))
+	require.Equal(t, "[\n"+strings.Join(want, ",\n")+"\n]\n", arr.String())
+
+	var csvOut bytes.Buffer
+	require.NoError(t, WriteCSV(&csvOut, f))
+	back, err := ReadCSV(&csvOut, CSVOptions{Allocator: mem})
+	require.NoError(t, err)
+	defer back.Release()
+	require.Equal(t, f.NumRows(), back.NumRows())
+}
