@@ -10,18 +10,28 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 )
 
-// fieldPath is a resolved column path: a top-level column, then struct
-// field indices.
+// fieldPath is a resolved column path: a top-level column, then steps
+// into struct fields and through lists of structs.
 type fieldPath struct {
-	col      int
-	children []int
-	typ      arrow.DataType
-	name     string // last segment, Spark's default alias
+	col   int
+	steps []pathStep
+	typ   arrow.DataType // the result: the leaf type wrapped in one list per list step
+	name  string         // last segment, Spark's default alias
+}
+
+// pathStep goes into struct field field, or, when list is set, into the
+// elements of a list (the next step then picks their field), as Spark's
+// items.id over array<struct<id,…>> does.
+type pathStep struct {
+	list  bool
+	large bool // the list is a LargeList: the result keeps 64-bit offsets
+	field int
 }
 
 // resolvePath finds a column or dotted nested path in schema. A top-level
 // column whose name contains dots (as Flatten makes) wins over nesting;
 // names match exactly, else case-insensitively when that is unambiguous.
+// A segment after a list of structs picks that field of every element.
 func resolvePath(schema *arrow.Schema, path string) (fieldPath, error) {
 	if path == "" {
 		return fieldPath{}, fmt.Errorf("dataframe: empty column path")
@@ -32,24 +42,64 @@ func resolvePath(schema *arrow.Schema, path string) (fieldPath, error) {
 		if !ok {
 			continue
 		}
-		fp := fieldPath{col: col, typ: schema.Field(col).Type, name: schema.Field(col).Name}
+		fp := fieldPath{col: col, name: schema.Field(col).Name}
+		typ := schema.Field(col).Type
 		for _, seg := range segs[k:] {
-			st, isStruct := fp.typ.(*arrow.StructType)
+			st, isStruct := typ.(*arrow.StructType)
+			owner := fmt.Sprintf("struct %q has", fp.name)
 			if !isStruct {
-				return fieldPath{}, fmt.Errorf("dataframe: column path %q: %q is %s, not a struct", path, fp.name, SparkType(fp.typ))
+				elem, large, isList := listOfStructs(typ)
+				if !isList {
+					return fieldPath{}, fmt.Errorf("dataframe: column path %q: %q is %s, not a struct or an array of structs", path, fp.name, SparkType(typ))
+				}
+				fp.steps = append(fp.steps, pathStep{list: true, large: large})
+				st = elem
+				owner = fmt.Sprintf("the elements of array %q have", fp.name)
 			}
 			j, ok := fieldIndex(st.Fields(), seg)
 			if !ok {
-				return fieldPath{}, fmt.Errorf("dataframe: column path %q: struct %q has no field %q", path, fp.name, seg)
+				return fieldPath{}, fmt.Errorf("dataframe: column path %q: %s no field %q", path, owner, seg)
 			}
-			fp.children = append(fp.children, j)
-			fp.typ = st.Field(j).Type
+			fp.steps = append(fp.steps, pathStep{field: j})
+			typ = st.Field(j).Type
 			fp.name = st.Field(j).Name
 		}
+		fp.typ = typePath(fp, typ)
 		return fp, nil
 	}
 	return fieldPath{}, fmt.Errorf("dataframe: unknown column %q (columns: %s)", path, strings.Join(fieldNames(schema.Fields()), ", "))
 }
+
+// listOfStructs reports whether dt is a List or LargeList of structs (not a
+// map, whose entries are structs too but are looked up by key).
+func listOfStructs(dt arrow.DataType) (*arrow.StructType, bool, bool) {
+	switch t := dt.(type) {
+	case *arrow.ListType:
+		st, ok := t.Elem().(*arrow.StructType)
+		return st, false, ok
+	case *arrow.LargeListType:
+		st, ok := t.Elem().(*arrow.StructType)
+		return st, true, ok
+	}
+	return nil, false, false
+}
+
+// typePath wraps leaf in one list per list step of fp, outermost first.
+func typePath(fp fieldPath, leaf arrow.DataType) arrow.DataType {
+	for i := len(fp.steps) - 1; i >= 0; i-- {
+		switch {
+		case !fp.steps[i].list:
+		case fp.steps[i].large:
+			leaf = arrow.LargeListOf(leaf)
+		default:
+			leaf = arrow.ListOf(leaf)
+		}
+	}
+	return leaf
+}
+
+// topLevel reports whether fp is a whole column.
+func (fp fieldPath) topLevel() bool { return len(fp.steps) == 0 }
 
 func fieldNames(fs []arrow.Field) []string {
 	names := make([]string, len(fs))
@@ -79,22 +129,40 @@ func fieldIndex(fs []arrow.Field, name string) (int, bool) {
 // columnAt returns the array at fp in rec as a new reference, with the
 // nulls of its parent structs applied (a null parent makes a null value).
 func columnAt(mem memory.Allocator, rec arrow.Record, fp fieldPath) arrow.Array {
-	arr := rec.Column(fp.col)
-	arr.Retain()
-	for _, j := range fp.children {
-		st := arr.(*array.Struct)
-		child := st.Field(j)
-		var next arrow.Array
-		if st.NullN() == 0 {
-			child.Retain()
-			next = child
-		} else {
-			next = maskNulls(mem, child, st)
-		}
-		arr.Release()
-		arr = next
+	return extractPath(mem, rec.Column(fp.col), fp.steps)
+}
+
+// extractPath returns the array at steps below arr as a new reference. A
+// list step keeps the list's validity and offsets buffers and swaps its
+// values for what the rest of the path extracts from them, so the result
+// is zero copy unless a struct on the way has nulls.
+func extractPath(mem memory.Allocator, arr arrow.Array, steps []pathStep) arrow.Array {
+	if len(steps) == 0 {
+		arr.Retain()
+		return arr
 	}
-	return arr
+	st := steps[0]
+	if st.list {
+		list := arr.(array.ListLike)
+		values := extractPath(mem, list.ListValues(), steps[1:])
+		defer values.Release()
+		data := list.Data()
+		var dt arrow.DataType = arrow.ListOf(values.DataType())
+		if st.large {
+			dt = arrow.LargeListOf(values.DataType())
+		}
+		nd := array.NewData(dt, data.Len(), data.Buffers()[:2], []arrow.ArrayData{values.Data()}, data.NullN(), data.Offset())
+		defer nd.Release()
+		return array.MakeFromData(nd)
+	}
+	parent := arr.(*array.Struct)
+	child := parent.Field(st.field)
+	if parent.NullN() == 0 {
+		return extractPath(mem, child, steps[1:])
+	}
+	masked := maskNulls(mem, child, parent)
+	defer masked.Release()
+	return extractPath(mem, masked, steps[1:])
 }
 
 // maskNulls returns child with the nulls of parent (same length) added,
@@ -125,9 +193,11 @@ func maskNulls(mem memory.Allocator, child, parent arrow.Array) arrow.Array {
 // is the path's last segment, as in Spark.
 type Projection struct{ Path, Alias string }
 
-// Project returns the selected columns in order. Nested paths are zero
-// copy unless a parent struct has nulls. An unknown path is an error naming
-// it; "*" is not handled here.
+// Project returns the selected columns in order. A path through an array
+// of structs (items.id over array<struct<id,…>>) gives an array of that
+// field per row, as in Spark: null elements give null entries and a null
+// array gives null. Nested paths are zero copy unless a parent struct has
+// nulls. An unknown path is an error naming it; "*" is not handled here.
 func Project(f *Frame, cols []Projection) (*Frame, error) {
 	paths := make([]fieldPath, len(cols))
 	fields := make([]arrow.Field, len(cols))
@@ -185,7 +255,9 @@ type Row struct {
 func (r *Row) Index() int64 { return r.index }
 
 // Get is the value at a column or dotted nested path as ValueAt gives it:
-// nil for null or a null parent. An unknown path is an error naming it.
+// nil for null or a null parent. A path through an array of structs gives
+// []any of the field's values (nil for a null element). An unknown path is
+// an error naming it.
 func (r *Row) Get(path string) (any, error) {
 	fp, ok := r.cache[path]
 	if !ok {
@@ -195,14 +267,31 @@ func (r *Row) Get(path string) (any, error) {
 		}
 		r.cache[path] = fp
 	}
-	arr := r.rec.Column(fp.col)
-	for _, j := range fp.children {
-		if arr.IsNull(r.i) {
-			return nil, nil
+	return valueAtPath(r.rec.Column(fp.col), r.i, fp.steps), nil
+}
+
+// valueAtPath is ValueAt of row i at steps below arr: a list step gives
+// []any of the elements' values (nil for a null element), and a null
+// struct or list on the way gives nil.
+func valueAtPath(arr arrow.Array, i int, steps []pathStep) any {
+	for len(steps) > 0 {
+		if arr.IsNull(i) {
+			return nil
 		}
-		arr = arr.(*array.Struct).Field(j)
+		if steps[0].list {
+			list := arr.(array.ListLike)
+			start, end := list.ValueOffsets(i)
+			values := list.ListValues()
+			out := make([]any, 0, end-start)
+			for k := start; k < end; k++ {
+				out = append(out, valueAtPath(values, int(k), steps[1:]))
+			}
+			return out
+		}
+		arr = arr.(*array.Struct).Field(steps[0].field)
+		steps = steps[1:]
 	}
-	return ValueAt(arr, r.i), nil
+	return ValueAt(arr, i)
 }
 
 // Filter keeps the rows for which keep returns true; its first error stops
@@ -304,7 +393,7 @@ func Explode(f *Frame, path string) (*Frame, error) {
 		schema = arrow.NewSchema(elemStruct.Fields(), nil)
 	} else {
 		fields := f.schema.Fields()
-		if len(fp.children) == 0 {
+		if fp.topLevel() {
 			fields[fp.col] = arrow.Field{Name: fields[fp.col].Name, Type: lt.Elem(), Nullable: true}
 		} else {
 			fields = append(fields, arrow.Field{Name: fp.name, Type: lt.Elem(), Nullable: true})
@@ -372,7 +461,7 @@ func explodeRecord(mem memory.Allocator, rec arrow.Record, list array.ListLike, 
 	}()
 	// The other columns repeat: row i once per element of its list.
 	var srcIdx []int64
-	if int(rec.NumCols()) > 1 || len(fp.children) > 0 {
+	if int(rec.NumCols()) > 1 || !fp.topLevel() {
 		srcIdx = make([]int64, 0, rows)
 		for i := 0; i < n; i++ {
 			if list.IsNull(i) {
@@ -385,7 +474,7 @@ func explodeRecord(mem memory.Allocator, rec arrow.Record, list array.ListLike, 
 		}
 	}
 	for k := 0; k < int(rec.NumCols()); k++ {
-		if k == fp.col && len(fp.children) == 0 {
+		if k == fp.col && fp.topLevel() {
 			values.Retain()
 			cols = append(cols, values)
 			continue
@@ -396,7 +485,7 @@ func explodeRecord(mem memory.Allocator, rec arrow.Record, list array.ListLike, 
 		}
 		cols = append(cols, taken)
 	}
-	if len(fp.children) > 0 {
+	if !fp.topLevel() {
 		values.Retain()
 		cols = append(cols, values)
 	}
@@ -418,7 +507,7 @@ func Flatten(f *Frame) (*Frame, error) {
 			return
 		}
 		for j, sf := range st.Fields() {
-			child := fieldPath{col: fp.col, children: append(append([]int(nil), fp.children...), j), typ: sf.Type}
+			child := fieldPath{col: fp.col, steps: append(append([]pathStep(nil), fp.steps...), pathStep{field: j}), typ: sf.Type}
 			walk(prefix+"."+sf.Name, sf.Type, child)
 		}
 	}
