@@ -8,6 +8,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -28,30 +29,30 @@ var (
 	srvAccBinOnce sync.Once
 	srvAccBinPath string
 	srvAccBinErr  error
-	srvAccBinDir  string
 )
 
-// srvAccBinary builds cmd/sluice once per test run.
+// srvAccBinary builds cmd/sluice once per test run, to a fixed path under
+// the temp dir (renamed into place, so runs side by side do not collide and
+// nothing piles up).
 func srvAccBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: not building the sluice binary")
 	}
 	srvAccBinOnce.Do(func() {
-		srvAccBinDir, srvAccBinErr = os.MkdirTemp("", "sluice-acc-")
-		if srvAccBinErr != nil {
-			return
-		}
-		srvAccBinPath = filepath.Join(srvAccBinDir, "sluice")
+		final := filepath.Join(os.TempDir(), "sluice-acceptance-serve")
+		tmp := fmt.Sprintf("%s.%d", final, os.Getpid())
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
-		out, err := exec.CommandContext(ctx, "go", "build", "-o", srvAccBinPath, ".").CombinedOutput()
+		out, err := exec.CommandContext(ctx, "go", "build", "-o", tmp, ".").CombinedOutput()
 		if err != nil {
-			srvAccBinErr = err
-			srvAccBinPath = string(out)
+			srvAccBinErr = fmt.Errorf("%w: %s", err, out)
+			return
 		}
+		srvAccBinErr = os.Rename(tmp, final)
+		srvAccBinPath = final
 	})
-	require.NoError(t, srvAccBinErr, "building sluice: %s", srvAccBinPath)
+	require.NoError(t, srvAccBinErr, "building sluice")
 	return srvAccBinPath
 }
 
