@@ -209,6 +209,11 @@ func decodeJSON(body []byte, v any) error {
 	if len(strings.TrimSpace(string(body))) == 0 {
 		return errors.New("empty body: want JSON")
 	}
+	// A JSON null would decode to nothing at all: for the list PUT that
+	// would silently delete every FAILED and RETRYING record.
+	if strings.TrimSpace(string(body)) == "null" {
+		return errors.New("body is JSON null: want a JSON object (or, for the list PUT, an array)")
+	}
 	if err := json.Unmarshal(body, v); err != nil {
 		return fmt.Errorf("malformed JSON: %s", describeJSONError(err))
 	}
