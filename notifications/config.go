@@ -331,10 +331,20 @@ func (c *Config) validate() error {
 	default:
 		fail("CONN_MAIL_SMTP_STARTTLS", "%q is not true, false or auto", c.Mail.StartTLS)
 	}
-	if c.Mail.Host != "" {
-		if strings.TrimSpace(c.Mail.From) == "" || strings.ContainsAny(c.Mail.From, "\r\n<>") {
-			fail("CONN_MAIL_FROM", "must be a plain e-mail address")
+	if c.APIToken != "" && (strings.TrimSpace(c.APIToken) != c.APIToken || strings.ContainsAny(c.APIToken, "\r\n")) {
+		// A bearer token is compared trimmed: this one could never match.
+		// The value is a secret: not quoted.
+		fail("CONN_API_TOKEN", "must not start or end with whitespace or hold a line break")
+	}
+	if c.Mail.Host != "" && strings.ContainsAny(c.Mail.Host, " \t\r\n/@") {
+		fail("CONN_MAIL_SMTP_HOST", "%q is not a host name or address", c.Mail.Host)
+	}
+	if c.Mail.From != "" || c.Mail.Host != "" {
+		if strings.ContainsAny(c.Mail.From, "\r\n<> ") || !strings.Contains(c.Mail.From, "@") {
+			fail("CONN_MAIL_FROM", "%q is not a plain e-mail address", c.Mail.From)
 		}
+	}
+	if c.Mail.Host != "" {
 		if len(c.Mail.Recipients) == 0 {
 			fail("CONN_MAIL_RECIPIENT", "must list at least one address when CONN_MAIL_SMTP_HOST is set")
 		}
