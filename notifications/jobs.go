@@ -332,7 +332,9 @@ func (s *Service) RunCleanup(ctx context.Context) (RunStats, error) {
 		return st, fmt.Errorf("cleanup job: %w", err)
 	}
 	defer unlock()
-	now := s.now()
+	// In UTC a day is always 24 hours: local time would move the cutoff by
+	// an hour across a DST change.
+	now := s.now().UTC()
 	cutoff := now.AddDate(0, 0, -s.cfg.RetentionDays)
 	if s.cfg.RetentionDays == 0 {
 		// Everything terminal, also records stamped by a sidecar whose clock runs ahead.
