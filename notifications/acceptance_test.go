@@ -292,6 +292,15 @@ func TestAcceptanceStoreUnavailable(t *testing.T) {
 	t.Parallel()
 	st, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "n.db"))
 	require.NoError(t, err)
+	accStoreUnavailable(t, st)
+}
+
+func TestAcceptanceStoreUnavailablePostgres(t *testing.T) {
+	t.Parallel()
+	accStoreUnavailable(t, openPostgres(t))
+}
+
+func accStoreUnavailable(t *testing.T, st notifications.Store) {
 	a := accStart(t, accOpt{store: st})
 	code, out, _ := a.req(t, "GET", "/health", "")
 	require.Equal(t, 200, code)
