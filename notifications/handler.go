@@ -74,7 +74,11 @@ func (h *MarketplaceHandler) Handle(ctx context.Context, rec *Record, payload []
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Sluice-Webhook-Token", rec.WebhookToken)
-	resp, err := h.Client.Do(req)
+	// Only a 2xx answer to this POST is a success: a redirect is not
+	// followed (Go would turn a 301/302/303 into a GET without the body).
+	client := *h.Client
+	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := client.Do(req)
 	if err != nil {
 		return fmt.Errorf("calling marketplace: %w", redactURLError(err))
 	}
