@@ -1423,3 +1423,29 @@ func TestAcceptanceProcessingConcurrency(t *testing.T) {
 	}
 	require.Equal(t, []string{"a1", "a2"}, as, "one objectToken's records keep their order")
 }
+
+// §6.3: 2xx = success, anything else a failure: a redirect answer too (it
+// is not followed into a GET that would look like a success).
+func TestAcceptanceMarketplaceRedirectIsFailure(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	market := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		got = append(got, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		if r.URL.Path == "/in" {
+			http.Redirect(w, r, "/elsewhere", http.StatusFound)
+			return
+		}
+		w.WriteHeader(200)
+	}))
+	t.Cleanup(market.Close)
+	a := accStart(t, accOpt{mut: func(c *notifications.Config) { c.MarketplaceURL = market.URL + "/in" }})
+	a.post(t, accHook("wbh-r", "usr-1", ""))
+	a.process(t)
+	require.Equal(t, "RETRYING", a.status(t, "wbh-r"))
+	mu.Lock()
+	require.Equal(t, []string{"POST /in"}, got)
+	mu.Unlock()
+}
