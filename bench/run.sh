@@ -39,8 +39,11 @@ fi
     gobench ./connectors/restapi 'ReadListing|Paginate2000'
     gobench ./catalog/sql 'ParseBatch100'
     # Issue 4: sidecar
-    gobench ./notifications/sqlstore 'EnqueueParallel|ClaimFinish|Scan'
-    gobench ./notifications 'Intake|ParseDelivery|Processing'
+    # Parallel and per-record figures need time, not a fixed count: batches
+    # only fill once many callers wait together.
+    gobench ./notifications/sqlstore 'EnqueueParallel|ClaimFinish' -benchtime 3s
+    gobench ./notifications/sqlstore 'Scan'
+    gobench ./notifications 'Intake|ParseDelivery|Processing' -benchtime 3s
     # Issue 5: pipelines, datasets
     gobench ./pipelines 'RESTToParquet' -benchtime 1x
     gobench ./connectors/notifications 'ReadSQLite' -benchtime 1x
