@@ -176,11 +176,8 @@ func readFile(path string) (f *dataframe.Frame, err error) {
 			f, err = nil, fmt.Errorf("reading %s: malformed parquet file: %v", path, v)
 		}
 	}()
-	f, err = dataframe.ReadParquet(path, nil)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
-	}
-	return f, nil
+	// dataframe.ReadParquet's errors already name the path.
+	return dataframe.ReadParquet(path, nil)
 }
 
 // part is one data file of a directory and its partition values.
