@@ -185,8 +185,9 @@ func (c *client) readBody(resp *http.Response) error {
 	}
 	var b []byte
 	if resp.ContentLength >= 0 {
-		b = make([]byte, resp.ContentLength)
+		b = getBody(resp.ContentLength)
 		if _, err := io.ReadFull(resp.Body, b); err != nil {
+			putBody(b)
 			c.logAttempt(resp.StatusCode, 0, err.Error())
 			return fmt.Errorf("reading the body: %w", err)
 		}

@@ -42,6 +42,13 @@ func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.
 
 	var pages [][]byte
 	var urls []string
+	// The frame copies every value out of the bodies and errors quote
+	// copies, so the buffers are free for the next read once we return.
+	defer func() {
+		for _, p := range pages {
+			putBody(p)
+		}
+	}()
 	seen := map[string]int{} // token → the page that returned it
 	next := base
 	for page := 1; ; page++ {

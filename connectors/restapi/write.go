@@ -52,7 +52,9 @@ func (*Connector) Write(ctx context.Context, ds *connectors.Dataset, f *datafram
 		if cerr := ctx.Err(); cerr != nil {
 			err = cerr
 		} else {
-			status, _, err = cl.do(ctx, cfg.WriteMode, u, body)
+			var answer []byte
+			status, answer, err = cl.do(ctx, cfg.WriteMode, u, body)
+			putBody(answer) // the answer to a write is not kept
 		}
 		res.Results = append(res.Results, connectors.RowResult{Row: row, Status: status, Err: err})
 		if err != nil {
