@@ -50,6 +50,7 @@ type Service struct {
 	started  bool
 	cron     *cron.Cron
 	ln       net.Listener
+	tracker  *trackingListener
 	served   chan error
 }
 
@@ -184,8 +185,9 @@ func (s *Service) startLocked(ln net.Listener) error {
 	}
 	s.started = true
 	s.ln = ln
+	s.tracker = newTrackingListener(ln)
 	s.served = make(chan error, 1)
-	go func() { s.served <- s.app.Listener(ln) }()
+	go func() { s.served <- s.app.Listener(s.tracker) }()
 	s.cron = cron.New(cron.WithLocation(time.UTC))
 	if s.procSchedule != nil {
 		s.cron.Schedule(s.procSchedule, cron.FuncJob(func() { s.TriggerProcessing() }))
@@ -232,7 +234,24 @@ func (s *Service) Stop(ctx context.Context) error {
 		c.Stop()
 	}
 	if started {
-		if err := s.app.ShutdownWithContext(ctx); err != nil {
+		// While in-flight requests finish, connections that never sent a
+		// request are closed (fasthttp would wait ReadTimeout for them).
+		done := make(chan struct{})
+		go func() {
+			t := time.NewTicker(50 * time.Millisecond)
+			defer t.Stop()
+			for {
+				s.tracker.closeUnused(100 * time.Millisecond)
+				select {
+				case <-done:
+					return
+				case <-t.C:
+				}
+			}
+		}()
+		err := s.app.ShutdownWithContext(ctx)
+		close(done)
+		if err != nil {
 			errs = append(errs, fmt.Errorf("shutting down HTTP: %w", err))
 		}
 	}
