@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -1448,4 +1449,65 @@ func TestAcceptanceMarketplaceRedirectIsFailure(t *testing.T) {
 	mu.Lock()
 	require.Equal(t, []string{"POST /in"}, got)
 	mu.Unlock()
+}
+
+// §6.2/§7: identical deliveries reaching two sidecars that share one SQLite
+// file at the same time store exactly one record; a later one and an older
+// one racing on the same object keep the rules too.
+func TestAcceptanceDuplicatesAcrossSidecars(t *testing.T) {
+	t.Parallel()
+	path := "sqlite:" + filepath.Join(t.TempDir(), "shared.db")
+	open := func() notifications.Store {
+		st, err := sqlstore.Open(context.Background(), path)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = st.Close() })
+		return st
+	}
+	sidecars := []*accSidecar{accStart(t, accOpt{store: open()}), accStart(t, accOpt{store: open()})}
+	var wg sync.WaitGroup
+	codes := make([]int, 20)
+	for i := range codes {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			body := accHook(fmt.Sprintf("wbh-%d", i%2), "usr-1", "2024-05-01T09:00:00Z")
+			if i%2 == 1 {
+				body = accHook("wbh-1", "usr-1", "2024-05-01T10:00:00Z")
+			}
+			resp, err := accClient.Post(sidecars[i%2].base+"/webhooks/notifications", "application/json", strings.NewReader(body))
+			if err == nil {
+				codes[i] = resp.StatusCode
+				resp.Body.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	for _, c := range codes {
+		require.Equal(t, 200, c)
+	}
+	recs := sidecars[0].all(t)
+	status := map[string]string{}
+	for _, r := range recs {
+		status[r["webhookToken"].(string)] = r["status"].(string)
+	}
+	require.Equal(t, "PENDING", status["wbh-1"], "the later delivery is live")
+	// wbh-0 (older) is either discarded (arrived after wbh-1) or OUTDATED.
+	if s, ok := status["wbh-0"]; ok {
+		require.Equal(t, "OUTDATED", s)
+	}
+	require.LessOrEqual(t, len(recs), 2)
+}
+
+// A graceful stop does not wait for connections that never sent a request
+// (HTTP clients keep spares open): it returns once in-flight work is done.
+func TestAcceptanceStopWithUnusedConnection(t *testing.T) {
+	t.Parallel()
+	a := accStart(t, accOpt{})
+	a.post(t, accHook("w1", "usr-1", ""))
+	conn, err := net.Dial("tcp", strings.TrimPrefix(a.base, "http://"))
+	require.NoError(t, err)
+	defer conn.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	require.NoError(t, a.svc.Stop(ctx), "an unused connection does not hold the shutdown until ReadTimeout (30 s)")
 }
