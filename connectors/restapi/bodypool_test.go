@@ -118,7 +118,7 @@ func TestReadDoesNotAliasRecycledBodies(t *testing.T) {
 			if i > 0 {
 				b.WriteByte(',')
 			}
-			b.WriteString(`{"id":"` + strings.Repeat(string(fill), 40) + `","n":` + strconv.Itoa(i) + `}`)
+			b.WriteString(`{"id":"` + strings.Repeat(string(fill), 40) + `","n` + string(fill) + `":` + strconv.Itoa(i) + `}`)
 		}
 		b.WriteString(`]}`)
 		return b.Bytes()
@@ -178,6 +178,10 @@ func TestReadDoesNotAliasRecycledBodies(t *testing.T) {
 			got, _, err = second.StringValues(col)
 			require.NoError(t, err)
 			require.Equal(t, wantSecond, got)
+			if parsed == "true" {
+				require.Equal(t, []string{"id", "na"}, first.ColumnNames(), "column names must not point into a body either")
+				require.Equal(t, []string{"id", "nz"}, second.ColumnNames())
+			}
 		})
 	}
 }
