@@ -223,8 +223,8 @@ const pgLockObjects = `SELECT count(*) FROM (SELECT pg_advisory_xact_lock(k) FRO
 type objKey struct{ object, typ string }
 
 // errInsertRace reports that a token planned as new was stored by another
-// sidecar meanwhile; the writer then retries the batch one delivery at a
-// time and the late one is a duplicate.
+// sidecar meanwhile; the batch's transaction is rolled back and the writer
+// retries it one delivery at a time, where the late one is a duplicate.
 var errInsertRace = errors.New("a webhook token was stored concurrently by another sidecar")
 
 // withConn runs fn on a pooled connection. The batch functions send BEGIN
@@ -370,7 +370,6 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]notif
 			reception_date, status, program, payload)
 			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
 				$6::text[], $7::text[], $8::bytea[])
-			ON CONFLICT (webhook_token) DO NOTHING
 			RETURNING id, webhook_token`, toks, objs, typs, created, received, statuses, programs, payloads)
 		if len(plan.outdate) > 0 {
 			b.Queue(`UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL WHERE id = ANY($1)`, plan.outdate)
@@ -382,7 +381,16 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]notif
 		rows, _ := br.Query()
 		var id int64
 		var tok string
+		// No ON CONFLICT here: COMMIT is already in the pipeline, so a token
+		// stored meanwhile by another sidecar must abort the whole
+		// transaction (COMMIT then answers ROLLBACK) before the one-by-one
+		// retry, or the retry would report this batch's own records as
+		// duplicates.
 		if _, err := pgx.ForEachRow(rows, []any{&id, &tok}, func() error { ids[tok] = id; return nil }); err != nil {
+			var pe *pgconn.PgError
+			if errors.As(err, &pe) && pe.Code == "23505" {
+				return errInsertRace
+			}
 			return err
 		}
 		if len(ids) != n {
