@@ -50,14 +50,15 @@ const pgCols = `id, webhook_token, object_token, notification_type, creation_dat
 const pgInsertCols = `webhook_token, object_token, notification_type, creation_date, reception_date,
 	status, retry_counter, last_retry_date, next_retry_date, program, payload`
 
-// pgEnqueue applies the intake rules to one delivery in one statement. The
+// pgEnqueue applies the intake rules to one delivery in one statement (a
+// delivery without an object token is related to no other). The
 // sub-statements share a snapshot, so the update of superseded records is
 // tied to the insert actually happening (ON CONFLICT covers a concurrent
 // identical delivery from another sidecar).
 const pgEnqueue = `WITH
 dup AS (SELECT EXISTS (SELECT 1 FROM notifications WHERE webhook_token = $1) AS v),
 obs AS (SELECT EXISTS (SELECT 1 FROM notifications
-	WHERE object_token = $2 AND notification_type = $3 AND creation_date > $4) AS v),
+	WHERE $2 <> '' AND object_token = $2 AND notification_type = $3 AND creation_date > $4) AS v),
 ins AS (
 	INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date, reception_date,
 		status, retry_counter, program, payload)
@@ -67,7 +68,7 @@ ins AS (
 	RETURNING id),
 upd AS (
 	UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL
-	WHERE object_token = $2 AND notification_type = $3 AND creation_date < $4
+	WHERE $2 <> '' AND object_token = $2 AND notification_type = $3 AND creation_date < $4
 	AND status IN ('PENDING', 'RETRYING') AND EXISTS (SELECT 1 FROM ins)
 	RETURNING 1)
 SELECT (SELECT v FROM dup), (SELECT v FROM obs), (SELECT id FROM ins), (SELECT count(*) FROM upd)`

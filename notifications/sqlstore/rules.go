@@ -56,6 +56,16 @@ func (st *ruleState) apply(reqs []*intakeReq) ([]notifications.EnqueueResult, ba
 			res[i].Outcome = notifications.DiscardedDuplicate
 			continue
 		}
+		if r.ObjectToken == "" {
+			// A delivery without an object token is related to no other
+			// (HMC never matches a missing objectToken): nothing makes it
+			// obsolete and it supersedes nothing.
+			st.tokens[r.WebhookToken] = true
+			res[i].Outcome = notifications.Stored
+			plan.insert = append(plan.insert, i)
+			plan.status[i] = notifications.StatusPending
+			continue
+		}
 		ks := st.key(objKey{r.ObjectToken, r.NotificationType})
 		if ks.hasLatest && ks.latest.After(r.CreationDate) {
 			res[i].Outcome = notifications.DiscardedObsolete
