@@ -39,8 +39,8 @@ type sqliteStore struct {
 	w      *writer
 	holder string
 
-	stCheck, stSupersede, stInsert *sql.Stmt
-	stClaim, stFinish, stFinishOwn *sql.Stmt
+	stCheck, stDup, stSupersede, stInsert, stInsertNew *sql.Stmt
+	stClaim, stFinish, stFinishOwn                     *sql.Stmt
 
 	lockSeq atomic.Uint64
 
@@ -135,18 +135,24 @@ func openSQLite(ctx context.Context, path string, o options) (_ notifications.St
 		st  **sql.Stmt
 		sql string
 	}{
-		// One probe answers every rule, so the common delivery (nothing to
-		// supersede) costs this and the INSERT only.
+		// One probe of the object index answers the obsolete and supersede
+		// rules; the duplicate rule is the INSERT's own unique-index check
+		// (stInsertNew), so the common delivery costs one index probe and
+		// the INSERT. stDup is only asked when the delivery is obsolete
+		// (a duplicate takes precedence).
 		{&s.stCheck, `SELECT
-			EXISTS (SELECT 1 FROM notifications WHERE webhook_token = ?1),
-			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?2 AND notification_type = ?3 AND creation_date > ?4),
-			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?2 AND notification_type = ?3 AND creation_date < ?4
+			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?1 AND notification_type = ?2 AND creation_date > ?3),
+			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?1 AND notification_type = ?2 AND creation_date < ?3
 				AND status IN ('PENDING', 'RETRYING'))`},
+		{&s.stDup, `SELECT EXISTS (SELECT 1 FROM notifications WHERE webhook_token = ?)`},
 		{&s.stSupersede, `UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL
 			WHERE object_token = ?1 AND notification_type = ?2 AND creation_date < ?3
 			AND status IN ('PENDING', 'RETRYING')`},
 		{&s.stInsert, `INSERT INTO notifications (` + sqliteInsertCols + `)
 			VALUES (?, ?, ?, ?, ?, 'PENDING', 0, NULL, NULL, ?, ?)`},
+		{&s.stInsertNew, `INSERT INTO notifications (` + sqliteInsertCols + `)
+			VALUES (?, ?, ?, ?, ?, 'PENDING', 0, NULL, NULL, ?, ?)
+			ON CONFLICT (webhook_token) DO NOTHING`},
 		{&s.stClaim, sqliteClaim},
 		{&s.stFinish, sqliteFinish},
 		// Only the claim this store made: after its lease expired another
@@ -264,23 +270,51 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	check := tx.StmtContext(ctx, s.stCheck)
 	supersede := tx.StmtContext(ctx, s.stSupersede)
-	insert := tx.StmtContext(ctx, s.stInsert)
+	insert := tx.StmtContext(ctx, s.stInsertNew)
+	var dupQ *sql.Stmt // prepared on the transaction only when needed
 	res := make([]notifications.EnqueueResult, len(reqs))
 	for i, q := range reqs {
 		r := q.rec
 		cd := ms(r.CreationDate)
-		var dup, obsolete, live bool
-		if err := check.QueryRowContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd).Scan(&dup, &obsolete, &live); err != nil {
+		var obsolete, live bool
+		if err := check.QueryRowContext(ctx, r.ObjectToken, r.NotificationType, cd).Scan(&obsolete, &live); err != nil {
 			return nil, err
 		}
-		switch {
-		case dup:
-			res[i].Outcome = notifications.DiscardedDuplicate
-			continue
-		case obsolete:
+		if obsolete {
+			if dupQ == nil {
+				dupQ = tx.StmtContext(ctx, s.stDup)
+			}
+			var dup bool
+			if err := dupQ.QueryRowContext(ctx, r.WebhookToken).Scan(&dup); err != nil {
+				return nil, err
+			}
 			res[i].Outcome = notifications.DiscardedObsolete
+			if dup {
+				res[i].Outcome = notifications.DiscardedDuplicate
+			}
 			continue
 		}
+		// No row inserted: the token is stored already (a duplicate), and
+		// nothing was written. Exec, not RETURNING: a query costs more.
+		ir, err := insert.ExecContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd,
+			ms(r.ReceptionDate), r.Program, nullBlob(r.Payload))
+		if err != nil {
+			return nil, err
+		}
+		ins, err := ir.RowsAffected()
+		if err != nil {
+			return nil, err
+		}
+		if ins == 0 {
+			res[i].Outcome = notifications.DiscardedDuplicate
+			continue
+		}
+		id, err := ir.LastInsertId()
+		if err != nil {
+			return nil, err
+		}
+		// After the INSERT: the new record's creation_date is not below
+		// cd, so the UPDATE leaves it alone, as if it ran first.
 		var n int64
 		if live {
 			sr, err := supersede.ExecContext(ctx, r.ObjectToken, r.NotificationType, cd)
@@ -290,15 +324,6 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 			if n, err = sr.RowsAffected(); err != nil {
 				return nil, err
 			}
-		}
-		ir, err := insert.ExecContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd,
-			ms(r.ReceptionDate), r.Program, nullBlob(r.Payload))
-		if err != nil {
-			return nil, err
-		}
-		id, err := ir.LastInsertId()
-		if err != nil {
-			return nil, err
 		}
 		res[i] = notifications.EnqueueResult{Outcome: notifications.Stored, ID: id, Outdated: int(n)}
 	}
@@ -1024,7 +1049,7 @@ func (s *sqliteStore) Close() error {
 
 func (s *sqliteStore) closeDBs() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.stCheck, s.stSupersede, s.stInsert, s.stClaim, s.stFinish, s.stFinishOwn} {
+	for _, st := range []*sql.Stmt{s.stCheck, s.stDup, s.stSupersede, s.stInsert, s.stInsertNew, s.stClaim, s.stFinish, s.stFinishOwn} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}
