@@ -1316,10 +1316,6 @@ func TestAcceptanceMailFailureKeepsRecord(t *testing.T) {
 // rules compare records of one objectToken, and there is none.
 func TestAcceptanceObjectlessDeliveriesAreUnrelated(t *testing.T) {
 	t.Parallel()
-	// Remove this skip once sqlstore is fixed (reported): its rules key
-	// records by (objectToken, type), so every objectless delivery shares
-	// the key ("", UNK); n0 is then discarded as obsolete and n1 outdated.
-	t.Skip("KNOWN STORE BUG (notifications/sqlstore, reported): objectless deliveries supersede each other")
 	a := accStart(t, accOpt{})
 	a.post(t, `{"token":"n1","createdOn":"2024-05-01T08:00:00Z"}`)
 	a.post(t, `{"token":"n2","createdOn":"2024-05-01T09:00:00Z","object":{"programToken":"prg-1"}}`)

@@ -276,9 +276,13 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 	for i, q := range reqs {
 		r := q.rec
 		cd := ms(r.CreationDate)
+		// A delivery without an object token is related to no other: it is
+		// never obsolete and supersedes nothing.
 		var obsolete, live bool
-		if err := check.QueryRowContext(ctx, r.ObjectToken, r.NotificationType, cd).Scan(&obsolete, &live); err != nil {
-			return nil, err
+		if r.ObjectToken != "" {
+			if err := check.QueryRowContext(ctx, r.ObjectToken, r.NotificationType, cd).Scan(&obsolete, &live); err != nil {
+				return nil, err
+			}
 		}
 		if obsolete {
 			if dupQ == nil {

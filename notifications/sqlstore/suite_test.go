@@ -319,6 +319,42 @@ func runStoreSuite(t *testing.T, tg target) {
 		require.Equal(t, notifications.StatusPending, mustGet(t, s, fmt.Sprintf("wbh-%02d", n-1)).Status)
 	})
 
+	t.Run("DeliveriesWithoutObjectAreUnrelated", func(t *testing.T) {
+		t.Parallel()
+		s, _ := open(t)
+		// One at a time, in every date order: none is obsolete, none supersedes.
+		for _, d := range []struct {
+			token string
+			hours int
+		}{{"n1", 1}, {"n2", 2}, {"n0", 0}} {
+			res := enqueue(t, s, delivery(d.token, "", t0.Add(time.Duration(d.hours)*time.Hour)))
+			require.Equal(t, notifications.Stored, res.Outcome, d.token)
+			require.Zero(t, res.Outdated, d.token)
+		}
+		// Many at once, so that Postgres applies them as one set-based batch.
+		const n = 40
+		var wg sync.WaitGroup
+		errs := make([]error, n)
+		results := make([]notifications.EnqueueResult, n)
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				results[i], errs[i] = s.Enqueue(tctx(t), delivery(fmt.Sprintf("nobj-%02d", i), "", t0.Add(time.Duration(n-i)*time.Minute)))
+			}()
+		}
+		wg.Wait()
+		for i := range n {
+			require.NoError(t, errs[i])
+			require.Equal(t, notifications.Stored, results[i].Outcome, i)
+			require.Zero(t, results[i].Outdated, i)
+		}
+		st, err := s.Stats(tctx(t))
+		require.NoError(t, err)
+		require.EqualValues(t, n+3, st.ByStatus[notifications.StatusPending])
+		require.Zero(t, st.ByStatus[notifications.StatusOutdated])
+	})
+
 	t.Run("BatchEqualsOneByOne", func(t *testing.T) {
 		t.Parallel()
 		// Random deliveries over few tokens, objects and dates, on top of
