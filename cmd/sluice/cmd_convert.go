@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"os"
-	"runtime/debug"
 
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -73,14 +72,6 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 
-	if os.Getenv("GOGC") == "" {
-		// A conversion holds the input bytes, the frame and the encoded
-		// output at once: collecting at 50% growth instead of 100% keeps
-		// the peak about a third lower, and the page faults of fresh
-		// memory saved cost more than the extra collections (measured on
-		// 200 MB of NDJSON). GOGC, when set, wins.
-		defer debug.SetGCPercent(debug.SetGCPercent(50))
-	}
 	f, err := dataframe.ReadFile(in, dataframe.FileOptions{RecordsPath: *recordsPath})
 	if err != nil {
 		return err
