@@ -391,17 +391,7 @@ func collectSQLite(rows *sql.Rows) ([]notifications.Record, error) {
 }
 
 func (s *sqliteStore) Enqueue(ctx context.Context, rec *notifications.Record) (notifications.EnqueueResult, error) {
-	r, err := prepareIntake(rec, s.o.clock())
-	if err != nil {
-		return notifications.EnqueueResult{}, err
-	}
-	res, err := s.w.submit(ctx, r)
-	if err == nil && res.Outcome == notifications.Stored {
-		r.ID = res.ID
-		r.Payload = rec.Payload
-		*rec = *r
-	}
-	return res, err
+	return enqueueVia(ctx, s.w, s.o.clock(), rec)
 }
 
 // Lock takes a lease row; a goroutine renews it until unlock.

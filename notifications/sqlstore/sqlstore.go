@@ -219,6 +219,23 @@ func checkText(field, s string) error {
 	return nil
 }
 
+// enqueueVia is both stores' Enqueue: it checks rec, hands it to the store's
+// group-commit writer and, when it was stored, fills rec in as stored (ID
+// and defaults).
+func enqueueVia(ctx context.Context, w *writer, now time.Time, rec *notifications.Record) (notifications.EnqueueResult, error) {
+	r, err := prepareIntake(rec, now)
+	if err != nil {
+		return notifications.EnqueueResult{}, err
+	}
+	res, err := w.submit(ctx, r)
+	if err == nil && res.Outcome == notifications.Stored {
+		r.ID = res.ID
+		r.Payload = rec.Payload
+		*rec = *r
+	}
+	return res, err
+}
+
 // prepareIntake validates a delivery and fills the defaults Enqueue
 // documents, on a copy the writer may keep after the caller gave up.
 func prepareIntake(rec *notifications.Record, now time.Time) (*notifications.Record, error) {
