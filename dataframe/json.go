@@ -370,9 +370,19 @@ func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 // inferPath walks the path from the value at pos; at its end it infers the
 // rows. Everything else is skipped but still checked.
 func (s *scanner) inferPath(pos int, path []string, depth int, row *typeNode, sp *docSpan, pathErr *error) int {
+	return s.walkPath(pos, path, depth, func(pos, depth int) int {
+		return s.inferRows(pos, depth, row, sp, pathErr)
+	})
+}
+
+// walkPath follows path through nested objects from the value at pos,
+// checking every value it skips, and calls leaf on the value at the path's
+// end when there is one. It returns the position after the value at pos,
+// or -1 after an error.
+func (s *scanner) walkPath(pos int, path []string, depth int, leaf func(pos, depth int) int) int {
 	d := s.data
 	if len(path) == 0 {
-		return s.inferRows(pos, depth, row, sp, pathErr)
+		return leaf(pos, depth)
 	}
 	if d[pos] != '{' {
 		return s.skipValue(pos, depth)
@@ -404,7 +414,7 @@ func (s *scanner) inferPath(pos int, path []string, depth int, row *typeNode, sp
 		}
 		if !matched && string(key) == path[0] {
 			matched = true
-			pos = s.inferPath(pos, path[1:], depth+1, row, sp, pathErr)
+			pos = s.walkPath(pos, path[1:], depth+1, leaf)
 		} else {
 			pos = s.skipValue(pos, depth+1)
 		}

@@ -61,59 +61,11 @@ func JSONLookupString(doc []byte, path string) (string, bool, error) {
 }
 
 func (s *scanner) lookup(pos int, path []string, depth int, start, end *int) int {
-	d := s.data
-	if len(path) == 0 {
+	return s.walkPath(pos, path, depth, func(pos, depth int) int {
 		e := s.skipValue(pos, depth)
 		if e >= 0 {
 			*start, *end = pos, e
 		}
 		return e
-	}
-	if d[pos] != '{' {
-		return s.skipValue(pos, depth)
-	}
-	if depth >= s.maxDepth {
-		return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
-	}
-	pos = s.skipWS(pos + 1)
-	if pos < len(d) && d[pos] == '}' {
-		return pos + 1
-	}
-	matched := false
-	for {
-		if pos >= len(d) || d[pos] != '"' {
-			return s.fail(pos, "expected a field name: %s", s.describe(pos))
-		}
-		kend, flags := s.scanString(pos)
-		if kend < 0 {
-			return -1
-		}
-		key := stringBody(d, pos, kend, flags, &s.keyBuf)
-		pos = s.skipWS(kend)
-		if pos >= len(d) || d[pos] != ':' {
-			return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
-		}
-		pos = s.skipWS(pos + 1)
-		if pos >= len(d) {
-			return s.fail(pos, "unexpected end of input, expected a value")
-		}
-		if !matched && string(key) == path[0] {
-			matched = true
-			pos = s.lookup(pos, path[1:], depth+1, start, end)
-		} else {
-			pos = s.skipValue(pos, depth+1)
-		}
-		if pos < 0 {
-			return -1
-		}
-		pos = s.skipWS(pos)
-		if pos < len(d) && d[pos] == ',' {
-			pos = s.skipWS(pos + 1)
-			continue
-		}
-		if pos < len(d) && d[pos] == '}' {
-			return pos + 1
-		}
-		return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
-	}
+	})
 }
