@@ -84,39 +84,27 @@ func (c compiler) compileBool(e Expr) (boolFn, error) {
 			if err != nil {
 				return nil, err
 			}
-			if x.Op == "AND" {
-				return func(row Row) (truth, error) {
-					a, err := l(row)
-					if err != nil || a == isFalse {
-						return a, err
-					}
-					b, err := r(row)
-					if err != nil {
-						return unknown, err
-					}
-					if b == isFalse {
-						return isFalse, nil
-					}
-					if a == isTrue && b == isTrue {
-						return isTrue, nil
-					}
-					return unknown, nil
-				}, nil
+			// Three-valued AND and OR are duals: the absorbing value (false
+			// for AND, true for OR) on either side decides, both sides the
+			// other value give that value, anything else is unknown.
+			absorb, other := isFalse, isTrue
+			if x.Op == "OR" {
+				absorb, other = isTrue, isFalse
 			}
 			return func(row Row) (truth, error) {
 				a, err := l(row)
-				if err != nil || a == isTrue {
+				if err != nil || a == absorb {
 					return a, err
 				}
 				b, err := r(row)
 				if err != nil {
 					return unknown, err
 				}
-				if b == isTrue {
-					return isTrue, nil
+				if b == absorb {
+					return absorb, nil
 				}
-				if a == isFalse && b == isFalse {
-					return isFalse, nil
+				if a == other && b == other {
+					return other, nil
 				}
 				return unknown, nil
 			}, nil
