@@ -36,10 +36,8 @@ type pgStore struct {
 	schema string
 	where  string // redacted DSN, for error messages
 
-	mu     sync.Mutex
-	claims map[int64]time.Time // record id → claimed_until this store set
-	locks  map[*pgLock]struct{}
-	closed bool
+	claims claimBook[time.Time]
+	locks  heldLocks[*pgLock]
 }
 
 const pgName = "postgres store"
@@ -82,10 +80,8 @@ func openPostgres(ctx context.Context, dsn string, o options) (_ notifications.S
 	}
 	cfg.MaxConns = int32(o.readers + 3) // + two job locks and a spare
 	s := &pgStore{
-		o:      o,
-		where:  where,
-		claims: make(map[int64]time.Time),
-		locks:  make(map[*pgLock]struct{}),
+		o:     o,
+		where: where,
 	}
 	if s.pool, err = pgxpool.NewWithConfig(ctx, cfg); err != nil {
 		return nil, fmt.Errorf("sqlstore: connecting to %s: %w", where, storeErr("connect", err))
@@ -541,22 +537,16 @@ func (s *pgStore) Lock(ctx context.Context, job string) (func(), error) {
 		return nil, fmt.Errorf("%s: lock %s: %w", pgName, job, notifications.ErrLocked)
 	}
 	l := &pgLock{s: s, conn: conn, key: key, job: job}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.locks.add(l) {
 		l.release()
 		return nil, fmt.Errorf("%s: lock %s: %w", pgName, job, errClosed)
 	}
-	s.locks[l] = struct{}{}
-	s.mu.Unlock()
 	return l.unlock, nil
 }
 
 func (l *pgLock) unlock() {
 	l.once.Do(func() {
-		l.s.mu.Lock()
-		delete(l.s.locks, l)
-		l.s.mu.Unlock()
+		l.s.locks.remove(l)
 		l.release()
 	})
 }
@@ -588,17 +578,9 @@ func (s *pgStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifi
 		return nil, storeErr(pgName+": claim", err)
 	}
 	sortClaimed(recs)
-	s.mu.Lock()
+	// Claims ended a whole lease ago will not be finished by this store.
 	forget := clock.Add(-s.o.claimLease)
-	for id, u := range s.claims {
-		if u.Before(forget) {
-			delete(s.claims, id)
-		}
-	}
-	for _, r := range recs {
-		s.claims[r.ID] = until
-	}
-	s.mu.Unlock()
+	s.claims.remember(recs, until, func(u time.Time) bool { return u.Before(forget) })
 	return recs, nil
 }
 
@@ -658,11 +640,7 @@ func (s *pgStore) Finish(ctx context.Context, rec *notifications.Record) (bool, 
 		claimed_until = NULL
 		WHERE id = $5 AND status IN ('PENDING', 'RETRYING') AND claimed_until IS NOT NULL`
 	args := []any{string(rec.Status), rec.RetryCounter, truncPtr(rec.LastRetryDate), truncPtr(rec.NextRetryDate), rec.ID}
-	s.mu.Lock()
-	until, ok := s.claims[rec.ID]
-	delete(s.claims, rec.ID)
-	s.mu.Unlock()
-	if ok {
+	if until, ok := s.claims.take(rec.ID); ok {
 		// Only the claim this store made: after its lease expired another
 		// sidecar may have claimed the record again.
 		q += ` AND claimed_until = $6`
@@ -1043,17 +1021,10 @@ func (s *pgStore) Ping(ctx context.Context) error {
 // Close commits every queued Enqueue, releases held job locks and closes
 // the pool.
 func (s *pgStore) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	locks, first := s.locks.close()
+	if !first {
 		return nil
 	}
-	s.closed = true
-	locks := make([]*pgLock, 0, len(s.locks))
-	for l := range s.locks {
-		locks = append(locks, l)
-	}
-	s.mu.Unlock()
 	s.w.close()
 	for _, l := range locks {
 		l.unlock()

@@ -44,10 +44,8 @@ type sqliteStore struct {
 
 	lockSeq atomic.Uint64
 
-	mu     sync.Mutex
-	claims map[int64]int64 // record id → claimed_until this store set (ms)
-	leases map[*sqliteLease]struct{}
-	closed bool
+	claims claimBook[int64] // claimed_until in ms
+	leases heldLocks[*sqliteLease]
 }
 
 const sqliteName = "sqlite store"
@@ -105,8 +103,6 @@ func openSQLite(ctx context.Context, path string, o options) (_ notifications.St
 		path:   path,
 		o:      o,
 		holder: holderID(),
-		claims: make(map[int64]int64),
-		leases: make(map[*sqliteLease]struct{}),
 	}
 	defer func() {
 		if err != nil {
@@ -411,14 +407,10 @@ func (s *sqliteStore) Lock(ctx context.Context, job string) (func(), error) {
 		return nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, notifications.ErrLocked)
 	}
 	l := &sqliteLease{s: s, job: job, holder: holder, stop: make(chan struct{}), stopped: make(chan struct{})}
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	if !s.leases.add(l) {
 		l.release()
 		return nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, errClosed)
 	}
-	s.leases[l] = struct{}{}
-	s.mu.Unlock()
 	go l.renew()
 	return l.unlock, nil
 }
@@ -460,9 +452,7 @@ func (l *sqliteLease) unlock() {
 	l.once.Do(func() {
 		close(l.stop)
 		<-l.stopped
-		l.s.mu.Lock()
-		delete(l.s.leases, l)
-		l.s.mu.Unlock()
+		l.s.leases.remove(l)
 		l.release()
 	})
 }
@@ -495,7 +485,9 @@ func (s *sqliteStore) Claim(ctx context.Context, now time.Time, limit int) ([]no
 		return nil, storeErr(sqliteName+": claim", err)
 	}
 	sortClaimed(recs)
-	s.rememberClaims(recs, until)
+	// Claims ended a whole lease ago will not be finished by this store.
+	forget := until - 2*s.o.claimLease.Milliseconds()
+	s.claims.remember(recs, until, func(u int64) bool { return u < forget })
 	return recs, nil
 }
 
@@ -540,29 +532,6 @@ func sortClaimed(recs []notifications.Record) {
 	})
 }
 
-func (s *sqliteStore) rememberClaims(recs []notifications.Record, until int64) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	// Claims expired for a whole lease will not be finished by this store.
-	forget := until - 2*s.o.claimLease.Milliseconds()
-	for id, u := range s.claims {
-		if u < forget {
-			delete(s.claims, id)
-		}
-	}
-	for _, r := range recs {
-		s.claims[r.ID] = until
-	}
-}
-
-func (s *sqliteStore) takeClaim(id int64) (int64, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	u, ok := s.claims[id]
-	delete(s.claims, id)
-	return u, ok
-}
-
 func (s *sqliteStore) Finish(ctx context.Context, rec *notifications.Record) (bool, error) {
 	if rec == nil || rec.ID == 0 {
 		return false, invalidf("finish: record without id (pass a record from Claim)")
@@ -572,7 +541,7 @@ func (s *sqliteStore) Finish(ctx context.Context, rec *notifications.Record) (bo
 	}
 	st := s.stFinish
 	args := []any{string(rec.Status), rec.RetryCounter, nullMS(rec.LastRetryDate), nullMS(rec.NextRetryDate), rec.ID}
-	if until, ok := s.takeClaim(rec.ID); ok {
+	if until, ok := s.claims.take(rec.ID); ok {
 		st = s.stFinishOwn
 		args = append(args, until)
 	}
@@ -1021,17 +990,10 @@ func (s *sqliteStore) Ping(ctx context.Context) error {
 // Close commits every queued Enqueue, releases held job leases and closes
 // the database.
 func (s *sqliteStore) Close() error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
+	leases, first := s.leases.close()
+	if !first {
 		return nil
 	}
-	s.closed = true
-	leases := make([]*sqliteLease, 0, len(s.leases))
-	for l := range s.leases {
-		leases = append(leases, l)
-	}
-	s.mu.Unlock()
 	s.w.close()
 	for _, l := range leases {
 		l.unlock()
