@@ -28,6 +28,28 @@ const (
 	isTrue
 )
 
+// not is three-valued NOT: unknown stays unknown.
+func (t truth) not() truth {
+	switch t {
+	case isTrue:
+		return isFalse
+	case isFalse:
+		return isTrue
+	}
+	return unknown
+}
+
+// value is t as a SQL value: true, false or NULL (nil).
+func (t truth) value() any {
+	switch t {
+	case isTrue:
+		return true
+	case isFalse:
+		return false
+	}
+	return nil
+}
+
 func truthOf(b bool) truth {
 	if b {
 		return isTrue
@@ -118,13 +140,7 @@ func (c compiler) compileBool(e Expr) (boolFn, error) {
 		}
 		return func(row Row) (truth, error) {
 			t, err := inner(row)
-			switch t {
-			case isTrue:
-				return isFalse, err
-			case isFalse:
-				return isTrue, err
-			}
-			return unknown, err
+			return t.not(), err
 		}, nil
 	case *IsNull:
 		v, err := c.compileValue(x.X)
@@ -205,13 +221,7 @@ func (c compiler) compileValue(e Expr) (valueFn, error) {
 	}
 	return func(r Row) (any, error) {
 		t, err := b(r)
-		switch t {
-		case isTrue:
-			return true, err
-		case isFalse:
-			return false, err
-		}
-		return nil, err
+		return t.value(), err
 	}, nil
 }
 
