@@ -6,7 +6,8 @@
 # Env: DURATION (wrk seconds, default 10), CONNS (default 64), THREADS (default 2),
 #      SLUICE_BIN (a prebuilt sluice binary; default: go build ./cmd/sluice),
 #      SLUICE_TEST_POSTGRES_DSN (postgres://…; a scratch schema is created and dropped),
-#      DRAIN_LOAD (seconds of intake load before the drain measurement, default 5).
+#      DRAIN_LOAD (seconds of intake load before the drain measurement, default 5),
+#      INTAKE_ONLY=1 (skip the drain measurements).
 # Prints one line per measurement; the figures go to BENCHMARKS.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -14,6 +15,7 @@ DURATION=${DURATION:-10}
 CONNS=${CONNS:-64}
 THREADS=${THREADS:-2}
 DRAIN_LOAD=${DRAIN_LOAD:-5}
+INTAKE_ONLY=${INTAKE_ONLY:-0}
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -99,6 +101,7 @@ MPORT=$(free_port)
 "$WORK/market" -addr "127.0.0.1:$MPORT" & PIDS+=($!)
 MARKET="http://127.0.0.1:$MPORT/notify"
 for conc in 1 8; do
+  [ "$INTAKE_ONLY" = 1 ] && break
   PORT=$(free_port)
   start_sidecar "sqlite:$WORK/drain-$conc.db" "$PORT" CONN_MARKETPLACE_URL="$MARKET" CONN_PROCESSING_DRAIN=true \
     CONN_PROCESSING_CONCURRENCY=$conc PROVIDER_NOTIFICATIONS_BATCH_SIZE=500
@@ -117,11 +120,13 @@ if [ -n "${SLUICE_TEST_POSTGRES_DSN:-}" ]; then
   start_sidecar "$PGDSN" "$PORT"
   wrk_run "sluice serve, Postgres" "http://127.0.0.1:$PORT/webhooks/notifications"
   stop_last
-  PORT=$(free_port)
-  psql_exec "DROP SCHEMA $SCHEMA CASCADE"; psql_exec "CREATE SCHEMA $SCHEMA"
-  start_sidecar "$PGDSN" "$PORT" CONN_MARKETPLACE_URL="$MARKET" CONN_PROCESSING_DRAIN=true \
-    CONN_PROCESSING_CONCURRENCY=8 PROVIDER_NOTIFICATIONS_BATCH_SIZE=500
-  drain_run "drain, Postgres, concurrency 8" "$PORT"
-  stop_last
+  if [ "$INTAKE_ONLY" != 1 ]; then
+    PORT=$(free_port)
+    psql_exec "DROP SCHEMA $SCHEMA CASCADE"; psql_exec "CREATE SCHEMA $SCHEMA"
+    start_sidecar "$PGDSN" "$PORT" CONN_MARKETPLACE_URL="$MARKET" CONN_PROCESSING_DRAIN=true \
+      CONN_PROCESSING_CONCURRENCY=8 PROVIDER_NOTIFICATIONS_BATCH_SIZE=500
+    drain_run "drain, Postgres, concurrency 8" "$PORT"
+    stop_last
+  fi
   psql_exec "DROP SCHEMA $SCHEMA CASCADE"
 fi

@@ -340,3 +340,43 @@ func TestSQLiteKillHelperProcess(t *testing.T) {
 	}
 	wg.Wait() // until killed
 }
+
+// TestSQLiteWALRestartsUnderSteadyIntake: with deliveries arriving all the
+// time, the checkpointer still makes the writer start the WAL over, so the
+// file stays far below the autocheckpoint backstop (20,000 frames) that a
+// single commit would otherwise pay for.
+func TestSQLiteWALRestartsUnderSteadyIntake(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().newDSN(t)
+	s := openAt(t, dsn, func(o *options) { o.checkpointEvery = 20 * time.Millisecond }).(*sqliteStore)
+	// Each delivery takes about three WAL frames (its 8 KiB payload spills
+	// to overflow pages); 12,000 of them write over 35,000 frames, well past
+	// the backstop.
+	payload := []byte(strings.Repeat("x", 8<<10))
+	const senders, each = 32, 375
+	var wg sync.WaitGroup
+	errs := make(chan error, senders)
+	for g := range senders {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				r := delivery(fmt.Sprintf("wal-%d-%d", g, i), fmt.Sprintf("obj-%d-%d", g, i), time.Now())
+				r.Payload = payload
+				if _, err := s.Enqueue(context.Background(), r); err != nil {
+					errs <- err
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		require.NoError(t, err)
+	}
+	st, err := os.Stat(strings.TrimPrefix(dsn, "sqlite:") + "-wal")
+	require.NoError(t, err)
+	frames := st.Size() / (4096 + 24)
+	require.Less(t, frames, int64(10000), "the WAL grew to %d frames: it was not restarted under load", frames)
+}

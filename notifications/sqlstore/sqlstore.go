@@ -28,6 +28,9 @@ type options struct {
 	logger      *slog.Logger
 	durableOut  bool
 	pgWriters   int
+	// checkpointEvery is the SQLite background checkpointer's period
+	// (tests shorten it).
+	checkpointEvery time.Duration
 }
 
 func defaultOptions() options {
@@ -42,6 +45,8 @@ func defaultOptions() options {
 		readers:     4,
 		pgWriters:   4,
 		logger:      slog.New(slog.DiscardHandler),
+
+		checkpointEvery: 250 * time.Millisecond,
 	}
 }
 
