@@ -28,16 +28,19 @@ if [ ${#need_apt[@]} -gt 0 ]; then
 fi
 
 # The module proxy refuses GoNB's version list, so `go install …@v0.11.1`
-# fails; `go get` with the exact version in a scratch module works.
-install_tool() { # module version package
+# fails; `go get` of the package at the exact version in a scratch module
+# works. It must name the package, not only its module: `go get` then adds
+# the go.sum entries of everything the package imports (for goimports,
+# golang.org/x/{mod,sync,telemetry}), which `go install` needs.
+install_tool() { # package version
   local dir
   dir=$(mktemp -d)
-  (cd "$dir" && go mod init scratch >/dev/null 2>&1 && GOFLAGS=-mod=mod go get "$1@$2" >/dev/null 2>&1 && go install "$3")
+  (cd "$dir" && go mod init scratch >/dev/null 2>&1 && GOFLAGS=-mod=mod go get "$1@$2" >/dev/null 2>&1 && go install "$1")
   rm -rf "$dir"
 }
-command -v gonb >/dev/null 2>&1 || { echo "notebooks: installing gonb"; install_tool github.com/janpfeifer/gonb v0.11.1 github.com/janpfeifer/gonb; }
-command -v goimports >/dev/null 2>&1 || { echo "notebooks: installing goimports"; install_tool golang.org/x/tools v0.52.0 golang.org/x/tools/cmd/goimports; }
-command -v gopls >/dev/null 2>&1 || { echo "notebooks: installing gopls"; install_tool golang.org/x/tools/gopls v0.23.0 golang.org/x/tools/gopls; }
+command -v gonb >/dev/null 2>&1 || { echo "notebooks: installing gonb"; install_tool github.com/janpfeifer/gonb v0.11.1; }
+command -v goimports >/dev/null 2>&1 || { echo "notebooks: installing goimports"; install_tool golang.org/x/tools/cmd/goimports v0.52.0; }
+command -v gopls >/dev/null 2>&1 || { echo "notebooks: installing gopls"; install_tool golang.org/x/tools/gopls v0.23.0; }
 [ -f "${HOME}/.local/share/jupyter/kernels/gonb/kernel.json" ] || gonb --install >/dev/null 2>&1
 
 # Each notebook's first cell points a go.work at the checkout ($SLUICE_ROOT),
