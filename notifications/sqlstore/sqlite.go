@@ -203,23 +203,28 @@ func (s *sqliteStore) checkpointLoop() {
 	}
 }
 
-// checkpointTick is one tick of checkpointLoop.
+// checkpointTick is one tick of checkpointLoop. The pass on the writer's
+// connection runs only when the first one copied every frame it found:
+// what is left is then what the writer appended meanwhile. When a reader's
+// snapshot held the first pass back, the second would be held back too, or,
+// had the reader just finished, would copy the whole backlog while intake
+// waits for the connection.
 func (s *sqliteStore) checkpointTick() error {
-	frames, err := s.checkpoint(s.cdb)
-	if err == nil && frames >= walRestartFrames {
-		_, err = s.checkpoint(s.wdb)
+	frames, copied, err := s.checkpoint(s.cdb)
+	if err == nil && frames >= walRestartFrames && copied == frames {
+		_, _, err = s.checkpoint(s.wdb)
 	}
 	return err
 }
 
 // checkpoint runs a PASSIVE checkpoint on db and returns the WAL's length
-// in frames.
-func (s *sqliteStore) checkpoint(db *sql.DB) (frames int, err error) {
+// in frames and how many of them are now copied into the database file.
+func (s *sqliteStore) checkpoint(db *sql.DB) (frames, copied int, err error) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	var busy, done int
-	err = db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &done)
-	return frames, err
+	var busy int
+	err = db.QueryRowContext(ctx, `PRAGMA wal_checkpoint(PASSIVE)`).Scan(&busy, &frames, &copied)
+	return frames, copied, err
 }
 
 func holderID() string {
