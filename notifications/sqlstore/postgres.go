@@ -720,9 +720,8 @@ func (s *pgStore) Scan(ctx context.Context, r notifications.Range, fn func(*noti
 	}
 	where, args := pgRange(r, 3)
 	q := fmt.Sprintf(`SELECT %s FROM notifications WHERE id > $1 AND id <= $2 AND %s ORDER BY id LIMIT %d`, pgCols, where, scanPage)
-	for {
-		var page []notifications.Record
-		err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
+	return scanPages(after, func(after int64) (page []notifications.Record, err error) {
+		err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 			// Walk the primary key in order: without fresh statistics (a
 			// burst of inserts) the planner would rather sort the whole
 			// remaining range for every page.
@@ -737,18 +736,10 @@ func (s *pgStore) Scan(ctx context.Context, r notifications.Range, fn func(*noti
 			return err
 		})
 		if err != nil {
-			return storeErr(pgName+": scan", err)
+			return nil, storeErr(pgName+": scan", err)
 		}
-		for i := range page {
-			if err := fn(&page[i]); err != nil {
-				return err
-			}
-		}
-		if len(page) < scanPage {
-			return nil
-		}
-		after = page[len(page)-1].ID
-	}
+		return page, nil
+	}, fn)
 }
 
 func (s *pgStore) Delete(ctx context.Context, r notifications.Range) (int64, error) {

@@ -729,25 +729,17 @@ func (s *sqliteStore) Scan(ctx context.Context, r notifications.Range, fn func(*
 	}
 	q := `SELECT ` + sqliteCols + ` FROM notifications WHERE id > ? AND id <= ? AND ` + where +
 		` ORDER BY id LIMIT ` + strconv.Itoa(scanPage)
-	for {
+	return scanPages(after, func(after int64) ([]notifications.Record, error) {
 		rows, err := s.rdb.QueryContext(ctx, q, append([]any{after, last}, args...)...)
 		if err != nil {
-			return storeErr(sqliteName+": scan", err)
+			return nil, storeErr(sqliteName+": scan", err)
 		}
 		page, err := collectSQLite(rows)
 		if err != nil {
-			return storeErr(sqliteName+": scan", err)
+			return nil, storeErr(sqliteName+": scan", err)
 		}
-		for i := range page {
-			if err := fn(&page[i]); err != nil {
-				return err
-			}
-		}
-		if len(page) < scanPage {
-			return nil
-		}
-		after = page[len(page)-1].ID
-	}
+		return page, nil
+	}, fn)
 }
 
 func (s *sqliteStore) Delete(ctx context.Context, r notifications.Range) (int64, error) {

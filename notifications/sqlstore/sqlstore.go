@@ -379,6 +379,27 @@ func checkLimit(limit int) error {
 // scanPage is how many records Scan reads per keyset page.
 const scanPage = 1000
 
+// scanPages is Scan's keyset walk, shared by both stores: fetch returns the
+// next page of records with ids above after (at most scanPage, in id
+// order); fn sees each record, with no read transaction open.
+func scanPages(after int64, fetch func(after int64) ([]notifications.Record, error), fn func(*notifications.Record) error) error {
+	for {
+		page, err := fetch(after)
+		if err != nil {
+			return err
+		}
+		for i := range page {
+			if err := fn(&page[i]); err != nil {
+				return err
+			}
+		}
+		if len(page) < scanPage {
+			return nil
+		}
+		after = page[len(page)-1].ID
+	}
+}
+
 var liveStatuses = []notifications.Status{notifications.StatusPending, notifications.StatusRetrying}
 
 func emptyStats() notifications.Stats {
