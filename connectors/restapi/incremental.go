@@ -126,7 +126,6 @@ func (c *Connector) ReadIncremental(ctx context.Context, ds *connectors.Dataset,
 	return out, next, nil
 }
 
-
 // propErrors is nil for no errors, else them joined.
 func propErrors(errs []error) error {
 	if len(errs) == 0 {
