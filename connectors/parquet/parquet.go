@@ -17,6 +17,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
 // The connector's properties.
@@ -433,7 +434,7 @@ func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOption
 		files = append(files, p.final)
 	}
 	done = nil
-	syncDir(dir)
+	_ = atomicfile.SyncDir(dir)
 	for _, p := range old {
 		if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return files, fmt.Errorf("removing old part file %s: %w", p.path, err)
@@ -464,7 +465,7 @@ func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error 
 		_ = os.Remove(tmp)
 		return fmt.Errorf("replacing %s: %w", path, err)
 	}
-	syncDir(dir)
+	_ = atomicfile.SyncDir(dir)
 	return nil
 }
 
@@ -490,13 +491,6 @@ func writeParquetFile(path string, f *dataframe.Frame, compression string) (err 
 		return fmt.Errorf("syncing %s: %w", path, err)
 	}
 	return nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 // removeEmptyDirs removes partition directories left empty under root.
