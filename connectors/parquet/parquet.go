@@ -39,6 +39,23 @@ const (
 	PropMergeKey = "svc.parquet.merge.key"
 )
 
+// Properties declares every svc.parquet.* property: validation, redaction,
+// DESCRIBE and docs/properties.md all read it.
+var Properties = &connectors.PropertySet{
+	Connector: Type,
+	Prefix:    "svc.parquet.",
+	Specs: []connectors.PropertySpec{
+		{Name: PropPath, Doc: "A file, or a directory of part files (an existing directory, or a path ending in `/`). Required; a table's LOCATION stands in for it."},
+		{Name: PropMode, Kind: connectors.KindEnum, Enum: []string{"overwrite", "replace", "append", "merge"}, Default: "overwrite", Doc: "Write mode: overwrite (replace) the data, append a part file (directories only), or merge rows by `merge.key`."},
+		{Name: PropMergeKey, Kind: connectors.KindList, Doc: "mode=merge: comma list of key columns; incoming rows replace rows with the same key."},
+		{Name: PropCompression, Kind: connectors.KindEnum, Enum: []string{"snappy", "zstd", "gzip", "brotli", "none", "uncompressed"}, Default: "snappy", Doc: "Codec of written files."},
+		{Name: PropPartitionBy, Kind: connectors.KindList, Doc: "Comma list of columns of a Hive-partitioned write (`dir/key=value/part-….parquet`); needs a directory."},
+	},
+}
+
+// Properties returns the connector's property declaration.
+func (Connector) Properties() *connectors.PropertySet { return Properties }
+
 // Type is the connector's registered name.
 const Type = "PARQUET"
 
@@ -67,6 +84,9 @@ var (
 // Validate checks a table definition: the path is given, the mode and the
 // compression are known, partition columns are columns of the table.
 func (Connector) Validate(fields []connectors.Field, props connectors.Props) error {
+	if err := Properties.Validate(props); err != nil {
+		return fmt.Errorf("PARQUET: %w", err)
+	}
 	if strings.TrimSpace(props.String(PropPath, "")) == "" {
 		return fmt.Errorf("PARQUET: property %s is required (a file, or a directory of part files)", PropPath)
 	}

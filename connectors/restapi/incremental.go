@@ -10,16 +10,6 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 )
 
-// Incremental read properties (see docs/incremental.md).
-const (
-	PropIncrementalCursor   = "svc.restapi.incremental.cursor"
-	PropIncrementalParam    = "svc.restapi.incremental.param"
-	PropIncrementalInitial  = "svc.restapi.incremental.initial"
-	PropIncrementalEndParam = "svc.restapi.incremental.end.param"
-	PropIncrementalEnd      = "svc.restapi.incremental.end"
-	PropPrimaryKey          = "svc.restapi.primary.key"
-)
-
 var _ connectors.IncrementalReader = (*Connector)(nil)
 
 // incremental is the typed form of the incremental.* properties.
@@ -56,7 +46,7 @@ func parseIncremental(p connectors.Props) (*incremental, error) {
 				errs = append(errs, fmt.Errorf("property %s needs %s (the cursor field of each record)", k, PropIncrementalCursor))
 			}
 		}
-		return in, propErrors(errs)
+		return in, connectors.JoinErrors(errs)
 	}
 	if in.Param == "" {
 		errs = append(errs, fmt.Errorf("property %s needs %s (the query parameter that carries the last value)", PropIncrementalCursor, PropIncrementalParam))
@@ -67,7 +57,7 @@ func parseIncremental(p connectors.Props) (*incremental, error) {
 	if parse, err := p.Bool(PropParsePayload, false); err == nil && !parse {
 		errs = append(errs, fmt.Errorf("property %s needs %s=true: the cursor is a field of the parsed records", PropIncrementalCursor, PropParsePayload))
 	}
-	return in, propErrors(errs)
+	return in, connectors.JoinErrors(errs)
 }
 
 // Incremental reports whether svc.restapi.incremental.cursor is set.
@@ -124,12 +114,4 @@ func (c *Connector) ReadIncremental(ctx context.Context, ds *connectors.Dataset,
 		return nil, nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
 	return out, next, nil
-}
-
-// propErrors is nil for no errors, else them joined.
-func propErrors(errs []error) error {
-	if len(errs) == 0 {
-		return nil
-	}
-	return joinErrors(errs)
 }
