@@ -133,8 +133,8 @@ func isInteger(dt arrow.DataType) bool {
 	return false
 }
 
-// intValue is value i of an integer array of any width.
-func intValue(arr arrow.Array, i int) int64 {
+// IntValue is value i of an integer array of any width.
+func IntValue(arr arrow.Array, i int) int64 {
 	switch a := arr.(type) {
 	case *array.Int64:
 		return a.Value(i)
@@ -327,7 +327,7 @@ func castToInt(mem memory.Allocator, arr arrow.Array, to arrow.DataType) arrow.A
 	}
 	for i := 0; i < n; i++ {
 		if valid[i] = arr.IsValid(i); valid[i] {
-			vals[i] = wrapInt(intValue(arr, i), id)
+			vals[i] = wrapInt(IntValue(arr, i), id)
 		}
 	}
 	return buildInts(mem, to, vals, valid)
@@ -375,7 +375,7 @@ func castToFloat(mem memory.Allocator, arr arrow.Array, to arrow.DataType) arrow
 	default:
 		for i := 0; i < n; i++ {
 			if valid[i] = arr.IsValid(i); valid[i] {
-				vals[i] = float64(intValue(arr, i))
+				vals[i] = float64(IntValue(arr, i))
 			}
 		}
 	}
@@ -421,7 +421,7 @@ func castToBool(mem memory.Allocator, arr arrow.Array) arrow.Array {
 		case *array.Date32:
 			ok = false
 		default:
-			v = intValue(arr, i) != 0
+			v = IntValue(arr, i) != 0
 		}
 		if ok {
 			b.UnsafeAppend(v)
@@ -464,7 +464,7 @@ func castToDecimal(mem memory.Allocator, arr arrow.Array, to *arrow.Decimal128Ty
 		case *array.Date32:
 			ok = false
 		default:
-			v, ok = rescaleDecimal(decimal128.FromI64(intValue(arr, i)), 0, to.Precision, to.Scale)
+			v, ok = rescaleDecimal(decimal128.FromI64(IntValue(arr, i)), 0, to.Precision, to.Scale)
 		}
 		if ok {
 			b.UnsafeAppend(v)
@@ -660,7 +660,7 @@ func castToTimestamp(mem memory.Allocator, arr arrow.Array, to *arrow.TimestampT
 		case *array.Date32:
 			us = int64(a.Value(i)) * microsPerDay
 		default:
-			v := intValue(arr, i)
+			v := IntValue(arr, i)
 			switch {
 			case v > math.MaxInt64/1_000_000:
 				us = math.MaxInt64
@@ -719,7 +719,7 @@ func castToBinary(mem memory.Allocator, arr arrow.Array) arrow.Array {
 			continue
 		}
 		// Spark casts an integer to its big-endian bytes at its width.
-		v := intValue(arr, i)
+		v := IntValue(arr, i)
 		width := arr.DataType().(arrow.FixedWidthDataType).BitWidth() / 8
 		scratch = scratch[:0]
 		for k := width - 1; k >= 0; k-- {

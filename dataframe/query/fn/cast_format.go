@@ -26,7 +26,7 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int) []byte {
 	case *array.Boolean:
 		return strconv.AppendBool(dst, a.Value(i))
 	case *array.Int8, *array.Int16, *array.Int32, *array.Int64:
-		return strconv.AppendInt(dst, intValue(arr, i), 10)
+		return strconv.AppendInt(dst, IntValue(arr, i), 10)
 	case *array.Float64:
 		return formatJavaDouble(dst, a.Value(i), 64)
 	case *array.Float32:
