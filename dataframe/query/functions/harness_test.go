@@ -10,9 +10,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
-	_ "github.com/sluicedata/sluice/dataframe/query/functions"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
 	"github.com/sluicedata/sluice/dataframe/query/fn/fntest"
+	_ "github.com/sluicedata/sluice/dataframe/query/functions"
 )
 
 var (

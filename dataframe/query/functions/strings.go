@@ -199,7 +199,7 @@ func bindSubstr(args []fn.Arg) (fn.Bound, error) {
 
 // SubstringSQL is Spark's substring with a 1-based position: 0 means 1, a
 // negative position counts from the end, and a length that ends before the
-// start gives ''. Positions count characters, not bytes.
+// start gives ”. Positions count characters, not bytes.
 func SubstringSQL(s string, pos, length int64) string {
 	ascii := true
 	for k := 0; k < len(s); k++ {
