@@ -245,31 +245,27 @@ func buildInts(mem memory.Allocator, to arrow.DataType, vals []int64, valid []bo
 	case *array.Int64Builder:
 		x.AppendValues(vals, valid)
 	case *array.Int32Builder:
-		for i, v := range vals {
-			if valid[i] {
-				x.UnsafeAppend(int32(v))
-			} else {
-				x.UnsafeAppendBoolToBitmap(false)
-			}
-		}
+		appendNarrow(x, vals, valid)
 	case *array.Int16Builder:
-		for i, v := range vals {
-			if valid[i] {
-				x.UnsafeAppend(int16(v))
-			} else {
-				x.UnsafeAppendBoolToBitmap(false)
-			}
-		}
+		appendNarrow(x, vals, valid)
 	case *array.Int8Builder:
-		for i, v := range vals {
-			if valid[i] {
-				x.UnsafeAppend(int8(v))
-			} else {
-				x.UnsafeAppendBoolToBitmap(false)
-			}
-		}
+		appendNarrow(x, vals, valid)
 	}
 	return b.NewArray()
+}
+
+// appendNarrow appends vals (already in range) to a narrower integer builder.
+func appendNarrow[T int8 | int16 | int32](b interface {
+	UnsafeAppend(T)
+	UnsafeAppendBoolToBitmap(bool)
+}, vals []int64, valid []bool) {
+	for i, v := range vals {
+		if valid[i] {
+			b.UnsafeAppend(T(v))
+		} else {
+			b.UnsafeAppendBoolToBitmap(false)
+		}
+	}
 }
 
 func castToInt(mem memory.Allocator, arr arrow.Array, to arrow.DataType) arrow.Array {

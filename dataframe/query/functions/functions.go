@@ -125,15 +125,42 @@ func intArg(args []fn.Arg, i int, to arrow.DataType) (arrow.DataType, error) {
 
 // stringArgs casts every argument to string.
 func stringArgs(args []fn.Arg) ([]arrow.DataType, error) {
-	out := make([]arrow.DataType, len(args))
+	return signature(args, strings.Repeat("s", len(args)))
+}
+
+// signature checks each argument against its kind in kinds — 's' string,
+// 'i' int — and returns the implicit casts that give them those types.
+func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
+	in := make([]arrow.DataType, len(args))
 	for i := range args {
-		dt, err := stringArg(args, i)
+		var err error
+		switch kinds[i] {
+		case 's':
+			in[i], err = stringArg(args, i)
+		case 'i':
+			in[i], err = intArg(args, i, int32Type)
+		}
 		if err != nil {
 			return nil, err
 		}
-		out[i] = dt
 	}
-	return out, nil
+	return in, nil
+}
+
+// mapValues builds an array of type t with one value per row of src:
+// NULL where src is NULL, else whatever f appends for row i.
+func mapValues(mem memory.Allocator, t arrow.DataType, src arrow.Array, n int, f func(b array.Builder, i int)) arrow.Array {
+	b := array.NewBuilder(mem, t)
+	defer b.Release()
+	b.Reserve(n)
+	for i := 0; i < n; i++ {
+		if src.IsNull(i) {
+			b.AppendNull()
+		} else {
+			f(b, i)
+		}
+	}
+	return b.NewArray()
 }
 
 // constString is the value of a string literal argument; ok is false when

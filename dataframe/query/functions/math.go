@@ -43,37 +43,20 @@ func bindAbs(args []fn.Arg) (fn.Bound, error) {
 		return fn.Bound{}, err
 	}
 	return fn.Bound{Type: t, Args: []arrow.DataType{t}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		b := array.NewBuilder(ctx.Mem, t)
-		defer b.Release()
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			if a[0].IsNull(i) {
-				b.AppendNull()
-				continue
-			}
+		return mapValues(ctx.Mem, t, a[0], n, func(b array.Builder, i int) {
 			// Integer minimums stay as they are (Java's Math.abs overflow).
 			switch x := b.(type) {
-			case *array.Int64Builder:
-				v := a[0].(*array.Int64).Value(i)
-				x.UnsafeAppend(max(v, -v))
-			case *array.Int32Builder:
-				v := a[0].(*array.Int32).Value(i)
-				x.UnsafeAppend(max(v, -v))
-			case *array.Int16Builder:
-				v := a[0].(*array.Int16).Value(i)
-				x.UnsafeAppend(max(v, -v))
-			case *array.Int8Builder:
-				v := a[0].(*array.Int8).Value(i)
-				x.UnsafeAppend(max(v, -v))
 			case *array.Float64Builder:
 				x.UnsafeAppend(math.Abs(a[0].(*array.Float64).Value(i)))
 			case *array.Float32Builder:
 				x.UnsafeAppend(float32(math.Abs(float64(a[0].(*array.Float32).Value(i)))))
 			case *array.Decimal128Builder:
 				x.UnsafeAppend(a[0].(*array.Decimal128).Value(i).Abs())
+			default:
+				v := fn.IntValue(a[0], i)
+				appendInt(b, max(v, -v))
 			}
-		}
-		return b.NewArray(), nil
+		}), nil
 	}}, nil
 }
 
@@ -115,14 +98,7 @@ func bindRound(args []fn.Arg) (fn.Bound, error) {
 	}
 	in := []arrow.DataType{t, nil}[:len(args)]
 	return fn.Bound{Type: out, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		b := array.NewBuilder(ctx.Mem, out)
-		defer b.Release()
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			if a[0].IsNull(i) {
-				b.AppendNull()
-				continue
-			}
+		return mapValues(ctx.Mem, out, a[0], n, func(b array.Builder, i int) {
 			switch x := b.(type) {
 			case *array.Float64Builder:
 				x.UnsafeAppend(roundFloat(a[0].(*array.Float64).Value(i), d, 64))
@@ -139,8 +115,7 @@ func bindRound(args []fn.Arg) (fn.Bound, error) {
 			default:
 				appendInt(b, roundInt(fn.IntValue(a[0], i), d))
 			}
-		}
-		return b.NewArray(), nil
+		}), nil
 	}}, nil
 }
 
@@ -281,32 +256,19 @@ func bindFloorCeil(ceil bool) func([]fn.Arg) (fn.Bound, error) {
 				return x, nil
 			case *array.Float64:
 				// The whole double converts as CAST does (saturating, NaN 0).
-				b := array.NewFloat64Builder(ctx.Mem)
-				defer b.Release()
-				b.Reserve(n)
-				for i := 0; i < n; i++ {
-					if x.IsNull(i) {
-						b.UnsafeAppendBoolToBitmap(false)
-					} else if ceil {
-						b.UnsafeAppend(math.Ceil(x.Value(i)))
+				whole := mapValues(ctx.Mem, float64Type, x, n, func(b array.Builder, i int) {
+					if ceil {
+						b.(*array.Float64Builder).UnsafeAppend(math.Ceil(x.Value(i)))
 					} else {
-						b.UnsafeAppend(math.Floor(x.Value(i)))
+						b.(*array.Float64Builder).UnsafeAppend(math.Floor(x.Value(i)))
 					}
-				}
-				whole := b.NewArray()
+				})
 				defer whole.Release()
 				return fn.Cast(ctx.Mem, whole, int64Type)
 			}
 			in := a[0].(*array.Decimal128)
 			s := in.DataType().(*arrow.Decimal128Type).Scale
-			b := array.NewDecimal128Builder(ctx.Mem, out.(*arrow.Decimal128Type))
-			defer b.Release()
-			b.Reserve(n)
-			for i := 0; i < n; i++ {
-				if in.IsNull(i) {
-					b.UnsafeAppendBoolToBitmap(false)
-					continue
-				}
+			return mapValues(ctx.Mem, out, in, n, func(b array.Builder, i int) {
 				v := in.Value(i)
 				q := v.ReduceScaleBy(s, false)
 				if back := q.IncreaseScaleBy(s); back != v {
@@ -316,9 +278,8 @@ func bindFloorCeil(ceil bool) func([]fn.Arg) (fn.Bound, error) {
 						q = q.Sub(decimal128.FromI64(1))
 					}
 				}
-				b.UnsafeAppend(q)
-			}
-			return b.NewArray(), nil
+				b.(*array.Decimal128Builder).UnsafeAppend(q)
+			}), nil
 		}}, nil
 	}
 }

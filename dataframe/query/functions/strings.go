@@ -117,20 +117,13 @@ func bindLength(args []fn.Arg) (fn.Bound, error) {
 		}
 	}
 	return fn.Bound{Type: int32Type, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		b := array.NewInt32Builder(ctx.Mem)
-		defer b.Release()
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			switch {
-			case a[0].IsNull(i):
-				b.UnsafeAppendBoolToBitmap(false)
-			case binary:
-				b.UnsafeAppend(int32(len(a[0].(*array.Binary).Value(i))))
-			default:
-				b.UnsafeAppend(int32(utf8.RuneCountInString(a[0].(*array.String).Value(i))))
+		return mapValues(ctx.Mem, int32Type, a[0], n, func(b array.Builder, i int) {
+			if binary {
+				b.(*array.Int32Builder).UnsafeAppend(int32(len(a[0].(*array.Binary).Value(i))))
+			} else {
+				b.(*array.Int32Builder).UnsafeAppend(int32(utf8.RuneCountInString(a[0].(*array.String).Value(i))))
 			}
-		}
-		return b.NewArray(), nil
+		}), nil
 	}}, nil
 }
 
@@ -170,15 +163,9 @@ func bindSubstr(args []fn.Arg) (fn.Bound, error) {
 	if err := arity(args, 2, 3); err != nil {
 		return fn.Bound{}, err
 	}
-	in := make([]arrow.DataType, len(args))
-	var err error
-	if in[0], err = stringArg(args, 0); err != nil {
+	in, err := signature(args, "sii")
+	if err != nil {
 		return fn.Bound{}, err
-	}
-	for i := 1; i < len(args); i++ {
-		if in[i], err = intArg(args, i, int32Type); err != nil {
-			return fn.Bound{}, err
-		}
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		s := a[0].(*array.String)
@@ -438,16 +425,9 @@ func bindSplit(args []fn.Arg) (fn.Bound, error) {
 	if err := arity(args, 2, 3); err != nil {
 		return fn.Bound{}, err
 	}
-	in := []arrow.DataType{stringType, stringType, int32Type}[:len(args)]
-	for i := 0; i < 2; i++ {
-		if _, err := stringArg(args, i); err != nil {
-			return fn.Bound{}, err
-		}
-	}
-	if len(args) == 3 {
-		if _, err := intArg(args, 2, int32Type); err != nil {
-			return fn.Bound{}, err
-		}
+	in, err := signature(args, "ssi")
+	if err != nil {
+		return fn.Bound{}, err
 	}
 	cache, err := newRegexCache(args, 1)
 	if err != nil {
@@ -541,16 +521,9 @@ func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
 	if err := arity(args, 2, 3); err != nil {
 		return fn.Bound{}, err
 	}
-	in := []arrow.DataType{stringType, stringType, int32Type}[:len(args)]
-	for i := 0; i < 2; i++ {
-		if _, err := stringArg(args, i); err != nil {
-			return fn.Bound{}, err
-		}
-	}
-	if len(args) == 3 {
-		if _, err := intArg(args, 2, int32Type); err != nil {
-			return fn.Bound{}, err
-		}
+	in, err := signature(args, "ssi")
+	if err != nil {
+		return fn.Bound{}, err
 	}
 	cache, err := newRegexCache(args, 1)
 	if err != nil {
@@ -602,16 +575,11 @@ func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
 	if err := arity(args, 3, 4); err != nil {
 		return fn.Bound{}, err
 	}
-	in := []arrow.DataType{stringType, stringType, stringType, int32Type}[:len(args)]
-	for i := 0; i < 3; i++ {
-		if _, err := stringArg(args, i); err != nil {
-			return fn.Bound{}, err
-		}
+	in, err := signature(args, "sssi")
+	if err != nil {
+		return fn.Bound{}, err
 	}
 	if len(args) == 4 {
-		if _, err := intArg(args, 3, int32Type); err != nil {
-			return fn.Bound{}, err
-		}
 		if p, null, ok := constInt(args[3]); ok && !null && p <= 0 {
 			return fn.Bound{}, fmt.Errorf("argument 4: position must be positive, got %d", p)
 		}
@@ -729,17 +697,9 @@ func bindPad(left bool) func([]fn.Arg) (fn.Bound, error) {
 		if err := arity(args, 2, 3); err != nil {
 			return fn.Bound{}, err
 		}
-		in := []arrow.DataType{stringType, int32Type, stringType}[:len(args)]
-		if _, err := stringArg(args, 0); err != nil {
+		in, err := signature(args, "sis")
+		if err != nil {
 			return fn.Bound{}, err
-		}
-		if _, err := intArg(args, 1, int32Type); err != nil {
-			return fn.Bound{}, err
-		}
-		if len(args) == 3 {
-			if _, err := stringArg(args, 2); err != nil {
-				return fn.Bound{}, err
-			}
 		}
 		return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			s, ln := a[0].(*array.String), a[1].(*array.Int32)
