@@ -395,79 +395,71 @@ func castToFloat(mem memory.Allocator, arr arrow.Array, to arrow.DataType) arrow
 }
 
 func castToBool(mem memory.Allocator, arr arrow.Array) arrow.Array {
-	n := arr.Len()
 	b := array.NewBooleanBuilder(mem)
 	defer b.Release()
-	b.Reserve(n)
-	for i := 0; i < n; i++ {
-		if arr.IsNull(i) {
-			b.UnsafeAppendBoolToBitmap(false)
-			continue
-		}
-		var v, ok bool = false, true
+	appendEach(b, arr, func(i int) (bool, bool) {
 		switch a := arr.(type) {
 		case *array.String:
-			v, ok = parseSparkBool(a.Value(i))
+			return parseSparkBool(a.Value(i))
 		case *array.Float32, *array.Float64:
-			v = floatValue(arr, i) != 0
+			return floatValue(arr, i) != 0, true
 		case *array.Decimal128:
-			v = a.Value(i).Sign() != 0
+			return a.Value(i).Sign() != 0, true
 		case *array.Timestamp:
-			v = a.Value(i) != 0
+			return a.Value(i) != 0, true
 		case *array.Date32:
-			ok = false
-		default:
-			v = IntValue(arr, i) != 0
+			return false, false
 		}
-		if ok {
-			b.UnsafeAppend(v)
-		} else {
-			b.UnsafeAppendBoolToBitmap(false)
-		}
-	}
+		return IntValue(arr, i) != 0, true
+	})
 	return b.NewArray()
 }
 
-func castToDecimal(mem memory.Allocator, arr arrow.Array, to *arrow.Decimal128Type) arrow.Array {
+// appendEach appends one value per row of arr to b: NULL where arr is NULL
+// or f reports false, else f's value.
+func appendEach[T any](b interface {
+	Reserve(int)
+	UnsafeAppend(T)
+	UnsafeAppendBoolToBitmap(bool)
+}, arr arrow.Array, f func(i int) (T, bool)) {
 	n := arr.Len()
-	b := array.NewDecimal128Builder(mem, to)
-	defer b.Release()
 	b.Reserve(n)
 	for i := 0; i < n; i++ {
 		if arr.IsNull(i) {
 			b.UnsafeAppendBoolToBitmap(false)
 			continue
 		}
-		var (
-			v  decimal128.Num
-			ok bool
-		)
-		switch a := arr.(type) {
-		case *array.String:
-			v, ok = parseSparkDecimal(a.Value(i), to.Precision, to.Scale)
-		case *array.Boolean:
-			if a.Value(i) {
-				v, ok = rescaleDecimal(decimal128.FromI64(1), 0, to.Precision, to.Scale)
-			} else {
-				v, ok = decimal128.Num{}, true
-			}
-		case *array.Float32, *array.Float64:
-			v, ok = floatToDecimal(floatValue(arr, i), to.Precision, to.Scale)
-		case *array.Decimal128:
-			v, ok = rescaleDecimal(a.Value(i), a.DataType().(*arrow.Decimal128Type).Scale, to.Precision, to.Scale)
-		case *array.Timestamp:
-			v, ok = rescaleDecimal(decimal128.FromI64(TimestampMicros(a, i)), 6, to.Precision, to.Scale)
-		case *array.Date32:
-			ok = false
-		default:
-			v, ok = rescaleDecimal(decimal128.FromI64(IntValue(arr, i)), 0, to.Precision, to.Scale)
-		}
-		if ok {
+		if v, ok := f(i); ok {
 			b.UnsafeAppend(v)
 		} else {
 			b.UnsafeAppendBoolToBitmap(false)
 		}
 	}
+}
+
+func castToDecimal(mem memory.Allocator, arr arrow.Array, to *arrow.Decimal128Type) arrow.Array {
+	b := array.NewDecimal128Builder(mem, to)
+	defer b.Release()
+	appendEach(b, arr, func(i int) (decimal128.Num, bool) {
+		switch a := arr.(type) {
+		case *array.String:
+			return parseSparkDecimal(a.Value(i), to.Precision, to.Scale)
+		case *array.Boolean:
+			if a.Value(i) {
+				return rescaleDecimal(decimal128.FromI64(1), 0, to.Precision, to.Scale)
+			}
+			return decimal128.Num{}, true
+		case *array.Float32, *array.Float64:
+			return floatToDecimal(floatValue(arr, i), to.Precision, to.Scale)
+		case *array.Decimal128:
+			return rescaleDecimal(a.Value(i), a.DataType().(*arrow.Decimal128Type).Scale, to.Precision, to.Scale)
+		case *array.Timestamp:
+			return rescaleDecimal(decimal128.FromI64(TimestampMicros(a, i)), 6, to.Precision, to.Scale)
+		case *array.Date32:
+			return decimal128.Num{}, false
+		}
+		return rescaleDecimal(decimal128.FromI64(IntValue(arr, i)), 0, to.Precision, to.Scale)
+	})
 	return b.NewArray()
 }
 
@@ -621,81 +613,60 @@ func roundBig(bi *big.Int, scale, p, s int32) (decimal128.Num, bool) {
 }
 
 func castToTimestamp(mem memory.Allocator, arr arrow.Array, to *arrow.TimestampType) arrow.Array {
-	n := arr.Len()
 	b := array.NewTimestampBuilder(mem, to)
 	defer b.Release()
-	b.Reserve(n)
-	for i := 0; i < n; i++ {
-		if arr.IsNull(i) {
-			b.UnsafeAppendBoolToBitmap(false)
-			continue
-		}
-		var (
-			us int64
-			ok = true
-		)
-		switch a := arr.(type) {
-		case *array.String:
-			us, ok = ParseTimestamp(a.Value(i))
-		case *array.Boolean:
-			if a.Value(i) {
-				us = 1
-			}
-		case *array.Float32, *array.Float64:
-			f := floatValue(arr, i)
-			if ok = !math.IsNaN(f) && !math.IsInf(f, 0); ok {
-				us = javaD2L(f * 1e6)
-			}
-		case *array.Decimal128:
-			scale := a.DataType().(*arrow.Decimal128Type).Scale
-			v, fits := rescaleDecimal(a.Value(i), scale, 38, 6)
-			ok = fits
-			us = int64(v.LowBits())
-		case *array.Timestamp:
-			us = TimestampMicros(a, i)
-		case *array.Date32:
-			us = int64(a.Value(i)) * microsPerDay
-		default:
-			v := IntValue(arr, i)
-			switch {
-			case v > math.MaxInt64/1_000_000:
-				us = math.MaxInt64
-			case v < math.MinInt64/1_000_000:
-				us = math.MinInt64
-			default:
-				us = v * 1_000_000
-			}
-		}
-		if ok {
-			b.UnsafeAppend(arrow.Timestamp(fromMicros(us, to.Unit)))
-		} else {
-			b.UnsafeAppendBoolToBitmap(false)
-		}
-	}
+	appendEach(b, arr, func(i int) (arrow.Timestamp, bool) {
+		us, ok := timestampMicrosOf(arr, i)
+		return arrow.Timestamp(fromMicros(us, to.Unit)), ok
+	})
 	return b.NewArray()
 }
 
+// timestampMicrosOf is Spark's cast of the valid value i to a timestamp, in
+// microseconds: numbers are seconds since the epoch.
+func timestampMicrosOf(arr arrow.Array, i int) (int64, bool) {
+	switch a := arr.(type) {
+	case *array.String:
+		return ParseTimestamp(a.Value(i))
+	case *array.Boolean:
+		if a.Value(i) {
+			return 1, true
+		}
+		return 0, true
+	case *array.Float32, *array.Float64:
+		f := floatValue(arr, i)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return 0, false
+		}
+		return javaD2L(f * 1e6), true
+	case *array.Decimal128:
+		v, fits := rescaleDecimal(a.Value(i), a.DataType().(*arrow.Decimal128Type).Scale, 38, 6)
+		return int64(v.LowBits()), fits
+	case *array.Timestamp:
+		return TimestampMicros(a, i), true
+	case *array.Date32:
+		return int64(a.Value(i)) * microsPerDay, true
+	}
+	v := IntValue(arr, i)
+	switch {
+	case v > math.MaxInt64/1_000_000:
+		return math.MaxInt64, true
+	case v < math.MinInt64/1_000_000:
+		return math.MinInt64, true
+	}
+	return v * 1_000_000, true
+}
+
 func castToDate(mem memory.Allocator, arr arrow.Array) arrow.Array {
-	n := arr.Len()
 	b := array.NewDate32Builder(mem)
 	defer b.Release()
-	b.Reserve(n)
-	for i := 0; i < n; i++ {
-		if arr.IsNull(i) {
-			b.UnsafeAppendBoolToBitmap(false)
-			continue
+	appendEach(b, arr, func(i int) (arrow.Date32, bool) {
+		if a, ok := arr.(*array.String); ok {
+			d, ok := ParseDate(a.Value(i))
+			return arrow.Date32(d), ok
 		}
-		switch a := arr.(type) {
-		case *array.String:
-			if d, ok := ParseDate(a.Value(i)); ok {
-				b.UnsafeAppend(arrow.Date32(d))
-			} else {
-				b.UnsafeAppendBoolToBitmap(false)
-			}
-		case *array.Timestamp:
-			b.UnsafeAppend(arrow.Date32(floorDiv(TimestampMicros(a, i), microsPerDay)))
-		}
-	}
+		return arrow.Date32(floorDiv(TimestampMicros(arr.(*array.Timestamp), i), microsPerDay)), true
+	})
 	return b.NewArray()
 }
 

@@ -128,9 +128,19 @@ func stringArgs(args []fn.Arg) ([]arrow.DataType, error) {
 	return signature(args, strings.Repeat("s", len(args)))
 }
 
-// signature checks each argument against its kind in kinds — 's' string,
-// 'i' int — and returns the implicit casts that give them those types.
+// signature checks the number of arguments and each one against its kind
+// in kinds — 's' string, 'i' int; a '|' marks where optional arguments
+// start — and returns the implicit casts that give them those types.
 func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
+	required := strings.IndexByte(kinds, '|')
+	if required < 0 {
+		required = len(kinds)
+	} else {
+		kinds = kinds[:required] + kinds[required+1:]
+	}
+	if err := arity(args, required, len(kinds)); err != nil {
+		return nil, err
+	}
 	in := make([]arrow.DataType, len(args))
 	for i := range args {
 		var err error

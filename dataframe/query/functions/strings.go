@@ -160,10 +160,7 @@ func bindTrim(left, right bool) func([]fn.Arg) (fn.Bound, error) {
 }
 
 func bindSubstr(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 2, 3); err != nil {
-		return fn.Bound{}, err
-	}
-	in, err := signature(args, "sii")
+	in, err := signature(args, "si|i")
 	if err != nil {
 		return fn.Bound{}, err
 	}
@@ -422,10 +419,7 @@ func compileRegex(p string, arg int) (*regexp.Regexp, error) {
 }
 
 func bindSplit(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 2, 3); err != nil {
-		return fn.Bound{}, err
-	}
-	in, err := signature(args, "ssi")
+	in, err := signature(args, "ss|i")
 	if err != nil {
 		return fn.Bound{}, err
 	}
@@ -518,10 +512,7 @@ func bindReplace(args []fn.Arg) (fn.Bound, error) {
 }
 
 func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 2, 3); err != nil {
-		return fn.Bound{}, err
-	}
-	in, err := signature(args, "ssi")
+	in, err := signature(args, "ss|i")
 	if err != nil {
 		return fn.Bound{}, err
 	}
@@ -572,10 +563,7 @@ func checkGroup(re *regexp.Regexp, idx int64) error {
 }
 
 func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 3, 4); err != nil {
-		return fn.Bound{}, err
-	}
-	in, err := signature(args, "sssi")
+	in, err := signature(args, "sss|i")
 	if err != nil {
 		return fn.Bound{}, err
 	}
@@ -694,10 +682,7 @@ func javaReplacement(rep string, re *regexp.Regexp) (string, error) {
 
 func bindPad(left bool) func([]fn.Arg) (fn.Bound, error) {
 	return func(args []fn.Arg) (fn.Bound, error) {
-		if err := arity(args, 2, 3); err != nil {
-			return fn.Bound{}, err
-		}
-		in, err := signature(args, "sis")
+		in, err := signature(args, "si|s")
 		if err != nil {
 			return fn.Bound{}, err
 		}
