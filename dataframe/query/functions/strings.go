@@ -67,10 +67,7 @@ func mapStrings(ctx *fn.Ctx, args []arrow.Array, n int, f func(dst []byte, i int
 
 func bindCase(upper bool) func([]fn.Arg) (fn.Bound, error) {
 	return func(args []fn.Arg) (fn.Bound, error) {
-		if err := arity(args, 1, 1); err != nil {
-			return fn.Bound{}, err
-		}
-		in, err := stringArgs(args)
+		in, err := signature(args, "s")
 		if err != nil {
 			return fn.Bound{}, err
 		}
@@ -132,10 +129,7 @@ func bindLength(args []fn.Arg) (fn.Bound, error) {
 // function-call form.
 func bindTrim(left, right bool) func([]fn.Arg) (fn.Bound, error) {
 	return func(args []fn.Arg) (fn.Bound, error) {
-		if err := arity(args, 1, 2); err != nil {
-			return fn.Bound{}, err
-		}
-		in, err := stringArgs(args)
+		in, err := signature(args, "s|s")
 		if err != nil {
 			return fn.Bound{}, err
 		}
@@ -489,10 +483,7 @@ func splitJava(s, pattern string, re *regexp.Regexp, limit int) []string {
 }
 
 func bindReplace(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 2, 3); err != nil {
-		return fn.Bound{}, err
-	}
-	in, err := stringArgs(args)
+	in, err := signature(args, "ss|s")
 	if err != nil {
 		return fn.Bound{}, err
 	}
