@@ -7,6 +7,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // The fused path reads most inputs in one pass instead of two: the schema
@@ -294,7 +295,8 @@ func (s *scanner) fuseRow(pos, depth int, rb *rowBuilder, row *typeNode) int {
 }
 
 // fuseValue checks the value at pos, checks it fits n's sampled type, and
-// appends it to n. -1 means a syntax error or a misfit.
+// appends it to n. -1 means a syntax error or a misfit (in a sampled read a
+// misfit becomes null instead).
 func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 	d := s.data
 	if pos >= len(d) {
@@ -310,16 +312,19 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 	}
 	switch n.kind {
 	case kindString:
-		if n.t.kind != kindString {
-			return -1 // only nulls were sampled
-		}
 		if c == '"' {
 			end, flags := s.scanString(pos)
 			if end < 0 {
 				return -1
 			}
+			if n.t.kind != kindString && end != pos+2 && !s.lenient {
+				return -1 // only nulls were sampled
+			}
 			n.bin.Append(s.body(pos, end, flags, &s.buf))
 			return end
+		}
+		if n.t.kind != kindString && !s.lenient {
+			return -1
 		}
 		end := s.skipValue(pos, depth)
 		if end < 0 {
@@ -331,11 +336,13 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 	case kindLong:
 		if c == '-' || c >= '0' && c <= '9' {
 			end, class := s.scanNumber(pos)
-			if end < 0 || class != numLong {
+			if end < 0 {
 				return -1
 			}
-			n.i64.Append(parseLong(d[pos:end]))
-			return end
+			if class == numLong {
+				n.i64.Append(parseLong(d[pos:end]))
+				return end
+			}
 		}
 	case kindDouble:
 		if c == '-' || c >= '0' && c <= '9' {
@@ -345,6 +352,16 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 			}
 			n.f64.Append(parseDouble(d[pos:end]))
 			return end
+		}
+	case kindDecimal:
+		if c == '-' || c >= '0' && c <= '9' {
+			end, class := s.scanNumber(pos)
+			if end < 0 {
+				return -1
+			}
+			if class != numDouble && n.appendDecimal(d[pos:end]) {
+				return end
+			}
 		}
 	case kindBool:
 		if c == 't' {
@@ -391,7 +408,30 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 			}
 		}
 	}
-	return -1
+	return s.fuseMisfit(pos, n, depth)
+}
+
+// fuseMisfit handles a value at pos that n's type does not take: an empty
+// string is null (Spark's NullType); in a sampled read any other value
+// becomes null and is counted; otherwise the fused pass ends.
+func (s *scanner) fuseMisfit(pos int, n *buildNode, depth int) int {
+	if s.data[pos] == '"' {
+		end, _ := s.scanString(pos)
+		if end == pos+2 {
+			n.appendNull()
+			return end
+		}
+	}
+	if !s.lenient {
+		return -1
+	}
+	end := s.skipValue(pos, depth)
+	if end < 0 {
+		return -1
+	}
+	n.appendNull()
+	s.misfit(n, pos, end)
+	return end
 }
 
 func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
@@ -429,15 +469,18 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 				n.seen[i] = n.gen
 				pos = s.fuseValue(pos, n.fields[i], depth+1)
 			case i >= 0:
-				pos = s.fitsValue(pos, n.fields[i].t, depth+1)
+				// A repeated key: the first occurrence wins.
+				pos = s.fitsOrSkip(pos, n.fields[i].t, depth+1, n, key)
 			default:
 				// A field the schema drops (empty struct, empty name)
-				// must stay droppable; an unknown one ends the fused pass.
+				// must stay droppable; an unknown one ends the fused pass
+				// (is dropped and counted in a sampled read).
 				j, ok := n.t.index[string(key)]
 				if !ok {
-					return -1
+					pos = s.fitsOrSkip(pos, nil, depth+1, n, key)
+				} else {
+					pos = s.fitsOrSkip(pos, n.t.fields[j].node, depth+1, n, key)
 				}
-				pos = s.fitsValue(pos, n.t.fields[j].node, depth+1)
 			}
 			if pos < 0 {
 				return -1
@@ -462,8 +505,26 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 	return pos
 }
 
+// fitsOrSkip is fitsValue for a value that is not built (a repeated key, a
+// dropped field; t nil for a field the sample did not see): in a sampled
+// read a misfit is skipped and counted instead of ending the fused pass.
+func (s *scanner) fitsOrSkip(pos int, t *typeNode, depth int, parent *buildNode, key []byte) int {
+	if t != nil {
+		if end := s.fitsValue(pos, t, depth); end >= 0 || !s.lenient {
+			return end
+		}
+	} else if !s.lenient {
+		return -1
+	}
+	end := s.skipValue(pos, depth)
+	if end >= 0 {
+		s.unknownField(parent, key, pos)
+	}
+	return end
+}
+
 // fitsValue checks the value at pos and that merging it into t would not
-// change t, without building anything.
+// change t (sparktype.Fits), without building anything.
 func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 	d := s.data
 	if pos >= len(d) {
@@ -475,15 +536,21 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 		return s.scanLiteral(pos, "null")
 	case t.kind == kindString:
 		return s.skipValue(pos, depth)
+	case c == '"':
+		// Only an empty string (NullType) fits a type other than string.
+		if end, _ := s.scanString(pos); end == pos+2 {
+			return end
+		}
+		return -1
 	case c == 't' && t.kind == kindBool:
 		return s.scanLiteral(pos, "true")
 	case c == 'f' && t.kind == kindBool:
 		return s.scanLiteral(pos, "false")
-	case c == '"', c == 't', c == 'f':
+	case c == 't', c == 'f':
 		return -1
 	case c == '-' || c >= '0' && c <= '9':
 		end, class := s.scanNumber(pos)
-		if end < 0 || !(t.kind == kindDouble || t.kind == kindLong && class == numLong) {
+		if end < 0 || !sparktype.Fits(t.scalar(), numberType(class, d[pos:end])) {
 			return -1
 		}
 		return end
@@ -549,6 +616,17 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 		}
 	}
 	return -1
+}
+
+// numberType is the inferred type of a number literal of class.
+func numberType(class int, lit []byte) sparktype.Scalar {
+	switch class {
+	case numLong:
+		return sparktype.Scalar{Kind: kindLong}
+	case numDecimal:
+		return sparktype.Scalar{Kind: kindDecimal, Prec: uint8(sparktype.IntegerPrecision(lit))}
+	}
+	return sparktype.Scalar{Kind: kindDouble}
 }
 
 // readFusedSplit reads one large document on several goroutines: a quick
