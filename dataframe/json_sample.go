@@ -91,3 +91,27 @@ func cutText(d []byte, pos, end int) string {
 	}
 	return string(d[pos:end])
 }
+
+// add counts a part's misfits; parts come in input order, so the first
+// one seen stays first.
+func (st *ReadStats) add(n int64, first *Misfit) {
+	st.Misfits += n
+	if st.First == nil && first != nil {
+		st.First = first
+	}
+}
+
+// check completes the first misfit's position and, in a Strict read, turns
+// it into the error.
+func (st *ReadStats) check(opts JSONOptions, spans []docSpan, lines bool) error {
+	if st.First == nil {
+		return nil
+	}
+	if lines && len(spans) == 1 {
+		st.First.Line = lineOf(spans[0].data, st.First.Offset)
+	}
+	if opts.Strict {
+		return &MisfitError{Misfit: *st.First, SampleRows: opts.SampleRows, Count: st.Misfits}
+	}
+	return nil
+}
