@@ -56,19 +56,11 @@ func ParseColumnKind(s string) (ColumnKind, error) {
 }
 
 func (k ColumnKind) arrowType() arrow.DataType {
-	switch k {
-	case KindLong:
-		return arrow.PrimitiveTypes.Int64
-	case KindInteger:
-		return arrow.PrimitiveTypes.Int32
-	case KindDouble:
-		return arrow.PrimitiveTypes.Float64
-	case KindBoolean:
-		return arrow.FixedWidthTypes.Boolean
-	case KindTimestamp:
-		return TimestampType
+	dt, err := sparktype.ParseType(k.String())
+	if err != nil {
+		return arrow.BinaryTypes.String
 	}
-	return arrow.BinaryTypes.String
+	return dt
 }
 
 // TypedColumn declares one column of a TypedBuilder.

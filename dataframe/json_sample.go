@@ -1,6 +1,7 @@
 package dataframe
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/sluicedata/sluice/dataframe/sparktype"
@@ -114,4 +115,33 @@ func (st *ReadStats) check(opts JSONOptions, spans []docSpan, lines bool) error 
 		return &MisfitError{Misfit: *st.First, SampleRows: opts.SampleRows, Count: st.Misfits}
 	}
 	return nil
+}
+
+type samplingKey struct{}
+
+type sampling struct {
+	rows   int
+	strict bool
+	stats  *ReadStats
+}
+
+// WithSampling returns a context that asks the JSON reads made under it by
+// connectors (a RESTAPI read) to infer from the first rows records only,
+// as JSONOptions.SampleRows and Strict; the returned ReadStats collects
+// what they counted. rows ≤ 0 returns ctx unchanged and empty stats.
+func WithSampling(ctx context.Context, rows int, strict bool) (context.Context, *ReadStats) {
+	stats := &ReadStats{}
+	if rows <= 0 {
+		return ctx, stats
+	}
+	return context.WithValue(ctx, samplingKey{}, &sampling{rows: rows, strict: strict, stats: stats}), stats
+}
+
+// SamplingFrom sets opts.SampleRows, Strict and Stats from a context made
+// by WithSampling; other contexts leave opts as they are.
+func SamplingFrom(ctx context.Context, opts JSONOptions) JSONOptions {
+	if s, ok := ctx.Value(samplingKey{}).(*sampling); ok {
+		opts.SampleRows, opts.Strict, opts.Stats = s.rows, s.strict, s.stats
+	}
+	return opts
 }

@@ -1,6 +1,8 @@
 package sparktype
 
 import (
+	"strings"
+
 	"github.com/apache/arrow/go/v17/arrow"
 )
 
@@ -44,7 +46,7 @@ func Assignable(from, to arrow.DataType) bool {
 // "decimal(20,0)", "array<string>"), case-insensitive. A name that does not
 // parse is assignable only to the same name.
 func AssignableNames(from, to string) bool {
-	if equalFold(from, to) {
+	if strings.EqualFold(from, to) {
 		return true
 	}
 	ft, err1 := ParseType(from)
@@ -61,23 +63,4 @@ func AssignableNames(from, to string) bool {
 
 func isString(id arrow.Type) bool {
 	return id == arrow.STRING || id == arrow.LARGE_STRING || id == arrow.STRING_VIEW
-}
-
-func equalFold(a, b string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := 0; i < len(a); i++ {
-		ca, cb := a[i], b[i]
-		if 'A' <= ca && ca <= 'Z' {
-			ca += 'a' - 'A'
-		}
-		if 'A' <= cb && cb <= 'Z' {
-			cb += 'a' - 'A'
-		}
-		if ca != cb {
-			return false
-		}
-	}
-	return true
 }
