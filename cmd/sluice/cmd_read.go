@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"strings"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 func init() {
@@ -14,22 +16,27 @@ func init() {
 }
 
 func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "read", "read NAME [--type T --prop k=v …] [--prop k=v]… [--set k=v]… [--catalog DIR] [--format table|json|csv] [--schema] [-o FILE]\n\n"+
+	fs := newFlagSet(env, "read", "read NAME [--type T --prop k=v …] [--prop k=v]… [--set k=v]… [--catalog DIR] [--sample-rows N [--strict]] [--format table|json|csv] [--schema] [-o FILE]\n\n"+
 		"Without --type, NAME is a catalog table (ns.table) and --prop adds runtime properties.\n"+
 		"With --type, NAME is read in USER mode from the --prop properties.")
 	var (
 		sess sessionFlags
 		src  sourceFlags
 		out  outputOptions
+		smp  sampleFlags
 	)
 	sess.register(fs)
 	src.register(fs)
 	out.register(fs)
+	smp.register(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if err := out.validate(); err != nil {
+		return err
+	}
+	if err := smp.validate(); err != nil {
 		return err
 	}
 	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
@@ -40,10 +47,12 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	ctx, stats := dataframe.WithSampling(ctx, smp.rows, smp.strict)
 	f, err := s.Read(ctx, name, props)
 	if err != nil {
 		return err
 	}
 	defer f.Release()
+	out.note = smp.note(stats)
 	return out.emit(env, f)
 }
