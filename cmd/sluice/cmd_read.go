@@ -16,7 +16,7 @@ func init() {
 }
 
 func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "read", "read NAME [--type T --prop k=v …] [--prop k=v]… [--set k=v]… [--catalog DIR] [--sample-rows N [--strict]] [--format table|json|csv] [--schema] [-o FILE]\n\n"+
+	fs := newFlagSet(env, "read", "read NAME [--type T --prop k=v …] [--prop k=v]… [--set k=v]… [--catalog DIR] [--sample-rows N [--strict]] [--mode M] [--format table|json|csv] [--schema] [-o FILE]\n\n"+
 		"Without --type, NAME is a catalog table (ns.table) and --prop adds runtime properties.\n"+
 		"With --type, NAME is read in USER mode from the --prop properties.")
 	var (
@@ -47,7 +47,7 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	ctx, stats := dataframe.WithSampling(ctx, smp.rows, smp.strict)
+	ctx, stats := dataframe.WithReadSettings(ctx, smp.settings())
 	f, err := s.Read(ctx, name, props)
 	if err != nil {
 		return err
