@@ -476,6 +476,64 @@ func takeValues(mem memory.Allocator, values arrow.Array, idx []int64) (arrow.Ar
 	return compute.TakeArray(compute.WithAllocator(context.Background(), mem), values, ia)
 }
 
+// cache holds what a string argument compiles to — a regular expression,
+// a datetime pattern: compiled at bind time when the argument is a literal
+// (or absent, with a default), otherwise once per distinct value seen by
+// an evaluation.
+type cache[T any] struct {
+	arg      int
+	compile  func(string) (T, error)
+	fixed    T
+	hasFixed bool
+	seen     map[string]T
+}
+
+func newCache[T any](args []fn.Arg, i int, def string, compile func(string) (T, error)) (*cache[T], error) {
+	c := &cache[T]{arg: i, compile: compile}
+	p, null, ok := def, false, def != ""
+	if i < len(args) {
+		p, null, ok = constString(args[i])
+	}
+	if ok && !null {
+		v, err := compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("argument %d: %w", i+1, err)
+		}
+		c.fixed, c.hasFixed = v, true
+	}
+	return c, nil
+}
+
+// forEval is the cache one evaluation uses: evaluations may run
+// concurrently, so a non-literal argument gets a private map.
+func (c *cache[T]) forEval() *cache[T] {
+	if c.hasFixed {
+		return c
+	}
+	return &cache[T]{arg: c.arg, compile: c.compile, seen: map[string]T{}}
+}
+
+// at is the compiled argument of row i (a[c.arg] must be a string array
+// unless the value is fixed).
+func (c *cache[T]) at(a []arrow.Array, i int) (T, error) {
+	if c.hasFixed {
+		return c.fixed, nil
+	}
+	p := a[c.arg].(*array.String).Value(i)
+	if v, ok := c.seen[p]; ok {
+		return v, nil
+	}
+	v, err := c.compile(p)
+	if err != nil {
+		return v, fmt.Errorf("argument %d: %w", c.arg+1, err)
+	}
+	if len(c.seen) > 1024 {
+		clear(c.seen)
+	}
+	c.seen[p] = v
+	return v, nil
+}
+
 // anyNull reports whether row i is NULL in any of args.
 func anyNull(args []arrow.Array, i int) bool {
 	for _, a := range args {
