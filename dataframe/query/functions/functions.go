@@ -24,8 +24,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/compute"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 var (
@@ -38,7 +38,7 @@ var (
 )
 
 // timestampType is the type of every timestamp a function returns.
-var timestampType = dataframe.TimestampType
+var timestampType = sparktype.TimestampType
 
 func register(bind func([]fn.Arg) (fn.Bound, error), names ...string) {
 	for _, n := range names {
@@ -72,7 +72,7 @@ func argErr(i int, a fn.Arg, want string) error {
 }
 
 // sparkName is the Spark name of a type in error messages.
-func sparkName(dt arrow.DataType) string { return dataframe.SparkType(dt) }
+func sparkName(dt arrow.DataType) string { return sparktype.Name(dt) }
 
 func isNull(dt arrow.DataType) bool { return dt.ID() == arrow.NULL }
 
@@ -266,8 +266,10 @@ func constInt(a fn.Arg) (v int64, isNull, ok bool) {
 }
 
 // commonType is the type two arguments widen to for a comparison or a
-// choice between them (Spark's findWiderTypeForTwo, with NULL fitting
-// anything); ok is false when there is none.
+// choice between them: Spark's type lattice (sparktype.Common), except
+// that, as Spark's findWiderTypeForTwo, a date and a timestamp meet at
+// timestamp and nested values meet only values of their own kind; ok is
+// false when there is no such type.
 func commonType(a, b arrow.DataType) (arrow.DataType, bool) {
 	switch {
 	case arrow.TypeEqual(a, b):
@@ -276,77 +278,21 @@ func commonType(a, b arrow.DataType) (arrow.DataType, bool) {
 		return b, true
 	case isNull(b):
 		return a, true
-	}
-	rank := func(dt arrow.DataType) int {
-		switch dt.ID() {
-		case arrow.INT8:
-			return 1
-		case arrow.INT16:
-			return 2
-		case arrow.INT32:
-			return 3
-		case arrow.INT64:
-			return 4
-		case arrow.DECIMAL128:
-			return 5
-		case arrow.FLOAT32:
-			return 6
-		case arrow.FLOAT64:
-			return 7
-		}
-		return 0
-	}
-	ra, rb := rank(a), rank(b)
-	switch {
-	case ra > 0 && rb > 0:
-		if a.ID() == arrow.DECIMAL128 || b.ID() == arrow.DECIMAL128 {
-			return widerDecimal(a, b)
-		}
-		if ra > rb {
-			return a, true
-		}
-		return b, true
-	case isStringType(a) && isAtomic(b) || isStringType(b) && isAtomic(a):
-		return stringType, true
-	case (a.ID() == arrow.TIMESTAMP || a.ID() == arrow.DATE32) && (b.ID() == arrow.TIMESTAMP || b.ID() == arrow.DATE32):
+	case isTimeLike(a) && isTimeLike(b):
 		return timestampType, true
-	case a.ID() == arrow.LIST && b.ID() == arrow.LIST:
-		e, ok := commonType(a.(*arrow.ListType).Elem(), b.(*arrow.ListType).Elem())
-		if !ok {
+	case !isAtomic(a) || !isAtomic(b):
+		if a.ID() != b.ID() {
 			return nil, false
 		}
-		return arrow.ListOf(e), true
-	}
-	return nil, false
-}
-
-// widerDecimal widens a decimal and another number: a double wins, an
-// integer becomes the decimal that holds it (long is decimal(20,0)).
-func widerDecimal(a, b arrow.DataType) (arrow.DataType, bool) {
-	asDec := func(dt arrow.DataType) (p, s int32, ok bool) {
-		switch dt.ID() {
-		case arrow.DECIMAL128:
-			d := dt.(*arrow.Decimal128Type)
-			return d.Precision, d.Scale, true
-		case arrow.INT8:
-			return 3, 0, true
-		case arrow.INT16:
-			return 5, 0, true
-		case arrow.INT32:
-			return 10, 0, true
-		case arrow.INT64:
-			return 20, 0, true
+		if a.ID() == arrow.LIST {
+			e, ok := commonType(a.(*arrow.ListType).Elem(), b.(*arrow.ListType).Elem())
+			if !ok {
+				return nil, false
+			}
+			return arrow.ListOf(e), true
 		}
-		return 0, 0, false
 	}
-	pa, sa, oka := asDec(a)
-	pb, sb, okb := asDec(b)
-	if !oka || !okb {
-		return float64Type, true
-	}
-	s := max(sa, sb)
-	p := min(max(pa-sa, pb-sb)+s, 38)
-	return &arrow.Decimal128Type{Precision: p, Scale: s}, true
+	return sparktype.Common(a, b), true
 }
 
 // commonOf widens every argument type together, naming the first argument
