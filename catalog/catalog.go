@@ -403,6 +403,10 @@ func (c *Catalog) Drop(ctx context.Context, ns, name string, ifExists bool) erro
 	if err != nil {
 		return fmt.Errorf("dropping %s.%s: %w", n, t, err)
 	}
+	// A table created again under the name starts without state.
+	if err := os.Remove(c.statePath(n, t)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("dropping the state of %s.%s: %w", n, t, err)
+	}
 	return atomicfile.SyncDir(filepath.Join(c.dir, n))
 }
 
