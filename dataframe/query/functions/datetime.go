@@ -122,17 +122,15 @@ func bindToTimestamp(toDate bool) func([]fn.Arg) (fn.Bound, error) {
 				return fn.Cast(ctx.Mem, a[0], out)
 			}}, nil
 		}
-		if err := timeArg(args, 0); err != nil {
-			return fn.Bound{}, err
-		}
-		if _, err := stringArg(args, 1); err != nil {
+		in, err := signature(args, "ts")
+		if err != nil {
 			return fn.Bound{}, err
 		}
 		pc, err := newCache(args, 1, "", compilePattern)
 		if err != nil {
 			return fn.Bound{}, err
 		}
-		return fn.Bound{Type: out, Args: []arrow.DataType{nil, stringType}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		return fn.Bound{Type: out, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			us, valid, err := instants(ctx, a, n, pc)
 			if err != nil {
 				return nil, err
@@ -193,16 +191,11 @@ func truncate(us int64, unit string) int64 {
 }
 
 func bindDateTrunc(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 2, 2); err != nil {
+	in, err := signature(args, "sT")
+	if err != nil {
 		return fn.Bound{}, err
 	}
-	if _, err := stringArg(args, 0); err != nil {
-		return fn.Bound{}, err
-	}
-	if err := timeArg(args, 1); err != nil {
-		return fn.Bound{}, err
-	}
-	return fn.Bound{Type: timestampType, Args: []arrow.DataType{stringType, tsMicros}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+	return fn.Bound{Type: timestampType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		unit, ts := a[0].(*array.String), a[1].(*array.Timestamp)
 		us := make([]int64, n)
 		valid := make([]bool, n)
@@ -224,17 +217,15 @@ func bindDateTrunc(args []fn.Arg) (fn.Bound, error) {
 // and hour/minute/second (of a timestamp), as int.
 func bindDatePart(part func(time.Time) int, ofTime bool) func([]fn.Arg) (fn.Bound, error) {
 	return func(args []fn.Arg) (fn.Bound, error) {
-		if err := arity(args, 1, 1); err != nil {
-			return fn.Bound{}, err
-		}
-		if err := timeArg(args, 0); err != nil {
-			return fn.Bound{}, err
-		}
-		in := arrow.DataType(dateType)
+		kind := "D"
 		if ofTime {
-			in = tsMicros
+			kind = "T"
 		}
-		return fn.Bound{Type: int32Type, Args: []arrow.DataType{in}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		in, err := signature(args, kind)
+		if err != nil {
+			return fn.Bound{}, err
+		}
+		return fn.Bound{Type: int32Type, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			return mapValues(ctx.Mem, int32Type, a[0], n, func(b array.Builder, i int) {
 				var t time.Time
 				if ofTime {
@@ -280,15 +271,9 @@ func bindUnixTimestamp(args []fn.Arg) (fn.Bound, error) {
 			return b.NewArray(), nil
 		}}, nil
 	}
-	if err := timeArg(args, 0); err != nil {
+	in, err := signature(args, "t|s")
+	if err != nil {
 		return fn.Bound{}, err
-	}
-	in := []arrow.DataType{nil}
-	if len(args) == 2 {
-		if _, err := stringArg(args, 1); err != nil {
-			return fn.Bound{}, err
-		}
-		in = append(in, stringType)
 	}
 	pc, err := newCache(args, 1, DefaultPattern, compilePattern)
 	if err != nil {
@@ -311,61 +296,43 @@ func bindUnixTimestamp(args []fn.Arg) (fn.Bound, error) {
 
 // bindFromUnixtime: from_unixtime(seconds[, fmt]) formats in UTC.
 func bindFromUnixtime(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 1, 2); err != nil {
-		return fn.Bound{}, err
-	}
-	if dt := args[0].Type; !isNumeric(dt) && !isStringType(dt) && !isNull(dt) {
-		return fn.Bound{}, argErr(0, args[0], "a number of seconds")
-	}
-	in := []arrow.DataType{int64Type}
-	if len(args) == 2 {
-		if _, err := stringArg(args, 1); err != nil {
-			return fn.Bound{}, err
+	if len(args) > 0 {
+		if dt := args[0].Type; !isNumeric(dt) && !isStringType(dt) && !isNull(dt) {
+			return fn.Bound{}, argErr(0, args[0], "a number of seconds")
 		}
-		in = append(in, stringType)
+	}
+	return bindFormat(args, "l|s", func(a arrow.Array, i int) int64 {
+		return a.(*array.Int64).Value(i) * 1_000_000
+	})
+}
+
+// bindDateFormat: date_format(ts, fmt) formats a timestamp (strings and
+// dates cast) in UTC.
+func bindDateFormat(args []fn.Arg) (fn.Bound, error) {
+	return bindFormat(args, "Ts", func(a arrow.Array, i int) int64 {
+		return int64(a.(*array.Timestamp).Value(i))
+	})
+}
+
+// bindFormat formats the instant micros(a[0], i) with the pattern of the
+// second argument (yyyy-MM-dd HH:mm:ss when absent).
+func bindFormat(args []fn.Arg, kinds string, micros func(arrow.Array, int) int64) (fn.Bound, error) {
+	in, err := signature(args, kinds)
+	if err != nil {
+		return fn.Bound{}, err
 	}
 	pc, err := newCache(args, 1, DefaultPattern, compilePattern)
 	if err != nil {
 		return fn.Bound{}, err
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		secs := a[0].(*array.Int64)
 		pcs := pc.forEval()
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
 			p, err := pcs.at(a, i)
 			if err != nil {
 				return nil, false, err
 			}
-			return p.format(dst, secs.Value(i)*1_000_000), true, nil
-		})
-	}}, nil
-}
-
-// bindDateFormat: date_format(ts, fmt) formats a timestamp (strings and
-// dates cast) in UTC.
-func bindDateFormat(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 2, 2); err != nil {
-		return fn.Bound{}, err
-	}
-	if err := timeArg(args, 0); err != nil {
-		return fn.Bound{}, err
-	}
-	if _, err := stringArg(args, 1); err != nil {
-		return fn.Bound{}, err
-	}
-	pc, err := newCache(args, 1, "", compilePattern)
-	if err != nil {
-		return fn.Bound{}, err
-	}
-	return fn.Bound{Type: stringType, Args: []arrow.DataType{tsMicros, stringType}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		ts := a[0].(*array.Timestamp)
-		pcs := pc.forEval()
-		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			p, err := pcs.at(a, i)
-			if err != nil {
-				return nil, false, err
-			}
-			return p.format(dst, int64(ts.Value(i))), true, nil
+			return p.format(dst, micros(a[0], i)), true, nil
 		})
 	}}, nil
 }

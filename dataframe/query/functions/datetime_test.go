@@ -44,3 +44,12 @@ func TestDateTimeFunctions(t *testing.T) {
 		{name: "fraction", fn: "date_format", args: []in{lit(ts, tm("2016-04-08 01:02:03.045")), lit(str, "HH:mm:ss.SSS[ 'opt']")}, want: []any{"01:02:03.045 opt"}},
 	})
 }
+
+func TestDateTimeArity(t *testing.T) {
+	t.Parallel()
+	runCases(t, []fcase{
+		{name: "none", fn: "from_unixtime", args: nil, err: "takes 1 to 2 arguments, got 0"},
+		{name: "type", fn: "from_unixtime", args: []in{lit(boolT, true)}, err: "argument 1 must be a number of seconds, got boolean"},
+		{name: "none", fn: "date_format", args: []in{lit(str, "2016-04-08")}, err: "takes 2 arguments, got 1"},
+	})
+}

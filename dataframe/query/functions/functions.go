@@ -129,7 +129,9 @@ func stringArgs(args []fn.Arg) ([]arrow.DataType, error) {
 }
 
 // signature checks the number of arguments and each one against its kind
-// in kinds — 's' string, 'i' int; a '|' marks where optional arguments
+// in kinds — 's' string, 'i' int, 'l' long (from any number or string),
+// 't' string, date or timestamp as it is, 'T' the same cast to a
+// timestamp, 'D' cast to a date; a '|' marks where optional arguments
 // start — and returns the implicit casts that give them those types.
 func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
 	required := strings.IndexByte(kinds, '|')
@@ -149,6 +151,12 @@ func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
 			in[i], err = stringArg(args, i)
 		case 'i':
 			in[i], err = intArg(args, i, int32Type)
+		case 'l':
+			in[i], err = intArg(args, i, int64Type)
+		case 't', 'T', 'D':
+			if err = timeArg(args, i); err == nil {
+				in[i] = map[byte]arrow.DataType{'t': nil, 'T': tsMicros, 'D': dateType}[kinds[i]]
+			}
 		}
 		if err != nil {
 			return nil, err
