@@ -41,3 +41,17 @@ func TestJSONFunctions(t *testing.T) {
 		{name: "scalar", fn: "to_json", args: []in{lit(i64, 1)}, err: "argument 1 must be a struct, an array or a map, got long"},
 	})
 }
+
+func TestDocExamples(t *testing.T) {
+	t.Parallel()
+	ab := arrow.StructOf(arrow.Field{Name: "a", Type: i32, Nullable: true}, arrow.Field{Name: "b", Type: i32, Nullable: true})
+	runCases(t, []fcase{
+		{name: "doc", fn: "to_json", args: []in{lit(ab, []any{1, 2})}, want: []any{`{"a":1,"b":2}`}},
+		{name: "doc", fn: "to_json", args: []in{lit(arrow.ListOf(ab), []any{[]any{1, 2}})}, want: []any{`[{"a":1,"b":2}]`}},
+		{name: "doc", fn: "from_unixtime", args: []in{lit(i32, 0)}, want: []any{"1970-01-01 00:00:00"}},
+		{name: "doc swap", fn: "regexp_replace", args: []in{lit(str, "100-200"), lit(str, `(\d+)-(\d+)`), lit(str, "$2-$1")}, want: []any{"200-100"}},
+		{name: "doc", fn: "get_json_object", args: []in{lit(str, `{"a":[{"b":1},{"b":2}]}`), lit(str, "$.a[*].b")}, want: []any{"[1,2]"}},
+		{name: "doc", fn: "coalesce", args: []in{lit(null, nil), lit(i32, 1), lit(null, nil)}, want: []any{int32(1)}},
+		{name: "doc", fn: "concat_ws", args: []in{lit(str, ","), lit(arrowList(str), []any{"a", nil, "b"}), lit(str, "c")}, want: []any{"a,b,c"}},
+	})
+}
