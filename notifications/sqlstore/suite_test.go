@@ -512,7 +512,7 @@ func runStoreSuite(t *testing.T, tg target) {
 	t.Run("BrokenDatabaseIsUnavailable", func(t *testing.T) {
 		t.Parallel()
 		s, dsn := open(t)
-		tg.exec(t, dsn, "DROP TABLE notifications")
+		tg.exec(t, dsn, "DROP TABLE notification_attempts; DROP TABLE notifications")
 		_, err := s.Enqueue(tctx(t), delivery("wbh-1", "usr-1", t0))
 		require.ErrorIs(t, err, notifications.ErrUnavailable)
 		_, err = s.Get(tctx(t), "wbh-1")
