@@ -18,7 +18,7 @@ type keyState struct {
 	latest      time.Time // greatest creationDate in any status
 	latestToken string    // the token of that record (a discard's winner)
 	hasLatest   bool
-	live      []liveRec // PENDING and RETRYING records
+	live        []liveRec // PENDING and RETRYING records
 }
 
 // liveRec is a live record: a stored one (id) or one of the batch (batch ≥ 0).

@@ -39,7 +39,7 @@ type sqliteStore struct {
 	w      *writer
 	holder string
 
-	stCheck, stDup, stSupersede, stInsert, stInsertNew *sql.Stmt
+	stCheck, stDup, stSupersede, stInsert, stInsertNew  *sql.Stmt
 	stClaim, stFinish, stFinishOwn, stLedger, stAttempt *sql.Stmt
 
 	qw *writer // the quarantine's group-commit writer
