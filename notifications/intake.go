@@ -104,27 +104,8 @@ func truncateText(s string, n int) string {
 	return s[:n] + "…"
 }
 
-// intake is POST /webhook(s)/notifications: parse, enqueue, answer 200 once
-// the store has committed.
-func (s *Service) intake(c *fiber.Ctx) error {
-	// ParseDelivery copies the body: Fiber reuses its buffer after return.
-	rec, err := ParseDelivery(c.Body(), s.now())
-	if err != nil {
-		s.metrics.rejected.Inc()
-		return jsonError(c, fiber.StatusBadRequest, err.Error())
-	}
-	ctx, cancel := context.WithTimeout(s.baseCtx, s.intakeTimeout)
-	res, err := s.store.Enqueue(ctx, &rec)
-	cancel()
-	if errors.Is(err, ErrInvalid) {
-		s.metrics.rejected.Inc()
-		return jsonError(c, fiber.StatusBadRequest, "the store refuses this notification: "+err.Error())
-	}
-	if err != nil {
-		s.log.Error("enqueue failed; answering 503 so the provider re-sends",
-			"webhookToken", rec.WebhookToken, "error", err)
-		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
-	}
+// countEnqueue counts an acknowledged delivery in the metrics.
+func (s *Service) countEnqueue(res EnqueueResult) {
 	s.metrics.received.Inc()
 	switch res.Outcome {
 	case DiscardedDuplicate:
@@ -135,6 +116,32 @@ func (s *Service) intake(c *fiber.Ctx) error {
 	if res.Outdated > 0 {
 		s.metrics.outdated.Add(float64(res.Outdated))
 	}
+}
+
+// intake is POST /webhook(s)/notifications: parse, enqueue, answer 200 once
+// the store has committed.
+func (s *Service) intake(c *fiber.Ctx) error {
+	// ParseDelivery copies the body: Fiber reuses its buffer after return.
+	rec, err := ParseDelivery(c.Body(), s.now())
+	if err != nil {
+		s.metrics.rejected.Inc()
+		s.quarantineRequest(c, err.Error())
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	ctx, cancel := context.WithTimeout(s.baseCtx, s.intakeTimeout)
+	res, err := s.store.Enqueue(ctx, &rec)
+	cancel()
+	if errors.Is(err, ErrInvalid) {
+		s.metrics.rejected.Inc()
+		s.quarantineRequest(c, "the store refuses this notification: "+err.Error())
+		return jsonError(c, fiber.StatusBadRequest, "the store refuses this notification: "+err.Error())
+	}
+	if err != nil {
+		s.log.Error("enqueue failed; answering 503 so the provider re-sends",
+			"webhookToken", rec.WebhookToken, "error", err)
+		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
+	}
+	s.countEnqueue(res)
 	// Status, not SendStatus: the contract wants an empty body.
 	c.Status(fiber.StatusOK)
 	return nil

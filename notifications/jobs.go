@@ -207,7 +207,9 @@ func (s *Service) processBatch(ctx context.Context, recs []Record, st *RunStats,
 // processOne runs the handler for rec and saves the outcome; for a record
 // that became FAILED it sends the alert after the outcome is committed.
 func (s *Service) processOne(ctx context.Context, rec *Record, st *RunStats, mu *sync.Mutex) {
+	start, began := s.now(), time.Now()
 	err := s.handleRecord(ctx, rec)
+	took := time.Since(began)
 	if ctx.Err() != nil {
 		// Cut short by shutdown: not an attempt that failed. The record
 		// stays claimed until its lease expires and is processed again.
@@ -234,6 +236,7 @@ func (s *Service) processOne(ctx context.Context, rec *Record, st *RunStats, mu 
 		s.log.Warn("notification processing failed", "webhookToken", rec.WebhookToken,
 			"attempt", rec.RetryCounter, "maxAttempts", s.cfg.MaxAttempts, "status", rec.Status, "error", err)
 	}
+	rec.Attempt = s.attemptOf(rec, start, took, err)
 	ok, ferr := s.store.Finish(ctx, rec)
 	outcome := ""
 	switch {
@@ -346,6 +349,10 @@ func (s *Service) RunCleanup(ctx context.Context) (RunStats, error) {
 		return st, fmt.Errorf("cleanup job: %w", err)
 	}
 	st.Deleted = n
+	if err := s.expireKept(ctx, now); err != nil {
+		s.countRun(CleanupJob, err)
+		return st, fmt.Errorf("cleanup job: %w", err)
+	}
 	s.countRun(CleanupJob, nil)
 	if n > 0 {
 		s.log.Info("cleanup run done", "deleted", n)

@@ -10,6 +10,14 @@ import (
 // (docs/records-api.md#management).
 var ErrSettled = errors.New("notification is SUCCESS or OUTDATED")
 
+// SettledError is ErrSettled naming the record's status.
+type SettledError struct{ Status Status }
+
+func (e *SettledError) Error() string { return "notification is " + string(e.Status) }
+
+// Is makes errors.Is(err, ErrSettled) hold.
+func (e *SettledError) Is(target error) bool { return target == ErrSettled }
+
 // Attempt is one processing attempt of a record
 // (docs/records-api.md#attempts).
 type Attempt struct {

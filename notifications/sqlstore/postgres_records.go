@@ -98,7 +98,7 @@ func (s *pgStore) settledOr(ctx context.Context, op, token string) error {
 	if err != nil {
 		return storeErr(pgName+": "+op, err)
 	}
-	return fmt.Errorf("%s: %s %s: it is %s: %w", pgName, op, token, status, notifications.ErrSettled)
+	return fmt.Errorf("%s: %s %s: %w", pgName, op, token, &notifications.SettledError{Status: notifications.Status(status)})
 }
 
 func (s *pgStore) RequeueLive(ctx context.Context, token string) (notifications.Record, error) {

@@ -104,7 +104,7 @@ func (s *sqliteStore) settledOr(ctx context.Context, op, token string) error {
 	if err != nil {
 		return storeErr(sqliteName+": "+op, err)
 	}
-	return fmt.Errorf("%s: %s %s: it is %s: %w", sqliteName, op, token, status, notifications.ErrSettled)
+	return fmt.Errorf("%s: %s %s: %w", sqliteName, op, token, &notifications.SettledError{Status: notifications.Status(status)})
 }
 
 func (s *sqliteStore) RequeueLive(ctx context.Context, token string) (notifications.Record, error) {
