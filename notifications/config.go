@@ -178,7 +178,7 @@ func DefaultConfig() Config {
 		QuarantineMax:           10000,
 		QuarantineRetentionDays: 7,
 		LedgerRetentionDays:     7,
-		Mail:              MailConfig{Port: 25, StartTLS: "auto", From: "sluice@localhost"},
+		Mail:                    MailConfig{Port: 25, StartTLS: "auto", From: "sluice@localhost"},
 	}
 }
 

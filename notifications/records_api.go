@@ -416,4 +416,3 @@ func (s *Service) quarantineRequest(c *fiber.Ctx, reason string) {
 		s.log.Warn("keeping a refused body in quarantine failed", "error", err)
 	}
 }
-
