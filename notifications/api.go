@@ -60,6 +60,7 @@ func (s *Service) newApp() *fiber.App {
 	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
 	app.Get("/datasets/notifications", s.dataset)
 	s.recordRoutes(app)
+	s.uiRoutes(app)
 	s.managementRoutes(app)
 	app.Use(func(c *fiber.Ctx) error {
 		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("no endpoint %s %s", c.Method(), c.Path()))
