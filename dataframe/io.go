@@ -1,7 +1,6 @@
 package dataframe
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
 // ErrUnknownFormat is returned by ReadFile and WriteFile for a file
@@ -151,53 +152,8 @@ func WriteFile(path string, f *Frame, o FileOptions) error {
 	default:
 		return unknownFormat(path, ext, ".parquet, .arrow, .csv, .ndjson, .jsonl or .json")
 	}
-	if err := writeAtomic(path, write); err != nil {
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeAtomic runs write against a buffered temporary file next to path and
-// renames it into place once write, the flush and the fsync all succeeded.
-func writeAtomic(path string, write func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// The rename is durable only once the directory entry is synced; a
-	// failure here does not undo the (already visible) write.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
 // The connector's properties.
@@ -33,7 +34,26 @@ const (
 	// PropPartitionBy lists (comma-separated) the columns of a
 	// Hive-partitioned write: dir/key=value/part-….parquet. Needs a directory.
 	PropPartitionBy = "svc.parquet.partition.by"
+	// PropMergeKey lists (comma-separated) the key columns of mode=merge.
+	PropMergeKey = "svc.parquet.merge.key"
 )
+
+// Properties declares every svc.parquet.* property: validation, redaction,
+// DESCRIBE and docs/properties.md all read it.
+var Properties = &connectors.PropertySet{
+	Connector: Type,
+	Prefix:    "svc.parquet.",
+	Specs: []connectors.PropertySpec{
+		{Name: PropPath, Doc: "A file, or a directory of part files (an existing directory, or a path ending in `/`). Required; a table's LOCATION stands in for it."},
+		{Name: PropMode, Kind: connectors.KindEnum, Enum: []string{"overwrite", "replace", "append", "merge"}, Default: "overwrite", Doc: "Write mode: overwrite (replace) the data, append a part file (directories only), or merge rows by `merge.key`."},
+		{Name: PropMergeKey, Kind: connectors.KindList, Doc: "mode=merge: comma list of key columns; incoming rows replace rows with the same key."},
+		{Name: PropCompression, Kind: connectors.KindEnum, Enum: []string{"snappy", "zstd", "gzip", "brotli", "none", "uncompressed"}, Default: "snappy", Doc: "Codec of written files."},
+		{Name: PropPartitionBy, Kind: connectors.KindList, Doc: "Comma list of columns of a Hive-partitioned write (`dir/key=value/part-….parquet`); needs a directory."},
+	},
+}
+
+// Properties returns the connector's property declaration.
+func (Connector) Properties() *connectors.PropertySet { return Properties }
 
 // Type is the connector's registered name.
 const Type = "PARQUET"
@@ -63,6 +83,9 @@ var (
 // Validate checks a table definition: the path is given, the mode and the
 // compression are known, partition columns are columns of the table.
 func (Connector) Validate(fields []connectors.Field, props connectors.Props) error {
+	if err := Properties.Validate(props); err != nil {
+		return fmt.Errorf("PARQUET: %w", err)
+	}
 	if strings.TrimSpace(props.String(PropPath, "")) == "" {
 		return fmt.Errorf("PARQUET: property %s is required (a file, or a directory of part files)", PropPath)
 	}
@@ -433,7 +456,7 @@ func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOption
 		files = append(files, p.final)
 	}
 	done = nil
-	syncDir(dir)
+	_ = atomicfile.SyncDir(dir)
 	for _, p := range old {
 		if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return files, fmt.Errorf("removing old part file %s: %w", p.path, err)
@@ -464,7 +487,7 @@ func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error 
 		_ = os.Remove(tmp)
 		return fmt.Errorf("replacing %s: %w", path, err)
 	}
-	syncDir(dir)
+	_ = atomicfile.SyncDir(dir)
 	return nil
 }
 
@@ -490,13 +513,6 @@ func writeParquetFile(path string, f *dataframe.Frame, compression string) (err 
 		return fmt.Errorf("syncing %s: %w", path, err)
 	}
 	return nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 // removeEmptyDirs removes partition directories left empty under root.

@@ -8,13 +8,13 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // The Postgres side of the attempt history, paged listing, quarantine and
 // discard ledger (docs/records-api.md).
 
-func (s *pgStore) Page(ctx context.Context, q notifications.Query) ([]notifications.Record, error) {
+func (s *pgStore) Page(ctx context.Context, q queue.Query) ([]queue.Record, error) {
 	if err := checkQuery(q); err != nil {
 		return nil, err
 	}
@@ -47,8 +47,8 @@ func (s *pgStore) Page(ctx context.Context, q notifications.Query) ([]notificati
 	return recs, nil
 }
 
-func (s *pgStore) Attempts(ctx context.Context, token string) ([]notifications.Attempt, error) {
-	out := []notifications.Attempt{}
+func (s *pgStore) Attempts(ctx context.Context, token string) ([]queue.Attempt, error) {
+	out := []queue.Attempt{}
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 		var id int64
 		if err := tx.QueryRow(ctx, `SELECT id FROM notifications WHERE webhook_token = $1`, token).Scan(&id); err != nil {
@@ -60,7 +60,7 @@ func (s *pgStore) Attempts(ctx context.Context, token string) ([]notifications.A
 			return err
 		}
 		var (
-			a      notifications.Attempt
+			a      queue.Attempt
 			status *int
 			msg    *string
 		)
@@ -79,7 +79,7 @@ func (s *pgStore) Attempts(ctx context.Context, token string) ([]notifications.A
 		return err
 	})
 	if errors.Is(err, pgx.ErrNoRows) {
-		return nil, fmt.Errorf("%s: attempts %s: %w", pgName, token, notifications.ErrNotFound)
+		return nil, fmt.Errorf("%s: attempts %s: %w", pgName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return nil, storeErr(pgName+": attempts", err)
@@ -93,15 +93,15 @@ func (s *pgStore) settledOr(ctx context.Context, op, token string) error {
 	var status string
 	err := s.pool.QueryRow(ctx, `SELECT status FROM notifications WHERE webhook_token = $1`, token).Scan(&status)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%s: %s %s: %w", pgName, op, token, notifications.ErrNotFound)
+		return fmt.Errorf("%s: %s %s: %w", pgName, op, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return storeErr(pgName+": "+op, err)
 	}
-	return fmt.Errorf("%s: %s %s: %w", pgName, op, token, &notifications.SettledError{Status: notifications.Status(status)})
+	return fmt.Errorf("%s: %s %s: %w", pgName, op, token, &queue.SettledError{Status: queue.Status(status)})
 }
 
-func (s *pgStore) RequeueLive(ctx context.Context, token string) (notifications.Record, error) {
+func (s *pgStore) RequeueLive(ctx context.Context, token string) (queue.Record, error) {
 	r, err := scanPG(s.pool.QueryRow(ctx, `UPDATE notifications SET status = 'PENDING', retry_counter = 0,
 		last_retry_date = NULL, next_retry_date = NULL, claimed_until = NULL
 		WHERE webhook_token = $1 AND status NOT IN ('SUCCESS', 'OUTDATED') RETURNING `+pgCols, token))
@@ -125,11 +125,11 @@ func (s *pgStore) RemoveLive(ctx context.Context, token string) error {
 	return nil
 }
 
-func (s *pgStore) Discarded(ctx context.Context, token string) (notifications.Discard, error) {
-	d := notifications.Discard{Token: token}
+func (s *pgStore) Discarded(ctx context.Context, token string) (queue.Discard, error) {
+	d := queue.Discard{Token: token}
 	err := s.pool.QueryRow(ctx, `SELECT reason, winner, at FROM discard_ledger WHERE token = $1`, token).Scan(&d.Reason, &d.Winner, &d.At)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return d, fmt.Errorf("%s: discarded %s: %w", pgName, token, notifications.ErrNotFound)
+		return d, fmt.Errorf("%s: discarded %s: %w", pgName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return d, storeErr(pgName+": discarded", err)
@@ -154,7 +154,7 @@ func (s *pgStore) CleanupQuarantine(ctx context.Context, cutoff time.Time) (int6
 	return tag.RowsAffected(), nil
 }
 
-func (s *pgStore) Quarantine(ctx context.Context, q *notifications.Quarantined, keep int) error {
+func (s *pgStore) Quarantine(ctx context.Context, q *queue.Quarantined, keep int) error {
 	c, err := prepareQuarantine(q, keep, s.o.clock())
 	if err != nil {
 		return err
@@ -170,8 +170,8 @@ func (s *pgStore) Quarantine(ctx context.Context, q *notifications.Quarantined, 
 
 // applyQuarantine is the quarantine writer's transaction: the batch's
 // entries, then the oldest beyond keep dropped.
-func (s *pgStore) applyQuarantine(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
-	res := make([]notifications.EnqueueResult, len(reqs))
+func (s *pgStore) applyQuarantine(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
+	res := make([]queue.EnqueueResult, len(reqs))
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		for i, r := range reqs {
 			hdr, err := encodeHeaders(r.q.Headers)
@@ -193,9 +193,9 @@ func (s *pgStore) applyQuarantine(ctx context.Context, reqs []*intakeReq) ([]not
 	return res, nil
 }
 
-func scanPGQuarantined(row pgx.Row) (notifications.Quarantined, error) {
+func scanPGQuarantined(row pgx.Row) (queue.Quarantined, error) {
 	var (
-		q    notifications.Quarantined
+		q    queue.Quarantined
 		hdr  string
 		size *int
 	)
@@ -209,7 +209,7 @@ func scanPGQuarantined(row pgx.Row) (notifications.Quarantined, error) {
 	return q, nil
 }
 
-func (s *pgStore) ListQuarantine(ctx context.Context, before int64, limit, excerpt int) ([]notifications.Quarantined, error) {
+func (s *pgStore) ListQuarantine(ctx context.Context, before int64, limit, excerpt int) ([]queue.Quarantined, error) {
 	if limit < 1 || excerpt < 0 {
 		return nil, invalidf("list quarantine: limit %d, excerpt %d: want limit ≥ 1 and excerpt ≥ 0", limit, excerpt)
 	}
@@ -223,7 +223,7 @@ func (s *pgStore) ListQuarantine(ctx context.Context, before int64, limit, excer
 		return nil, storeErr(pgName+": list quarantine", err)
 	}
 	defer rows.Close()
-	out := []notifications.Quarantined{}
+	out := []queue.Quarantined{}
 	for rows.Next() {
 		q, err := scanPGQuarantined(rows)
 		if err != nil {
@@ -237,11 +237,11 @@ func (s *pgStore) ListQuarantine(ctx context.Context, before int64, limit, excer
 	return out, nil
 }
 
-func (s *pgStore) GetQuarantined(ctx context.Context, id int64) (notifications.Quarantined, error) {
+func (s *pgStore) GetQuarantined(ctx context.Context, id int64) (queue.Quarantined, error) {
 	q, err := scanPGQuarantined(s.pool.QueryRow(ctx, `SELECT id, received_at, reason, headers, body, octet_length(body)
 		FROM quarantine WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return q, fmt.Errorf("%s: quarantined body %d: %w", pgName, id, notifications.ErrNotFound)
+		return q, fmt.Errorf("%s: quarantined body %d: %w", pgName, id, queue.ErrNotFound)
 	}
 	if err != nil {
 		return q, storeErr(pgName+": quarantined body", err)
@@ -255,7 +255,7 @@ func (s *pgStore) RemoveQuarantined(ctx context.Context, id int64) error {
 		return storeErr(pgName+": remove quarantined body", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%s: quarantined body %d: %w", pgName, id, notifications.ErrNotFound)
+		return fmt.Errorf("%s: quarantined body %d: %w", pgName, id, queue.ErrNotFound)
 	}
 	return nil
 }

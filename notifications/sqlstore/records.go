@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // Shared by both stores' attempt history, paged listing, quarantine and
@@ -13,7 +13,7 @@ import (
 
 // finishLastError is the last_error a Finish writes: the new attempt's
 // error (NULL after a success), else the record's as claimed.
-func finishLastError(rec *notifications.Record) any {
+func finishLastError(rec *queue.Record) any {
 	if rec.Attempt != nil {
 		return nullText(rec.Attempt.Error)
 	}
@@ -34,7 +34,7 @@ func nullInt(n int) any {
 	return n
 }
 
-func checkQuery(q notifications.Query) error {
+func checkQuery(q queue.Query) error {
 	if q.Limit < 1 {
 		return invalidf("page: limit %d: want at least 1", q.Limit)
 	}
@@ -53,7 +53,7 @@ func checkQuery(q notifications.Query) error {
 // writer may keep after the caller gave up. Postgres text refuses NUL
 // bytes and invalid UTF-8: the reason and headers are made safe text, the
 // body stays bytes.
-func prepareQuarantine(q *notifications.Quarantined, keep int, now time.Time) (*notifications.Quarantined, error) {
+func prepareQuarantine(q *queue.Quarantined, keep int, now time.Time) (*queue.Quarantined, error) {
 	if q == nil {
 		return nil, invalidf("quarantine: nil entry")
 	}
@@ -64,7 +64,7 @@ func prepareQuarantine(q *notifications.Quarantined, keep int, now time.Time) (*
 	if c.ReceivedAt.IsZero() {
 		c.ReceivedAt = now
 	}
-	c.ReceivedAt = notifications.Truncate(c.ReceivedAt)
+	c.ReceivedAt = queue.Truncate(c.ReceivedAt)
 	c.Body = append([]byte(nil), q.Body...)
 	c.Size = len(c.Body)
 	c.Reason = safeText(c.Reason)
@@ -107,16 +107,16 @@ type ledgerEntry struct {
 
 // discardsOf lists the ledger entries of a batch's results, one per token
 // (the last discard of a token wins, as the upsert would).
-func discardsOf(reqs []*intakeReq, res []notifications.EnqueueResult) []ledgerEntry {
+func discardsOf(reqs []*intakeReq, res []queue.EnqueueResult) []ledgerEntry {
 	var out []ledgerEntry
 	index := map[string]int{}
 	for i := range res {
 		var reason string
 		switch res[i].Outcome {
-		case notifications.DiscardedDuplicate:
-			reason = notifications.ReasonDuplicate
-		case notifications.DiscardedObsolete:
-			reason = notifications.ReasonObsolete
+		case queue.DiscardedDuplicate:
+			reason = queue.ReasonDuplicate
+		case queue.DiscardedObsolete:
+			reason = queue.ReasonObsolete
 		default:
 			continue
 		}

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -341,10 +342,10 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 				return nil, err
 			}
 			res[i].Outcome = notifications.DiscardedObsolete
-			reason := notifications.ReasonObsolete
+			reason := queue.ReasonObsolete
 			if dup {
 				res[i].Outcome = notifications.DiscardedDuplicate
-				reason, winner.String = notifications.ReasonDuplicate, r.WebhookToken
+				reason, winner.String = queue.ReasonDuplicate, r.WebhookToken
 			}
 			if err := discard(r, &res[i], reason, winner.String); err != nil {
 				return nil, err
@@ -364,7 +365,7 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 		}
 		if ins == 0 {
 			res[i].Outcome = notifications.DiscardedDuplicate
-			if err := discard(r, &res[i], notifications.ReasonDuplicate, r.WebhookToken); err != nil {
+			if err := discard(r, &res[i], queue.ReasonDuplicate, r.WebhookToken); err != nil {
 				return nil, err
 			}
 			continue

@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // The SQLite side of the attempt history, paged listing, quarantine and
@@ -20,7 +20,7 @@ const sqliteLedger = `INSERT INTO discard_ledger (token, reason, winner, at) VAL
 const sqliteAttempt = `INSERT INTO notification_attempts (notification_id, attempt, at, outcome, http_status, duration_ms, error)
 	VALUES (?1, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM notification_attempts WHERE notification_id = ?1), ?2, ?3, ?4, ?5, ?6)`
 
-func (s *sqliteStore) Page(ctx context.Context, q notifications.Query) ([]notifications.Record, error) {
+func (s *sqliteStore) Page(ctx context.Context, q queue.Query) ([]queue.Record, error) {
 	if err := checkQuery(q); err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func (s *sqliteStore) Page(ctx context.Context, q notifications.Query) ([]notifi
 	return recs, nil
 }
 
-func (s *sqliteStore) Attempts(ctx context.Context, token string) ([]notifications.Attempt, error) {
+func (s *sqliteStore) Attempts(ctx context.Context, token string) ([]queue.Attempt, error) {
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return nil, storeErr(sqliteName+": attempts", err)
@@ -62,7 +62,7 @@ func (s *sqliteStore) Attempts(ctx context.Context, token string) ([]notificatio
 	var id int64
 	err = tx.QueryRowContext(ctx, `SELECT id FROM notifications WHERE webhook_token = ?`, token).Scan(&id)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("%s: attempts %s: %w", sqliteName, token, notifications.ErrNotFound)
+		return nil, fmt.Errorf("%s: attempts %s: %w", sqliteName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return nil, storeErr(sqliteName+": attempts", err)
@@ -73,10 +73,10 @@ func (s *sqliteStore) Attempts(ctx context.Context, token string) ([]notificatio
 		return nil, storeErr(sqliteName+": attempts", err)
 	}
 	defer rows.Close()
-	out := []notifications.Attempt{}
+	out := []queue.Attempt{}
 	for rows.Next() {
 		var (
-			a      notifications.Attempt
+			a      queue.Attempt
 			at     int64
 			status sql.NullInt64
 			msg    sql.NullString
@@ -99,15 +99,15 @@ func (s *sqliteStore) settledOr(ctx context.Context, op, token string) error {
 	var status string
 	err := s.wdb.QueryRowContext(ctx, `SELECT status FROM notifications WHERE webhook_token = ?`, token).Scan(&status)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%s: %s %s: %w", sqliteName, op, token, notifications.ErrNotFound)
+		return fmt.Errorf("%s: %s %s: %w", sqliteName, op, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return storeErr(sqliteName+": "+op, err)
 	}
-	return fmt.Errorf("%s: %s %s: %w", sqliteName, op, token, &notifications.SettledError{Status: notifications.Status(status)})
+	return fmt.Errorf("%s: %s %s: %w", sqliteName, op, token, &queue.SettledError{Status: queue.Status(status)})
 }
 
-func (s *sqliteStore) RequeueLive(ctx context.Context, token string) (notifications.Record, error) {
+func (s *sqliteStore) RequeueLive(ctx context.Context, token string) (queue.Record, error) {
 	r, err := scanSQLite(s.wdb.QueryRowContext(ctx, `UPDATE notifications SET status = 'PENDING', retry_counter = 0,
 		last_retry_date = NULL, next_retry_date = NULL, claimed_until = NULL
 		WHERE webhook_token = ? AND status NOT IN ('SUCCESS', 'OUTDATED') RETURNING `+sqliteCols, token))
@@ -135,12 +135,12 @@ func (s *sqliteStore) RemoveLive(ctx context.Context, token string) error {
 	return nil
 }
 
-func (s *sqliteStore) Discarded(ctx context.Context, token string) (notifications.Discard, error) {
-	d := notifications.Discard{Token: token}
+func (s *sqliteStore) Discarded(ctx context.Context, token string) (queue.Discard, error) {
+	d := queue.Discard{Token: token}
 	var at int64
 	err := s.rdb.QueryRowContext(ctx, `SELECT reason, winner, at FROM discard_ledger WHERE token = ?`, token).Scan(&d.Reason, &d.Winner, &at)
 	if errors.Is(err, sql.ErrNoRows) {
-		return d, fmt.Errorf("%s: discarded %s: %w", sqliteName, token, notifications.ErrNotFound)
+		return d, fmt.Errorf("%s: discarded %s: %w", sqliteName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return d, storeErr(sqliteName+": discarded", err)
@@ -179,7 +179,7 @@ func (s *sqliteStore) CleanupQuarantine(ctx context.Context, cutoff time.Time) (
 	return s.deleteOlder(ctx, "cleanup quarantine", "quarantine", "received_at", cutoff)
 }
 
-func (s *sqliteStore) Quarantine(ctx context.Context, q *notifications.Quarantined, keep int) error {
+func (s *sqliteStore) Quarantine(ctx context.Context, q *queue.Quarantined, keep int) error {
 	c, err := prepareQuarantine(q, keep, s.o.clock())
 	if err != nil {
 		return err
@@ -195,13 +195,13 @@ func (s *sqliteStore) Quarantine(ctx context.Context, q *notifications.Quarantin
 
 // applyQuarantine is the quarantine writer's transaction: the batch's
 // entries, then the oldest beyond keep dropped.
-func (s *sqliteStore) applyQuarantine(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+func (s *sqliteStore) applyQuarantine(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
-	res := make([]notifications.EnqueueResult, len(reqs))
+	res := make([]queue.EnqueueResult, len(reqs))
 	for i, r := range reqs {
 		hdr, err := encodeHeaders(r.q.Headers)
 		if err != nil {
@@ -223,9 +223,9 @@ func (s *sqliteStore) applyQuarantine(ctx context.Context, reqs []*intakeReq) ([
 	return res, tx.Commit()
 }
 
-func scanQuarantined(sc rowScanner) (notifications.Quarantined, error) {
+func scanQuarantined(sc rowScanner) (queue.Quarantined, error) {
 	var (
-		q        notifications.Quarantined
+		q        queue.Quarantined
 		received int64
 		hdr      string
 	)
@@ -236,7 +236,7 @@ func scanQuarantined(sc rowScanner) (notifications.Quarantined, error) {
 	return q, nil
 }
 
-func (s *sqliteStore) ListQuarantine(ctx context.Context, before int64, limit, excerpt int) ([]notifications.Quarantined, error) {
+func (s *sqliteStore) ListQuarantine(ctx context.Context, before int64, limit, excerpt int) ([]queue.Quarantined, error) {
 	if limit < 1 || excerpt < 0 {
 		return nil, invalidf("list quarantine: limit %d, excerpt %d: want limit ≥ 1 and excerpt ≥ 0", limit, excerpt)
 	}
@@ -250,7 +250,7 @@ func (s *sqliteStore) ListQuarantine(ctx context.Context, before int64, limit, e
 		return nil, storeErr(sqliteName+": list quarantine", err)
 	}
 	defer rows.Close()
-	out := []notifications.Quarantined{}
+	out := []queue.Quarantined{}
 	for rows.Next() {
 		q, err := scanQuarantined(rows)
 		if err != nil {
@@ -264,11 +264,11 @@ func (s *sqliteStore) ListQuarantine(ctx context.Context, before int64, limit, e
 	return out, nil
 }
 
-func (s *sqliteStore) GetQuarantined(ctx context.Context, id int64) (notifications.Quarantined, error) {
+func (s *sqliteStore) GetQuarantined(ctx context.Context, id int64) (queue.Quarantined, error) {
 	q, err := scanQuarantined(s.rdb.QueryRowContext(ctx, `SELECT id, received_at, reason, headers, COALESCE(body, x''), COALESCE(length(body), 0)
 		FROM quarantine WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
-		return q, fmt.Errorf("%s: quarantined body %d: %w", sqliteName, id, notifications.ErrNotFound)
+		return q, fmt.Errorf("%s: quarantined body %d: %w", sqliteName, id, queue.ErrNotFound)
 	}
 	if err != nil {
 		return q, storeErr(sqliteName+": quarantined body", err)
@@ -285,7 +285,7 @@ func (s *sqliteStore) RemoveQuarantined(ctx context.Context, id int64) error {
 		if err != nil {
 			return storeErr(sqliteName+": remove quarantined body", err)
 		}
-		return fmt.Errorf("%s: quarantined body %d: %w", sqliteName, id, notifications.ErrNotFound)
+		return fmt.Errorf("%s: quarantined body %d: %w", sqliteName, id, queue.ErrNotFound)
 	}
 	return nil
 }

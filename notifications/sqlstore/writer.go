@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // intakeReq is one Enqueue waiting for the group-commit writer.
@@ -19,7 +20,7 @@ type intakeReq struct {
 	done chan intakeResp // buffered: the writer never blocks on a waiter that left
 	// q is set instead of rec on the quarantine's writer: the body to keep,
 	// and how many entries to keep at most.
-	q    *notifications.Quarantined
+	q    *queue.Quarantined
 	keep int
 }
 

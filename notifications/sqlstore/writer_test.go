@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/storetest"
 )
 
 // TestWriterSurvivesFailures checks the writer's own guarantees with an
@@ -40,7 +41,7 @@ func TestWriterSurvivesFailures(t *testing.T) {
 	results := make(chan out, len(tokens))
 	for _, tok := range tokens {
 		go func() {
-			res, err := w.submit(tctx(t), &notifications.Record{WebhookToken: tok})
+			res, err := w.submit(storetest.Ctx(t), &notifications.Record{WebhookToken: tok})
 			results <- out{res, err}
 		}()
 	}
@@ -63,6 +64,6 @@ func TestWriterSurvivesFailures(t *testing.T) {
 	require.Equal(t, 2, failed)
 
 	w.close()
-	_, err := w.submit(tctx(t), &notifications.Record{WebhookToken: "late"})
+	_, err := w.submit(storetest.Ctx(t), &notifications.Record{WebhookToken: "late"})
 	require.ErrorIs(t, err, notifications.ErrUnavailable)
 }

@@ -1,4 +1,4 @@
-package notifications
+package jobs
 
 import (
 	"bytes"
@@ -15,7 +15,7 @@ import (
 	"time"
 )
 
-// AlertSubject and AlertBody are the FAILED alert's text (CONTRACT §6.6,
+// AlertSubject and AlertBody are the FAILED alert's text (see docs/http-api.md#e-mail-alert,
 // worded as HMC's).
 func AlertSubject(webhookToken string) string {
 	return "[CONN] Technical error occurred when processing the notification " + webhookToken
@@ -27,6 +27,31 @@ func AlertBody(webhookToken string, maxAttempts int) string {
 	return fmt.Sprintf("There was an error processing the notification %s and the operation could not be completed. "+
 		"The maximum number of attempts (%d) has been reached, therefore it will not try to re-process the notification anymore.\n"+
 		"Please check the logs for further information.", webhookToken, maxAttempts)
+}
+
+// MailConfig configures the e-mail alert sent when a record becomes FAILED.
+type MailConfig struct {
+	// Host is the SMTP server (CONN_MAIL_SMTP_HOST); empty means alerts are
+	// only logged. Defaults to "".
+	Host string
+	// Port is the SMTP port (CONN_MAIL_SMTP_PORT). Defaults to 25.
+	Port int
+	// Username turns on AUTH PLAIN (CONN_MAIL_SMTP_USERNAME). Defaults to "".
+	Username string
+	// Password goes with Username (CONN_MAIL_SMTP_PASSWORD). Defaults to "".
+	Password string
+	// StartTLS is "true" (required), "false" (never) or "auto" (used when
+	// offered) (CONN_MAIL_SMTP_STARTTLS). Defaults to "auto".
+	StartTLS string
+	// From is the sender address (CONN_MAIL_FROM). Defaults to
+	// "sluice@localhost".
+	From string
+	// Recipients receive the alert (CONN_MAIL_RECIPIENT, comma list).
+	// Defaults to none.
+	Recipients []string
+	// TLSConfig is used for STARTTLS; Go embedders set it to trust a private
+	// CA. Defaults to the system roots with ServerName = Host.
+	TLSConfig *tls.Config
 }
 
 // mailer sends alerts over SMTP with net/smtp.

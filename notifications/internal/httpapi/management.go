@@ -1,4 +1,4 @@
-package notifications
+package httpapi
 
 import (
 	"errors"
@@ -9,23 +9,25 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
-// DTO is the management API's view of a record (CONTRACT §6.5).
+// DTO is the management API's view of a record (docs/http-api.md).
 type DTO struct {
-	NotificationToken string  `json:"notificationToken"`
-	Type              string  `json:"type"`
-	Target            string  `json:"target"`
-	Program           string  `json:"program"`
-	RetryCounter      int     `json:"retryCounter"`
-	CreationDate      *string `json:"creationDate"`
-	Status            Status  `json:"status"`
+	NotificationToken string       `json:"notificationToken"`
+	Type              string       `json:"type"`
+	Target            string       `json:"target"`
+	Program           string       `json:"program"`
+	RetryCounter      int          `json:"retryCounter"`
+	CreationDate      *string      `json:"creationDate"`
+	Status            queue.Status `json:"status"`
 }
 
 // ToDTO converts a record.
-func ToDTO(r *Record) DTO {
+func ToDTO(r *queue.Record) DTO {
 	return DTO{NotificationToken: r.WebhookToken, Type: r.NotificationType, Target: r.ObjectToken,
-		Program: r.Program, RetryCounter: r.RetryCounter, CreationDate: dateText(r.CreationDate), Status: r.Status}
+		Program: r.Program, RetryCounter: r.RetryCounter, CreationDate: queue.DateText(r.CreationDate), Status: r.Status}
 }
 
 // dtoIn is a management request body: nil fields were absent (or null).
@@ -43,7 +45,7 @@ func (d *dtoIn) creationDate() (*time.Time, error) {
 	if d.CreationDate == nil {
 		return nil, nil
 	}
-	t, err := ParseDateTime(*d.CreationDate)
+	t, err := queue.ParseDateTime(*d.CreationDate)
 	if err != nil {
 		return nil, fmt.Errorf("creationDate: %v", err)
 	}
@@ -51,12 +53,12 @@ func (d *dtoIn) creationDate() (*time.Time, error) {
 }
 
 // record builds a new FAILED record from a POST or a list PUT body.
-func (d *dtoIn) record(now time.Time, keepStatus bool) (Record, error) {
+func (d *dtoIn) record(now time.Time, keepStatus bool) (queue.Record, error) {
 	if d.NotificationToken == nil || strings.TrimSpace(*d.NotificationToken) == "" {
-		return Record{}, errors.New(`"notificationToken" is required`)
+		return queue.Record{}, errors.New(`"notificationToken" is required`)
 	}
-	now = Truncate(now)
-	r := Record{WebhookToken: *d.NotificationToken, Status: StatusFailed, ReceptionDate: now, CreationDate: now}
+	now = queue.Truncate(now)
+	r := queue.Record{WebhookToken: *d.NotificationToken, Status: queue.StatusFailed, ReceptionDate: now, CreationDate: now}
 	if d.Target != nil {
 		r.ObjectToken = *d.Target
 	}
@@ -66,27 +68,27 @@ func (d *dtoIn) record(now time.Time, keepStatus bool) (Record, error) {
 	if d.Type != nil && *d.Type != "" {
 		r.NotificationType = normalizeType(*d.Type)
 	} else {
-		r.NotificationType = TypeOf(r.ObjectToken)
+		r.NotificationType = queue.TypeOf(r.ObjectToken)
 	}
 	if d.RetryCounter != nil {
 		if *d.RetryCounter < 0 {
-			return Record{}, fmt.Errorf("retryCounter must not be negative, got %d", *d.RetryCounter)
+			return queue.Record{}, fmt.Errorf("retryCounter must not be negative, got %d", *d.RetryCounter)
 		}
 		r.RetryCounter = *d.RetryCounter
 	}
 	cd, err := d.creationDate()
 	if err != nil {
-		return Record{}, err
+		return queue.Record{}, err
 	}
 	if cd != nil {
 		r.CreationDate = *cd
 	}
 	if keepStatus && d.Status != nil && *d.Status != "" {
-		switch st := Status(strings.ToUpper(*d.Status)); st {
-		case StatusFailed, StatusRetrying:
+		switch st := queue.Status(strings.ToUpper(*d.Status)); st {
+		case queue.StatusFailed, queue.StatusRetrying:
 			r.Status = st
 		default:
-			return Record{}, fmt.Errorf("status of %q must be FAILED or RETRYING, got %q", r.WebhookToken, *d.Status)
+			return queue.Record{}, fmt.Errorf("status of %q must be FAILED or RETRYING, got %q", r.WebhookToken, *d.Status)
 		}
 	}
 	return r, nil
@@ -95,15 +97,15 @@ func (d *dtoIn) record(now time.Time, keepStatus bool) (Record, error) {
 // normalizeType upper-cases a type; anything but the known types is UNK.
 func normalizeType(t string) string {
 	switch u := strings.ToUpper(strings.TrimSpace(t)); u {
-	case TypeUser, TypeStore, TypePayment, TypeTransfer, TypeUnknown:
+	case queue.TypeUser, queue.TypeStore, queue.TypePayment, queue.TypeTransfer, queue.TypeUnknown:
 		return u
 	}
-	return TypeUnknown
+	return queue.TypeUnknown
 }
 
 const managementBase = "/management/failed-notifications"
 
-func (s *Service) managementRoutes(app *fiber.App) {
+func (s *API) managementRoutes(app *fiber.App) {
 	app.Use("/management", func(c *fiber.Ctx) error {
 		if !s.cfg.ManagementAPI {
 			return jsonError(c, fiber.StatusForbidden, "management API is disabled")
@@ -156,7 +158,7 @@ func queryInt(c *fiber.Ctx, name string, def, min, max int) (int, error) {
 	return n, nil
 }
 
-func (s *Service) mgmtList(c *fiber.Ctx) error {
+func (s *API) mgmtList(c *fiber.Ctx) error {
 	page, err := queryInt(c, "page", 0, 0, 1<<30)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -165,7 +167,7 @@ func (s *Service) mgmtList(c *fiber.Ctx) error {
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
-	f := FailedFilter{Target: c.Query("target")}
+	f := queue.FailedFilter{Target: c.Query("target")}
 	if t := c.Query("type"); t != "" {
 		f.Type = normalizeType(t)
 	}
@@ -209,7 +211,7 @@ func (s *Service) mgmtList(c *fiber.Ctx) error {
 	})
 }
 
-func (s *Service) mgmtGet(c *fiber.Ctx) error {
+func (s *API) mgmtGet(c *fiber.Ctx) error {
 	r, err := s.store.Get(c.UserContext(), tokenParam(c))
 	if err != nil {
 		return s.mgmtStoreError(c, err)
@@ -217,7 +219,7 @@ func (s *Service) mgmtGet(c *fiber.Ctx) error {
 	return c.JSON(ToDTO(&r))
 }
 
-func (s *Service) mgmtCreate(c *fiber.Ctx) error {
+func (s *API) mgmtCreate(c *fiber.Ctx) error {
 	var in dtoIn
 	if err := decodeJSON(c.Body(), &in); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -232,12 +234,12 @@ func (s *Service) mgmtCreate(c *fiber.Ctx) error {
 	return c.Status(fiber.StatusCreated).JSON(ToDTO(&rec))
 }
 
-func (s *Service) mgmtUpdate(c *fiber.Ctx) error {
+func (s *API) mgmtUpdate(c *fiber.Ctx) error {
 	var in dtoIn
 	if err := decodeJSON(c.Body(), &in); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
-	p := Patch{ObjectToken: in.Target, Program: in.Program, RetryCounter: in.RetryCounter}
+	p := queue.Patch{ObjectToken: in.Target, Program: in.Program, RetryCounter: in.RetryCounter}
 	if in.Type != nil {
 		t := normalizeType(*in.Type)
 		p.NotificationType = &t
@@ -257,13 +259,13 @@ func (s *Service) mgmtUpdate(c *fiber.Ctx) error {
 	return c.JSON(ToDTO(&r))
 }
 
-func (s *Service) mgmtReplace(c *fiber.Ctx) error {
+func (s *API) mgmtReplace(c *fiber.Ctx) error {
 	var in []dtoIn
 	if err := decodeJSON(c.Body(), &in); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	now := s.now()
-	recs := make([]Record, len(in))
+	recs := make([]queue.Record, len(in))
 	seen := make(map[string]bool, len(in))
 	for i := range in {
 		r, err := in[i].record(now, true)
@@ -286,7 +288,7 @@ func (s *Service) mgmtReplace(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func (s *Service) mgmtDelete(c *fiber.Ctx) error {
+func (s *API) mgmtDelete(c *fiber.Ctx) error {
 	// SUCCESS and OUTDATED records are the cleanup job's (409).
 	if err := s.store.RemoveLive(c.UserContext(), tokenParam(c)); err != nil {
 		return s.mgmtStoreError(c, err)
@@ -295,7 +297,7 @@ func (s *Service) mgmtDelete(c *fiber.Ctx) error {
 	return nil
 }
 
-func (s *Service) mgmtRetry(c *fiber.Ctx) error {
+func (s *API) mgmtRetry(c *fiber.Ctx) error {
 	force, err := queryBool(c, "force")
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -312,19 +314,19 @@ func (s *Service) mgmtRetry(c *fiber.Ctx) error {
 	return c.JSON(ToDTO(&r))
 }
 
-func (s *Service) mgmtStoreError(c *fiber.Ctx, err error) error {
+func (s *API) mgmtStoreError(c *fiber.Ctx, err error) error {
 	switch {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, queue.ErrNotFound):
 		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("notification %q not found", tokenParam(c)))
-	case errors.Is(err, ErrExists):
+	case errors.Is(err, queue.ErrExists):
 		return jsonError(c, fiber.StatusConflict, "a notification with that notificationToken already exists")
-	case errors.Is(err, ErrInvalid):
+	case errors.Is(err, queue.ErrInvalid):
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
-	case errors.Is(err, ErrDuplicate):
+	case errors.Is(err, queue.ErrDuplicate):
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
-	case errors.Is(err, ErrConflict):
+	case errors.Is(err, queue.ErrConflict):
 		return jsonError(c, fiber.StatusConflict, err.Error())
-	case errors.Is(err, ErrSettled):
+	case errors.Is(err, queue.ErrSettled):
 		return jsonError(c, fiber.StatusConflict, settledMessage(err, tokenParam(c)))
 	}
 	return s.storeError(c, err)

@@ -1,4 +1,4 @@
-package notifications
+package jobs
 
 import (
 	"context"
@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"sync"
 	"time"
+
+	"github.com/sluicedata/sluice/notifications/internal/metrics"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // RunStats reports one job run.
@@ -93,20 +96,20 @@ func (t *trigger) wait(ctx context.Context) error {
 
 // TriggerProcessing starts a processing run in the background, or asks for
 // one more right after the current one; it reports whether one was running.
-func (s *Service) TriggerProcessing() bool {
-	return s.procTrigger.fire(s.jobCtx, s.stopping.Load)
+func (s *Runner) TriggerProcessing() bool {
+	return s.procTrigger.fire(s.jobCtx, s.stopping)
 }
 
 // TriggerCleanup is TriggerProcessing for the cleanup job.
-func (s *Service) TriggerCleanup() bool {
-	return s.cleanTrigger.fire(s.jobCtx, s.stopping.Load)
+func (s *Runner) TriggerCleanup() bool {
+	return s.cleanTrigger.fire(s.jobCtx, s.stopping)
 }
 
 // RunProcessing runs the processing job now and waits for it: one batch (or,
 // with Drain, batches until none is eligible). It waits for a run of this
-// process to end first and returns ErrLocked when another process holds
+// process to end first and returns queue.ErrLocked when another process holds
 // the job lock.
-func (s *Service) RunProcessing(ctx context.Context) (RunStats, error) {
+func (s *Runner) RunProcessing(ctx context.Context) (RunStats, error) {
 	var st RunStats
 	select {
 	case s.procSem <- struct{}{}:
@@ -133,7 +136,7 @@ func (s *Service) RunProcessing(ctx context.Context) (RunStats, error) {
 		st.Batches++
 		st.Claimed += len(recs)
 		s.processBatch(ctx, recs, &st, &mu)
-		if !s.cfg.Drain || s.stopping.Load() || ctx.Err() != nil {
+		if !s.cfg.Drain || s.stopping() || ctx.Err() != nil {
 			break
 		}
 	}
@@ -144,14 +147,14 @@ func (s *Service) RunProcessing(ctx context.Context) (RunStats, error) {
 	return st, ctx.Err()
 }
 
-func (s *Service) countRun(job string, err error) {
+func (s *Runner) countRun(job string, err error) {
 	switch {
 	case err == nil:
-		s.metrics.jobRuns.WithLabelValues(job, "ok").Inc()
-	case errors.Is(err, ErrLocked):
-		s.metrics.jobRuns.WithLabelValues(job, "locked").Inc()
+		s.metrics.JobRuns.WithLabelValues(job, "ok").Inc()
+	case errors.Is(err, queue.ErrLocked):
+		s.metrics.JobRuns.WithLabelValues(job, "locked").Inc()
 	default:
-		s.metrics.jobRuns.WithLabelValues(job, "error").Inc()
+		s.metrics.JobRuns.WithLabelValues(job, "error").Inc()
 		s.log.Error("job failed", "job", job, "error", err)
 	}
 }
@@ -159,20 +162,20 @@ func (s *Service) countRun(job string, err error) {
 // processBatch processes recs (ascending creationDate) one at a time, or
 // with Concurrency > 1 runs different objectTokens in parallel while each
 // objectToken's records stay sequential and in order.
-func (s *Service) processBatch(ctx context.Context, recs []Record, st *RunStats, mu *sync.Mutex) {
+func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunStats, mu *sync.Mutex) {
 	if s.cfg.Concurrency <= 1 || len(recs) == 1 {
 		for i := range recs {
 			s.processOne(ctx, &recs[i], st, mu)
 		}
 		return
 	}
-	var groups [][]*Record
+	var groups [][]*queue.Record
 	index := make(map[string]int, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		// Records without an object share nothing: each is its own group.
 		if r.ObjectToken == "" {
-			groups = append(groups, []*Record{r})
+			groups = append(groups, []*queue.Record{r})
 			continue
 		}
 		g, ok := index[r.ObjectToken]
@@ -184,7 +187,7 @@ func (s *Service) processBatch(ctx context.Context, recs []Record, st *RunStats,
 		groups[g] = append(groups[g], r)
 	}
 	workers := min(s.cfg.Concurrency, len(groups))
-	work := make(chan []*Record)
+	work := make(chan []*queue.Record)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -206,7 +209,7 @@ func (s *Service) processBatch(ctx context.Context, recs []Record, st *RunStats,
 
 // processOne runs the handler for rec and saves the outcome; for a record
 // that became FAILED it sends the alert after the outcome is committed.
-func (s *Service) processOne(ctx context.Context, rec *Record, st *RunStats, mu *sync.Mutex) {
+func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats, mu *sync.Mutex) {
 	start, began := s.now(), time.Now()
 	err := s.handleRecord(ctx, rec)
 	took := time.Since(began)
@@ -219,18 +222,18 @@ func (s *Service) processOne(ctx context.Context, rec *Record, st *RunStats, mu 
 		mu.Unlock()
 		return
 	}
-	now := Truncate(s.now())
+	now := queue.Truncate(s.now())
 	if err == nil {
-		rec.Status = StatusSuccess
+		rec.Status = queue.StatusSuccess
 	} else {
 		rec.RetryCounter++
 		rec.LastRetryDate = &now
 		if rec.RetryCounter >= s.cfg.MaxAttempts {
-			rec.Status = StatusFailed
+			rec.Status = queue.StatusFailed
 			rec.NextRetryDate = nil
 		} else {
-			rec.Status = StatusRetrying
-			next := Truncate(now.Add(backoff(s.cfg.InitialRetryDelay, s.cfg.BackoffMultiplier, rec.RetryCounter)))
+			rec.Status = queue.StatusRetrying
+			next := queue.Truncate(now.Add(queue.Backoff(s.cfg.InitialRetryDelay, s.cfg.BackoffMultiplier, rec.RetryCounter)))
 			rec.NextRetryDate = &next
 		}
 		s.log.Warn("notification processing failed", "webhookToken", rec.WebhookToken,
@@ -244,39 +247,39 @@ func (s *Service) processOne(ctx context.Context, rec *Record, st *RunStats, mu 
 		s.log.Error("saving the processing outcome failed; the record will be processed again",
 			"webhookToken", rec.WebhookToken, "error", ferr)
 	case !ok:
-		outcome = OutcomeSkipped
-	case rec.Status == StatusSuccess:
-		outcome = OutcomeSuccess
-	case rec.Status == StatusRetrying:
-		outcome = OutcomeRetrying
+		outcome = metrics.OutcomeSkipped
+	case rec.Status == queue.StatusSuccess:
+		outcome = metrics.OutcomeSuccess
+	case rec.Status == queue.StatusRetrying:
+		outcome = metrics.OutcomeRetrying
 	default:
-		outcome = OutcomeFailed
+		outcome = metrics.OutcomeFailed
 	}
 	if outcome != "" {
-		s.metrics.processed.WithLabelValues(outcome).Inc()
+		s.metrics.Processed.WithLabelValues(outcome).Inc()
 	}
 	mu.Lock()
 	switch outcome {
 	case "":
 		st.Errors++
-	case OutcomeSkipped:
+	case metrics.OutcomeSkipped:
 		st.Skipped++
-	case OutcomeSuccess:
+	case metrics.OutcomeSuccess:
 		st.Succeeded++
-	case OutcomeRetrying:
+	case metrics.OutcomeRetrying:
 		st.Retrying++
-	case OutcomeFailed:
+	case metrics.OutcomeFailed:
 		st.Failed++
 	}
 	mu.Unlock()
-	if outcome == OutcomeFailed {
+	if outcome == metrics.OutcomeFailed {
 		s.alert(ctx, rec)
 	}
 }
 
 // handleRecord fetches the payload if needed and calls the type's handler,
 // turning a handler panic into a failed attempt.
-func (s *Service) handleRecord(ctx context.Context, rec *Record) (err error) {
+func (s *Runner) handleRecord(ctx context.Context, rec *queue.Record) (err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("handler panic: %v", p)
@@ -298,10 +301,10 @@ func (s *Service) handleRecord(ctx context.Context, rec *Record) (err error) {
 
 // alert mails (or, without a host, logs) that rec became FAILED. A mail
 // failure is logged only: the record is already saved.
-func (s *Service) alert(ctx context.Context, rec *Record) {
+func (s *Runner) alert(ctx context.Context, rec *queue.Record) {
 	subject := AlertSubject(oneLine(rec.WebhookToken))
 	if s.cfg.Mail.Host == "" {
-		s.metrics.mails.WithLabelValues("logged").Inc()
+		s.metrics.Mails.WithLabelValues("logged").Inc()
 		s.log.Error("notification FAILED (no SMTP host: alert logged only)", "webhookToken", rec.WebhookToken,
 			"subject", subject, "body", AlertBody(rec.WebhookToken, s.cfg.MaxAttempts))
 		return
@@ -310,18 +313,18 @@ func (s *Service) alert(ctx context.Context, rec *Record) {
 	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mailTimeout)
 	defer cancel()
 	if err := s.mailer.Send(mctx, subject, AlertBody(oneLine(rec.WebhookToken), s.cfg.MaxAttempts)); err != nil {
-		s.metrics.mails.WithLabelValues("error").Inc()
+		s.metrics.Mails.WithLabelValues("error").Inc()
 		s.log.Error("sending the FAILED alert failed", "webhookToken", rec.WebhookToken, "error", err)
 		return
 	}
-	s.metrics.mails.WithLabelValues("sent").Inc()
+	s.metrics.Mails.WithLabelValues("sent").Inc()
 }
 
 const mailTimeout = 15 * time.Second
 
 // RunCleanup deletes terminal records received more than RetentionDays ago
 // (all terminal records when 0) and waits for it.
-func (s *Service) RunCleanup(ctx context.Context) (RunStats, error) {
+func (s *Runner) RunCleanup(ctx context.Context) (RunStats, error) {
 	var st RunStats
 	select {
 	case s.cleanSem <- struct{}{}:

@@ -1,4 +1,4 @@
-package notifications
+package queue
 
 import (
 	"encoding/json"
@@ -8,7 +8,7 @@ import (
 	"time"
 )
 
-// recordJSON is Record's wire form (CONTRACT §6.1): dates as text, null
+// recordJSON is Record's wire form (see docs/http-api.md#record): dates as text, null
 // when unset.
 type recordJSON struct {
 	ID               int64   `json:"id"`
@@ -24,7 +24,8 @@ type recordJSON struct {
 	Program          string  `json:"program"`
 }
 
-func dateText(t time.Time) *string {
+// DateText is t as the contract date text, nil when unset.
+func DateText(t time.Time) *string {
 	if t.IsZero() {
 		return nil
 	}
@@ -36,15 +37,15 @@ func dateTextPtr(t *time.Time) *string {
 	if t == nil {
 		return nil
 	}
-	return dateText(*t)
+	return DateText(*t)
 }
 
-// MarshalJSON renders the record as CONTRACT §6.1 (dates RFC 3339 UTC with
+// MarshalJSON renders the record as docs/http-api.md#record (dates RFC 3339 UTC with
 // milliseconds, unset dates null). The payload is not part of it.
 func (r Record) MarshalJSON() ([]byte, error) {
 	return json.Marshal(recordJSON{
 		ID: r.ID, WebhookToken: r.WebhookToken, ObjectToken: r.ObjectToken,
-		CreationDate: dateText(r.CreationDate), ReceptionDate: dateText(r.ReceptionDate),
+		CreationDate: DateText(r.CreationDate), ReceptionDate: DateText(r.ReceptionDate),
 		NotificationType: r.NotificationType, Status: r.Status, RetryCounter: r.RetryCounter,
 		LastRetryDate: dateTextPtr(r.LastRetryDate), NextRetryDate: dateTextPtr(r.NextRetryDate),
 		Program: r.Program,
@@ -82,9 +83,9 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// appendRecordJSON appends r's JSON form to b without reflection: the
+// AppendRecordJSON appends r's JSON form to b without reflection: the
 // dataset export and the marketplace call run it once per record.
-func appendRecordJSON(b []byte, r *Record) []byte {
+func AppendRecordJSON(b []byte, r *Record) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, r.ID, 10)
 	b = append(b, `,"webhookToken":`...)
@@ -160,6 +161,3 @@ func ParseDateTime(s string) (time.Time, error) {
 	}
 	return time.Time{}, fmt.Errorf("%q is not an ISO-8601 date-time (e.g. 2024-05-01T10:00:00Z)", s)
 }
-
-// hmcDate formats t as HMC's error messages do: yyyy-MM-ddTHH:mm:ss, UTC.
-func hmcDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }

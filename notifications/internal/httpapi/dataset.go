@@ -1,4 +1,4 @@
-package notifications
+package httpapi
 
 import (
 	"bufio"
@@ -14,9 +14,11 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/parquet-go/parquet-go"
+
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
-// DatasetColumns are the dataset's columns and their types (CONTRACT §6.1,
+// DatasetColumns are the dataset's columns and their types (docs/http-api.md,
 // §4: id long, dates timestamp, counters integer).
 var DatasetColumns = []struct{ Name, Type string }{
 	{"id", "long"}, {"webhookToken", "string"}, {"objectToken", "string"},
@@ -52,13 +54,13 @@ func timePtr(t time.Time) *time.Time {
 var DatasetFormats = []string{"ndjson", "csv", "parquet"}
 
 // WriteDataset streams the records received within r to w in format
-// (ndjson, csv or parquet), reading them with Store.Scan.
-func WriteDataset(ctx context.Context, store Store, r Range, format string, w io.Writer) (err error) {
+// (ndjson, csv or parquet), reading them with queue.Store.Scan.
+func WriteDataset(ctx context.Context, store queue.Store, r queue.Range, format string, w io.Writer) (err error) {
 	switch format {
 	case "ndjson":
 		buf := make([]byte, 0, 512)
-		return store.Scan(ctx, r, func(rec *Record) error {
-			buf = appendRecordJSON(buf[:0], rec)
+		return store.Scan(ctx, r, func(rec *queue.Record) error {
+			buf = queue.AppendRecordJSON(buf[:0], rec)
 			buf = append(buf, '\n')
 			_, err := w.Write(buf)
 			return err
@@ -77,9 +79,9 @@ func WriteDataset(ctx context.Context, store Store, r Range, format string, w io
 			if t == nil || t.IsZero() {
 				return ""
 			}
-			return FormatDate(*t)
+			return queue.FormatDate(*t)
 		}
-		err := store.Scan(ctx, r, func(rec *Record) error {
+		err := store.Scan(ctx, r, func(rec *queue.Record) error {
 			row[0] = strconv.FormatInt(rec.ID, 10)
 			row[1], row[2] = rec.WebhookToken, rec.ObjectToken
 			row[3], row[4] = date(&rec.CreationDate), date(&rec.ReceptionDate)
@@ -113,7 +115,7 @@ func WriteDataset(ctx context.Context, store Store, r Range, format string, w io
 			rows = rows[:0]
 			return err
 		}
-		err := store.Scan(ctx, r, func(rec *Record) error {
+		err := store.Scan(ctx, r, func(rec *queue.Record) error {
 			rows = append(rows, parquetRow{
 				ID: rec.ID, WebhookToken: rec.WebhookToken, ObjectToken: rec.ObjectToken,
 				CreationDate: timePtr(rec.CreationDate), ReceptionDate: timePtr(rec.ReceptionDate),
@@ -139,7 +141,7 @@ func WriteDataset(ctx context.Context, store Store, r Range, format string, w io
 	return fmt.Errorf("unknown dataset format %q (want %s)", format, strings.Join(DatasetFormats, ", "))
 }
 
-func (s *Service) dataset(c *fiber.Ctx) error {
+func (s *API) dataset(c *fiber.Ctx) error {
 	format := strings.ToLower(c.Query("format", "ndjson"))
 	var ctype, ext string
 	switch format {

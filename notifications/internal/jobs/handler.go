@@ -1,4 +1,4 @@
-package notifications
+package jobs
 
 import (
 	"bytes"
@@ -10,6 +10,8 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // Handler processes one notification. A nil error marks the record
@@ -17,14 +19,14 @@ import (
 // payload is the raw webhook body (nil when neither stored nor fetchable).
 // Handle may be called concurrently for records of different objectTokens.
 type Handler interface {
-	Handle(ctx context.Context, rec *Record, payload []byte) error
+	Handle(ctx context.Context, rec *queue.Record, payload []byte) error
 }
 
 // HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, rec *Record, payload []byte) error
+type HandlerFunc func(ctx context.Context, rec *queue.Record, payload []byte) error
 
 // Handle calls f.
-func (f HandlerFunc) Handle(ctx context.Context, rec *Record, payload []byte) error {
+func (f HandlerFunc) Handle(ctx context.Context, rec *queue.Record, payload []byte) error {
 	return f(ctx, rec, payload)
 }
 
@@ -54,13 +56,13 @@ type MarketplaceHandler struct {
 }
 
 // Handle implements Handler.
-func (h *MarketplaceHandler) Handle(ctx context.Context, rec *Record, payload []byte) error {
+func (h *MarketplaceHandler) Handle(ctx context.Context, rec *queue.Record, payload []byte) error {
 	if h.URL == "" {
 		return ErrNoMarketplace
 	}
 	body := make([]byte, 0, 320+len(payload))
 	body = append(body, `{"notification":`...)
-	body = appendRecordJSON(body, rec)
+	body = queue.AppendRecordJSON(body, rec)
 	body = append(body, `,"payload":`...)
 	if len(bytes.TrimSpace(payload)) == 0 {
 		body = append(body, "null"...)
@@ -109,7 +111,7 @@ func fetchPayload(ctx context.Context, client *http.Client, base, token string) 
 		return nil, fmt.Errorf("reading notification %s from provider API: %w", token, err)
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, &DownstreamError{What: "provider API", StatusCode: resp.StatusCode, Body: truncateText(strings.TrimSpace(string(body)), 512)}
+		return nil, &DownstreamError{What: "provider API", StatusCode: resp.StatusCode, Body: queue.TruncateText(strings.TrimSpace(string(body)), 512)}
 	}
 	if !json.Valid(body) {
 		return nil, fmt.Errorf("provider API sent notification %s as invalid JSON", token)

@@ -1,4 +1,4 @@
-package notifications
+package queue
 
 import (
 	"strings"
@@ -60,7 +60,7 @@ func TypeOf(objectToken string) string {
 	return TypeUnknown
 }
 
-// Record is one stored notification (CONTRACT §6.1). Payload is the raw
+// Record is one stored notification (see docs/http-api.md#record). Payload is the raw
 // webhook body, kept with the record but not part of its JSON form.
 type Record struct {
 	ID               int64      `json:"id"`

@@ -1,4 +1,4 @@
-package notifications
+package httpapi
 
 import (
 	"bytes"
@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // The operator page, GET /ui/ (docs/operator-ui.md): queue depth, the last
@@ -39,7 +41,7 @@ var uiPage = template.Must(template.New("page.html").Funcs(template.FuncMap{
 		}
 		return t.UTC().Format("2006-01-02 15:04:05.000")
 	},
-	"short": func(s string) string { return excerpt(s, 80) },
+	"short": func(s string) string { return queue.Excerpt(s, 80) },
 }).ParseFS(uiFS, "ui/page.html"))
 
 // uiRecords is how many records the page lists.
@@ -63,7 +65,7 @@ func csrfToken(cookie string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-func (s *Service) uiRoutes(app *fiber.App) {
+func (s *API) uiRoutes(app *fiber.App) {
 	// The page is a management tool: the same toggle (and, in
 	// authenticate, the same bearer token) as /management/**.
 	app.Use("/ui", func(c *fiber.Ctx) error {
@@ -77,7 +79,7 @@ func (s *Service) uiRoutes(app *fiber.App) {
 	app.Post("/ui/records/:token/:action", s.uiAction)
 }
 
-func (s *Service) uiStatic(c *fiber.Ctx) error {
+func (s *API) uiStatic(c *fiber.Ctx) error {
 	name := c.Params("file")
 	types := map[string]string{"ui.css": "text/css; charset=utf-8", "ui.js": "text/javascript; charset=utf-8"}
 	ct, ok := types[name]
@@ -94,24 +96,24 @@ func (s *Service) uiStatic(c *fiber.Ctx) error {
 }
 
 type uiDepth struct {
-	Status Status
+	Status queue.Status
 	N      int64
 }
 
 type uiDetail struct {
-	Record   Record
-	Attempts []Attempt
+	Record   queue.Record
+	Attempts []queue.Attempt
 	Settled  bool
 }
 
 type uiData struct {
 	Depth         []uiDepth
 	OldestPending string
-	Filter        Query
+	Filter        queue.Query
 	Filtered      bool
-	StatusOptions []Status
+	StatusOptions []queue.Status
 	TypeOptions   []string
-	Records       []Record
+	Records       []queue.Record
 	Selected      string
 	Detail        *uiDetail
 	CSRF          string
@@ -149,9 +151,9 @@ var uiFlash = map[string]string{
 	"notfound": "The record no longer exists.",
 }
 
-func (s *Service) uiIndex(c *fiber.Ctx) error {
+func (s *API) uiIndex(c *fiber.Ctx) error {
 	// Filters as in GET /webhooks/notifications; a bad one is a 400.
-	q, err := parseQuery(c, Range{})
+	q, err := parseQuery(c, queue.Range{})
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
@@ -165,7 +167,7 @@ func (s *Service) uiIndex(c *fiber.Ctx) error {
 		return s.storeError(c, err)
 	}
 	recs, err := s.store.Page(ctx, q)
-	if errors.Is(err, ErrInvalid) {
+	if errors.Is(err, queue.ErrInvalid) {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	if err != nil {
@@ -173,7 +175,7 @@ func (s *Service) uiIndex(c *fiber.Ctx) error {
 	}
 	d := &uiData{
 		Filter: q, Filtered: q.Status != "" || q.Type != "" || q.ObjectToken != "",
-		StatusOptions: Statuses, TypeOptions: []string{TypeUser, TypeStore, TypePayment, TypeTransfer, TypeUnknown},
+		StatusOptions: queue.Statuses, TypeOptions: []string{queue.TypeUser, queue.TypeStore, queue.TypePayment, queue.TypeTransfer, queue.TypeUnknown},
 		Records: recs, Flash: uiFlash[c.Query("done")], Now: s.now().UTC().Format("15:04:05"), base: url.Values{},
 	}
 	for _, name := range []string{"status", "type", "objectToken"} {
@@ -181,7 +183,7 @@ func (s *Service) uiIndex(c *fiber.Ctx) error {
 			d.base.Set(name, v)
 		}
 	}
-	for _, status := range Statuses {
+	for _, status := range queue.Statuses {
 		d.Depth = append(d.Depth, uiDepth{status, st.ByStatus[status]})
 	}
 	d.OldestPending = "—"
@@ -196,11 +198,11 @@ func (s *Service) uiIndex(c *fiber.Ctx) error {
 		switch {
 		case err == nil:
 			attempts, err := s.store.Attempts(ctx, tok)
-			if err != nil && !errors.Is(err, ErrNotFound) {
+			if err != nil && !errors.Is(err, queue.ErrNotFound) {
 				return s.storeError(c, err)
 			}
-			d.Detail = &uiDetail{Record: r, Attempts: attempts, Settled: r.Status == StatusSuccess || r.Status == StatusOutdated}
-		case errors.Is(err, ErrNotFound):
+			d.Detail = &uiDetail{Record: r, Attempts: attempts, Settled: r.Status == queue.StatusSuccess || r.Status == queue.StatusOutdated}
+		case errors.Is(err, queue.ErrNotFound):
 			if d.Flash == "" {
 				d.Flash = uiFlash["notfound"]
 			}
@@ -239,7 +241,7 @@ func (s *Service) uiIndex(c *fiber.Ctx) error {
 
 // uiAction is a retry or delete button: POST with the form's CSRF token,
 // then back to the page.
-func (s *Service) uiAction(c *fiber.Ctx) error {
+func (s *API) uiAction(c *fiber.Ctx) error {
 	cookie := c.Cookies(csrfCookie)
 	want := csrfToken(cookie)
 	got := c.FormValue("csrf")
@@ -265,9 +267,9 @@ func (s *Service) uiAction(c *fiber.Ctx) error {
 		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("no operator action %s", strconv.Quote(c.Params("action"))))
 	}
 	switch {
-	case errors.Is(err, ErrSettled):
+	case errors.Is(err, queue.ErrSettled):
 		done = "settled"
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, queue.ErrNotFound):
 		done = "notfound"
 	case err != nil:
 		return s.storeError(c, err)

@@ -1,4 +1,4 @@
-package notifications
+package httpapi
 
 import (
 	"context"
@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // The records API: one record with its attempts (or its discard), the
@@ -28,7 +29,7 @@ const (
 	quarantineExcerpt      = 256
 )
 
-func (s *Service) recordRoutes(app *fiber.App) {
+func (s *API) recordRoutes(app *fiber.App) {
 	for _, p := range []string{"/webhook/notifications", "/webhooks/notifications"} {
 		app.Get(p+"/:token", s.getRecord)
 	}
@@ -48,8 +49,8 @@ type attemptJSON struct {
 	Error      *string `json:"error"`
 }
 
-func toAttemptJSON(a Attempt) attemptJSON {
-	j := attemptJSON{Attempt: a.Attempt, At: dateText(a.At), Outcome: a.Outcome, DurationMS: a.DurationMS}
+func toAttemptJSON(a queue.Attempt) attemptJSON {
+	j := attemptJSON{Attempt: a.Attempt, At: queue.DateText(a.At), Outcome: a.Outcome, DurationMS: a.DurationMS}
 	if a.HTTPStatus != 0 {
 		j.HTTPStatus = &a.HTTPStatus
 	}
@@ -68,8 +69,8 @@ type discardJSON struct {
 }
 
 // recordDetail is the record's JSON with lastError and attempts appended.
-func recordDetail(r *Record, attempts []Attempt) ([]byte, error) {
-	rec := appendRecordJSON(make([]byte, 0, 512), r)
+func recordDetail(r *queue.Record, attempts []queue.Attempt) ([]byte, error) {
+	rec := queue.AppendRecordJSON(make([]byte, 0, 512), r)
 	var lastErr *string
 	if r.LastError != "" {
 		lastErr = &r.LastError
@@ -91,25 +92,25 @@ func recordDetail(r *Record, attempts []Attempt) ([]byte, error) {
 
 // getRecord is GET /webhooks/notifications/{token}: the record with its
 // attempts, or the discard ledger's entry of a discarded delivery.
-func (s *Service) getRecord(c *fiber.Ctx) error {
+func (s *API) getRecord(c *fiber.Ctx) error {
 	token := tokenParam(c)
 	ctx := c.UserContext()
 	r, err := s.store.Get(ctx, token)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, queue.ErrNotFound) {
 		d, derr := s.store.Discarded(ctx, token)
-		if errors.Is(derr, ErrNotFound) {
+		if errors.Is(derr, queue.ErrNotFound) {
 			return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("notification %s not found (neither stored nor discarded)", strconv.Quote(token)))
 		}
 		if derr != nil {
 			return s.storeError(c, derr)
 		}
-		return c.JSON(fiber.Map{"discarded": discardJSON{Token: d.Token, Reason: d.Reason, Winner: d.Winner, At: dateText(d.At)}})
+		return c.JSON(fiber.Map{"discarded": discardJSON{Token: d.Token, Reason: d.Reason, Winner: d.Winner, At: queue.DateText(d.At)}})
 	}
 	if err != nil {
 		return s.storeError(c, err)
 	}
 	attempts, err := s.store.Attempts(ctx, token)
-	if err != nil && !errors.Is(err, ErrNotFound) { // deleted meanwhile: no attempts
+	if err != nil && !errors.Is(err, queue.ErrNotFound) { // deleted meanwhile: no attempts
 		return s.storeError(c, err)
 	}
 	body, err := recordDetail(&r, attempts)
@@ -130,8 +131,8 @@ func textParam(c *fiber.Ctx, name string) (string, error) {
 }
 
 // parseQuery reads the listing's filters and paging parameters.
-func parseQuery(c *fiber.Ctx, r Range) (Query, error) {
-	q := Query{Range: r}
+func parseQuery(c *fiber.Ctx, r queue.Range) (queue.Query, error) {
+	q := queue.Query{Range: r}
 	var err error
 	if q.Limit, err = queryInt(c, "limit", defaultPageLimit, 1, maxPageLimit); err != nil {
 		return q, err
@@ -147,14 +148,14 @@ func parseQuery(c *fiber.Ctx, r Range) (Query, error) {
 		}
 		switch name {
 		case "status":
-			q.Status = Status(strings.ToUpper(v))
+			q.Status = queue.Status(strings.ToUpper(v))
 			if !q.Status.Valid() {
-				return q, fmt.Errorf("query parameter \"status\" must be one of PENDING, RETRYING, SUCCESS, FAILED, OUTDATED, got %s", strconv.Quote(excerpt(v, 64)))
+				return q, fmt.Errorf("query parameter \"status\" must be one of PENDING, RETRYING, SUCCESS, FAILED, OUTDATED, got %s", strconv.Quote(queue.Excerpt(v, 64)))
 			}
 		case "type":
 			q.Type = strings.ToUpper(v)
 			if normalizeType(q.Type) != q.Type {
-				return q, fmt.Errorf("query parameter \"type\" must be one of USR, STK, PMT, TRM, UNK, got %s", strconv.Quote(excerpt(v, 64)))
+				return q, fmt.Errorf("query parameter \"type\" must be one of USR, STK, PMT, TRM, UNK, got %s", strconv.Quote(queue.Excerpt(v, 64)))
 			}
 		case "objectToken":
 			q.ObjectToken = v
@@ -170,31 +171,31 @@ func parseQuery(c *fiber.Ctx, r Range) (Query, error) {
 }
 
 // A cursor is opaque to clients: base64url of "<receptionMs>.<id>".
-func encodeCursor(r *Record) string {
+func encodeCursor(r *queue.Record) string {
 	return base64.RawURLEncoding.EncodeToString(fmt.Appendf(nil, "%d.%d", r.ReceptionDate.UnixMilli(), r.ID))
 }
 
-func decodeCursor(v string) (Cursor, error) {
+func decodeCursor(v string) (queue.Cursor, error) {
 	bad := fmt.Errorf("query parameter \"after\" is not a cursor this API returned (use the \"Next\" header or the Link rel=\"next\" URL)")
 	raw, err := base64.RawURLEncoding.DecodeString(v)
 	if err != nil {
-		return Cursor{}, bad
+		return queue.Cursor{}, bad
 	}
 	msText, idText, ok := strings.Cut(string(raw), ".")
 	if !ok {
-		return Cursor{}, bad
+		return queue.Cursor{}, bad
 	}
 	msv, err1 := strconv.ParseInt(msText, 10, 64)
 	id, err2 := strconv.ParseInt(idText, 10, 64)
 	if err1 != nil || err2 != nil || id < 0 {
-		return Cursor{}, bad
+		return queue.Cursor{}, bad
 	}
-	return Cursor{Reception: time.UnixMilli(msv).UTC(), ID: id}, nil
+	return queue.Cursor{Reception: time.UnixMilli(msv).UTC(), ID: id}, nil
 }
 
 // listRange is GET /webhooks/notifications: the records received within
 // from–to, a page at a time (docs/records-api.md#paging).
-func (s *Service) listRange(c *fiber.Ctx) error {
+func (s *API) listRange(c *fiber.Ctx) error {
 	r, err := parseRange(c, true)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -206,7 +207,7 @@ func (s *Service) listRange(c *fiber.Ctx) error {
 	limit := q.Limit
 	q.Limit++ // one more tells whether a next page exists
 	recs, err := s.store.Page(c.UserContext(), q)
-	if errors.Is(err, ErrInvalid) {
+	if errors.Is(err, queue.ErrInvalid) {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	if err != nil {
@@ -224,7 +225,7 @@ func (s *Service) listRange(c *fiber.Ctx) error {
 		if i > 0 {
 			buf = append(buf, ',')
 		}
-		buf = appendRecordJSON(buf, &recs[i])
+		buf = queue.AppendRecordJSON(buf, &recs[i])
 	}
 	buf = append(buf, ']')
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
@@ -254,8 +255,8 @@ type quarantinedJSON struct {
 	BodyBase64 *string           `json:"bodyBase64,omitempty"`
 }
 
-func toQuarantinedJSON(q *Quarantined, full bool) quarantinedJSON {
-	j := quarantinedJSON{ID: q.ID, ReceivedAt: dateText(q.ReceivedAt), Reason: q.Reason, Headers: q.Headers, Size: q.Size}
+func toQuarantinedJSON(q *queue.Quarantined, full bool) quarantinedJSON {
+	j := quarantinedJSON{ID: q.ID, ReceivedAt: queue.DateText(q.ReceivedAt), Reason: q.Reason, Headers: q.Headers, Size: q.Size}
 	text := strings.ToValidUTF8(string(q.Body), "\uFFFD")
 	if !full {
 		j.Excerpt = &text
@@ -269,7 +270,7 @@ func toQuarantinedJSON(q *Quarantined, full bool) quarantinedJSON {
 	return j
 }
 
-func (s *Service) listQuarantine(c *fiber.Ctx) error {
+func (s *API) listQuarantine(c *fiber.Ctx) error {
 	limit, err := queryInt(c, "limit", defaultQuarantineLimit, 1, maxQuarantineLimit)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -305,19 +306,19 @@ func (s *Service) listQuarantine(c *fiber.Ctx) error {
 func quarantineID(c *fiber.Ctx) (int64, error) {
 	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
 	if err != nil || id < 1 {
-		return 0, fmt.Errorf("quarantine id must be a positive integer, got %s", strconv.Quote(excerpt(c.Params("id"), 64)))
+		return 0, fmt.Errorf("quarantine id must be a positive integer, got %s", strconv.Quote(queue.Excerpt(c.Params("id"), 64)))
 	}
 	return id, nil
 }
 
-func (s *Service) quarantineStoreError(c *fiber.Ctx, id int64, err error) error {
-	if errors.Is(err, ErrNotFound) {
+func (s *API) quarantineStoreError(c *fiber.Ctx, id int64, err error) error {
+	if errors.Is(err, queue.ErrNotFound) {
 		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("no quarantined body %d", id))
 	}
 	return s.storeError(c, err)
 }
 
-func (s *Service) getQuarantined(c *fiber.Ctx) error {
+func (s *API) getQuarantined(c *fiber.Ctx) error {
 	id, err := quarantineID(c)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -329,7 +330,7 @@ func (s *Service) getQuarantined(c *fiber.Ctx) error {
 	return c.JSON(toQuarantinedJSON(&q, true))
 }
 
-func (s *Service) deleteQuarantined(c *fiber.Ctx) error {
+func (s *API) deleteQuarantined(c *fiber.Ctx) error {
 	id, err := quarantineID(c)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -344,7 +345,7 @@ func (s *Service) deleteQuarantined(c *fiber.Ctx) error {
 // on the kept body, or on the corrected body the request carries. Once
 // the delivery is stored (or discarded) the entry is removed; a body that
 // is still refused leaves it as it was.
-func (s *Service) reparse(c *fiber.Ctx) error {
+func (s *API) reparse(c *fiber.Ctx) error {
 	id, err := quarantineID(c)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -358,19 +359,19 @@ func (s *Service) reparse(c *fiber.Ctx) error {
 	if len(c.Body()) > 0 {
 		body = c.Body() // ParseDelivery copies it
 	}
-	rec, err := ParseDelivery(body, s.now())
+	rec, err := queue.ParseDelivery(body, s.now())
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, fmt.Sprintf("quarantined body %d is still refused: %v", id, err))
 	}
 	res, err := s.store.Enqueue(ctx, &rec)
-	if errors.Is(err, ErrInvalid) {
+	if errors.Is(err, queue.ErrInvalid) {
 		return jsonError(c, fiber.StatusBadRequest, fmt.Sprintf("quarantined body %d is still refused: %v", id, err))
 	}
 	if err != nil {
 		return s.storeError(c, err)
 	}
 	s.countEnqueue(res)
-	if err := s.store.RemoveQuarantined(ctx, id); err != nil && !errors.Is(err, ErrNotFound) {
+	if err := s.store.RemoveQuarantined(ctx, id); err != nil && !errors.Is(err, queue.ErrNotFound) {
 		s.log.Warn("reparse: the delivery is stored but its quarantine entry stays", "id", id, "error", err)
 	}
 	out := fiber.Map{"webhookToken": rec.WebhookToken, "outcome": outcomeName(res.Outcome)}
@@ -380,12 +381,12 @@ func (s *Service) reparse(c *fiber.Ctx) error {
 	return c.JSON(out)
 }
 
-func outcomeName(o Outcome) string {
+func outcomeName(o queue.Outcome) string {
 	switch o {
-	case DiscardedDuplicate:
-		return ReasonDuplicate
-	case DiscardedObsolete:
-		return ReasonObsolete
+	case queue.DiscardedDuplicate:
+		return queue.ReasonDuplicate
+	case queue.DiscardedObsolete:
+		return queue.ReasonObsolete
 	}
 	return "stored"
 }
@@ -393,7 +394,7 @@ func outcomeName(o Outcome) string {
 // quarantineRequest keeps a body intake refused with 400, with its headers
 // minus credentials and signatures. A failure is logged only: the answer
 // stays the 400.
-func (s *Service) quarantineRequest(c *fiber.Ctx, reason string) {
+func (s *API) quarantineRequest(c *fiber.Ctx, reason string) {
 	hdr := map[string]string{}
 	c.Request().Header.VisitAll(func(k, v []byte) {
 		name := string(k)
@@ -409,10 +410,35 @@ func (s *Service) quarantineRequest(c *fiber.Ctx, reason string) {
 		}
 		hdr[name] = string(v)
 	})
-	q := &Quarantined{ReceivedAt: s.now(), Reason: reason, Headers: hdr, Body: c.Body()}
+	q := &queue.Quarantined{ReceivedAt: s.now(), Reason: reason, Headers: hdr, Body: c.Body()}
 	ctx, cancel := context.WithTimeout(s.baseCtx, 5*time.Second)
 	defer cancel()
 	if err := s.store.Quarantine(ctx, q, s.cfg.QuarantineMax); err != nil {
 		s.log.Warn("keeping a refused body in quarantine failed", "error", err)
 	}
+}
+
+// queryBool reads an optional boolean query parameter.
+func queryBool(c *fiber.Ctx, name string) (bool, error) {
+	v := strings.TrimSpace(c.Query(name))
+	if v == "" {
+		return false, nil
+	}
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return false, fmt.Errorf("query parameter %q must be true or false, got %s", name, strconv.Quote(queue.Excerpt(v, 64)))
+	}
+	return b, nil
+}
+
+// settledMessage is the 409 of a retry or delete of a SUCCESS or OUTDATED
+// record.
+func settledMessage(err error, token string) string {
+	status := queue.Status("SUCCESS or OUTDATED")
+	var se *queue.SettledError
+	if errors.As(err, &se) {
+		status = se.Status
+	}
+	return fmt.Sprintf("notification %s is %s: a retry needs ?force=true; a delete is left to the cleanup job",
+		strconv.Quote(token), status)
 }

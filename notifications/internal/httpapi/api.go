@@ -1,4 +1,4 @@
-package notifications
+package httpapi
 
 import (
 	"bytes"
@@ -14,6 +14,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // errorBody is every error answer: {"errorMessage":"…"}.
@@ -25,7 +27,7 @@ func jsonError(c *fiber.Ctx, status int, msg string) error {
 	return c.Status(status).JSON(errorBody{ErrorMessage: msg})
 }
 
-func (s *Service) newApp() *fiber.App {
+func (s *API) newApp() *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice-sidecar",
 		BodyLimit:             s.cfg.MaxBodyBytes,
@@ -47,17 +49,17 @@ func (s *Service) newApp() *fiber.App {
 		app.Delete(p, s.deleteRange)
 	}
 	app.Post("/job/process-notifications", func(c *fiber.Ctx) error {
-		s.TriggerProcessing()
+		s.jobs.TriggerProcessing()
 		c.Status(fiber.StatusAccepted) // empty body, as HMC
 		return nil
 	})
 	app.Post("/job/cleanup-notifications", func(c *fiber.Ctx) error {
-		s.TriggerCleanup()
+		s.jobs.TriggerCleanup()
 		c.Status(fiber.StatusAccepted)
 		return nil
 	})
 	app.Get("/health", s.health)
-	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.reg, promhttp.HandlerOpts{})))
+	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.Reg, promhttp.HandlerOpts{})))
 	app.Get("/datasets/notifications", s.dataset)
 	s.recordRoutes(app)
 	s.uiRoutes(app)
@@ -70,7 +72,7 @@ func (s *Service) newApp() *fiber.App {
 
 // errorHandler maps Fiber's errors (413 from BodyLimit, 405, …) to the
 // JSON error body.
-func (s *Service) errorHandler(c *fiber.Ctx, err error) error {
+func (s *API) errorHandler(c *fiber.Ctx, err error) error {
 	code := fiber.StatusInternalServerError
 	msg := "internal error"
 	var fe *fiber.Error
@@ -89,7 +91,7 @@ func (s *Service) errorHandler(c *fiber.Ctx, err error) error {
 
 // authenticate requires the bearer token (when configured) on every
 // endpoint but intake and /health.
-func (s *Service) authenticate(c *fiber.Ctx) error {
+func (s *API) authenticate(c *fiber.Ctx) error {
 	if s.cfg.APIToken == "" {
 		return c.Next()
 	}
@@ -114,7 +116,7 @@ func (s *Service) authenticate(c *fiber.Ctx) error {
 	return c.Next()
 }
 
-func (s *Service) health(c *fiber.Ctx) error {
+func (s *API) health(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(s.baseCtx, 3*time.Second)
 	defer cancel()
 	if err := s.store.Ping(ctx); err != nil {
@@ -125,8 +127,8 @@ func (s *Service) health(c *fiber.Ctx) error {
 }
 
 // parseRange reads from/to. With required, both must be present.
-func parseRange(c *fiber.Ctx, required bool) (Range, error) {
-	var r Range
+func parseRange(c *fiber.Ctx, required bool) (queue.Range, error) {
+	var r queue.Range
 	for _, b := range []struct {
 		name string
 		dst  **time.Time
@@ -138,7 +140,7 @@ func parseRange(c *fiber.Ctx, required bool) (Range, error) {
 			}
 			continue
 		}
-		t, err := ParseDateTime(v)
+		t, err := queue.ParseDateTime(v)
 		if err != nil {
 			return r, fmt.Errorf("query parameter %q: %v", b.name, err)
 		}
@@ -150,7 +152,7 @@ func parseRange(c *fiber.Ctx, required bool) (Range, error) {
 	return r, nil
 }
 
-func (s *Service) deleteRange(c *fiber.Ctx) error {
+func (s *API) deleteRange(c *fiber.Ctx) error {
 	r, err := parseRange(c, true)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -164,9 +166,9 @@ func (s *Service) deleteRange(c *fiber.Ctx) error {
 
 // storeError answers a store failure: 503 when unavailable, else 500; the
 // detail goes to the log only.
-func (s *Service) storeError(c *fiber.Ctx, err error) error {
+func (s *API) storeError(c *fiber.Ctx, err error) error {
 	s.log.Error("store operation failed", "method", c.Method(), "path", c.Path(), "error", err)
-	if errors.Is(err, ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, queue.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
 	}
 	return jsonError(c, fiber.StatusInternalServerError, "notification store error")
@@ -195,7 +197,10 @@ func decodeJSON(body []byte, v any) error {
 		return errors.New("body is JSON null: want a JSON object (or, for the list PUT, an array)")
 	}
 	if err := json.Unmarshal(body, v); err != nil {
-		return fmt.Errorf("malformed JSON: %s", describeJSONError(err))
+		return fmt.Errorf("malformed JSON: %s", queue.DescribeJSONError(err))
 	}
 	return nil
 }
+
+// hmcDate formats t as HMC's error messages do: yyyy-MM-ddTHH:mm:ss, UTC.
+func hmcDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }

@@ -1,15 +1,12 @@
-package notifications
+package queue
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/gofiber/fiber/v2"
 )
 
 // IntakeError is a webhook body the intake refuses (400).
@@ -31,7 +28,7 @@ type deliveryObject struct {
 }
 
 // ParseDelivery turns a provider webhook body into a PENDING record
-// received at now (CONTRACT §6.2). The record's Payload is a copy of body.
+// received at now (see docs/http-api.md#intake). The record's Payload is a copy of body.
 // A body that is empty, not a JSON object, without a string `token`, or
 // with an unparseable `createdOn` gives an *IntakeError saying what.
 func ParseDelivery(body []byte, now time.Time) (Record, error) {
@@ -40,7 +37,7 @@ func ParseDelivery(body []byte, now time.Time) (Record, error) {
 	}
 	d, err := decodeDelivery(body)
 	if err != nil {
-		return Record{}, &IntakeError{"malformed webhook JSON: " + describeJSONError(err)}
+		return Record{}, &IntakeError{"malformed webhook JSON: " + DescribeJSONError(err)}
 	}
 	if d.Token == nil || *d.Token == "" {
 		return Record{}, &IntakeError{`missing "token": the webhook token is required`}
@@ -55,11 +52,11 @@ func ParseDelivery(body []byte, now time.Time) (Record, error) {
 	if len(d.CreatedOn) > 0 && string(d.CreatedOn) != "null" {
 		var s string
 		if err := json.Unmarshal(d.CreatedOn, &s); err != nil {
-			return Record{}, &IntakeError{fmt.Sprintf(`"createdOn" must be an ISO-8601 date-time string, got %s`, truncateText(string(d.CreatedOn), 64))}
+			return Record{}, &IntakeError{fmt.Sprintf(`"createdOn" must be an ISO-8601 date-time string, got %s`, TruncateText(string(d.CreatedOn), 64))}
 		}
 		t, err := ParseDateTime(s)
 		if err != nil {
-			return Record{}, &IntakeError{`"createdOn": ` + truncateText(err.Error(), 128)}
+			return Record{}, &IntakeError{`"createdOn": ` + TruncateText(err.Error(), 128)}
 		}
 		rec.CreationDate = t
 	}
@@ -82,7 +79,8 @@ func ParseDelivery(body []byte, now time.Time) (Record, error) {
 	return rec, nil
 }
 
-func describeJSONError(err error) string {
+// DescribeJSONError says what a JSON decoding error found, and where.
+func DescribeJSONError(err error) string {
 	var se *json.SyntaxError
 	if errors.As(err, &se) {
 		return fmt.Sprintf("%s at byte offset %d", se.Error(), se.Offset)
@@ -97,52 +95,10 @@ func describeJSONError(err error) string {
 	return err.Error()
 }
 
-func truncateText(s string, n int) string {
+// TruncateText cuts s to n bytes, marking the cut with "…".
+func TruncateText(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// countEnqueue counts an acknowledged delivery in the metrics.
-func (s *Service) countEnqueue(res EnqueueResult) {
-	s.metrics.received.Inc()
-	switch res.Outcome {
-	case DiscardedDuplicate:
-		s.metrics.discardedDuplicate.Inc()
-	case DiscardedObsolete:
-		s.metrics.discardedObsolete.Inc()
-	}
-	if res.Outdated > 0 {
-		s.metrics.outdated.Add(float64(res.Outdated))
-	}
-}
-
-// intake is POST /webhook(s)/notifications: parse, enqueue, answer 200 once
-// the store has committed.
-func (s *Service) intake(c *fiber.Ctx) error {
-	// ParseDelivery copies the body: Fiber reuses its buffer after return.
-	rec, err := ParseDelivery(c.Body(), s.now())
-	if err != nil {
-		s.metrics.rejected.Inc()
-		s.quarantineRequest(c, err.Error())
-		return jsonError(c, fiber.StatusBadRequest, err.Error())
-	}
-	ctx, cancel := context.WithTimeout(s.baseCtx, s.intakeTimeout)
-	res, err := s.store.Enqueue(ctx, &rec)
-	cancel()
-	if errors.Is(err, ErrInvalid) {
-		s.metrics.rejected.Inc()
-		s.quarantineRequest(c, "the store refuses this notification: "+err.Error())
-		return jsonError(c, fiber.StatusBadRequest, "the store refuses this notification: "+err.Error())
-	}
-	if err != nil {
-		s.log.Error("enqueue failed; answering 503 so the provider re-sends",
-			"webhookToken", rec.WebhookToken, "error", err)
-		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
-	}
-	s.countEnqueue(res)
-	// Status, not SendStatus: the contract wants an empty body.
-	c.Status(fiber.StatusOK)
-	return nil
 }

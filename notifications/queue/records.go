@@ -1,9 +1,10 @@
-package notifications
+package queue
 
 import (
 	"context"
 	"errors"
 	"time"
+	"unicode/utf8"
 )
 
 // ErrSettled refuses a retry or delete of a SUCCESS or OUTDATED record
@@ -25,7 +26,7 @@ type Attempt struct {
 	Attempt int
 	// At is when the attempt started.
 	At time.Time
-	// Outcome is OutcomeSuccess, OutcomeRetrying or OutcomeFailed.
+	// Outcome is "success", "retrying" or "failed" (the processed metric's outcomes).
 	Outcome string
 	// HTTPStatus is the downstream answer's status; 0 when there was none
 	// (a transport error, a handler of the embedder's own).
@@ -128,4 +129,17 @@ type RecordStore interface {
 	RemoveQuarantined(ctx context.Context, id int64) error
 	// CleanupQuarantine deletes entries received before cutoff.
 	CleanupQuarantine(ctx context.Context, cutoff time.Time) (int64, error)
+}
+
+// Excerpt cuts s to at most n bytes on a rune boundary, marking the cut.
+func Excerpt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	const mark = "…"
+	cut := n - len(mark)
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return s[:cut] + mark
 }
