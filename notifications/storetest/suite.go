@@ -139,6 +139,7 @@ func Run(t *testing.T, tg Target) {
 		dsn := tg.NewDSN(t)
 		return openAt(t, tg, dsn, o), dsn
 	}
+	runRecords(t, tg, open)
 
 	t.Run("EnqueueStoresPending", func(t *testing.T) {
 		t.Parallel()
