@@ -4,9 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -16,21 +13,6 @@ import (
 
 	"github.com/sluicedata/sluice/notifications"
 )
-
-// doH is do returning the response headers too.
-func doH(t *testing.T, svc *notifications.Service, method, path, body string, header ...string) (int, string, http.Header) {
-	t.Helper()
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	for i := 0; i+1 < len(header); i += 2 {
-		req.Header.Set(header[i], header[i+1])
-	}
-	resp, err := svc.App().Test(req, -1)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	return resp.StatusCode, string(b), resp.Header
-}
 
 func TestRecordAttemptsAndLastError(t *testing.T) {
 	t.Parallel()

@@ -155,17 +155,7 @@ func (s *pgStore) CleanupQuarantine(ctx context.Context, cutoff time.Time) (int6
 }
 
 func (s *pgStore) Quarantine(ctx context.Context, q *queue.Quarantined, keep int) error {
-	c, err := prepareQuarantine(q, keep, s.o.clock())
-	if err != nil {
-		return err
-	}
-	res, err := s.qw.send(ctx, &intakeReq{ctx: ctx, q: c, keep: keep, done: make(chan intakeResp, 1)})
-	if err != nil {
-		return err
-	}
-	c.ID = res.ID
-	*q = *c
-	return nil
+	return quarantineVia(ctx, s.qw, s.o.clock(), q, keep)
 }
 
 // applyQuarantine is the quarantine writer's transaction: the batch's
@@ -222,17 +212,12 @@ func (s *pgStore) ListQuarantine(ctx context.Context, before int64, limit, excer
 	if err != nil {
 		return nil, storeErr(pgName+": list quarantine", err)
 	}
-	defer rows.Close()
-	out := []queue.Quarantined{}
-	for rows.Next() {
-		q, err := scanPGQuarantined(rows)
-		if err != nil {
-			return nil, storeErr(pgName+": list quarantine", err)
-		}
-		out = append(out, q)
-	}
-	if err := rows.Err(); err != nil {
+	out, err := pgx.CollectRows(rows, func(row pgx.CollectableRow) (queue.Quarantined, error) { return scanPGQuarantined(row) })
+	if err != nil {
 		return nil, storeErr(pgName+": list quarantine", err)
+	}
+	if out == nil {
+		out = []queue.Quarantined{}
 	}
 	return out, nil
 }

@@ -1,6 +1,7 @@
 package sqlstore
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -73,6 +74,22 @@ func prepareQuarantine(q *queue.Quarantined, keep int, now time.Time) (*queue.Qu
 		c.Headers[safeText(k)] = safeText(v)
 	}
 	return &c, nil
+}
+
+// quarantineVia is both stores' Quarantine: it checks q, hands it to the
+// store's quarantine writer and fills q in as kept.
+func quarantineVia(ctx context.Context, w *writer, now time.Time, q *queue.Quarantined, keep int) error {
+	c, err := prepareQuarantine(q, keep, now)
+	if err != nil {
+		return err
+	}
+	res, err := w.send(ctx, &intakeReq{ctx: ctx, q: c, keep: keep, done: make(chan intakeResp, 1)})
+	if err != nil {
+		return err
+	}
+	c.ID = res.ID
+	*q = *c
+	return nil
 }
 
 func encodeHeaders(h map[string]string) (string, error) {

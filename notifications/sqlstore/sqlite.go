@@ -676,13 +676,19 @@ const deleteChunk = 5000
 // the rows a chunk skips (records kept) are not read again and again
 // through another index.
 func (s *sqliteStore) deleteWhere(ctx context.Context, op string, byReception bool, where string, args ...any) (int64, error) {
-	var total int64
 	from := `notifications`
 	if byReception {
 		from += ` INDEXED BY notifications_reception`
 	}
 	q := `DELETE FROM notifications WHERE id IN (SELECT id FROM ` + from + ` WHERE ` + where +
 		` LIMIT ` + strconv.Itoa(deleteChunk) + `)`
+	return s.deleteChunks(ctx, op, q, args...)
+}
+
+// deleteChunks runs q, a DELETE of at most deleteChunk rows, until it
+// deletes fewer.
+func (s *sqliteStore) deleteChunks(ctx context.Context, op, q string, args ...any) (int64, error) {
+	var total int64
 	for {
 		res, err := s.wdb.ExecContext(ctx, q, args...)
 		if err != nil {

@@ -154,21 +154,7 @@ func (s *sqliteStore) Discarded(ctx context.Context, token string) (queue.Discar
 func (s *sqliteStore) deleteOlder(ctx context.Context, op, table, col string, cutoff time.Time) (int64, error) {
 	q := `DELETE FROM ` + table + ` WHERE rowid IN (SELECT rowid FROM ` + table + ` WHERE ` + col + ` < ? LIMIT ` +
 		strconv.Itoa(deleteChunk) + `)`
-	var total int64
-	for {
-		res, err := s.wdb.ExecContext(ctx, q, ceilMS(cutoff))
-		if err != nil {
-			return total, storeErr(sqliteName+": "+op, err)
-		}
-		n, err := res.RowsAffected()
-		if err != nil {
-			return total, storeErr(sqliteName+": "+op, err)
-		}
-		total += n
-		if n < deleteChunk {
-			return total, nil
-		}
-	}
+	return s.deleteChunks(ctx, op, q, ceilMS(cutoff))
 }
 
 func (s *sqliteStore) CleanupLedger(ctx context.Context, cutoff time.Time) (int64, error) {
@@ -180,17 +166,7 @@ func (s *sqliteStore) CleanupQuarantine(ctx context.Context, cutoff time.Time) (
 }
 
 func (s *sqliteStore) Quarantine(ctx context.Context, q *queue.Quarantined, keep int) error {
-	c, err := prepareQuarantine(q, keep, s.o.clock())
-	if err != nil {
-		return err
-	}
-	res, err := s.qw.send(ctx, &intakeReq{ctx: ctx, q: c, keep: keep, done: make(chan intakeResp, 1)})
-	if err != nil {
-		return err
-	}
-	c.ID = res.ID
-	*q = *c
-	return nil
+	return quarantineVia(ctx, s.qw, s.o.clock(), q, keep)
 }
 
 // applyQuarantine is the quarantine writer's transaction: the batch's
