@@ -16,7 +16,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 	"github.com/sluicedata/sluice/notifications/storetest"
 )
 
@@ -104,14 +104,14 @@ func TestSQLiteLockLeaseExpires(t *testing.T) {
 	require.NoError(t, err)
 	clockB.Set(storetest.T0.Add(2*time.Minute - time.Millisecond))
 	_, err = b.Lock(storetest.Ctx(t), "process")
-	require.ErrorIs(t, err, notifications.ErrLocked, "not yet expired")
+	require.ErrorIs(t, err, queue.ErrLocked, "not yet expired")
 	clockB.Set(storetest.T0.Add(2 * time.Minute))
 	unlockB, err := b.Lock(storetest.Ctx(t), "process")
 	require.NoError(t, err, "an expired lease is taken over")
 	defer unlockB()
 	c := openAt(t, dsn, WithClock(clockB.Now))
 	_, err = c.Lock(storetest.Ctx(t), "process")
-	require.ErrorIs(t, err, notifications.ErrLocked)
+	require.ErrorIs(t, err, queue.ErrLocked)
 }
 
 func TestSQLiteLockLeaseIsRenewed(t *testing.T) {
@@ -133,7 +133,7 @@ func TestSQLiteLockLeaseIsRenewed(t *testing.T) {
 	}, 20*time.Second, 20*time.Millisecond)
 	b := openAt(t, dsn, WithClock(clock.Now), WithLockLease(150*time.Millisecond))
 	_, err = b.Lock(storetest.Ctx(t), "process")
-	require.ErrorIs(t, err, notifications.ErrLocked)
+	require.ErrorIs(t, err, queue.ErrLocked)
 	unlock()
 	var n int
 	require.NoError(t, s.rdb.QueryRow(`SELECT COUNT(*) FROM job_leases`).Scan(&n))
@@ -233,7 +233,7 @@ func TestSQLiteTwoProcesses(t *testing.T) {
 	for i := range n {
 		require.NoError(t, errs[i])
 	}
-	all, err := s.List(ctx, notifications.Range{})
+	all, err := s.List(ctx, queue.Range{})
 	require.NoError(t, err)
 	require.Len(t, all, n+n/2, "shared tokens stored once; %s", out.String())
 	require.Contains(t, out.String(), "helper ok")

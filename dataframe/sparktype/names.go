@@ -1,4 +1,4 @@
-package dataframe
+package sparktype
 
 import (
 	"fmt"
@@ -14,7 +14,8 @@ var TimestampType = &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC
 
 // SchemaString renders s the way Spark's printSchema does, byte for byte,
 // ending with a newline. Every field prints `nullable = true` unless the
-// Arrow field says otherwise.
+// Arrow field says otherwise; control characters in names print as
+// backslash sequences (EscapeName).
 func SchemaString(s *arrow.Schema) string {
 	var b strings.Builder
 	b.WriteString("root\n")
@@ -30,9 +31,9 @@ func SchemaString(s *arrow.Schema) string {
 func writeSchemaField(b *strings.Builder, prefix, name string, dt arrow.DataType, nullWord string, nullable bool) {
 	b.WriteString(prefix)
 	b.WriteString("-- ")
-	b.WriteString(name)
+	b.WriteString(EscapeName(name))
 	b.WriteString(": ")
-	b.WriteString(sparkTypeName(dt))
+	b.WriteString(TypeName(dt))
 	if nullWord != "" {
 		b.WriteString(" (")
 		b.WriteString(nullWord)
@@ -61,9 +62,10 @@ func writeSchemaChildren(b *strings.Builder, prefix string, dt arrow.DataType) {
 	}
 }
 
-// sparkTypeName is Spark's DataType.typeName: nested types print only their
-// kind; their content follows on the next lines.
-func sparkTypeName(dt arrow.DataType) string {
+// TypeName is Spark's DataType.typeName, as printSchema shows it: nested
+// types print only their kind ("struct", "array", "map"); their content
+// follows on the next lines.
+func TypeName(dt arrow.DataType) string {
 	switch t := dt.(type) {
 	case *arrow.StructType:
 		return "struct"
@@ -72,16 +74,16 @@ func sparkTypeName(dt arrow.DataType) string {
 	case arrow.ListLikeType:
 		return "array"
 	case *arrow.DictionaryType:
-		return sparkTypeName(t.ValueType)
+		return TypeName(t.ValueType)
 	}
-	return SparkType(dt)
+	return Name(dt)
 }
 
-// SparkType is Spark's simpleString of the type that dt maps to:
+// Name is Spark's simpleString of the type that dt maps to:
 // "string", "long", "struct<a:long,b:array<string>>", "map<string,long>".
 // Types Spark lacks map to the nearest Spark type (unsigned integers widen,
 // Date64 is a date); anything else prints its Arrow name.
-func SparkType(dt arrow.DataType) string {
+func Name(dt arrow.DataType) string {
 	switch t := dt.(type) {
 	case nil:
 		return "void"
@@ -125,21 +127,21 @@ func SparkType(dt arrow.DataType) string {
 			}
 			b.WriteString(quoteSparkName(f.Name))
 			b.WriteByte(':')
-			b.WriteString(SparkType(f.Type))
+			b.WriteString(Name(f.Type))
 		}
 		b.WriteByte('>')
 		return b.String()
 	case *arrow.MapType:
-		return "map<" + SparkType(t.KeyType()) + "," + SparkType(t.ItemType()) + ">"
+		return "map<" + Name(t.KeyType()) + "," + Name(t.ItemType()) + ">"
 	case arrow.ListLikeType:
-		return "array<" + SparkType(t.Elem()) + ">"
+		return "array<" + Name(t.Elem()) + ">"
 	case *arrow.DictionaryType:
-		return SparkType(t.ValueType)
+		return Name(t.ValueType)
 	}
 	return dt.Name()
 }
 
-// quoteSparkName back-quotes a struct field name that ParseSparkType could
+// quoteSparkName back-quotes a struct field name that ParseType could
 // not read back bare, as Spark's DDL does.
 func quoteSparkName(name string) string {
 	if isPlainSparkName(name) {
@@ -161,12 +163,12 @@ func isPlainSparkName(name string) bool {
 	return true
 }
 
-// ParseSparkType reads a Spark type string (as in a catalog column type or a
+// ParseType reads a Spark type string (as in a catalog column type or a
 // CREATE TABLE column list) into the Arrow type Sluice uses for it. It is
 // case-insensitive and accepts Spark's aliases (bigint, int, smallint,
 // tinyint, real, varchar(n), char(n), decimal(p,s)). Nested types use
 // `struct<name:type,…>`, `array<type>` and `map<key,value>`.
-func ParseSparkType(s string) (arrow.DataType, error) {
+func ParseType(s string) (arrow.DataType, error) {
 	p := &sparkTypeParser{src: s}
 	dt, err := p.parseType()
 	if err != nil {
@@ -401,3 +403,16 @@ func (p *sparkTypeParser) fieldName() (string, error) {
 	}
 	return "", p.errorf("unterminated back-quoted field name")
 }
+
+// EscapeName escapes the control characters that would break a line of
+// printSchema or show() output, as Spark's SchemaUtils.escapeMetaCharacters:
+// newline, carriage return, tab, form feed, backspace, vertical tab and
+// bell print as \n \r \t \f \b \v \a. Other characters are kept.
+func EscapeName(s string) string {
+	if !strings.ContainsAny(s, "\n\r\t\f\b\v\a") {
+		return s
+	}
+	return metaReplacer.Replace(s)
+}
+
+var metaReplacer = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`, "\f", `\f`, "\b", `\b`, "\v", `\v`, "\a", `\a`)
