@@ -32,19 +32,19 @@ var (
 	srvAccBinErr  error
 )
 
-// srvAccBinary builds cmd/sluice once per test run, to a fixed path per
-// checkout under the temp dir (renamed into place, so runs side by side do
-// not collide and nothing piles up).
+// srvAccBinary builds cmd/sluice once per test run, to a fixed path under
+// the temp dir (renamed into place, so runs side by side do not collide and
+// nothing piles up).
 func srvAccBinary(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: not building the sluice binary")
 	}
 	srvAccBinOnce.Do(func() {
-		// One path per checkout: checkouts tested side by side (git
-		// worktrees) must not run each other's binaries.
+		// One name per checkout: test runs of two checkouts side by side
+		// must not run each other's binary.
 		wd, _ := os.Getwd()
-		final := filepath.Join(os.TempDir(), fmt.Sprintf("sluice-acceptance-serve-%08x", crc32.ChecksumIEEE([]byte(wd))))
+		final := filepath.Join(os.TempDir(), fmt.Sprintf("sluice-acceptance-serve-%x", crc32.ChecksumIEEE([]byte(wd))))
 		tmp := fmt.Sprintf("%s.%d", final, os.Getpid())
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()
