@@ -11,7 +11,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/internal/duration"
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
 	"github.com/sluicedata/sluice/notifications/internal/jobs"
 )
@@ -206,7 +206,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	duration := func(name string, dst *time.Duration) {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
-			d, err := connectors.ParseDuration(v)
+			d, err := duration.Parse(v)
 			if err != nil {
 				fail(name, err)
 				return
