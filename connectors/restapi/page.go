@@ -104,14 +104,15 @@ func (p *page) records() (*pageRecords, error) {
 	return r, nil
 }
 
-// needRecords is the records of a page for a paginator that counts them:
-// a page with neither records.path nor a top-level array is an error.
+// needRecords is the records of a page for a paginator that counts them.
+// A first page with neither records.path nor a top-level array is an
+// error; a later page without them has no records (it ends the listing).
 func (p *page) needRecords(typ string) (*pageRecords, error) {
 	r, err := p.records()
 	if err != nil {
 		return nil, err
 	}
-	if !r.found && len(trimJSONSpace(p.body)) > 0 {
+	if !r.found && p.number == 1 && len(trimJSONSpace(p.body)) > 0 {
 		if p.recordsPath.isZero() {
 			return nil, fmt.Errorf("%w: %s=%s counts records: set %s (the response has: %s)", ErrPagination, PropPaginateType, typ, PropRecordsPath, topFields(p.body))
 		}
