@@ -27,6 +27,11 @@ type FileOptions struct {
 	Parquet ParquetOptions
 	// Allocator backs the frame's buffers. Defaults to memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// SampleRows, Strict and Stats apply to JSON input as in JSONOptions
+	// (see docs/inference.md#sampling).
+	SampleRows int
+	Strict     bool
+	Stats      *ReadStats
 }
 
 func (o FileOptions) allocator() memory.Allocator {
@@ -97,10 +102,12 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 			return nil, err
 		}
 		var f *Frame
+		jo := JSONOptions{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Stats: o.Stats}
 		if format == formatJSON {
-			f, err = ReadJSON(data, JSONOptions{RecordsPath: o.RecordsPath, Allocator: mem})
+			jo.RecordsPath = o.RecordsPath
+			f, err = ReadJSON(data, jo)
 		} else {
-			f, err = ReadNDJSON(data, JSONOptions{Allocator: mem})
+			f, err = ReadNDJSON(data, jo)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)

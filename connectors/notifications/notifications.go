@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 	notif "github.com/sluicedata/sluice/notifications"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 )
@@ -128,19 +129,7 @@ func rangeOf(p connectors.Props) (notif.Range, error) {
 	return r, nil
 }
 
-func parseDate(s string) (time.Time, error) {
-	var firstErr error
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
-		t, err := time.Parse(layout, s)
-		if err == nil {
-			return t.UTC(), nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return time.Time{}, firstErr
-}
+func parseDate(s string) (time.Time, error) { return sparktype.ParseTimestamp(s) }
 
 // Read opens the store, streams its records (in id order) into typed
 // columns and closes it.

@@ -2,6 +2,7 @@ package restapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -20,7 +21,7 @@ func jsonValid(b []byte) bool { return json.Valid(b) }
 
 // frame builds the read's frame from its pages (see
 // docs/restapi.md#response-formats).
-func (r *reader) frame() (*dataframe.Frame, error) {
+func (r *reader) frame(ctx context.Context) (*dataframe.Frame, error) {
 	if !r.rc.parse && r.rc.format != "csv" {
 		vals := make([]string, len(r.pages))
 		for i, p := range r.pages {
@@ -36,13 +37,13 @@ func (r *reader) frame() (*dataframe.Frame, error) {
 	case "csv":
 		return r.csvFrame()
 	}
-	return r.jsonFrame()
+	return r.jsonFrame(ctx)
 }
 
 // jsonFrame parses JSON pages: the records arrays (records.path) or the
 // bodies. A blank body (a 204, an empty list answered as nothing) is a page
 // without rows, as Spark reads blank JSON input.
-func (r *reader) jsonFrame() (*dataframe.Frame, error) {
+func (r *reader) jsonFrame(ctx context.Context) (*dataframe.Frame, error) {
 	docs := make([][]byte, 0, len(r.pages))
 	pageOf := make([]*page, 0, len(r.pages))
 	var firstBody []byte
@@ -73,14 +74,11 @@ func (r *reader) jsonFrame() (*dataframe.Frame, error) {
 	if !r.rc.recordsPath.isZero() && !found && firstBody != nil {
 		return nil, &RecordsPathError{Path: r.rc.recordsPath.text, Fields: topFields(firstBody)}
 	}
-	f, err := dataframe.ReadJSONDocuments(docs, dataframe.JSONOptions{})
+	f, err := readPages(ctx, docs, "")
 	if err != nil {
-		var se *dataframe.SyntaxError
-		if errors.As(err, &se) && se.Doc >= 0 && se.Doc < len(pageOf) {
-			one := *se
-			one.Docs = 1
-			p := pageOf[se.Doc]
-			return nil, fmt.Errorf("page %d (%s): %w", p.number, r.red.String(p.url), &one)
+		if doc, perr, ok := pageSyntaxError(err); ok && doc >= 0 && doc < len(pageOf) {
+			p := pageOf[doc]
+			return nil, fmt.Errorf("page %d (%s): %w", p.number, r.red.String(p.url), perr)
 		}
 		return nil, err
 	}

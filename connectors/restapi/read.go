@@ -63,7 +63,7 @@ func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.
 		// "reading yt.subs page 3 (URL): …"
 		return nil, red.Error(fmt.Errorf("reading %s %w", name, err))
 	}
-	f, err := r.frame()
+	f, err := r.frame(ctx)
 	if err != nil {
 		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}

@@ -39,6 +39,9 @@ func (*Connector) Validate(fields []connectors.Field, props connectors.Props) er
 	if err != nil {
 		return red.Error(fmt.Errorf("RESTAPI table: %w", err))
 	}
+	if _, err := parseIncremental(props); err != nil {
+		return red.Error(fmt.Errorf("RESTAPI table: %w", err))
+	}
 	return nil
 }
 

@@ -480,4 +480,3 @@ func TestVendors(t *testing.T) {
 		})
 	}
 }
-
