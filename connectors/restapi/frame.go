@@ -48,6 +48,10 @@ func (r *reader) jsonFrame(ctx context.Context) (*dataframe.Frame, error) {
 	pageOf := make([]*page, 0, len(r.pages))
 	var firstBody []byte
 	found := false
+	// Pages whose records path is plain dotted keys are read whole with the
+	// path, so byte offsets in messages count from the page's start; a
+	// whole-key or escaped match passes the array itself.
+	plain := !r.rc.recordsPath.isZero()
 	for _, p := range r.pages {
 		body := trimJSONSpace(p.body)
 		if len(body) == 0 {
@@ -69,12 +73,20 @@ func (r *reader) jsonFrame(ctx context.Context) (*dataframe.Frame, error) {
 		if recs.raw != nil {
 			docs = append(docs, recs.raw)
 			pageOf = append(pageOf, p)
+			plain = plain && recs.plain
+		}
+	}
+	path := ""
+	if plain {
+		path = r.rc.recordsPath.text
+		for i, p := range pageOf {
+			docs[i] = p.body
 		}
 	}
 	if !r.rc.recordsPath.isZero() && !found && firstBody != nil {
 		return nil, &RecordsPathError{Path: r.rc.recordsPath.text, Fields: topFields(firstBody)}
 	}
-	f, err := readPages(ctx, docs, "")
+	f, err := readPages(ctx, docs, path)
 	if err != nil {
 		if doc, perr, ok := pageSyntaxError(err); ok && doc >= 0 && doc < len(pageOf) {
 			p := pageOf[doc]

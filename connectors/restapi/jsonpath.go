@@ -48,13 +48,22 @@ func (p jsonPath) isZero() bool { return p.text == "" }
 // lookup returns the raw JSON at the path; found is false when it is absent
 // (null is found). Invalid JSON is a *dataframe.SyntaxError.
 func (p jsonPath) lookup(doc []byte) ([]byte, bool, error) {
+	raw, found, _, err := p.lookupKeyed(doc)
+	return raw, found, err
+}
+
+// lookupKeyed is lookup, also saying whether the path matched as its plain
+// dotted keys (as dataframe's records path reads it) rather than as one
+// whole key or with escapes.
+func (p jsonPath) lookupKeyed(doc []byte) (raw []byte, found, plain bool, err error) {
 	if len(p.segs) > 1 {
 		raw, found, err := dataframe.JSONLookupPath(doc, []string{p.whole})
 		if err != nil || found {
-			return raw, found, err
+			return raw, found, false, err
 		}
 	}
-	return dataframe.JSONLookupPath(doc, p.segs)
+	raw, found, err = dataframe.JSONLookupPath(doc, p.segs)
+	return raw, found, !strings.Contains(p.text, `\`), err
 }
 
 // lookupScalar returns a string (decoded) or number (as written) at the

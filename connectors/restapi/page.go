@@ -28,6 +28,7 @@ type page struct {
 type pageRecords struct {
 	found bool   // the path is there (null counts), or the body is an array / lines
 	raw   []byte // json: the array (nil when null)
+	plain bool   // json: found as plain dotted keys (dataframe reads the page with the path itself)
 	n     int    // records on the page
 	last  []byte // json/ndjson: the last record's JSON
 }
@@ -74,11 +75,11 @@ func (p *page) records() (*pageRecords, error) {
 			r.found, r.raw = true, body
 		}
 	default:
-		raw, found, err := p.recordsPath.lookup(body)
+		raw, found, plain, err := p.recordsPath.lookupKeyed(body)
 		if err != nil {
 			return nil, err
 		}
-		r.found = found
+		r.found, r.plain = found, plain
 		if found {
 			raw = trimJSONSpace(raw)
 			switch raw[0] {
