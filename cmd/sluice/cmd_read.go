@@ -45,5 +45,7 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer f.Release()
-	return out.emit(env, f)
+	stream := f.Stream()
+	defer stream.Release()
+	return out.emitStream(ctx, env, stream)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"os"
@@ -9,7 +10,7 @@ import (
 )
 
 // outputOptions are the frame output flags every frame-printing command
-// shares: --format, --schema, -o (CONTRACT §8).
+// shares: --format, --schema, -o (see docs/cli.md).
 type outputOptions struct {
 	format string
 	schema bool
@@ -45,28 +46,49 @@ func (o *outputOptions) validate() error {
 // emit prints f (or its schema), or writes it to -o with a one-line summary
 // on stderr.
 func (o *outputOptions) emit(env *cliEnv, f *dataframe.Frame) error {
+	s := f.Stream()
+	defer s.Release()
+	return o.emitStream(context.Background(), env, s)
+}
+
+// emitStream is emit for a stream: -o, --format json and --format csv write
+// batch by batch as the batches arrive; --schema reads none; only the table
+// collects the stream (see docs/frames.md#memory).
+func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe.Stream) error {
 	if o.out != "" {
-		if err := dataframe.WriteFile(o.out, f, dataframe.FileOptions{}); err != nil {
-			return err
-		}
-		st, err := os.Stat(o.out)
-		size := int64(0)
-		if err == nil {
-			size = st.Size()
-		}
-		fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s\n", f.NumRows(), f.NumCols(), size, o.out)
-		return nil
+		return writeOut(ctx, env, o.out, s, dataframe.FileOptions{})
 	}
 	if o.schema {
-		_, err := fmt.Fprint(env.stdout, dataframe.SchemaString(f.Schema()))
+		_, err := fmt.Fprint(env.stdout, dataframe.SchemaString(s.Schema()))
 		return err
 	}
 	switch o.format {
 	case "json":
-		return dataframe.WriteNDJSON(env.stdout, f)
+		_, err := dataframe.WriteStreamTo(ctx, env.stdout, s, "ndjson", dataframe.FileOptions{})
+		return err
 	case "csv":
-		return dataframe.WriteCSV(env.stdout, f)
-	default:
-		return dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: 20})
+		_, err := dataframe.WriteStreamTo(ctx, env.stdout, s, "csv", dataframe.FileOptions{})
+		return err
 	}
+	f, err := dataframe.Collect(s)
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	return dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: 20})
+}
+
+// writeOut writes s to path atomically (Ctrl-C leaves nothing) and prints
+// the one-line summary on stderr.
+func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo dataframe.FileOptions) error {
+	rows, err := dataframe.WriteStream(ctx, path, s, fo)
+	if err != nil {
+		return err
+	}
+	size := int64(0)
+	if st, err := os.Stat(path); err == nil {
+		size = st.Size()
+	}
+	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s\n", rows, s.Schema().NumFields(), size, path)
+	return nil
 }
