@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -83,6 +84,9 @@ func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe
 func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo dataframe.FileOptions) error {
 	rows, err := dataframe.WriteStream(ctx, path, s, fo)
 	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return fmt.Errorf("interrupted: %s was not written", path)
+		}
 		return err
 	}
 	size := int64(0)
