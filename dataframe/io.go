@@ -28,6 +28,12 @@ type FileOptions struct {
 	Parquet ParquetOptions
 	// Allocator backs the frame's buffers. Defaults to memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// SampleRows, Strict, Mode and Stats apply to JSON input as in
+	// JSONOptions (see docs/inference.md#sampling).
+	SampleRows int
+	Strict     bool
+	Mode       string
+	Stats      *ReadStats
 }
 
 func (o FileOptions) allocator() memory.Allocator {
@@ -99,10 +105,12 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 			return nil, err
 		}
 		var f *Frame
+		jo := JSONOptions{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Mode: o.Mode, Stats: o.Stats}
 		if format == formatJSON {
-			f, err = ReadJSON(data, JSONOptions{RecordsPath: o.RecordsPath, Allocator: mem})
+			jo.RecordsPath = o.RecordsPath
+			f, err = ReadJSON(data, jo)
 		} else {
-			f, err = ReadNDJSON(data, JSONOptions{Allocator: mem})
+			f, err = ReadNDJSON(data, jo)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)

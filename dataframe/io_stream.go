@@ -99,14 +99,25 @@ func WriteStream(ctx context.Context, path string, s Stream, o FileOptions) (int
 // OpenFile streams a file, choosing the format by extension as ReadFile
 // does: .ndjson/.jsonl and .csv in two passes (schema now, batches as they
 // are read), .parquet by row group, .arrow by record batch. A .json file is
-// one document and is read whole (see docs/frames.md#memory). The caller
+// one document and is read whole, and so is JSON lines input read with
+// SampleRows or a Mode other than FAILFAST (see docs/frames.md#memory). The caller
 // releases the stream; cancelling ctx stops it.
 func OpenFile(ctx context.Context, path string, o FileOptions) (Stream, error) {
 	format, ext := formatOf(path)
 	mem := o.allocator()
 	switch format {
 	case formatNDJSON:
-		return OpenNDJSON(ctx, path, JSONOptions{Allocator: mem})
+		jo := JSONOptions{Allocator: o.Allocator, Mode: o.Mode, Stats: o.Stats}
+		if o.SampleRows == 0 && jo.mode() == "" {
+			return OpenNDJSON(ctx, path, jo)
+		}
+		// Sampling and the malformed-record modes read the file whole.
+		f, err := ReadFile(path, o)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Release()
+		return f.Stream(), nil
 	case formatCSV:
 		return OpenCSV(ctx, path, CSVOptions{Allocator: mem})
 	case formatParquet:

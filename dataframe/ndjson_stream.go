@@ -97,10 +97,18 @@ func (br *blockReader) next() (*block, error) {
 			cut = len(buf)
 			break
 		}
-		// A record ends at '\n' (or a lone '\r'); cut after the last one.
-		if i := bytes.LastIndexAny(buf, "\n\r"); i >= 0 {
+		// A record ends at "\n", "\r\n" or a lone "\r" (see
+		// docs/inference.md#json-lines): cut after the last "\n", else after
+		// a "\r" that is seen not to start a "\r\n".
+		if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
 			cut = i + 1
 			break
+		}
+		if len(buf) > 1 {
+			if i := bytes.LastIndexByte(buf[:len(buf)-1], '\r'); i >= 0 {
+				cut = i + 1
+				break
+			}
 		}
 		// One line fills the buffer: grow it.
 		grown := make([]byte, len(buf), 2*cap(buf))
@@ -112,7 +120,7 @@ func (br *blockReader) next() (*block, error) {
 	br.seq++
 	br.off += int64(cut)
 	if br.lines {
-		br.line += bytes.Count(b.data, []byte{'\n'})
+		br.line += lineOf(b.data, int64(len(b.data))) - 1
 	}
 	return b, nil
 }
@@ -180,9 +188,9 @@ func inferNDJSONFile(ctx context.Context, path string, opts JSONOptions, path0 [
 					continue
 				}
 				c := &chunk{lines: true, spans: []docSpan{{data: b.data, base: b.base}}}
-				err := inferChunk(c, path0, opts.maxDepth(), 0)
+				err := inferChunk(c, path0, opts.maxDepth(), 0, "")
 				if se, ok := err.(*SyntaxError); ok {
-					se.Line = b.line + bytes.Count(b.data[:se.Offset-b.base], []byte{'\n'})
+					se.Line = b.line + lineOf(b.data, se.Offset-b.base) - 1
 				}
 				if err != nil {
 					res.err, res.seq = err, b.seq
@@ -249,8 +257,9 @@ func inferNDJSONFile(ctx context.Context, path string, opts JSONOptions, path0 [
 // OpenNDJSON streams a file of JSON lines in two passes: it infers the
 // schema now (every line, on all cores) and returns a stream whose batches
 // are built by a second pass as they are read. RecordsPath applies per line
-// as in ReadNDJSON, and the batches hold what ReadNDJSON would. The caller
-// releases the stream; cancelling ctx stops it.
+// as in ReadNDJSON, and the batches hold what ReadNDJSON would. SampleRows
+// and the malformed-record modes are ReadNDJSON's alone (an error here).
+// The caller releases the stream; cancelling ctx stops it.
 func OpenNDJSON(ctx context.Context, path string, opts JSONOptions) (Stream, error) {
 	return openNDJSON(ctx, path, opts, blockSize)
 }
@@ -259,6 +268,12 @@ func openNDJSON(ctx context.Context, path string, opts JSONOptions, blockBytes i
 	p, err := opts.validate()
 	if err != nil {
 		return nil, err
+	}
+	if opts.SampleRows > 0 || opts.mode() != "" {
+		return nil, fmt.Errorf("dataframe: OpenNDJSON streams a full inference in FAILFAST mode; SampleRows and Mode %q need ReadNDJSON", opts.Mode)
+	}
+	if opts.Stats != nil {
+		*opts.Stats = ReadStats{} // nothing is sampled or malformed here
 	}
 	nf, err := inferNDJSONFile(ctx, path, opts, p, blockBytes)
 	if err != nil {
@@ -411,7 +426,7 @@ func buildBlock(b *block, mem memory.Allocator, nf *ndjsonFile, path []string, m
 		sp.utf8 = blockUTF8 || utf8.Valid(sp.data)
 	}
 	c.rows = int64(float64(nf.rows) * frac)
-	return buildChunk(c, mem, nf.schema, structs, maxDepth, nf.row, frac)
+	return buildChunk(c, mem, nf.schema, structs, maxDepth, nf.row, frac, "")
 }
 
 // locateRows finds where the rows of a document checked by pass 1 start

@@ -44,6 +44,7 @@ func TestOpenNDJSONMatchesReadNDJSON(t *testing.T) {
 		{"generated", gen.String(), ""},
 		{"widening and new fields", "{\"a\":1}\n{\"a\":2.5,\"b\":[1,2]}\n\n{\"c\":{\"d\":null}}\n{\"a\":null,\"b\":[3.5]}\n", ""},
 		{"crlf and blank lines", "{\"a\":\"x\"}\r\n\r\n  \n{\"a\":\"y\"}", ""},
+		{"lone cr", "{\"a\":1}\r{\"a\":2}\r\r{\"b\":\"c\"}\r", ""},
 		{"arrays of rows and nulls", "[{\"a\":1},{\"a\":2}]\nnull\n{\"a\":3}\n[]\n", ""},
 		{"records path per line", "{\"items\":[{\"x\":1}],\"k\":\"v\"}\n{\"items\":null}\n{\"k\":{\"items\":2},\"items\":[{\"x\":2},{\"y\":\"z\"}]}\n", "items"},
 		{"scalars", "1\n2\n3.5\n", ""},
@@ -303,7 +304,7 @@ func FuzzBlockReader(f *testing.F) {
 			if last := b.data[len(b.data)-1]; last != '\n' && last != '\r' {
 				require.Equal(t, len(data), len(got)+len(b.data), "only the last block may end without a line break")
 			}
-			line += bytes.Count(b.data, []byte{'\n'})
+			line += lineOf(b.data, int64(len(b.data))) - 1
 			got = append(got, b.data...)
 			br.recycle(b)
 			require.Less(t, i, len(data)+1)

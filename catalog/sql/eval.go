@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // Row is what a WHERE predicate reads: a column or dotted nested path's
@@ -395,12 +397,11 @@ func castString(v, other any) any {
 }
 
 func parseTime(s string) (time.Time, error) {
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999Z07:00", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
-		if t, err := time.Parse(layout, s); err == nil {
-			return t, nil
-		}
+	t, err := sparktype.ParseTimestamp(s)
+	if err != nil {
+		return time.Time{}, errMismatch
 	}
-	return time.Time{}, errMismatch
+	return t, nil
 }
 
 func boolInt(b bool) int {

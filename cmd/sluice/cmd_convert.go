@@ -20,8 +20,10 @@ func init() {
 // extension, atomically; without OUT the frame is printed like every other
 // command's frames (--format, --schema, -o).
 func runConvert(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "convert", "convert IN [OUT] [--records-path P] [--compression C] [--format table|json|csv] [--schema] [--rows N]")
+	fs := newFlagSet(env, "convert", "convert IN [OUT] [--records-path P] [--sample-rows N [--strict]] [--mode M] [--compression C] [--format table|json|csv] [--schema] [--rows N]")
 	recordsPath := fs.String("records-path", "", "dotted `PATH` of the array holding the rows in a .json document (items)")
+	var sample sampleFlags
+	sample.register(fs)
 	compression := fs.String("compression", "snappy", "Parquet `CODEC` for a .parquet OUT: snappy, zstd, gzip, brotli or none")
 	rowGroup := fs.Int("row-group-rows", 0, "rows per Parquet row group for a .parquet OUT (0: 131072)")
 	var out outputOptions
@@ -43,6 +45,12 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if *recordsPath != "" && inFormat != "json" {
 		return usagef("--records-path applies to .json input only, not %s", in)
+	}
+	if err := sample.validate(); err != nil {
+		return err
+	}
+	if rs := sample.settings(); rs != (dataframe.ReadSettings{}) && inFormat != "json" && inFormat != "ndjson" {
+		return usagef("--sample-rows, --strict and --mode apply to JSON input only, not %s", in)
 	}
 	pq := dataframe.ParquetOptions{Compression: *compression, RowGroupRows: *rowGroup}
 	if err := pq.Validate(); err != nil {
@@ -70,13 +78,15 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 
-	s, err := dataframe.OpenFile(ctx, in, dataframe.FileOptions{RecordsPath: *recordsPath})
+	var stats dataframe.ReadStats
+	s, err := dataframe.OpenFile(ctx, in, dataframe.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Mode: sample.settings().Mode, Stats: &stats})
 	if err != nil {
 		return err
 	}
 	defer s.Release()
+	out.note = sample.note(&stats)
 	if dest == "" {
 		return out.emitStream(ctx, env, s)
 	}
-	return writeOut(ctx, env, dest, s, dataframe.FileOptions{Parquet: pq})
+	return writeOut(ctx, env, dest, s, dataframe.FileOptions{Parquet: pq}, out.note)
 }

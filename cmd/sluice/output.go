@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -17,6 +18,7 @@ type outputOptions struct {
 	schema bool
 	out    string
 	rows   int
+	note   string // appended to the -o summary line (or printed on stderr): what a sampled read dropped
 }
 
 func (o *outputOptions) register(fs *flag.FlagSet) {
@@ -47,9 +49,15 @@ func (o *outputOptions) validate() error {
 // emit prints f (or its schema), or writes it to -o with a one-line summary
 // on stderr.
 func (o *outputOptions) emit(env *cliEnv, f *dataframe.Frame) error {
+	return o.emitFrame(context.Background(), env, f)
+}
+
+// emitFrame is emit with a context: Ctrl-C stops a -o write and leaves
+// nothing behind.
+func (o *outputOptions) emitFrame(ctx context.Context, env *cliEnv, f *dataframe.Frame) error {
 	s := f.Stream()
 	defer s.Release()
-	return o.emitStream(context.Background(), env, s)
+	return o.emitStream(ctx, env, s)
 }
 
 // emitStream is emit for a stream: -o, --format json and --format csv write
@@ -57,7 +65,10 @@ func (o *outputOptions) emit(env *cliEnv, f *dataframe.Frame) error {
 // collects the stream (see docs/frames.md#memory).
 func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe.Stream) error {
 	if o.out != "" {
-		return writeOut(ctx, env, o.out, s, dataframe.FileOptions{})
+		return writeOut(ctx, env, o.out, s, dataframe.FileOptions{}, o.note)
+	}
+	if o.note != "" {
+		fmt.Fprintf(env.stderr, "sluice: %s\n", o.note)
 	}
 	if o.schema {
 		_, err := fmt.Fprint(env.stdout, dataframe.SchemaString(s.Schema()))
@@ -79,9 +90,12 @@ func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe
 	return dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: 20})
 }
 
-// writeOut writes s to path atomically (Ctrl-C leaves nothing) and prints
-// the one-line summary on stderr.
-func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo dataframe.FileOptions) error {
+// writeOut writes s to path (parent directories created) atomically, so
+// Ctrl-C leaves nothing, and prints the one-line summary on stderr.
+func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo dataframe.FileOptions, note string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
 	rows, err := dataframe.WriteStream(ctx, path, s, fo)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
@@ -93,6 +107,13 @@ func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream,
 	if st, err := os.Stat(path); err == nil {
 		size = st.Size()
 	}
-	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s\n", rows, s.Schema().NumFields(), size, path)
+	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s%s\n", rows, s.Schema().NumFields(), size, path, noteSuffix(note))
 	return nil
+}
+
+func noteSuffix(note string) string {
+	if note == "" {
+		return ""
+	}
+	return "; " + note
 }
