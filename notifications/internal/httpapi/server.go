@@ -17,15 +17,19 @@ import (
 // Config is what the HTTP API needs of the sidecar's configuration (see
 // docs/environment.md).
 type Config struct {
-	MaxBodyBytes  int
-	APIToken      string
-	ManagementAPI bool
+	MaxBodyBytes     int
+	APIToken         string
+	ManagementAPI    bool
+	WebhookSecrets   []string      // signed intake when set
+	WebhookTolerance time.Duration // of X-Sluice-Timestamp
 }
 
 // Jobs starts job runs in the background (the job trigger endpoints).
 type Jobs interface {
 	TriggerProcessing() bool
 	TriggerCleanup() bool
+	// OpenBreakers lists the downstream hosts whose circuit is open.
+	OpenBreakers() map[string]time.Time
 }
 
 // Deps are the API's collaborators.
@@ -50,6 +54,7 @@ type API struct {
 	baseCtx       context.Context
 	intakeTimeout time.Duration
 	app           *fiber.App
+	routes        *routes
 }
 
 // New builds the API and its Fiber app.
