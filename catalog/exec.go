@@ -284,8 +284,14 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert, plans map[*sql.
 	}
 	fields := r.ds.Fields
 	var f *dataframe.Frame
+	// The rows read are delivered once the write succeeds: only then do
+	// incremental sources move their state (docs/incremental.md).
+	d := &Delivery{}
+	if outer := deliveryFrom(ctx); outer != nil {
+		d.FullRefresh = outer.FullRefresh
+	}
 	if x.Query != nil {
-		if f, err = s.runSelect(ctx, x.Query, plans[x.Query]); err != nil {
+		if f, err = s.runSelect(WithDelivery(ctx, d), x.Query, plans[x.Query]); err != nil {
 			return nil, err
 		}
 		// A table whose columns are its connector's fixed ones (a RESTAPI
@@ -303,6 +309,9 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert, plans map[*sql.
 	res, err := s.Write(ctx, target, f, nil)
 	if err != nil {
 		return nil, err
+	}
+	if err := d.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("inserted %d rows into %s, but the incremental state was not stored (the next run reads them again): %w", res.Written, target, err)
 	}
 	return dataframe.FromValues([]string{"num_affected_rows", "num_inserted_rows"}, [][]any{{res.Written, res.Written}})
 }

@@ -134,11 +134,25 @@ func (s *Session) Read(ctx context.Context, name string, props map[string]any) (
 			f, err = nil, fmt.Errorf("reading %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
-	f, err = r.conn.Read(ctx, r.ds)
+	f, err = s.readResolved(ctx, r)
 	if err != nil {
 		return nil, doing("reading", r.ds.Name, r.red.Error(err))
 	}
 	return f, nil
+}
+
+// readResolved runs the connector's read: incremental when the connector
+// and the properties say so (see docs/incremental.md).
+func (s *Session) readResolved(ctx context.Context, r *resolved) (*dataframe.Frame, error) {
+	if fr, ok := r.conn.(connectors.FanoutReader); ok {
+		if prop, from, ok := fr.FanoutFrom(r.ds.Props); ok {
+			return s.readFanout(ctx, r, fr, prop, from)
+		}
+	}
+	if ir, ok := r.conn.(connectors.IncrementalReader); ok && ir.Incremental(r.ds.Props) {
+		return s.readIncremental(ctx, r, ir)
+	}
+	return r.conn.Read(ctx, r.ds)
 }
 
 // Write writes f to the dataset name (see Read for props). The result
@@ -189,6 +203,10 @@ type resolved struct {
 	conn connectors.Connector
 	typ  string
 	red  *connectors.Redactor
+	// ns and table name the catalog table (HIVE); empty in USER mode.
+	ns, table string
+	// frames are runtime properties given as frames, by key.
+	frames map[string]*dataframe.Frame
 }
 
 // sessionOnly keys steer the session and are not connector properties.
@@ -205,8 +223,19 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 	entry, hasEntry := props[entryKey]
 
 	runtime := make(map[string]string, len(props))
+	var frames map[string]*dataframe.Frame
 	for k, v := range props {
 		if strings.HasSuffix(k, DataSetPropertiesSuffix) || v == nil {
+			continue
+		}
+		if f, ok := v.(*dataframe.Frame); ok {
+			// A frame handed over as a property value: a pipeline step's
+			// output as a fan-out parent (docs/incremental.md#fan-out).
+			if frames == nil {
+				frames = map[string]*dataframe.Frame{}
+			}
+			frames[k] = f
+			runtime[k] = "(frame)"
 			continue
 		}
 		sv, err := stringify(v)
@@ -240,6 +269,8 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 		typ      string
 		location string
 		dsName   = name
+
+		tableNS, tableName string
 	)
 	if provider == ProviderUser {
 		if !hasEntry {
@@ -271,6 +302,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 			return nil, err
 		}
 		dsName = tbl.FullName()
+		tableNS, tableName = tbl.Namespace, tbl.Name
 		base = tbl.Properties
 		fields = tbl.Fields()
 		typ = tbl.Type
@@ -315,7 +347,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 	if strings.EqualFold(strings.TrimSpace(level), "CONSOLE") {
 		ds.Log = &redactingWriter{s: s, red: red}
 	}
-	return &resolved{ds: ds, conn: conn, typ: strings.ToUpper(typ), red: red}, nil
+	return &resolved{ds: ds, conn: conn, typ: strings.ToUpper(typ), red: red, ns: tableNS, table: tableName, frames: frames}, nil
 }
 
 // redactingWriter masks every known secret before a log line reaches the

@@ -9,7 +9,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
 )
 
@@ -37,6 +39,9 @@ type Options struct {
 	// Terminal draws a live spinner on Progress while a step runs. The CLI
 	// sets it when stderr is a terminal. Defaults to false.
 	Terminal bool
+	// FullRefresh reads incremental tables as if they had no state; the
+	// new states are stored after the last write. Defaults to false.
+	FullRefresh bool
 }
 
 // StepResult is what one step did.
@@ -86,6 +91,8 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 			return nil, err
 		}
 	}
+	delivery := &catalog.Delivery{FullRefresh: opts.FullRefresh}
+	ctx = catalog.WithDelivery(ctx, delivery)
 	r := &runner{p: p, opts: opts, frames: map[string]*dataframe.Frame{}, uses: map[string]int{}}
 	defer r.cleanup(&err)
 	if err := r.applySettings(); err != nil {
@@ -115,6 +122,13 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 	}
 	if err := r.commit(); err != nil {
 		return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
+	}
+	// Incremental reads move their state once every write is in place; a
+	// pipeline without a write delivers nothing (docs/incremental.md).
+	if hasWrite(p) {
+		if err := delivery.Commit(ctx); err != nil {
+			return nil, fmt.Errorf("pipeline %s: the writes are done, but the incremental state was not stored (the next run reads the rows again): %w", p.Name, err)
+		}
 	}
 	res.Elapsed = time.Since(start)
 	res.Output = r.frames[last]
@@ -259,10 +273,20 @@ func (r *runner) read(ctx context.Context, s *Step) (*dataframe.Frame, error) {
 		return nil, errNoSession
 	}
 	rs := s.Read
-	if rs.Table != "" {
-		return r.opts.Session.Read(ctx, rs.Table, runtimeProps(rs.Properties))
+	name, props := rs.Table, runtimeProps(rs.Properties)
+	if rs.Table == "" {
+		name, props = s.ID, userProps(s.ID, rs.Type, rs.Properties)
 	}
-	return r.opts.Session.Read(ctx, s.ID, userProps(s.ID, rs.Type, rs.Properties))
+	if len(s.inputs) > 0 {
+		// A fan-out from an earlier step: its output is the parent.
+		in, done := r.input(s)
+		defer done()
+		if props == nil {
+			props = map[string]any{}
+		}
+		props[restapi.PropFanoutFrom] = in
+	}
+	return r.opts.Session.Read(ctx, name, props)
 }
 
 func runtimeProps(p map[string]string) map[string]any {
@@ -388,6 +412,15 @@ func (r *runner) write(ctx context.Context, s *Step, in *dataframe.Frame, sr *St
 	sr.Target = w.File
 	sr.Bytes = st.bytes
 	return nil
+}
+
+func hasWrite(p *Pipeline) bool {
+	for _, s := range p.Steps {
+		if s.Kind == KindWrite {
+			return true
+		}
+	}
+	return false
 }
 
 func targetSuffix(t string) string {

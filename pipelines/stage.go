@@ -42,6 +42,20 @@ func stageFile(ctx context.Context, w *WriteStep, f *dataframe.Frame) (st staged
 			_ = os.RemoveAll(tmp)
 		}
 	}()
+	if w.Mode == "merge" {
+		// The merged data is staged like any output; the stored files stay
+		// until the pipeline succeeds (docs/incremental.md#merge-writes).
+		src := final
+		if st.dir {
+			src += string(filepath.Separator)
+		}
+		merged, err := parquet.MergeWithExisting(ctx, src, nil, f, w.Key)
+		if err != nil {
+			return st, fmt.Errorf("merging into %s: %w", final, err)
+		}
+		defer merged.Release()
+		f = merged
+	}
 	if st.dir {
 		files, err := parquet.WriteDir(ctx, tmp, f, parquet.WriteOptions{Compression: w.Compression, PartitionBy: w.PartitionBy})
 		if err != nil {

@@ -34,7 +34,8 @@ const (
 	// PropPartitionBy lists (comma-separated) the columns of a
 	// Hive-partitioned write: dir/key=value/part-….parquet. Needs a directory.
 	PropPartitionBy = "svc.parquet.partition.by"
-	// PropMergeKey lists (comma-separated) the key columns of mode=merge.
+	// PropMergeKey lists (comma-separated) the key columns of
+	// svc.parquet.mode=merge (see docs/incremental.md#merge-writes).
 	PropMergeKey = "svc.parquet.merge.key"
 )
 
@@ -89,7 +90,12 @@ func (Connector) Validate(fields []connectors.Field, props connectors.Props) err
 	if strings.TrimSpace(props.String(PropPath, "")) == "" {
 		return fmt.Errorf("PARQUET: property %s is required (a file, or a directory of part files)", PropPath)
 	}
-	if _, err := modeOf(props); err != nil {
+	mode, err := modeOf(props)
+	if err != nil {
+		return err
+	}
+	mkeys, err := mergeKeys(props, mode)
+	if err != nil {
 		return err
 	}
 	if _, err := compressionOf(props); err != nil {
@@ -100,6 +106,11 @@ func (Connector) Validate(fields []connectors.Field, props connectors.Props) err
 		return err
 	}
 	if len(fields) > 0 {
+		for _, k := range mkeys {
+			if !hasField(fields, k) {
+				return fmt.Errorf("PARQUET: %s: %q is not a column of the table", PropMergeKey, k)
+			}
+		}
 		for _, k := range keys {
 			if !hasField(fields, k) {
 				return fmt.Errorf("PARQUET: %s: %q is not a column of the table", PropPartitionBy, k)
@@ -118,14 +129,21 @@ func hasField(fields []connectors.Field, name string) bool {
 	return false
 }
 
-func modeOf(p connectors.Props) (bool, error) {
-	switch m := strings.ToLower(strings.TrimSpace(p.String(PropMode, "overwrite"))); m {
-	case "overwrite", "replace":
-		return false, nil
-	case "append":
-		return true, nil
+// Write modes of svc.parquet.mode.
+const (
+	ModeOverwrite = "overwrite"
+	ModeAppend    = "append"
+	ModeMerge     = "merge"
+)
+
+func modeOf(p connectors.Props) (string, error) {
+	switch m := strings.ToLower(strings.TrimSpace(p.String(PropMode, ModeOverwrite))); m {
+	case ModeOverwrite, "replace":
+		return ModeOverwrite, nil
+	case ModeAppend, ModeMerge:
+		return m, nil
 	default:
-		return false, fmt.Errorf("PARQUET: property %s: %q is not overwrite or append", PropMode, p[PropMode])
+		return "", fmt.Errorf("PARQUET: property %s: %q is not overwrite, append or merge", PropMode, p[PropMode])
 	}
 }
 
@@ -142,8 +160,11 @@ func compressionOf(p connectors.Props) (string, error) {
 	return "", fmt.Errorf("PARQUET: property %s: %q is not one of %s", PropCompression, p[PropCompression], strings.Join(Compressions, ", "))
 }
 
-func partitionKeys(p connectors.Props) ([]string, error) {
-	v := strings.TrimSpace(p.String(PropPartitionBy, ""))
+func partitionKeys(p connectors.Props) ([]string, error) { return columnList(p, PropPartitionBy) }
+
+// columnList parses the comma list of top-level column names in prop.
+func columnList(p connectors.Props, prop string) ([]string, error) {
+	v := strings.TrimSpace(p.String(prop, ""))
 	if v == "" {
 		return nil, nil
 	}
@@ -151,7 +172,7 @@ func partitionKeys(p connectors.Props) ([]string, error) {
 	for _, k := range strings.Split(v, ",") {
 		k = strings.TrimSpace(k)
 		if k == "" || strings.ContainsAny(k, "/=.\\") {
-			return nil, fmt.Errorf("PARQUET: property %s: %q is not a column name", PropPartitionBy, k)
+			return nil, fmt.Errorf("PARQUET: property %s: %q is not a column name", prop, k)
 		}
 		keys = append(keys, k)
 	}
@@ -344,9 +365,13 @@ func (Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe
 	if path == "" {
 		return res, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
-	appendMode, err := modeOf(ds.Props)
+	mode, err := modeOf(ds.Props)
 	if err != nil {
 		return res, err
+	}
+	appendMode := mode == ModeAppend
+	if mode == ModeMerge {
+		return mergeWrite(ctx, ds, f)
 	}
 	comp, err := compressionOf(ds.Props)
 	if err != nil {
@@ -482,6 +507,12 @@ func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error 
 	if err := writeParquetFile(tmp, f, compression); err != nil {
 		_ = os.Remove(tmp)
 		return err
+	}
+	if testHookBeforeSwap != nil {
+		if err := testHookBeforeSwap(); err != nil {
+			_ = os.Remove(tmp)
+			return err
+		}
 	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)

@@ -64,8 +64,9 @@ func TestValidate(t *testing.T) {
 		{name: "auth type", props: with(good, "svc.restapi.auth.type", "digest"), errHas: `svc.restapi.auth.type: "digest" is not one of bearer, basic, api_key, oauth2`},
 		{name: "rate limit", props: with(good, "svc.restapi.rate.limit", "fast"), errHas: "svc.restapi.rate.limit"},
 		{name: "declared properties of other helpers are accepted", props: with(good,
-			"svc.restapi.incremental.cursor", "updated_at", "svc.restapi.incremental.param", "since",
-			"svc.restapi.primary.key", "id", "svc.restapi.fanout.concurrency", "8", "svc.restapi.fanout.token", "svc.restapi.channelId")},
+			"svc.restapi.incremental.cursor", "updated_at", "svc.restapi.incremental.param", "since", "svc.restapi.parse.payload", "true",
+			"svc.restapi.primary.key", "id", "svc.restapi.fanout.concurrency", "8", "svc.restapi.fanout.token", "svc.restapi.channelId",
+			"svc.restapi.fanout.from", "yt.channels", "svc.restapi.fanout.column", "id")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
