@@ -45,6 +45,7 @@ func (s *API) newApp() *fiber.App {
 		JSONEncoder:           marshalNoHTMLEscape,
 	})
 	app.Server().HeaderReceived = s.markTooLarge
+	app.Use(s.boundedBody)
 	app.Use(s.authenticate)
 	r := &routes{app: app}
 	s.routes = r
@@ -66,6 +67,8 @@ func (s *API) newApp() *fiber.App {
 	r.add(fiber.MethodGet, "/health", s.health)
 	r.add(fiber.MethodGet, "/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.Reg, promhttp.HandlerOpts{})))
 	r.add(fiber.MethodGet, "/datasets/notifications", s.dataset)
+	s.recordRoutes(app, r)
+	s.uiRoutes(app, r)
 	s.managementRoutes(app, r)
 	// Fiber answers a method it does not know (PROPFIND) with plain text
 	// before any route runs: such requests are answered here.
@@ -252,28 +255,6 @@ func parseRange(c *fiber.Ctx, required bool) (queue.Range, error) {
 		return r, fmt.Errorf("[From] date [%s] can not be later than [To] date [%s]", hmcDate(*r.From), hmcDate(*r.To))
 	}
 	return r, nil
-}
-
-func (s *API) listRange(c *fiber.Ctx) error {
-	r, err := parseRange(c, true)
-	if err != nil {
-		return jsonError(c, fiber.StatusBadRequest, err.Error())
-	}
-	recs, err := s.store.List(c.UserContext(), r)
-	if err != nil {
-		return s.storeError(c, err)
-	}
-	buf := make([]byte, 0, 64+len(recs)*300)
-	buf = append(buf, '[')
-	for i := range recs {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = queue.AppendRecordJSON(buf, &recs[i])
-	}
-	buf = append(buf, ']')
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Send(buf)
 }
 
 func (s *API) deleteRange(c *fiber.Ctx) error {

@@ -173,16 +173,18 @@ func readAtMost(r io.Reader, limit int) ([]byte, error) {
 	return buf.Bytes(), nil
 }
 
-// bodyOrError reads the body; on failure it writes the error answer and
-// returns ok false.
-func (s *API) bodyOrError(c *fiber.Ctx) (body []byte, ok bool, err error) {
+// boundedBody reads every request's body with readBody before any other
+// handler runs: afterwards c.Body() is the decoded body, within the limit.
+func (s *API) boundedBody(c *fiber.Ctx) error {
 	b, err := s.readBody(c)
 	if err != nil {
 		var be *bodyError
 		if errors.As(err, &be) {
-			return nil, false, jsonError(c, be.status, be.msg)
+			return jsonError(c, be.status, be.msg)
 		}
-		return nil, false, err
+		return err
 	}
-	return b, true, nil
+	c.Request().Header.Del(fiber.HeaderContentEncoding)
+	c.Request().SetBodyRaw(b)
+	return c.Next()
 }

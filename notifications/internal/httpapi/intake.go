@@ -11,18 +11,27 @@ import (
 	"github.com/sluicedata/sluice/notifications/queue"
 )
 
-// intake is POST /webhook(s)/notifications: parse, enqueue, answer 200 once
-// the store has committed.
+// countEnqueue counts an acknowledged delivery in the metrics.
+func (s *API) countEnqueue(res queue.EnqueueResult) {
+	s.metrics.Received.Inc()
+	switch res.Outcome {
+	case queue.DiscardedDuplicate:
+		s.metrics.DiscardedDuplicate.Inc()
+	case queue.DiscardedObsolete:
+		s.metrics.DiscardedObsolete.Inc()
+	}
+	if res.Outdated > 0 {
+		s.metrics.Outdated.Add(float64(res.Outdated))
+	}
+}
+
+// intake is POST /webhook(s)/notifications: verify, parse, enqueue, answer
+// 200 once the store has committed. The body was read, bounded and
+// decoded by boundedBody.
 func (s *API) intake(c *fiber.Ctx) error {
 	start := time.Now()
 	defer func() { s.metrics.IntakeDuration.Observe(time.Since(start).Seconds()) }()
-	body, ok, err := s.bodyOrError(c)
-	if !ok {
-		if err == nil {
-			s.metrics.Rejected.Inc()
-		}
-		return err
-	}
+	body := c.Body()
 	if len(s.cfg.WebhookSecrets) > 0 {
 		if err := s.verifySignature(c, body); err != nil {
 			s.metrics.Unauthenticated.Inc()
@@ -38,6 +47,7 @@ func (s *API) intake(c *fiber.Ctx) error {
 	rec, err := queue.ParseDelivery(body, s.now())
 	if err != nil {
 		s.metrics.Rejected.Inc()
+		s.quarantineRequest(c, err.Error())
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	ctx, cancel := context.WithTimeout(s.baseCtx, s.intakeTimeout)
@@ -45,6 +55,7 @@ func (s *API) intake(c *fiber.Ctx) error {
 	cancel()
 	if errors.Is(err, queue.ErrInvalid) {
 		s.metrics.Rejected.Inc()
+		s.quarantineRequest(c, "the store refuses this notification: "+err.Error())
 		return jsonError(c, fiber.StatusBadRequest, "the store refuses this notification: "+err.Error())
 	}
 	if err != nil {
@@ -53,17 +64,8 @@ func (s *API) intake(c *fiber.Ctx) error {
 		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
 	}
 	s.metrics.Store.Committed()
-	s.metrics.Received.Inc()
-	switch res.Outcome {
-	case queue.DiscardedDuplicate:
-		s.metrics.DiscardedDuplicate.Inc()
-	case queue.DiscardedObsolete:
-		s.metrics.DiscardedObsolete.Inc()
-	}
-	if res.Outdated > 0 {
-		s.metrics.Outdated.Add(float64(res.Outdated))
-	}
-	// queue.Status, not SendStatus: the contract wants an empty body.
+	s.countEnqueue(res)
+	// Status, not SendStatus: the contract wants an empty body.
 	c.Status(fiber.StatusOK)
 	return nil
 }

@@ -266,11 +266,7 @@ func (s *API) mgmtGet(c *fiber.Ctx) error {
 
 func (s *API) mgmtCreate(c *fiber.Ctx) error {
 	var in dtoIn
-	body, ok, err := s.bodyOrError(c)
-	if !ok {
-		return err
-	}
-	if err := decodeJSON(body, &in); err != nil {
+	if err := decodeJSON(c.Body(), &in); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	rec, err := in.record(s.now(), false)
@@ -289,11 +285,7 @@ func (s *API) mgmtUpdate(c *fiber.Ctx) error {
 		return err
 	}
 	var in dtoIn
-	body, ok, err := s.bodyOrError(c)
-	if !ok {
-		return err
-	}
-	if err := decodeJSON(body, &in); err != nil {
+	if err := decodeJSON(c.Body(), &in); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	p := queue.Patch{ObjectToken: in.Target, Program: in.Program, RetryCounter: in.RetryCounter}
@@ -318,11 +310,7 @@ func (s *API) mgmtUpdate(c *fiber.Ctx) error {
 
 func (s *API) mgmtReplace(c *fiber.Ctx) error {
 	var in []dtoIn
-	body, ok, err := s.bodyOrError(c)
-	if !ok {
-		return err
-	}
-	if err := decodeJSON(body, &in); err != nil {
+	if err := decodeJSON(c.Body(), &in); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	now := s.now()
@@ -354,7 +342,8 @@ func (s *API) mgmtDelete(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	if err := s.store.Remove(c.UserContext(), tok); err != nil {
+	// SUCCESS and OUTDATED records are the cleanup job's (409).
+	if err := s.store.RemoveLive(c.UserContext(), tok); err != nil {
 		return s.mgmtStoreError(c, err)
 	}
 	c.Status(fiber.StatusOK)
@@ -366,7 +355,16 @@ func (s *API) mgmtRetry(c *fiber.Ctx) error {
 	if !ok {
 		return err
 	}
-	r, err := s.store.Requeue(c.UserContext(), tok)
+	force, err := queryBool(c, "force")
+	if err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	// A SUCCESS or OUTDATED record is re-queued only with force=true (409).
+	requeue := s.store.RequeueLive
+	if force {
+		requeue = s.store.Requeue
+	}
+	r, err := requeue(c.UserContext(), tok)
 	if err != nil {
 		return s.mgmtStoreError(c, err)
 	}
@@ -385,6 +383,8 @@ func (s *API) mgmtStoreError(c *fiber.Ctx, err error) error {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	case errors.Is(err, queue.ErrConflict):
 		return jsonError(c, fiber.StatusConflict, err.Error())
+	case errors.Is(err, queue.ErrSettled):
+		return jsonError(c, fiber.StatusConflict, settledMessage(err, tokenParam(c)))
 	}
 	return s.storeError(c, err)
 }

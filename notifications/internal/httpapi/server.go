@@ -22,6 +22,9 @@ type Config struct {
 	ManagementAPI    bool
 	WebhookSecrets   []string      // signed intake when set
 	WebhookTolerance time.Duration // of X-Sluice-Timestamp
+	// QuarantineMax bounds the quarantined bodies kept
+	// (docs/records-api.md#quarantine).
+	QuarantineMax int
 }
 
 // Jobs starts job runs in the background (the job trigger endpoints).

@@ -226,9 +226,10 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 			return
 		}
 	}
-	start := time.Now()
+	start, began := s.now(), time.Now()
 	err := s.handleRecord(ctx, rec)
-	s.metrics.ProcessingDuration.Observe(time.Since(start).Seconds())
+	took := time.Since(began)
+	s.metrics.ProcessingDuration.Observe(took.Seconds())
 	if ctx.Err() != nil {
 		// Cut short by shutdown: not an attempt that failed. The record
 		// stays claimed until its lease expires and is processed again.
@@ -258,6 +259,7 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 		s.log.Warn("notification processing failed", "webhookToken", rec.WebhookToken,
 			"attempt", rec.RetryCounter, "maxAttempts", s.cfg.MaxAttempts, "status", rec.Status, "error", err)
 	}
+	rec.Attempt = s.attemptOf(rec, start, took, err)
 	ok, ferr := s.store.Finish(ctx, rec)
 	if ferr == nil {
 		s.metrics.Store.Committed()
@@ -374,6 +376,10 @@ func (s *Runner) RunCleanup(ctx context.Context) (RunStats, error) {
 		return st, fmt.Errorf("cleanup job: %w", err)
 	}
 	st.Deleted = n
+	if err := s.expireKept(ctx, now); err != nil {
+		s.countRun(CleanupJob, err)
+		return st, fmt.Errorf("cleanup job: %w", err)
+	}
 	s.countRun(CleanupJob, nil)
 	if n > 0 {
 		s.log.Info("cleanup run done", "deleted", n)
