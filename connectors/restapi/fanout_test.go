@@ -82,7 +82,7 @@ func fanoutDS(url string, extra ...string) *connectors.Dataset {
 
 // parentOf is a frame with a struct column channel{id}: ids in order
 // (nil for a null id).
-func parentOf(t *testing.T, ids ...any) *dataframe.Frame {
+func parentOf(t testing.TB, ids ...any) *dataframe.Frame {
 	t.Helper()
 	var b strings.Builder
 	for _, id := range ids {
