@@ -16,6 +16,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
 // Sentinel errors, wrapped with the table or name concerned.
@@ -322,7 +323,7 @@ func writeExclusive(dir, name string, data []byte) error {
 			return err
 		}
 	}
-	return syncDir(dir)
+	return atomicfile.SyncDir(dir)
 }
 
 func writeExcl(path string, data []byte) error {
@@ -344,18 +345,6 @@ func writeExcl(path string, data []byte) error {
 		os.Remove(path)
 	}
 	return werr
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	if err := d.Sync(); err != nil && !errors.Is(err, os.ErrInvalid) {
-		return err
-	}
-	return nil
 }
 
 // Get returns the table ns.name (case-insensitive).
@@ -414,7 +403,11 @@ func (c *Catalog) Drop(ctx context.Context, ns, name string, ifExists bool) erro
 	if err != nil {
 		return fmt.Errorf("dropping %s.%s: %w", n, t, err)
 	}
-	return syncDir(filepath.Join(c.dir, n))
+	// A table created again under the name starts without state.
+	if err := os.Remove(c.statePath(n, t)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("dropping the state of %s.%s: %w", n, t, err)
+	}
+	return atomicfile.SyncDir(filepath.Join(c.dir, n))
 }
 
 // List returns the tables of namespace ns, sorted by name; ns "" lists every

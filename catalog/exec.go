@@ -11,6 +11,7 @@ import (
 	"github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // ExecuteBatch runs a batch of SQL statements (CONTRACT §5) in order and
@@ -254,8 +255,14 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 	}
 	fields := r.ds.Fields
 	var f *dataframe.Frame
+	// The rows read are delivered once the write succeeds: only then do
+	// incremental sources move their state (docs/incremental.md).
+	d := &Delivery{}
+	if outer := deliveryFrom(ctx); outer != nil {
+		d.FullRefresh = outer.FullRefresh
+	}
 	if x.Query != nil {
-		if f, err = s.Query(ctx, x.Query.Query); err != nil {
+		if f, err = s.Query(WithDelivery(ctx, d), x.Query.Query); err != nil {
 			return nil, err
 		}
 		// A table whose columns are its connector's fixed ones (a RESTAPI
@@ -273,6 +280,9 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 	res, err := s.Write(ctx, target, f, nil)
 	if err != nil {
 		return nil, err
+	}
+	if err := d.Commit(ctx); err != nil {
+		return nil, fmt.Errorf("inserted %d rows into %s, but the incremental state was not stored (the next run reads them again): %w", res.Written, target, err)
 	}
 	return dataframe.FromValues([]string{"num_affected_rows", "num_inserted_rows"}, [][]any{{res.Written, res.Written}})
 }
@@ -527,24 +537,11 @@ func sameFields(a, b []connectors.Field) bool {
 }
 
 // assignable reports whether a query column of Spark type got may be
-// written to a column declared want without a cast that changes values.
-func assignable(got, want string) bool {
-	got, want = strings.ToLower(got), strings.ToLower(want)
-	if got == want || got == "void" || want == "string" {
-		// Spark's ANSI store assignment takes any value into a string
-		// column; the connector renders it (a RESTAPI payload as JSON).
-		return true
-	}
-	switch want {
-	case "long":
-		return got == "integer" || got == "short" || got == "byte"
-	case "double":
-		return got == "integer" || got == "long" || got == "float" || got == "short" || got == "byte"
-	case "integer":
-		return got == "short" || got == "byte"
-	}
-	return false
-}
+// written to a column declared want without a cast that changes values
+// (sparktype.AssignableNames; see docs/inference.md#assignment). Any value
+// goes into a string column: the connector renders it (a RESTAPI payload as
+// JSON), as Spark's ANSI store assignment does.
+func assignable(got, want string) bool { return sparktype.AssignableNames(got, want) }
 
 func fieldList(fields []connectors.Field) string {
 	parts := make([]string, len(fields))
@@ -591,10 +588,8 @@ func coerce(lit *sql.Literal, typ string) (any, error) {
 		}
 	case "timestamp", "timestamp_ntz":
 		if s, ok := v.(string); ok {
-			for _, layout := range []string{time.RFC3339Nano, "2006-01-02 15:04:05.999999999", "2006-01-02T15:04:05.999999999", "2006-01-02"} {
-				if t, err := time.Parse(layout, s); err == nil {
-					return t.UTC(), nil
-				}
+			if t, err := sparktype.ParseTimestamp(s); err == nil {
+				return t, nil
 			}
 			return nil, fmt.Errorf("%s is not a timestamp", lit.Raw)
 		}

@@ -42,9 +42,14 @@ func (s *Session) compileQuery(ctx context.Context, q query.Query) (*query.Plan,
 	return plan, r.release, nil
 }
 
-// sessionTables resolves a query's table names with Session.Read.
+// TableReader reads catalog tables by name: a Session, or a pipeline's.
+type TableReader interface {
+	Read(ctx context.Context, name string, props map[string]any) (*dataframe.Frame, error)
+}
+
+// sessionTables resolves a query's table names with Read.
 type sessionTables struct {
-	s      *Session
+	s      TableReader
 	frames []*dataframe.Frame
 }
 
@@ -62,4 +67,50 @@ func (r *sessionTables) release() {
 		f.Release()
 	}
 	r.frames = nil
+}
+
+// QueryFrames runs q where a one-part table name is looked up in frames
+// first (case-insensitively: pipeline step ids, frames of a Go program),
+// then — when s is not nil — in the session's catalog. It is the Go API for
+// running SQL over frames; frames stay the caller's.
+func QueryFrames(ctx context.Context, s TableReader, q query.Query, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
+	r := &frameTables{frames: map[string]*dataframe.Frame{}}
+	for k, f := range frames {
+		r.frames[strings.ToLower(k)] = f
+	}
+	if s != nil && !isNilReader(s) {
+		r.session = &sessionTables{s: s}
+		defer r.session.release()
+	}
+	plan, err := query.Compile(ctx, q, r, query.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return plan.Frame(ctx)
+}
+
+type frameTables struct {
+	frames  map[string]*dataframe.Frame
+	session *sessionTables
+}
+
+func (r *frameTables) Table(ctx context.Context, name []string) (query.Table, error) {
+	if len(name) == 1 {
+		if f, ok := r.frames[strings.ToLower(name[0])]; ok {
+			return query.FrameTable(f), nil
+		}
+	}
+	if r.session == nil || len(name) == 1 {
+		m := query.Tables{}
+		for k, f := range r.frames {
+			m[k] = query.FrameTable(f)
+		}
+		return m.Table(ctx, name)
+	}
+	return r.session.Table(ctx, name)
+}
+
+func isNilReader(s TableReader) bool {
+	ss, ok := s.(*Session)
+	return ok && ss == nil
 }

@@ -134,11 +134,20 @@ func (s *Session) Read(ctx context.Context, name string, props map[string]any) (
 			f, err = nil, fmt.Errorf("reading %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
-	f, err = r.conn.Read(ctx, r.ds)
+	f, err = s.readResolved(ctx, r)
 	if err != nil {
 		return nil, doing("reading", r.ds.Name, r.red.Error(err))
 	}
 	return f, nil
+}
+
+// readResolved runs the connector's read: incremental when the connector
+// and the properties say so (see docs/incremental.md).
+func (s *Session) readResolved(ctx context.Context, r *resolved) (*dataframe.Frame, error) {
+	if ir, ok := r.conn.(connectors.IncrementalReader); ok && ir.Incremental(r.ds.Props) {
+		return s.readIncremental(ctx, r, ir)
+	}
+	return r.conn.Read(ctx, r.ds)
 }
 
 // Write writes f to the dataset name (see Read for props). The result
@@ -189,6 +198,8 @@ type resolved struct {
 	conn connectors.Connector
 	typ  string
 	red  *connectors.Redactor
+	// ns and table name the catalog table (HIVE); empty in USER mode.
+	ns, table string
 }
 
 // sessionOnly keys steer the session and are not connector properties.
@@ -240,6 +251,8 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 		typ      string
 		location string
 		dsName   = name
+
+		tableNS, tableName string
 	)
 	if provider == ProviderUser {
 		if !hasEntry {
@@ -271,6 +284,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 			return nil, err
 		}
 		dsName = tbl.FullName()
+		tableNS, tableName = tbl.Namespace, tbl.Name
 		base = tbl.Properties
 		fields = tbl.Fields()
 		typ = tbl.Type
@@ -315,7 +329,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 	if strings.EqualFold(strings.TrimSpace(level), "CONSOLE") {
 		ds.Log = &redactingWriter{s: s, red: red}
 	}
-	return &resolved{ds: ds, conn: conn, typ: strings.ToUpper(typ), red: red}, nil
+	return &resolved{ds: ds, conn: conn, typ: strings.ToUpper(typ), red: red, ns: tableNS, table: tableName}, nil
 }
 
 // redactingWriter masks every known secret before a log line reaches the

@@ -91,6 +91,7 @@ var ErrNotWritable = errors.New("connector does not support writes")
 var (
 	registryMu sync.RWMutex
 	registry   = map[string]Connector{}
+	describers []*PropertySet
 )
 
 // Register makes a connector available under name (upper-case by
@@ -106,6 +107,19 @@ func Register(name string, c Connector) {
 		panic("connectors: Register called twice for connector " + name)
 	}
 	registry[name] = c
+	if d, ok := c.(Describer); ok {
+		sets := append([]*PropertySet(nil), describers...)
+		describers = append(sets, d.Properties())
+	}
+}
+
+// declaredSets returns the declarations of the registered connectors. The
+// slice is replaced, never changed, by Register, so it is read unlocked
+// after the read lock.
+func declaredSets() []*PropertySet {
+	registryMu.RLock()
+	defer registryMu.RUnlock()
+	return describers
 }
 
 // Lookup returns the connector registered under typ (case-insensitive).

@@ -10,10 +10,22 @@ import (
 // Mask is what a secret value prints as.
 const Mask = "***"
 
-// IsSecretKey reports whether a property's value is a secret: its name
-// contains key, token, secret or password (any case), or it is an
-// Authorization header property.
+// IsSecretKey reports whether a property's value is a secret. A property a
+// registered connector declares is secret when its declaration says so
+// (svc.restapi.auth.token is, svc.restapi.fanout.token is not); any other
+// name is secret when it contains key, token, secret or password (any
+// case), or is an Authorization header property. See docs/properties.md.
 func IsSecretKey(name string) bool {
+	for _, s := range declaredSets() {
+		if secret, declared := s.IsSecret(name); declared {
+			return secret
+		}
+	}
+	return looksSecret(name)
+}
+
+// looksSecret is the rule for undeclared names.
+func looksSecret(name string) bool {
 	l := strings.ToLower(name)
 	for _, w := range []string{"key", "token", "secret", "password", "authorization"} {
 		if strings.Contains(l, w) {

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // ColumnKind is the type of a column built by TypedBuilder or added by
@@ -55,19 +56,11 @@ func ParseColumnKind(s string) (ColumnKind, error) {
 }
 
 func (k ColumnKind) arrowType() arrow.DataType {
-	switch k {
-	case KindLong:
-		return arrow.PrimitiveTypes.Int64
-	case KindInteger:
-		return arrow.PrimitiveTypes.Int32
-	case KindDouble:
-		return arrow.PrimitiveTypes.Float64
-	case KindBoolean:
-		return arrow.FixedWidthTypes.Boolean
-	case KindTimestamp:
-		return TimestampType
+	dt, err := sparktype.ParseType(k.String())
+	if err != nil {
+		return arrow.BinaryTypes.String
 	}
-	return arrow.BinaryTypes.String
+	return dt
 }
 
 // TypedColumn declares one column of a TypedBuilder.
@@ -356,20 +349,7 @@ func constantArray(mem memory.Allocator, c Constant, n int) (arrow.Array, error)
 	return b.NewArray(), nil
 }
 
-func parseTimestampText(s string) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	var firstErr error
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02 15:04:05.999999999", "2006-01-02"} {
-		t, err := time.Parse(layout, s)
-		if err == nil {
-			return t.UTC(), nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return time.Time{}, firstErr
-}
+func parseTimestampText(s string) (time.Time, error) { return sparktype.ParseTimestamp(s) }
 
 // ByteSize is the memory the frame's Arrow buffers take, in bytes: the
 // figure progress lines report for frames that are not files.

@@ -2,20 +2,23 @@ package dataframe
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// MergeSchemas merges b into a field by field with the JSON inference
-// rules: fields of both kept (matched by name), integers and doubles widen
-// to double, structs merge field-wise, lists merge their elements, and any
-// other conflict becomes string. When both sides list their fields sorted
-// by name (as inferred schemas do) the result is sorted too; otherwise a's
-// fields keep their order and b's new ones follow. A field missing on one
-// side becomes nullable. Either schema may be nil.
+// MergeSchemas merges b into a field by field with Spark's inference
+// rules (sparktype.MergeFields, sparktype.Common): fields of both kept
+// (matched by name), numbers widened (integers → long, with doubles →
+// double, decimals as Spark's compatibleType), structs merged field-wise,
+// lists merged element-wise, and any other conflict becomes string. When
+// both sides list their fields in Spark's order (as inferred schemas do)
+// the result is in that order too; otherwise a's fields keep their order
+// and b's new ones follow. A field missing on one side becomes nullable.
+// Either schema may be nil.
 func MergeSchemas(a, b *arrow.Schema) *arrow.Schema {
 	switch {
 	case a == nil && b == nil:
@@ -25,85 +28,7 @@ func MergeSchemas(a, b *arrow.Schema) *arrow.Schema {
 	case b == nil:
 		return a
 	}
-	return arrow.NewSchema(mergeFields(a.Fields(), b.Fields()), nil)
-}
-
-func mergeFields(a, b []arrow.Field) []arrow.Field {
-	bIndex := make(map[string]int, len(b))
-	for i, f := range b {
-		if _, dup := bIndex[f.Name]; !dup {
-			bIndex[f.Name] = i
-		}
-	}
-	aNames := make(map[string]bool, len(a))
-	out := make([]arrow.Field, 0, len(a)+len(b))
-	for _, f := range a {
-		aNames[f.Name] = true
-		if j, ok := bIndex[f.Name]; ok {
-			g := b[j]
-			out = append(out, arrow.Field{Name: f.Name, Type: mergeTypes(f.Type, g.Type), Nullable: f.Nullable || g.Nullable, Metadata: f.Metadata})
-			continue
-		}
-		f.Nullable = true
-		out = append(out, f)
-	}
-	for _, g := range b {
-		if !aNames[g.Name] {
-			aNames[g.Name] = true
-			g.Nullable = true
-			out = append(out, g)
-		}
-	}
-	if fieldsSorted(a) && fieldsSorted(b) {
-		sort.SliceStable(out, func(i, j int) bool { return out[i].Name < out[j].Name })
-	}
-	return out
-}
-
-func fieldsSorted(fs []arrow.Field) bool {
-	return sort.SliceIsSorted(fs, func(i, j int) bool { return fs[i].Name < fs[j].Name })
-}
-
-func isInteger(id arrow.Type) bool {
-	switch id {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32:
-		return true
-	}
-	return false
-}
-
-func isFloat(id arrow.Type) bool {
-	return id == arrow.FLOAT16 || id == arrow.FLOAT32 || id == arrow.FLOAT64
-}
-
-// mergeTypes is the inference merge of two Arrow types.
-func mergeTypes(a, b arrow.DataType) arrow.DataType {
-	if arrow.TypeEqual(a, b) {
-		return a
-	}
-	ai, bi := a.ID(), b.ID()
-	switch {
-	case ai == arrow.NULL:
-		return b
-	case bi == arrow.NULL:
-		return a
-	case isInteger(ai) && isInteger(bi):
-		return arrow.PrimitiveTypes.Int64
-	case (isInteger(ai) || isFloat(ai)) && (isInteger(bi) || isFloat(bi)):
-		return arrow.PrimitiveTypes.Float64
-	case ai == arrow.TIMESTAMP && bi == arrow.TIMESTAMP:
-		// The finer unit keeps every value exact.
-		ta, tb := a.(*arrow.TimestampType), b.(*arrow.TimestampType)
-		if tb.Unit > ta.Unit {
-			return &arrow.TimestampType{Unit: tb.Unit, TimeZone: ta.TimeZone}
-		}
-		return &arrow.TimestampType{Unit: ta.Unit, TimeZone: ta.TimeZone}
-	case ai == arrow.STRUCT && bi == arrow.STRUCT:
-		return arrow.StructOf(mergeFields(a.(*arrow.StructType).Fields(), b.(*arrow.StructType).Fields())...)
-	case ai == arrow.LIST && bi == arrow.LIST:
-		return arrow.ListOf(mergeTypes(a.(*arrow.ListType).Elem(), b.(*arrow.ListType).Elem()))
-	}
-	return arrow.BinaryTypes.String
+	return arrow.NewSchema(sparktype.MergeFields(a.Fields(), b.Fields()), nil)
 }
 
 // Concat stacks frames into one: schemas merged by MergeSchemas, columns a
@@ -263,6 +188,32 @@ func castAppend(b array.Builder, arr arrow.Array, i int) error {
 			bb.Append(v)
 			return nil
 		}
+	case *array.Decimal128Builder:
+		dt := bb.Type().(*arrow.Decimal128Type)
+		switch a := arr.(type) {
+		case *array.Decimal128:
+			v, err := a.Value(i).Rescale(a.DataType().(*arrow.Decimal128Type).Scale, dt.Scale)
+			if err != nil || !v.FitsInPrecision(dt.Precision) {
+				return fmt.Errorf("%s does not fit %s", a.ValueStr(i), sparktype.Name(dt))
+			}
+			bb.Append(v)
+			return nil
+		}
+		var n int64
+		switch v := ValueAt(arr, i).(type) {
+		case int64:
+			n = v
+		case int32:
+			n = int64(v)
+		default:
+			return fmt.Errorf("cannot convert %s to %s", sparktype.Name(arr.DataType()), sparktype.Name(dt))
+		}
+		v, err := decimal128.FromI64(n).Rescale(0, dt.Scale)
+		if err != nil || !v.FitsInPrecision(dt.Precision) {
+			return fmt.Errorf("%d does not fit %s", n, sparktype.Name(dt))
+		}
+		bb.Append(v)
+		return nil
 	case *array.BooleanBuilder:
 		if a, ok := arr.(*array.Boolean); ok {
 			bb.Append(a.Value(i))
@@ -306,5 +257,5 @@ func castAppend(b array.Builder, arr arrow.Array, i int) error {
 			return b.AppendValueFromString(arr.ValueStr(i))
 		}
 	}
-	return fmt.Errorf("cannot convert %s to %s", SparkType(arr.DataType()), SparkType(b.Type()))
+	return fmt.Errorf("cannot convert %s to %s", sparktype.Name(arr.DataType()), sparktype.Name(b.Type()))
 }

@@ -14,6 +14,7 @@ import (
 	gota "github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 	json "github.com/goccy/go-json"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // ToGota converts f to a gota DataFrame:
@@ -317,7 +318,7 @@ func fillFromGota(b array.Builder, name string, dt arrow.DataType, cols map[stri
 	}
 	s, ok := cols[name]
 	if !ok {
-		return fmt.Errorf("gota: no column %q for schema field %s (%s)", name, name, SparkType(dt))
+		return fmt.Errorf("gota: no column %q for schema field %s (%s)", name, name, sparktype.Name(dt))
 	}
 	used[name] = true
 	b.Reserve(nrows)
@@ -350,7 +351,7 @@ func structValidity(name string, st *arrow.StructType, cols map[string]series.Se
 			}
 			s, ok := cols[n]
 			if !ok {
-				return fmt.Errorf("gota: no column %q for schema field %s (%s)", n, n, SparkType(fd.Type))
+				return fmt.Errorf("gota: no column %q for schema field %s (%s)", n, n, sparktype.Name(fd.Type))
 			}
 			for i := 0; i < nrows; i++ {
 				if !valid[i] && !s.Elem(i).IsNA() {
@@ -424,10 +425,10 @@ func appendJSONText(b array.Builder, dt arrow.DataType, text string) (err error)
 		unmarshal = func(dec *json.Decoder) error { return appendJSONTokens(b, dec) }
 	}
 	if err := unmarshal(dec); err != nil {
-		return fmt.Errorf("%q is not a %s: %w", truncateCell(text, 60), SparkType(dt), err)
+		return fmt.Errorf("%q is not a %s: %w", truncateCell(text, 60), sparktype.Name(dt), err)
 	}
 	if dec.More() {
-		return fmt.Errorf("%q is not one %s value", truncateCell(text, 60), SparkType(dt))
+		return fmt.Errorf("%q is not one %s value", truncateCell(text, 60), sparktype.Name(dt))
 	}
 	return nil
 }

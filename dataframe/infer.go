@@ -4,19 +4,22 @@ import (
 	"sort"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// kind is an inferred JSON type. kindNone means only nulls were seen.
-type kind uint8
+// kind is an inferred JSON type (see docs/inference.md). kindNone is
+// Spark's NullType: only nulls or empty strings were seen.
+type kind = sparktype.Kind
 
 const (
-	kindNone kind = iota
-	kindBool
-	kindLong
-	kindDouble
-	kindString
-	kindStruct
-	kindList
+	kindNone    = sparktype.Null
+	kindBool    = sparktype.Boolean
+	kindLong    = sparktype.Long
+	kindDecimal = sparktype.Decimal
+	kindDouble  = sparktype.Double
+	kindString  = sparktype.String
+	kindStruct  = sparktype.Struct
+	kindList    = sparktype.Array
 )
 
 // typeNode is the inferred type of one position in the documents (a
@@ -24,6 +27,7 @@ const (
 // into it.
 type typeNode struct {
 	kind   kind
+	prec   uint8            // decimal precision
 	fields []*typeField     // struct fields in first-seen order
 	index  map[string]int32 // struct: field name → position in fields
 	hint   []int32          // struct: field of the k-th key of the last object
@@ -39,24 +43,29 @@ type typeField struct {
 	node *typeNode
 }
 
-// seeScalar merges a scalar of kind k into n.
+// seeScalar merges a scalar of kind k (not a decimal) into n.
 func (n *typeNode) seeScalar(k kind) {
-	switch {
-	case n.kind == k:
-	case n.kind == kindNone:
-		n.kind = k
-	case n.kind == kindString:
-	case n.kind == kindLong && k == kindDouble:
-		n.kind = kindDouble
-	case n.kind == kindDouble && k == kindLong:
-	default:
-		n.toString()
+	if n.kind == k || n.kind == kindString {
+		return
 	}
+	n.widen(sparktype.Scalar{Kind: k})
 }
+
+// widen merges the type s into n by Spark's rules (sparktype.Widen).
+func (n *typeNode) widen(s sparktype.Scalar) {
+	w := sparktype.Widen(n.scalar(), s)
+	if w.Kind == kindString {
+		n.toString()
+		return
+	}
+	n.kind, n.prec = w.Kind, w.Prec
+}
+
+func (n *typeNode) scalar() sparktype.Scalar { return sparktype.Scalar{Kind: n.kind, Prec: n.prec} }
 
 // toString widens n to string after a conflict; its children are dropped.
 func (n *typeNode) toString() {
-	n.kind = kindString
+	n.kind, n.prec = kindString, 0
 	n.fields, n.index, n.hint, n.elem = nil, nil, nil, nil
 }
 
@@ -110,25 +119,18 @@ func mergeNode(dst, src *typeNode) {
 	case dst.kind == kindList && src.kind == kindList:
 		mergeNode(dst.elem, src.elem)
 	case dst.kind <= kindString && src.kind <= kindString:
-		dst.seeScalar(src.kind)
+		dst.widen(src.scalar())
 	default:
 		dst.toString()
 	}
 }
 
 // arrowType is the Arrow type of n after Spark's canonicalisation: only
-// nulls → string, struct fields sorted by name, fields with an empty name
-// and structs without fields dropped (ok is false for a dropped type).
+// nulls → string, struct fields sorted in Spark's order, fields with an
+// empty name and structs without fields dropped (ok is false for a dropped
+// type).
 func (n *typeNode) arrowType() (dt arrow.DataType, ok bool) {
 	switch n.kind {
-	case kindNone, kindString:
-		return arrow.BinaryTypes.String, true
-	case kindBool:
-		return arrow.FixedWidthTypes.Boolean, true
-	case kindLong:
-		return arrow.PrimitiveTypes.Int64, true
-	case kindDouble:
-		return arrow.PrimitiveTypes.Float64, true
 	case kindStruct:
 		fields := n.arrowFields()
 		if len(fields) == 0 {
@@ -142,7 +144,7 @@ func (n *typeNode) arrowType() (dt arrow.DataType, ok bool) {
 		}
 		return arrow.ListOf(et), true
 	}
-	return nil, false
+	return n.scalar().ArrowType(), true
 }
 
 func (n *typeNode) arrowFields() []arrow.Field {
@@ -152,7 +154,7 @@ func (n *typeNode) arrowFields() []arrow.Field {
 			sorted = append(sorted, f)
 		}
 	}
-	sort.Slice(sorted, func(i, j int) bool { return sorted[i].name < sorted[j].name })
+	sort.SliceStable(sorted, func(i, j int) bool { return sparktype.Less(sorted[i].name, sorted[j].name) })
 	fields := make([]arrow.Field, 0, len(sorted))
 	for _, f := range sorted {
 		if dt, ok := f.node.arrowType(); ok {
@@ -198,7 +200,9 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 	switch c := d[pos]; c {
 	case '"':
 		end, _ := s.scanString(pos)
-		if end >= 0 {
+		if end > pos+2 {
+			// An empty string is Spark's NullType: it takes the type of
+			// the other values (see docs/inference.md#empty-strings).
 			n.seeScalar(kindString)
 		}
 		return end
@@ -286,10 +290,13 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 	default:
 		if c == '-' || c >= '0' && c <= '9' {
 			end, class := s.scanNumber(pos)
-			if class == numLong {
+			switch class {
+			case numLong:
 				n.seeScalar(kindLong)
-			} else if class == numDouble {
+			case numDouble:
 				n.seeScalar(kindDouble)
+			case numDecimal:
+				n.widen(sparktype.Scalar{Kind: kindDecimal, Prec: uint8(sparktype.IntegerPrecision(s.data[pos:end]))})
 			}
 			return end
 		}

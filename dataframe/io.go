@@ -1,7 +1,6 @@
 package dataframe
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
 // ErrUnknownFormat is returned by ReadFile and WriteFile for a file
@@ -26,6 +27,11 @@ type FileOptions struct {
 	Parquet ParquetOptions
 	// Allocator backs the frame's buffers. Defaults to memory.DefaultAllocator.
 	Allocator memory.Allocator
+	// SampleRows, Strict and Stats apply to JSON input as in JSONOptions
+	// (see docs/inference.md#sampling).
+	SampleRows int
+	Strict     bool
+	Stats      *ReadStats
 }
 
 func (o FileOptions) allocator() memory.Allocator {
@@ -96,10 +102,12 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 			return nil, err
 		}
 		var f *Frame
+		jo := JSONOptions{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Stats: o.Stats}
 		if format == formatJSON {
-			f, err = ReadJSON(data, JSONOptions{RecordsPath: o.RecordsPath, Allocator: mem})
+			jo.RecordsPath = o.RecordsPath
+			f, err = ReadJSON(data, jo)
 		} else {
-			f, err = ReadNDJSON(data, JSONOptions{Allocator: mem})
+			f, err = ReadNDJSON(data, jo)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -151,53 +159,8 @@ func WriteFile(path string, f *Frame, o FileOptions) error {
 	default:
 		return unknownFormat(path, ext, ".parquet, .arrow, .csv, .ndjson, .jsonl or .json")
 	}
-	if err := writeAtomic(path, write); err != nil {
+	if err := atomicfile.Write(path, write); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
-}
-
-// writeAtomic runs write against a buffered temporary file next to path and
-// renames it into place once write, the flush and the fsync all succeeded.
-func writeAtomic(path string, write func(w io.Writer) error) (err error) {
-	dir, base := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriterSize(tmp, 1<<20)
-	if err = write(bw); err != nil {
-		return err
-	}
-	if err = bw.Flush(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	// The rename is durable only once the directory entry is synced; a
-	// failure here does not undo the (already visible) write.
-	if d, derr := os.Open(dir); derr == nil {
-		_ = d.Sync()
-		d.Close()
 	}
 	return nil
 }

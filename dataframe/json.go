@@ -23,6 +23,16 @@ type JSONOptions struct {
 	// MaxDepth bounds the nesting of objects and arrays; deeper input is an
 	// error rather than a stack overflow. Defaults to 512.
 	MaxDepth int
+	// SampleRows > 0 infers the schema from the first SampleRows rows only
+	// (Spark's samplingRatio analogue; see docs/inference.md#sampling).
+	// Later values that do not fit it become null and fields it lacks are
+	// dropped, both counted in Stats. Defaults to 0: the whole input.
+	SampleRows int
+	// Strict makes a value that does not fit the sampled schema an error
+	// (*MisfitError naming the record, field and value) instead of a null.
+	Strict bool
+	// Stats, when not nil, receives what the read counted.
+	Stats *ReadStats
 }
 
 // RecordsPathError is a records path that holds something other than an
@@ -45,6 +55,9 @@ func (e *RecordsPathError) Error() string {
 func (o JSONOptions) validate() (path []string, err error) {
 	if o.MaxDepth < 0 {
 		return nil, fmt.Errorf("dataframe: JSONOptions.MaxDepth is %d, must be 0 (default) or more", o.MaxDepth)
+	}
+	if o.SampleRows < 0 {
+		return nil, fmt.Errorf("dataframe: JSONOptions.SampleRows is %d, must be 0 (all rows) or more", o.SampleRows)
 	}
 	if o.RecordsPath == "" {
 		return nil, nil
@@ -120,6 +133,9 @@ type chunk struct {
 	rows  int64
 	recs  []arrow.Record
 	err   error
+
+	misfits int64 // values that did not fit and became null
+	first   *Misfit
 }
 
 // splitting decides how input is shared among goroutines.
@@ -143,10 +159,23 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 	if err != nil {
 		return nil, err
 	}
-	if !sp.twoPass {
-		if f, ok := readFused(spans, lines, opts, sp, path); ok {
+	var stats ReadStats
+	defer func() {
+		if opts.Stats != nil {
+			*opts.Stats = stats
+		}
+	}()
+	if !sp.twoPass || opts.SampleRows > 0 {
+		if f, ok := readFused(spans, lines, opts, sp, path, &stats); ok {
+			if err := stats.check(opts, spans, lines); err != nil {
+				f.Release()
+				return nil, err
+			}
 			return f, nil
 		}
+		// The two-pass path reports the error that stopped the fused one
+		// (or, for a sample without rows or types, infers from everything).
+		stats = ReadStats{}
 	}
 	chunks := splitChunks(spans, lines, sp)
 	docs := len(spans)
@@ -159,7 +188,7 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 	for _, c := range chunks {
 		if c.err != nil {
 			if se, ok := c.err.(*SyntaxError); ok && lines {
-				se.Line = 1 + bytes.Count(spans[0].data[:se.Offset], []byte{'\n'})
+				se.Line = lineOf(spans[0].data, se.Offset)
 			}
 			return nil, c.err
 		}
@@ -190,6 +219,7 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 			err = c.err
 		}
 		recs = append(recs, c.recs...)
+		stats.add(c.misfits, c.first)
 	}
 	if err != nil {
 		for _, r := range recs {
@@ -224,7 +254,7 @@ func splitChunks(spans []docSpan, lines bool, sp splitting) []*chunk {
 			end := len(data)
 			if i < n-1 {
 				end = start + (len(data)-start)/(n-i)
-				if nl := bytes.IndexByte(data[end:], '\n'); nl >= 0 {
+				if nl := lineBreak(data[end:], true); nl >= 0 {
 					end += nl + 1
 				} else {
 					end = len(data)
@@ -289,8 +319,9 @@ func runIndexed(n, workers int, fn func(i int)) {
 func splitLines(block docSpan) []docSpan {
 	var spans []docSpan
 	d := block.data
+	hasCR := bytes.IndexByte(d, '\r') >= 0
 	for pos := 0; pos < len(d); {
-		end := bytes.IndexByte(d[pos:], '\n')
+		end := lineBreak(d[pos:], hasCR)
 		if end < 0 {
 			end = len(d)
 		} else {
@@ -507,11 +538,13 @@ func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bo
 		rb.root.reserve(row, c.rows, frac)
 	}
 	s := &scanner{maxDepth: maxDepth}
+	defer func() { c.misfits, c.first = s.misfits, s.firstMisfit }()
 	for i := range c.spans {
 		sp := &c.spans[i]
 		if sp.start < 0 {
 			continue
 		}
+		s.doc = sp.doc
 		s.data, s.base, s.trustUTF8 = sp.data, sp.base, sp.utf8
 		if !sp.array {
 			rb.add(s, sp.start, 0)

@@ -2,11 +2,13 @@ package dataframe
 
 import (
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // buildNode appends JSON values to the Arrow builder of one position in
@@ -18,6 +20,7 @@ type buildNode struct {
 	i64  *array.Int64Builder
 	f64  *array.Float64Builder
 	boo  *array.BooleanBuilder
+	dec  *array.Decimal128Builder
 	st   *array.StructBuilder
 	lst  *array.ListBuilder
 
@@ -30,14 +33,20 @@ type buildNode struct {
 	gen    uint32
 
 	elem *buildNode // list
+	prec int        // decimal precision
 
-	t *typeNode // the sampled type, in the fused pass
+	t    *typeNode // the sampled type, in the fused pass
+	path string    // dotted path of the column, for misfit reports
 }
 
 // newBuildNode wraps b, whose type must be one JSON inference produces:
-// string, long, double, boolean, struct or list of those.
+// string, long, decimal(p,0), double, boolean, struct or list of those.
 func newBuildNode(b array.Builder) (*buildNode, error) {
-	n := &buildNode{b: b}
+	return newBuildNodeAt(b, "")
+}
+
+func newBuildNodeAt(b array.Builder, path string) (*buildNode, error) {
+	n := &buildNode{b: b, path: path}
 	switch bb := b.(type) {
 	case *array.StringBuilder:
 		n.kind, n.bin = kindString, bb.BinaryBuilder
@@ -47,16 +56,22 @@ func newBuildNode(b array.Builder) (*buildNode, error) {
 		n.kind, n.f64 = kindDouble, bb
 	case *array.BooleanBuilder:
 		n.kind, n.boo = kindBool, bb
+	case *array.Decimal128Builder:
+		dt := bb.Type().(*arrow.Decimal128Type)
+		if dt.Scale != 0 {
+			return nil, fmt.Errorf("dataframe: cannot build JSON into %s", sparktype.Name(dt))
+		}
+		n.kind, n.dec, n.prec = kindDecimal, bb, int(dt.Precision)
 	case *array.StructBuilder:
 		n.kind, n.st = kindStruct, bb
 		st := bb.Type().(*arrow.StructType)
 		n.index = make(map[string]int32, st.NumFields())
 		for i := 0; i < st.NumFields(); i++ {
-			child, err := newBuildNode(bb.FieldBuilder(i))
+			name := st.Field(i).Name
+			child, err := newBuildNodeAt(bb.FieldBuilder(i), joinPath(path, name))
 			if err != nil {
 				return nil, err
 			}
-			name := st.Field(i).Name
 			n.fields = append(n.fields, child)
 			n.names = append(n.names, name)
 			if _, dup := n.index[name]; !dup {
@@ -66,15 +81,54 @@ func newBuildNode(b array.Builder) (*buildNode, error) {
 		n.seen = make([]uint32, len(n.fields))
 	case *array.ListBuilder:
 		n.kind, n.lst = kindList, bb
-		child, err := newBuildNode(bb.ValueBuilder())
+		child, err := newBuildNodeAt(bb.ValueBuilder(), joinPath(path, "element"))
 		if err != nil {
 			return nil, err
 		}
 		n.elem = child
 	default:
-		return nil, fmt.Errorf("dataframe: cannot build JSON into %s", SparkType(b.Type()))
+		return nil, fmt.Errorf("dataframe: cannot build JSON into %s", sparktype.Name(b.Type()))
 	}
 	return n, nil
+}
+
+func joinPath(parent, name string) string {
+	if parent == "" {
+		return name
+	}
+	return parent + "." + name
+}
+
+// appendDecimal appends the integer literal lit to a decimal column; false
+// when it is not an integer of at most the column's precision.
+func (n *buildNode) appendDecimal(lit []byte) bool {
+	if sparktype.IntegerPrecision(lit) > n.prec {
+		return false
+	}
+	v, ok := sparktype.ParseDecimal(lit)
+	if ok {
+		n.dec.Append(v)
+	}
+	return ok
+}
+
+// longLiteral reports whether the number literal lit is an integer that
+// fits in int64.
+func longLiteral(lit []byte) bool {
+	digits := lit
+	if len(digits) > 0 && digits[0] == '-' {
+		digits = digits[1:]
+	}
+	for _, c := range digits {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	if len(digits) < 19 {
+		return true
+	}
+	_, err := strconv.ParseInt(bytesString(lit), 10, 64)
+	return err == nil
 }
 
 // appendNull appends a null; StructBuilder appends nulls to its children
@@ -135,14 +189,23 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 	case kindLong:
 		if c == '-' || c >= '0' && c <= '9' {
 			end := numberEnd(d, pos)
-			n.i64.Append(parseLong(d[pos:end]))
-			return end
+			if longLiteral(d[pos:end]) {
+				n.i64.Append(parseLong(d[pos:end]))
+				return end
+			}
 		}
 	case kindDouble:
 		if c == '-' || c >= '0' && c <= '9' {
 			end := numberEnd(d, pos)
 			n.f64.Append(parseDouble(d[pos:end]))
 			return end
+		}
+	case kindDecimal:
+		if c == '-' || c >= '0' && c <= '9' {
+			end := numberEnd(d, pos)
+			if n.appendDecimal(d[pos:end]) {
+				return end
+			}
 		}
 	case kindBool:
 		if c == 't' {
@@ -174,10 +237,16 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 			}
 		}
 	}
-	// Only reachable when the schema does not come from these documents'
-	// inference: the value does not fit and becomes null.
+	// An empty string is null in any column but a string one (Spark's
+	// NullType); anything else only reaches here when the schema does not
+	// come from these documents' inference (a sample): the value does not
+	// fit and becomes null.
 	n.appendNull()
-	return s.skipValue(pos, depth)
+	end := s.skipValue(pos, depth)
+	if c != '"' || end != pos+2 {
+		s.misfit(n, pos, end)
+	}
+	return end
 }
 
 func (s *scanner) buildObject(pos int, n *buildNode, depth int) int {

@@ -2,11 +2,13 @@ package dataframe
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // The fused path reads most inputs in one pass instead of two: the schema
@@ -23,10 +25,19 @@ const (
 )
 
 // readFused tries the one-pass read; ok is false when the caller must use
-// the two-pass path.
-func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path []string) (*Frame, bool) {
+// the two-pass path. With opts.SampleRows the schema is that of the first
+// SampleRows rows and values that do not fit it become null, counted in
+// stats (which must then not be nil).
+func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path []string, stats *ReadStats) (*Frame, bool) {
 	maxDepth := opts.maxDepth()
-	row, rows, sampled, arrayAt := sampleSchema(spans, lines, path, maxDepth)
+	limitRows, limitBytes := int64(sampleRows), sampleBytes
+	lenient := opts.SampleRows > 0
+	if lenient {
+		limitRows, limitBytes = int64(opts.SampleRows), 0
+	} else if lines {
+		limitRows = math.MaxInt64 // every line in the first sampleBytes
+	}
+	row, rows, sampled, arrayAt := sampleSchema(spans, lines, path, maxDepth, limitRows, limitBytes)
 	if rows == 0 || sampled == 0 {
 		// With no sampled rows a schema cannot be guessed; an all-null
 		// sample could not tell a later null from a value either way.
@@ -42,7 +53,7 @@ func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path
 		// One large document: its rows array is shared out instead.
 		n := max(2, min(2*sp.workers, len(spans[0].data)/sp.chunkMin))
 		if cuts, arrayEnd := cutArray(spans[0].data, arrayAt, n); arrayEnd >= 0 && len(cuts) > 0 {
-			return readFusedSplit(spans[0].data, cuts, arrayEnd, opts, sp, path, schema, structs, row, rows, sampled)
+			return readFusedSplit(spans[0].data, cuts, arrayEnd, opts, sp, path, schema, structs, row, rows, sampled, stats)
 		}
 	}
 	chunks := splitChunks(spans, lines, sp)
@@ -51,7 +62,7 @@ func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path
 			c.spans = splitLines(c.spans[0])
 			c.lines = false
 		}
-		c.recs, c.err = fuseChunk(c, mem, schema, structs, row, rows, sampled, path, maxDepth)
+		c.recs, c.err = fuseChunk(c, mem, schema, structs, row, rows, sampled, path, maxDepth, lenient)
 	})
 	var recs []arrow.Record
 	ok := true
@@ -60,6 +71,9 @@ func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path
 			ok = false
 		}
 		recs = append(recs, c.recs...)
+		if stats != nil {
+			stats.add(c.misfits, c.first)
+		}
 	}
 	if !ok {
 		for _, r := range recs {
@@ -80,36 +94,53 @@ type sampleFull struct{}
 
 func (sampleFull) Error() string { return "sample complete" }
 
-// sampleSchema infers the row type of the first rows (up to sampleRows, or
-// the lines in the first sampleBytes). sampled is how many bytes the
-// sample covered (for sizing builders); rows is 0 when the sample found
-// none or the input has an error (the two-pass path reports it).
-func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row *typeNode, rows int64, sampled, arrayAt int) {
+// sampleSchema infers the row type of the first rows: up to limitRows,
+// and for JSON lines with limitBytes > 0 only the lines in the first
+// limitBytes. sampled is how many bytes the sample covered (for sizing
+// builders); rows is 0 when the sample found none or the input has an
+// error (the two-pass path reports it).
+func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int, limitRows int64, limitBytes int) (row *typeNode, rows int64, sampled, arrayAt int) {
 	row = &typeNode{}
 	arrayAt = -1
 	s := &scanner{maxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
 	if lines {
 		data := spans[0].data
 		end := len(data)
-		if end > sampleBytes {
-			nl := bytes.IndexByte(data[sampleBytes:], '\n')
+		if limitBytes > 0 && end > limitBytes {
+			nl := lineBreak(data[limitBytes:], true)
 			if nl >= 0 {
-				end = sampleBytes + nl + 1
+				end = limitBytes + nl + 1
 			}
 		}
-		for _, sp := range splitLines(docSpan{data: data[:end]}) {
-			s.data, s.base = sp.data, sp.base
-			if err := s.inferDoc(path, row, &sp); err != nil {
-				return nil, 0, 0, -1
+		for pos := 0; pos < end; {
+			brk := lineBreak(data[pos:end], true)
+			next := end
+			if brk >= 0 {
+				next = pos + brk + 1
 			}
-			rows += sp.rows
+			for _, sp := range splitLines(docSpan{data: data[pos:next], base: int64(pos)}) {
+				s.data, s.base = sp.data, sp.base
+				s.rowLimit = limitRows - rows
+				err := s.inferDoc(path, row, &sp)
+				rows += sp.rows
+				if _, full := err.(sampleFull); full {
+					return row, rows, next, -1
+				}
+				if err != nil {
+					return nil, 0, 0, -1
+				}
+			}
+			pos = next
+			if rows >= limitRows {
+				return row, rows, next, -1
+			}
 		}
 		return row, rows, end, -1
 	}
 	for i := range spans {
 		sp := spans[i]
 		s.data, s.base, s.doc = sp.data, sp.base, sp.doc
-		s.rowLimit = sampleRows - rows
+		s.rowLimit = limitRows - rows
 		err := s.inferDoc(path, row, &sp)
 		rows += sp.rows
 		if i == 0 && sp.array {
@@ -122,7 +153,7 @@ func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int) (row
 			return nil, 0, 0, -1
 		}
 		sampled += len(sp.data)
-		if rows >= sampleRows {
+		if rows >= limitRows {
 			break
 		}
 	}
@@ -149,7 +180,7 @@ type mismatch struct{}
 
 func (mismatch) Error() string { return "input does not fit the sampled schema" }
 
-func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int, path []string, maxDepth int) ([]arrow.Record, error) {
+func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int, path []string, maxDepth int, lenient bool) ([]arrow.Record, error) {
 	rb, err := newRowBuilder(mem, schema, structs)
 	if err != nil {
 		return nil, err
@@ -166,10 +197,11 @@ func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs boo
 			rb.root.reserve(row, est, frac)
 		}
 	}
-	s := &scanner{maxDepth: maxDepth}
+	s := &scanner{maxDepth: maxDepth, lenient: lenient}
+	defer func() { c.misfits, c.first = s.misfits, s.firstMisfit }()
 	for i := range c.spans {
 		sp := &c.spans[i]
-		s.data, s.base, s.err = sp.data, sp.base, nil
+		s.data, s.base, s.doc, s.err = sp.data, sp.base, sp.doc, nil
 		// One check of the document is cheaper than one per string.
 		s.trustUTF8 = utf8.Valid(sp.data)
 		pos := s.skipWS(0)
@@ -294,7 +326,8 @@ func (s *scanner) fuseRow(pos, depth int, rb *rowBuilder, row *typeNode) int {
 }
 
 // fuseValue checks the value at pos, checks it fits n's sampled type, and
-// appends it to n. -1 means a syntax error or a misfit.
+// appends it to n. -1 means a syntax error or a misfit (in a sampled read a
+// misfit becomes null instead).
 func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 	d := s.data
 	if pos >= len(d) {
@@ -310,16 +343,19 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 	}
 	switch n.kind {
 	case kindString:
-		if n.t.kind != kindString {
-			return -1 // only nulls were sampled
-		}
 		if c == '"' {
 			end, flags := s.scanString(pos)
 			if end < 0 {
 				return -1
 			}
+			if n.t.kind != kindString && end != pos+2 && !s.lenient {
+				return -1 // only nulls were sampled
+			}
 			n.bin.Append(s.body(pos, end, flags, &s.buf))
 			return end
+		}
+		if n.t.kind != kindString && !s.lenient {
+			return -1
 		}
 		end := s.skipValue(pos, depth)
 		if end < 0 {
@@ -331,11 +367,13 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 	case kindLong:
 		if c == '-' || c >= '0' && c <= '9' {
 			end, class := s.scanNumber(pos)
-			if end < 0 || class != numLong {
+			if end < 0 {
 				return -1
 			}
-			n.i64.Append(parseLong(d[pos:end]))
-			return end
+			if class == numLong {
+				n.i64.Append(parseLong(d[pos:end]))
+				return end
+			}
 		}
 	case kindDouble:
 		if c == '-' || c >= '0' && c <= '9' {
@@ -345,6 +383,16 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 			}
 			n.f64.Append(parseDouble(d[pos:end]))
 			return end
+		}
+	case kindDecimal:
+		if c == '-' || c >= '0' && c <= '9' {
+			end, class := s.scanNumber(pos)
+			if end < 0 {
+				return -1
+			}
+			if class != numDouble && n.appendDecimal(d[pos:end]) {
+				return end
+			}
 		}
 	case kindBool:
 		if c == 't' {
@@ -391,7 +439,30 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 			}
 		}
 	}
-	return -1
+	return s.fuseMisfit(pos, n, depth)
+}
+
+// fuseMisfit handles a value at pos that n's type does not take: an empty
+// string is null (Spark's NullType); in a sampled read any other value
+// becomes null and is counted; otherwise the fused pass ends.
+func (s *scanner) fuseMisfit(pos int, n *buildNode, depth int) int {
+	if s.data[pos] == '"' {
+		end, _ := s.scanString(pos)
+		if end == pos+2 {
+			n.appendNull()
+			return end
+		}
+	}
+	if !s.lenient {
+		return -1
+	}
+	end := s.skipValue(pos, depth)
+	if end < 0 {
+		return -1
+	}
+	n.appendNull()
+	s.misfit(n, pos, end)
+	return end
 }
 
 func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
@@ -429,15 +500,18 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 				n.seen[i] = n.gen
 				pos = s.fuseValue(pos, n.fields[i], depth+1)
 			case i >= 0:
-				pos = s.fitsValue(pos, n.fields[i].t, depth+1)
+				// A repeated key: the first occurrence wins.
+				pos = s.fitsOrSkip(pos, n.fields[i].t, depth+1, n, key)
 			default:
 				// A field the schema drops (empty struct, empty name)
-				// must stay droppable; an unknown one ends the fused pass.
+				// must stay droppable; an unknown one ends the fused pass
+				// (is dropped and counted in a sampled read).
 				j, ok := n.t.index[string(key)]
 				if !ok {
-					return -1
+					pos = s.fitsOrSkip(pos, nil, depth+1, n, key)
+				} else {
+					pos = s.fitsOrSkip(pos, n.t.fields[j].node, depth+1, n, key)
 				}
-				pos = s.fitsValue(pos, n.t.fields[j].node, depth+1)
 			}
 			if pos < 0 {
 				return -1
@@ -462,8 +536,26 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 	return pos
 }
 
+// fitsOrSkip is fitsValue for a value that is not built (a repeated key, a
+// dropped field; t nil for a field the sample did not see): in a sampled
+// read a misfit is skipped and counted instead of ending the fused pass.
+func (s *scanner) fitsOrSkip(pos int, t *typeNode, depth int, parent *buildNode, key []byte) int {
+	if t != nil {
+		if end := s.fitsValue(pos, t, depth); end >= 0 || !s.lenient {
+			return end
+		}
+	} else if !s.lenient {
+		return -1
+	}
+	end := s.skipValue(pos, depth)
+	if end >= 0 {
+		s.unknownField(parent, key, pos)
+	}
+	return end
+}
+
 // fitsValue checks the value at pos and that merging it into t would not
-// change t, without building anything.
+// change t (sparktype.Fits), without building anything.
 func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 	d := s.data
 	if pos >= len(d) {
@@ -475,15 +567,21 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 		return s.scanLiteral(pos, "null")
 	case t.kind == kindString:
 		return s.skipValue(pos, depth)
+	case c == '"':
+		// Only an empty string (NullType) fits a type other than string.
+		if end, _ := s.scanString(pos); end == pos+2 {
+			return end
+		}
+		return -1
 	case c == 't' && t.kind == kindBool:
 		return s.scanLiteral(pos, "true")
 	case c == 'f' && t.kind == kindBool:
 		return s.scanLiteral(pos, "false")
-	case c == '"', c == 't', c == 'f':
+	case c == 't', c == 'f':
 		return -1
 	case c == '-' || c >= '0' && c <= '9':
 		end, class := s.scanNumber(pos)
-		if end < 0 || !(t.kind == kindDouble || t.kind == kindLong && class == numLong) {
+		if end < 0 || !sparktype.Fits(t.scalar(), numberType(class, d[pos:end])) {
 			return -1
 		}
 		return end
@@ -551,17 +649,30 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 	return -1
 }
 
+// numberType is the inferred type of a number literal of class.
+func numberType(class int, lit []byte) sparktype.Scalar {
+	switch class {
+	case numLong:
+		return sparktype.Scalar{Kind: kindLong}
+	case numDecimal:
+		return sparktype.Scalar{Kind: kindDecimal, Prec: uint8(sparktype.IntegerPrecision(lit))}
+	}
+	return sparktype.Scalar{Kind: kindDouble}
+}
+
 // readFusedSplit reads one large document on several goroutines: a quick
 // structural scan cuts its rows array at element boundaries; the first
 // part walks the whole document (checking all of it but the other parts'
 // elements), every other part reads its own elements.
-func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp splitting, path []string, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int) (*Frame, bool) {
+func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp splitting, path []string, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int, stats *ReadStats) (*Frame, bool) {
 	trust := utf8.Valid(d)
 	mem := opts.allocator()
 	type part struct {
 		from, to int // element start (0: the whole document); next part's start or arrayEnd
 		recs     []arrow.Record
 		ok       bool
+		misfits  int64
+		first    *Misfit
 	}
 	parts := make([]*part, len(cuts)+1)
 	parts[0] = &part{from: 0, to: cuts[0]}
@@ -587,7 +698,8 @@ func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp spl
 				rb.root.reserve(row, est, frac)
 			}
 		}
-		s := &scanner{data: d, maxDepth: opts.maxDepth(), trustUTF8: trust}
+		s := &scanner{data: d, maxDepth: opts.maxDepth(), trustUTF8: trust, lenient: opts.SampleRows > 0}
+		defer func() { p.misfits, p.first = s.misfits, s.firstMisfit }()
 		if i == 0 {
 			s.cutAt, s.cutTo = p.to, arrayEnd
 			pos := s.skipWS(0)
@@ -610,6 +722,9 @@ func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp spl
 	for _, p := range parts {
 		ok = ok && p.ok
 		recs = append(recs, p.recs...)
+		if stats != nil {
+			stats.add(p.misfits, p.first)
+		}
 	}
 	if !ok {
 		for _, r := range recs {

@@ -70,7 +70,7 @@ func TestFusedMatchesTwoPass(t *testing.T) {
 			readBoth(t, mem, []byte(tt.data), tt.lines, tt.path)
 			path, err := JSONOptions{RecordsPath: tt.path}.validate()
 			require.NoError(t, err)
-			f, ok := readFused([]docSpan{{data: []byte(tt.data)}}, tt.lines, JSONOptions{RecordsPath: tt.path, Allocator: mem}, splitting{workers: 1}, path)
+			f, ok := readFused([]docSpan{{data: []byte(tt.data)}}, tt.lines, JSONOptions{RecordsPath: tt.path, Allocator: mem}, splitting{workers: 1}, path, nil)
 			if ok {
 				f.Release()
 			}
@@ -124,7 +124,7 @@ func TestFusedSplitDocument(t *testing.T) {
 			}
 			path, err := opts.validate()
 			require.NoError(t, err)
-			f, ok := readFused([]docSpan{{data: []byte(tt.data)}}, false, opts, sp, path)
+			f, ok := readFused([]docSpan{{data: []byte(tt.data)}}, false, opts, sp, path, nil)
 			require.Equal(t, tt.split, ok, tt.name)
 			if ok {
 				require.Greater(t, len(f.Records()), 1, tt.name)

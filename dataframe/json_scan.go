@@ -9,6 +9,8 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // SyntaxError is invalid JSON input. Offset is the 0-based byte offset of
@@ -56,6 +58,9 @@ type scanner struct {
 	cutAt       int    // fused split: the element where the next part starts
 	cutTo       int    // fused split: the rows array's closing ']'
 	buf         []byte // decoded strings and compacted JSON text
+	lenient     bool   // fused pass of a sampled read: misfits become null
+	misfits     int64  // values that did not fit and became null
+	firstMisfit *Misfit
 }
 
 const defaultMaxDepth = 512
@@ -366,10 +371,12 @@ func keyEnd(d []byte, pos int) (end int, escaped bool) {
 const (
 	numLong = iota + 1
 	numDouble
+	numDecimal
 )
 
 // scanNumber validates the number at pos and says whether it is an integer
-// that fits in int64 (numLong) or anything else (numDouble).
+// that fits in int64 (numLong), an integer beyond it of at most 38 digits
+// (numDecimal: Spark's decimal(p,0)) or anything else (numDouble).
 func (s *scanner) scanNumber(pos int) (end int, class int) {
 	d := s.data
 	i := pos
@@ -417,6 +424,9 @@ func (s *scanner) scanNumber(pos int) (end int, class int) {
 	if class == numLong && intDigits >= 19 {
 		if _, err := strconv.ParseInt(bytesString(d[pos:i]), 10, 64); err != nil {
 			class = numDouble
+			if intDigits <= sparktype.MaxPrecision {
+				class = numDecimal
+			}
 		}
 	}
 	return i, class

@@ -84,10 +84,11 @@ func TestReadJSONInference(t *testing.T) {
 			rows:   []string{`{"n":4.0}`, `{"n":4.5}`, `{"n":-1000.0}`},
 		},
 		{
-			name:   "integers beyond 2^53 stay exact, beyond int64 become double",
-			in:     `[{"a":9007199254740993,"b":-9223372036854775808,"c":9223372036854775808}]`,
-			schema: "root\n |-- a: long (nullable = true)\n |-- b: long (nullable = true)\n |-- c: double (nullable = true)\n",
-			rows:   []string{`{"a":9007199254740993,"b":-9223372036854775808,"c":9223372036854776000.0}`},
+			// Spark: an integer beyond long is decimal(p,0) up to 38 digits, then double.
+			name:   "integers beyond 2^53 stay exact, beyond int64 become decimal, beyond 38 digits double",
+			in:     `[{"a":9007199254740993,"b":-9223372036854775808,"c":9223372036854775808,"d":123456789012345678901234567890123456789}]`,
+			schema: "root\n |-- a: long (nullable = true)\n |-- b: long (nullable = true)\n |-- c: decimal(19,0) (nullable = true)\n |-- d: double (nullable = true)\n",
+			rows:   []string{`{"a":9007199254740993,"b":-9223372036854775808,"c":9223372036854775808,"d":1.2345678901234568e+38}`},
 		},
 		{
 			name:   "null only is string",

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/bitutil"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // fieldPath is a resolved column path: a top-level column, then steps
@@ -50,7 +51,7 @@ func resolvePath(schema *arrow.Schema, path string) (fieldPath, error) {
 			if !isStruct {
 				elem, large, isList := listOfStructs(typ)
 				if !isList {
-					return fieldPath{}, fmt.Errorf("dataframe: column path %q: %q is %s, not a struct or an array of structs", path, fp.name, SparkType(typ))
+					return fieldPath{}, fmt.Errorf("dataframe: column path %q: %q is %s, not a struct or an array of structs", path, fp.name, sparktype.Name(typ))
 				}
 				fp.steps = append(fp.steps, pathStep{list: true, large: large})
 				st = elem
@@ -377,7 +378,7 @@ func Explode(f *Frame, path string) (*Frame, error) {
 	}
 	lt, ok := fp.typ.(arrow.ListLikeType)
 	if _, isMap := fp.typ.(*arrow.MapType); !ok || isMap {
-		return nil, fmt.Errorf("dataframe: explode %q: it is %s, not an array", path, SparkType(fp.typ))
+		return nil, fmt.Errorf("dataframe: explode %q: it is %s, not an array", path, sparktype.Name(fp.typ))
 	}
 	mem := f.Allocator()
 	var recs []arrow.Record

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/mattn/go-runewidth"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // TableOptions tune WriteTable.
@@ -140,14 +141,7 @@ func truncateCell(s string, width int) string {
 
 // escapeMeta escapes the characters that would break the grid, as Spark's
 // SchemaUtils.escapeMetaCharacters.
-func escapeMeta(s string) string {
-	if !strings.ContainsAny(s, "\n\r\t\f\b\v\a") {
-		return s
-	}
-	return metaReplacer.Replace(s)
-}
-
-var metaReplacer = strings.NewReplacer("\n", `\n`, "\r", `\r`, "\t", `\t`, "\f", `\f`, "\b", `\b`, "\v", `\v`, "\a", `\a`)
+func escapeMeta(s string) string { return sparktype.EscapeName(s) }
 
 // writeSparkCell writes cell i of arr as Spark's show() renders it; nulls,
 // also inside nested values, print as "null".

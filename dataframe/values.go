@@ -11,6 +11,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // ValueAt is cell i of arr as a plain Go value: nil, string, int64, int32,
@@ -352,7 +353,7 @@ func (f *Frame) StringValues(column string) (vals []string, valid []bool, err er
 	switch dt.ID() {
 	case arrow.STRING, arrow.LARGE_STRING, arrow.STRING_VIEW:
 	default:
-		return nil, nil, fmt.Errorf("dataframe: column %q is %s, not string", column, SparkType(dt))
+		return nil, nil, fmt.Errorf("dataframe: column %q is %s, not string", column, sparktype.Name(dt))
 	}
 	vals = make([]string, 0, f.rows)
 	valid = make([]bool, 0, f.rows)

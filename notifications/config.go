@@ -1,7 +1,6 @@
 package notifications
 
 import (
-	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -13,9 +12,11 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/notifications/internal/httpapi"
+	"github.com/sluicedata/sluice/notifications/internal/jobs"
 )
 
-// Config is the sidecar's configuration (CONTRACT §6.7 and §9). Build it
+// Config is the sidecar's configuration (see docs/environment.md). Build it
 // with DefaultConfig or ConfigFromEnv; New validates it.
 type Config struct {
 	// Addr is the HTTP listen address (CONN_ADDR). Defaults to ":8080".
@@ -78,35 +79,14 @@ type Config struct {
 	Mail MailConfig
 }
 
-// MailConfig configures the e-mail alert sent when a record becomes FAILED.
-type MailConfig struct {
-	// Host is the SMTP server (CONN_MAIL_SMTP_HOST); empty means alerts are
-	// only logged. Defaults to "".
-	Host string
-	// Port is the SMTP port (CONN_MAIL_SMTP_PORT). Defaults to 25.
-	Port int
-	// Username turns on AUTH PLAIN (CONN_MAIL_SMTP_USERNAME). Defaults to "".
-	Username string
-	// Password goes with Username (CONN_MAIL_SMTP_PASSWORD). Defaults to "".
-	Password string
-	// StartTLS is "true" (required), "false" (never) or "auto" (used when
-	// offered) (CONN_MAIL_SMTP_STARTTLS). Defaults to "auto".
-	StartTLS string
-	// From is the sender address (CONN_MAIL_FROM). Defaults to
-	// "sluice@localhost".
-	From string
-	// Recipients receive the alert (CONN_MAIL_RECIPIENT, comma list).
-	// Defaults to none.
-	Recipients []string
-	// TLSConfig is used for STARTTLS; Go embedders set it to trust a private
-	// CA. Defaults to the system roots with ServerName = Host.
-	TLSConfig *tls.Config
-}
+// MailConfig configures the e-mail alert sent when a record becomes FAILED
+// (CONN_MAIL_*; see docs/environment.md#e-mail-alert).
+type MailConfig = jobs.MailConfig
 
 // ProcessingJob and CleanupJob name the job locks taken in the store.
 const (
-	ProcessingJob = "processing"
-	CleanupJob    = "cleanup"
+	ProcessingJob = jobs.ProcessingJob
+	CleanupJob    = jobs.CleanupJob
 )
 
 // Variable documents one environment variable of the sidecar.
@@ -388,6 +368,21 @@ func checkHTTPURL(s string) error {
 	return nil
 }
 
+// jobsConfig is the part of c the jobs read.
+func (c *Config) jobsConfig() jobs.Config {
+	return jobs.Config{
+		BatchSize: c.BatchSize, Drain: c.Drain, Concurrency: c.Concurrency, MaxAttempts: c.MaxAttempts,
+		InitialRetryDelay: c.InitialRetryDelay, BackoffMultiplier: c.BackoffMultiplier,
+		RetentionDays: c.RetentionDays, DownstreamTimeout: c.DownstreamTimeout,
+		ProviderAPIURL: c.ProviderAPIURL, Mail: c.Mail,
+	}
+}
+
+// apiConfig is the part of c the HTTP API reads.
+func (c *Config) apiConfig() httpapi.Config {
+	return httpapi.Config{MaxBodyBytes: c.MaxBodyBytes, APIToken: c.APIToken, ManagementAPI: c.ManagementAPI}
+}
+
 // Off is the cron value that disables a schedule.
 const Off = "off"
 
@@ -493,17 +488,4 @@ func quartzWeekdays(f string) (string, error) {
 		}
 	}
 	return strings.Join(parts, ","), nil
-}
-
-// backoff is initial × multiplier^(attempt−1), saturating instead of
-// overflowing.
-func backoff(initial time.Duration, multiplier float64, attempt int) time.Duration {
-	d := float64(initial)
-	for i := 1; i < attempt; i++ {
-		d *= multiplier
-		if d > float64(100*365*24*time.Hour) {
-			return 100 * 365 * 24 * time.Hour
-		}
-	}
-	return time.Duration(d)
 }

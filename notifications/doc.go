@@ -43,4 +43,16 @@
 // into one more run) and across processes (Store.Lock). With
 // CONN_PROCESSING_CONCURRENCY > 1 records of different objectTokens run in
 // parallel; one objectToken's records stay sequential and in order.
+// # Layout
+//
+//   - notifications/queue: the record, its statuses, the Store contract and
+//     its errors, intake parsing, the record's JSON form, the back-off formula.
+//   - notifications/internal/httpapi: the HTTP API (intake, query,
+//     management, datasets, health, metrics).
+//   - notifications/internal/jobs: the processing and cleanup jobs, the
+//     downstream handlers and the FAILED alert.
+//   - notifications/sqlstore: the SQLite and Postgres stores;
+//     notifications/storetest: the conformance suite every store runs.
+//   - this package: configuration (ConfigFromEnv) and the Service that
+//     puts the parts together.
 package notifications

@@ -14,36 +14,24 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/robfig/cron/v3"
+
+	"github.com/sluicedata/sluice/notifications/internal/httpapi"
+	"github.com/sluicedata/sluice/notifications/internal/jobs"
+	"github.com/sluicedata/sluice/notifications/internal/metrics"
 )
 
-// Service is the sidecar: the HTTP API, the processing and cleanup jobs and
-// their schedule, over a Store it does not own (the caller closes it).
+// Service is the sidecar: the HTTP API (internal/httpapi), the processing
+// and cleanup jobs (internal/jobs) and their schedule, over a Store it does
+// not own (the caller closes it).
 type Service struct {
-	cfg     Config
-	store   Store
-	log     *slog.Logger
-	now     func() time.Time
-	client  *http.Client
-	mailer  *mailer
-	metrics *metrics
-	app     *fiber.App
-
-	handlersMu sync.RWMutex
-	handlers   map[string]Handler
-	fallback   Handler
+	cfg   Config
+	store Store
+	log   *slog.Logger
+	api   *httpapi.API
+	jobs  *jobs.Runner
 
 	baseCtx    context.Context // ends after Stop: intake and scrapes
 	baseCancel context.CancelFunc
-	jobCtx     context.Context // ends only when Stop's deadline passes
-	jobCancel  context.CancelFunc
-
-	intakeTimeout time.Duration
-	procSem       chan struct{}
-	cleanSem      chan struct{}
-	procTrigger   *trigger
-	cleanTrigger  *trigger
-	procSchedule  cron.Schedule
-	cleanSchedule cron.Schedule
 
 	stopping atomic.Bool
 	mu       sync.Mutex
@@ -54,29 +42,38 @@ type Service struct {
 	served   chan error
 }
 
+// options collects what the Options set before New builds the parts.
+type options struct {
+	now      func() time.Time
+	log      *slog.Logger
+	client   *http.Client
+	handlers map[string]Handler
+	fallback Handler
+}
+
 // Option customises a Service (for Go embedders and tests).
-type Option func(*Service)
+type Option func(*options)
 
 // WithClock replaces the clock (tests drive back-off with it).
-func WithClock(now func() time.Time) Option { return func(s *Service) { s.now = now } }
+func WithClock(now func() time.Time) Option { return func(o *options) { o.now = now } }
 
 // WithLogger sets the logger. Defaults to slog.Default().
-func WithLogger(l *slog.Logger) Option { return func(s *Service) { s.log = l } }
+func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 
 // WithHTTPClient sets the client of the marketplace and provider calls; its
 // Timeout is then the caller's business. Defaults to a client with
 // CONN_DOWNSTREAM_TIMEOUT.
-func WithHTTPClient(c *http.Client) Option { return func(s *Service) { s.client = c } }
+func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.client = c } }
 
 // WithHandler registers h for a notification type (USR, STK, PMT, TRM,
 // UNK), like Handle.
 func WithHandler(typ string, h Handler) Option {
-	return func(s *Service) { s.handlers[strings.ToUpper(typ)] = h }
+	return func(o *options) { o.handlers[strings.ToUpper(typ)] = h }
 }
 
 // WithDefaultHandler replaces the marketplace handler for every type without
 // a handler of its own.
-func WithDefaultHandler(h Handler) Option { return func(s *Service) { s.fallback = h } }
+func WithDefaultHandler(h Handler) Option { return func(o *options) { o.fallback = h } }
 
 // New validates cfg (start from DefaultConfig or ConfigFromEnv: a zero
 // Config is invalid) and builds the service over store. Nothing runs until
@@ -88,38 +85,30 @@ func New(cfg Config, store Store, opts ...Option) (*Service, error) {
 	if err := cfg.validate(); err != nil {
 		return nil, err
 	}
-	s := &Service{
-		cfg:           cfg,
-		store:         store,
-		log:           slog.Default(),
-		now:           time.Now,
-		handlers:      map[string]Handler{},
-		intakeTimeout: 30 * time.Second,
-		procSem:       make(chan struct{}, 1),
-		cleanSem:      make(chan struct{}, 1),
+	o := options{now: time.Now, log: slog.Default(), handlers: map[string]Handler{}}
+	for _, opt := range opts {
+		opt(&o)
 	}
-	s.procSchedule, _ = ParseCron(cfg.ProcessingCron)
-	s.cleanSchedule, _ = ParseCron(cfg.CleanupCron)
-	for _, o := range opts {
-		o(s)
-	}
-	if s.client == nil {
+	if o.client == nil {
 		// Enough idle connections for every concurrent worker: the default
 		// two per host would reconnect on most calls.
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		tr.MaxIdleConnsPerHost = max(2*cfg.Concurrency, 8)
-		s.client = &http.Client{Timeout: cfg.DownstreamTimeout, Transport: tr}
+		o.client = &http.Client{Timeout: cfg.DownstreamTimeout, Transport: tr}
 	}
-	if s.fallback == nil {
-		s.fallback = &MarketplaceHandler{URL: cfg.MarketplaceURL, Client: s.client}
+	if o.fallback == nil {
+		o.fallback = &MarketplaceHandler{URL: cfg.MarketplaceURL, Client: o.client}
 	}
-	s.mailer = &mailer{cfg: cfg.Mail, timeout: mailTimeout, now: s.now}
+	s := &Service{cfg: cfg, store: store, log: o.log}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
-	s.jobCtx, s.jobCancel = context.WithCancel(context.Background())
-	s.procTrigger = &trigger{name: ProcessingJob, run: func(ctx context.Context) { _, _ = s.RunProcessing(ctx) }}
-	s.cleanTrigger = &trigger{name: CleanupJob, run: func(ctx context.Context) { _, _ = s.RunCleanup(ctx) }}
-	s.metrics = newMetrics(s)
-	s.app = s.newApp()
+	m := metrics.New(metrics.Source{Ctx: s.baseCtx, Stats: store.Stats, Now: o.now, Log: o.log})
+	s.jobs = jobs.New(cfg.jobsConfig(), jobs.Deps{
+		Store: store, Log: o.log, Now: o.now, Client: o.client, Metrics: m,
+		Handlers: o.handlers, Fallback: o.fallback, Stopping: s.stopping.Load,
+	})
+	s.api = httpapi.New(cfg.apiConfig(), httpapi.Deps{
+		Store: store, Log: o.log, Now: o.now, Metrics: m, Jobs: s.jobs, Ctx: s.baseCtx,
+	})
 	return s, nil
 }
 
@@ -128,29 +117,30 @@ func (s *Service) Config() Config { return s.cfg }
 
 // Handle registers h for notifications of type typ (USR, STK, PMT, TRM or
 // UNK), replacing the marketplace handler for it. Safe while running.
-func (s *Service) Handle(typ string, h Handler) {
-	s.handlersMu.Lock()
-	defer s.handlersMu.Unlock()
-	if h == nil {
-		delete(s.handlers, strings.ToUpper(typ))
-		return
-	}
-	s.handlers[strings.ToUpper(typ)] = h
-}
-
-func (s *Service) handlerFor(typ string) Handler {
-	s.handlersMu.RLock()
-	h, ok := s.handlers[typ]
-	s.handlersMu.RUnlock()
-	if ok {
-		return h
-	}
-	return s.fallback
-}
+func (s *Service) Handle(typ string, h Handler) { s.jobs.Handle(typ, h) }
 
 // App returns the Fiber app serving the whole HTTP API, for embedding or
 // for tests (app.Test).
-func (s *Service) App() *fiber.App { return s.app }
+func (s *Service) App() *fiber.App { return s.api.App() }
+
+// TriggerProcessing starts a processing run in the background, or asks for
+// one more right after the current one; it reports whether one was running.
+func (s *Service) TriggerProcessing() bool { return s.jobs.TriggerProcessing() }
+
+// TriggerCleanup is TriggerProcessing for the cleanup job.
+func (s *Service) TriggerCleanup() bool { return s.jobs.TriggerCleanup() }
+
+// RunProcessing runs the processing job now and waits for it: one batch (or,
+// with Drain, batches until none is eligible). It waits for a run of this
+// process to end first and returns ErrLocked when another process holds
+// the job lock.
+func (s *Service) RunProcessing(ctx context.Context) (RunStats, error) {
+	return s.jobs.RunProcessing(ctx)
+}
+
+// RunCleanup deletes terminal records received more than RetentionDays ago
+// (all terminal records when 0) and waits for it.
+func (s *Service) RunCleanup(ctx context.Context) (RunStats, error) { return s.jobs.RunCleanup(ctx) }
 
 // Start listens on Config.Addr, serves the API and starts the schedules.
 // It returns once the listener is bound (Addr then reports it).
@@ -187,17 +177,18 @@ func (s *Service) startLocked(ln net.Listener) error {
 	s.ln = ln
 	s.tracker = newTrackingListener(ln)
 	s.served = make(chan error, 1)
-	go func() { s.served <- s.app.Listener(s.tracker) }()
+	go func() { s.served <- s.api.App().Listener(s.tracker) }()
 	s.cron = cron.New(cron.WithLocation(time.UTC))
-	if s.procSchedule != nil {
-		s.cron.Schedule(s.procSchedule, cron.FuncJob(func() { s.TriggerProcessing() }))
+	// validate checked both expressions.
+	if sched, _ := ParseCron(s.cfg.ProcessingCron); sched != nil {
+		s.cron.Schedule(sched, cron.FuncJob(func() { s.TriggerProcessing() }))
 	}
-	if s.cleanSchedule != nil {
-		s.cron.Schedule(s.cleanSchedule, cron.FuncJob(func() { s.TriggerCleanup() }))
+	if sched, _ := ParseCron(s.cfg.CleanupCron); sched != nil {
+		s.cron.Schedule(sched, cron.FuncJob(func() { s.TriggerCleanup() }))
 	}
 	s.cron.Start()
 	if s.cfg.MarketplaceURL == "" {
-		if _, custom := s.fallback.(*MarketplaceHandler); custom {
+		if _, custom := s.jobs.Fallback().(*MarketplaceHandler); custom {
 			s.log.Warn("CONN_MARKETPLACE_URL is not set: processing will fail and retry until a marketplace is configured")
 		}
 	}
@@ -223,7 +214,7 @@ func (s *Service) Addr() string {
 func (s *Service) Stop(ctx context.Context) error {
 	if s.stopping.Swap(true) {
 		// A second Stop only waits for the jobs the first one is stopping.
-		return errors.Join(s.procTrigger.wait(ctx), s.cleanTrigger.wait(ctx))
+		return s.jobs.Wait(ctx)
 	}
 	s.mu.Lock()
 	c := s.cron
@@ -249,23 +240,15 @@ func (s *Service) Stop(ctx context.Context) error {
 				}
 			}
 		}()
-		err := s.app.ShutdownWithContext(ctx)
+		err := s.api.App().ShutdownWithContext(ctx)
 		close(done)
 		if err != nil {
 			errs = append(errs, fmt.Errorf("shutting down HTTP: %w", err))
 		}
 	}
-	for _, t := range []*trigger{s.procTrigger, s.cleanTrigger} {
-		if err := t.wait(ctx); err != nil {
-			s.jobCancel()
-			// Cancelled runs return promptly; bounded anyway.
-			wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = t.wait(wctx)
-			cancel()
-			errs = append(errs, fmt.Errorf("waiting for the %s job: %w", t.name, err))
-		}
+	if err := s.jobs.Shutdown(ctx); err != nil {
+		errs = append(errs, err)
 	}
-	s.jobCancel()
 	s.baseCancel()
 	return errors.Join(errs...)
 }

@@ -132,6 +132,9 @@ func describeStep(s *Step, show func(k, v string) string) string {
 			}
 			d += " (" + c + ")"
 		}
+		if w.Mode == "merge" {
+			d += ", merged on " + strings.Join(w.Key, ", ")
+		}
 		return d
 	}
 	return ""

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -37,6 +38,9 @@ type Options struct {
 	// Terminal draws a live spinner on Progress while a step runs. The CLI
 	// sets it when stderr is a terminal. Defaults to false.
 	Terminal bool
+	// FullRefresh reads incremental tables as if they had no state; the
+	// new states are stored after the last write. Defaults to false.
+	FullRefresh bool
 }
 
 // StepResult is what one step did.
@@ -86,6 +90,8 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 			return nil, err
 		}
 	}
+	delivery := &catalog.Delivery{FullRefresh: opts.FullRefresh}
+	ctx = catalog.WithDelivery(ctx, delivery)
 	r := &runner{p: p, opts: opts, frames: map[string]*dataframe.Frame{}, uses: map[string]int{}}
 	defer r.cleanup(&err)
 	if err := r.applySettings(); err != nil {
@@ -115,6 +121,13 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 	}
 	if err := r.commit(); err != nil {
 		return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
+	}
+	// Incremental reads move their state once every write is in place; a
+	// pipeline without a write delivers nothing (docs/incremental.md).
+	if hasWrite(p) {
+		if err := delivery.Commit(ctx); err != nil {
+			return nil, fmt.Errorf("pipeline %s: the writes are done, but the incremental state was not stored (the next run reads the rows again): %w", p.Name, err)
+		}
 	}
 	res.Elapsed = time.Since(start)
 	res.Output = r.frames[last]
@@ -177,8 +190,11 @@ func (r *runner) cleanup(errp *error) {
 }
 
 // input returns the frame a step reads; done() drops the step's claim.
-func (r *runner) input(s *Step) (*dataframe.Frame, func()) {
-	id := s.inputs[0]
+func (r *runner) input(s *Step) (*dataframe.Frame, func()) { return r.inputOf(s.inputs[0]) }
+
+// inputOf is the output of step id and the function that says this step is
+// done with it.
+func (r *runner) inputOf(id string) (*dataframe.Frame, func()) {
 	f := r.frames[id]
 	return f, func() {
 		r.uses[id]--
@@ -236,7 +252,7 @@ func (r *runner) exec(ctx context.Context, s *Step, sr *StepResult) (out *datafr
 	case KindSelect:
 		return project(in, s.Select.Columns)
 	case KindFilter:
-		return filter(in, s.where)
+		return runOver(ctx, r.opts.Session, s.where, map[string]*dataframe.Frame{"_": in}, filterPrefix)
 	case KindExplode:
 		return dataframe.Explode(in, s.Explode.Path)
 	case KindFlatten:
@@ -290,24 +306,18 @@ func userProps(name, typ string, p map[string]string) map[string]any {
 }
 
 func (r *runner) sql(ctx context.Context, s *Step) (*dataframe.Frame, error) {
-	q := s.query
-	var src *dataframe.Frame
-	if len(s.inputs) > 0 {
-		in, done := r.input(s)
+	frames := map[string]*dataframe.Frame{}
+	for _, id := range s.inputs {
+		f, done := r.inputOf(id)
 		defer done()
-		src = in
-	} else {
-		if r.opts.Session == nil {
-			return nil, fmt.Errorf("FROM %s: %w", q.From, errNoSession)
-		}
-		f, err := r.opts.Session.Read(ctx, q.From, nil)
-		if err != nil {
-			return nil, fmt.Errorf("FROM %s: %w", q.From, err)
-		}
-		defer f.Release()
-		src = f
+		frames[id] = f
 	}
-	return runQuery(src, q)
+	for _, t := range s.query.Tables {
+		if strings.Contains(t, ".") && r.opts.Session == nil {
+			return nil, fmt.Errorf("FROM %s: %w", t, errNoSession)
+		}
+	}
+	return runOver(ctx, r.opts.Session, s.query.ast, frames, "")
 }
 
 func project(f *dataframe.Frame, cols []Projection) (*dataframe.Frame, error) {
@@ -388,6 +398,15 @@ func (r *runner) write(ctx context.Context, s *Step, in *dataframe.Frame, sr *St
 	sr.Target = w.File
 	sr.Bytes = st.bytes
 	return nil
+}
+
+func hasWrite(p *Pipeline) bool {
+	for _, s := range p.Steps {
+		if s.Kind == KindWrite {
+			return true
+		}
+	}
+	return false
 }
 
 func targetSuffix(t string) string {

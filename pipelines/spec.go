@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/dataframe/query"
 )
 
 // Pos is a 1-based line and column in the pipeline file.
@@ -127,9 +127,9 @@ type Step struct {
 	Limit   *LimitStep
 	Write   *WriteStep
 
-	inputs []string       // resolved by Validate
-	query  *Query         // parsed sql
-	where  csql.Predicate // compiled filter
+	inputs []string    // resolved by Validate
+	query  *Query      // parsed sql
+	where  query.Query // the filter's query over its input `_`
 }
 
 // ReadStep reads a dataset: a catalog table, or an inline dataset given by
@@ -205,6 +205,12 @@ type WriteStep struct {
 	PartitionBy []string
 	// Compression is the Parquet codec. Defaults to snappy.
 	Compression string
+	// Mode is overwrite or merge (Parquet only: rows replace the stored
+	// rows with the same Key; see docs/incremental.md#merge-writes).
+	// Defaults to overwrite.
+	Mode string
+	// Key lists the key columns of a merge. Required with merge.
+	Key []string
 	// Table is a catalog table to write through its connector.
 	Table string
 	// Type is the connector type of an inline dataset (USER provider mode).
@@ -825,7 +831,7 @@ func (d *decoder) writeStep(n *yaml.Node, what string) (*WriteStep, error) {
 		}
 		w.File = f
 	} else {
-		fields, err := d.mapping(n, what, []string{"file", "format", "partition_by", "compression", "table", "type", "properties"})
+		fields, err := d.mapping(n, what, []string{"file", "format", "partition_by", "compression", "mode", "key", "table", "type", "properties"})
 		if err != nil {
 			return nil, err
 		}
@@ -854,6 +860,16 @@ func (d *decoder) writeStep(n *yaml.Node, what string) (*WriteStep, error) {
 						err = d.errf(f.value, "%s: compression %q: want one of %s", what, w.Compression, strings.Join(parquet.Compressions, ", "))
 					}
 				}
+			case "mode":
+				w.Mode, err = d.nonEmpty(f.value, what+": mode")
+				if err == nil {
+					w.Mode = strings.ToLower(w.Mode)
+					if w.Mode != "overwrite" && w.Mode != "merge" {
+						err = d.errf(f.value, "%s: mode %q: want overwrite or merge", what, w.Mode)
+					}
+				}
+			case "key":
+				w.Key, err = d.strList(f.value, what+": key")
 			case "table":
 				w.Table, err = d.nonEmpty(f.value, what+": table")
 			case "type":
@@ -879,8 +895,8 @@ func (d *decoder) writeStep(n *yaml.Node, what string) (*WriteStep, error) {
 		return nil, d.errf(n, "%s: give one of \"file\", \"table\" or \"type\"", what)
 	}
 	if w.File == "" {
-		if w.Format != "" || len(w.PartitionBy) > 0 || w.Compression != "" {
-			return nil, d.errf(n, "%s: format, partition_by and compression apply to file outputs only", what)
+		if w.Format != "" || len(w.PartitionBy) > 0 || w.Compression != "" || w.Mode != "" || len(w.Key) > 0 {
+			return nil, d.errf(n, "%s: format, partition_by, compression, mode and key apply to file outputs only (a table merges with svc.parquet.mode and svc.parquet.merge.key)", what)
 		}
 		return w, nil
 	}
@@ -899,6 +915,14 @@ func (d *decoder) writeStep(n *yaml.Node, what string) (*WriteStep, error) {
 	}
 	if w.Compression != "" && w.Format != "parquet" {
 		return nil, d.errf(n, "%s: compression applies to parquet only", what)
+	}
+	switch {
+	case w.Mode == "merge" && len(w.Key) == 0:
+		return nil, d.errf(n, "%s: mode merge needs key (the list of key columns)", what)
+	case w.Mode != "merge" && len(w.Key) > 0:
+		return nil, d.errf(n, "%s: key applies to mode merge", what)
+	case w.Mode == "merge" && w.Format != "parquet":
+		return nil, d.errf(n, "%s: mode merge needs format parquet, not %s", what, w.Format)
 	}
 	return w, nil
 }

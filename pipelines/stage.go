@@ -2,16 +2,13 @@ package pipelines
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 
 	"github.com/sluicedata/sluice/connectors/parquet"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
 // staged is a file output written under a temporary name, waiting for the
@@ -20,12 +17,6 @@ type staged struct {
 	tmp, final string
 	dir        bool // a partitioned directory
 	bytes      int64
-}
-
-func randomSuffix() string {
-	var b [6]byte
-	_, _ = rand.Read(b[:])
-	return hex.EncodeToString(b[:])
 }
 
 // stageFile writes f beside w.File under a hidden temporary name (a hidden
@@ -44,13 +35,27 @@ func stageFile(ctx context.Context, w *WriteStep, f *dataframe.Frame) (st staged
 			return st, fmt.Errorf("%s is a directory; give a file name (or partition_by for a directory)", final)
 		}
 	}
-	tmp := filepath.Join(parent, "."+filepath.Base(final)+".sluice-tmp-"+randomSuffix())
+	tmp := atomicfile.TempName(final, "sluice-tmp")
 	st = staged{tmp: tmp, final: final, dir: len(w.PartitionBy) > 0}
 	defer func() {
 		if err != nil {
 			_ = os.RemoveAll(tmp)
 		}
 	}()
+	if w.Mode == "merge" {
+		// The merged data is staged like any output; the stored files stay
+		// until the pipeline succeeds (docs/incremental.md#merge-writes).
+		src := final
+		if st.dir {
+			src += string(filepath.Separator)
+		}
+		merged, err := parquet.MergeWithExisting(ctx, src, nil, f, w.Key)
+		if err != nil {
+			return st, fmt.Errorf("merging into %s: %w", final, err)
+		}
+		defer merged.Release()
+		f = merged
+	}
 	if st.dir {
 		files, err := parquet.WriteDir(ctx, tmp, f, parquet.WriteOptions{Compression: w.Compression, PartitionBy: w.PartitionBy})
 		if err != nil {
@@ -96,40 +101,12 @@ func (r *runner) commit() error {
 }
 
 func publish(s staged) error {
-	if !s.dir {
-		if err := os.Rename(s.tmp, s.final); err != nil {
-			return fmt.Errorf("writing %s: %w", s.final, err)
-		}
-		syncDir(filepath.Dir(s.final))
-		return nil
-	}
-	// A directory cannot be renamed over another: move the old one aside,
-	// put the new one in place, then remove the old one.
-	old := ""
-	if _, err := os.Stat(s.final); err == nil {
-		old = filepath.Join(filepath.Dir(s.final), "."+filepath.Base(s.final)+".sluice-old-"+randomSuffix())
-		if err := os.Rename(s.final, old); err != nil {
-			return fmt.Errorf("replacing %s: %w", s.final, err)
-		}
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("replacing %s: %w", s.final, err)
+	if s.dir {
+		return atomicfile.ReplaceDir(s.tmp, s.final)
 	}
 	if err := os.Rename(s.tmp, s.final); err != nil {
-		if old != "" {
-			_ = os.Rename(old, s.final)
-		}
 		return fmt.Errorf("writing %s: %w", s.final, err)
 	}
-	syncDir(filepath.Dir(s.final))
-	if old != "" {
-		_ = os.RemoveAll(old)
-	}
+	_ = atomicfile.SyncDir(filepath.Dir(s.final))
 	return nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 // The query grammar (docs/sql.md#select): SELECT blocks, UNION, WITH,
@@ -57,7 +58,12 @@ func (p *parser) selectStmt(base stmtBase) (*Select, error) {
 	if err != nil {
 		return nil, err
 	}
-	if t := p.peek(); t.Kind != EOF && !(t.Kind == Symbol && t.Text == ")") {
+	if t := p.peek(); t.Kind != EOF {
+		if t.Kind == Ident {
+			if _, near := suggest.Closest(t.Text, []string{"FROM"}); near && !t.isKeyword("FROM") {
+				return nil, p.unexpected(t, "FROM")
+			}
+		}
 		return nil, p.fail(t, "end of statement")
 	}
 	return &Select{stmtBase: base, Query: q}, nil
@@ -825,6 +831,9 @@ func (p *parser) primary() (query.Expr, error) {
 	}
 	if t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID {
 		p.next()
+		if t.Kind == QuotedID && t.Text == "" {
+			return nil, p.errorf(t.Pos, "empty a column")
+		}
 		if t.Kind == Ident && p.peek().Kind == Symbol && p.peek().Text == "(" {
 			return p.call(t)
 		}

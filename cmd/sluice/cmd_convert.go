@@ -22,8 +22,10 @@ func init() {
 // extension, atomically; without OUT the frame is printed like every other
 // command's frames (--format, --schema, -o).
 func runConvert(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "convert", "convert IN [OUT] [--records-path P] [--compression C] [--format table|json|csv] [--schema] [--rows N]")
+	fs := newFlagSet(env, "convert", "convert IN [OUT] [--records-path P] [--sample-rows N [--strict]] [--compression C] [--format table|json|csv] [--schema] [--rows N]")
 	recordsPath := fs.String("records-path", "", "dotted `PATH` of the array holding the rows in a .json document (items)")
+	var sample sampleFlags
+	sample.register(fs)
 	compression := fs.String("compression", "snappy", "Parquet `CODEC` for a .parquet OUT: snappy, zstd, gzip, brotli or none")
 	rowGroup := fs.Int("row-group-rows", 0, "rows per Parquet row group for a .parquet OUT (0: 131072)")
 	var out outputOptions
@@ -45,6 +47,12 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if *recordsPath != "" && inFormat != "json" {
 		return usagef("--records-path applies to .json input only, not %s", in)
+	}
+	if err := sample.validate(); err != nil {
+		return err
+	}
+	if sample.rows > 0 && inFormat != "json" && inFormat != "ndjson" {
+		return usagef("--sample-rows applies to JSON input only, not %s", in)
 	}
 	pq := dataframe.ParquetOptions{Compression: *compression, RowGroupRows: *rowGroup}
 	if err := pq.Validate(); err != nil {
@@ -72,11 +80,13 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 
-	f, err := dataframe.ReadFile(in, dataframe.FileOptions{RecordsPath: *recordsPath})
+	var stats dataframe.ReadStats
+	f, err := dataframe.ReadFile(in, dataframe.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Stats: &stats})
 	if err != nil {
 		return err
 	}
 	defer f.Release()
+	out.note = sample.note(&stats)
 	if dest == "" {
 		return out.emit(env, f)
 	}
@@ -90,6 +100,6 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	if st, err := os.Stat(dest); err == nil {
 		size = st.Size()
 	}
-	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s\n", f.NumRows(), f.NumCols(), size, dest)
+	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s%s\n", f.NumRows(), f.NumCols(), size, dest, noteSuffix(out.note))
 	return nil
 }

@@ -23,6 +23,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 	"github.com/sluicedata/sluice/pipelines"
 )
@@ -473,7 +474,7 @@ func (d *demo) stepSidecar(ctx context.Context) error {
 	d.say("A failure is retried after 100ms, then 200ms; the third failure is final (FAILED,")
 	d.say("plus an e-mail alert when SMTP is configured). The demo runs the job until nothing is left:")
 	const maxRuns = 6
-	delay := cfg.InitialRetryDelay
+	failures := 0
 	done := false
 	for run := 1; run <= maxRuns && !done; run++ {
 		stats, err := svc.RunProcessing(ctx)
@@ -488,8 +489,8 @@ func (d *demo) stepSidecar(ctx context.Context) error {
 			continue
 		case stats.Retrying > 0:
 			// Wait out the back-off (the stores keep milliseconds: a little slack).
-			wait = delay + 50*time.Millisecond
-			delay = time.Duration(float64(delay) * cfg.BackoffMultiplier)
+			failures++
+			wait = queue.Backoff(cfg.InitialRetryDelay, cfg.BackoffMultiplier, failures) + 50*time.Millisecond
 		}
 		if err := sleepCtx(ctx, wait); err != nil {
 			return err

@@ -3,6 +3,9 @@ package main
 import (
 	"context"
 	"strings"
+
+	"github.com/sluicedata/sluice/catalog"
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 func init() {
@@ -14,22 +17,28 @@ func init() {
 }
 
 func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "read", "read NAME [--type T --prop k=v …] [--prop k=v]… [--set k=v]… [--catalog DIR] [--format table|json|csv] [--schema] [-o FILE]\n\n"+
+	fs := newFlagSet(env, "read", "read NAME [--type T --prop k=v …] [--prop k=v]… [--set k=v]… [--catalog DIR] [--sample-rows N [--strict]] [--format table|json|csv] [--schema] [-o FILE] [--full-refresh]\n\n"+
 		"Without --type, NAME is a catalog table (ns.table) and --prop adds runtime properties.\n"+
 		"With --type, NAME is read in USER mode from the --prop properties.")
 	var (
 		sess sessionFlags
 		src  sourceFlags
 		out  outputOptions
+		smp  sampleFlags
 	)
 	sess.register(fs)
 	src.register(fs)
 	out.register(fs)
+	smp.register(fs)
+	fullRefresh := fs.Bool("full-refresh", false, "ignore the stored incremental state for this read (with -o, the new state is stored after)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if err := out.validate(); err != nil {
+		return err
+	}
+	if err := smp.validate(); err != nil {
 		return err
 	}
 	if len(pos) != 1 || strings.TrimSpace(pos[0]) == "" {
@@ -40,10 +49,21 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := s.Read(ctx, name, props)
+	// An incremental table's state moves only once the rows are delivered:
+	// the -o file in place. Printed rows are not a delivery.
+	d := &catalog.Delivery{FullRefresh: *fullRefresh}
+	ctx, stats := dataframe.WithSampling(ctx, smp.rows, smp.strict)
+	f, err := s.Read(catalog.WithDelivery(ctx, d), name, props)
 	if err != nil {
 		return err
 	}
 	defer f.Release()
-	return out.emit(env, f)
+	out.note = smp.note(stats)
+	if err := out.emit(env, f); err != nil {
+		return err
+	}
+	if out.out == "" {
+		return nil
+	}
+	return d.Commit(ctx)
 }

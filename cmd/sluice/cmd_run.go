@@ -19,10 +19,11 @@ func init() {
 }
 
 func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "run", "run PIPELINE.yaml [--set k=v]… [--catalog DIR] [--dry-run]")
+	fs := newFlagSet(env, "run", "run PIPELINE.yaml [--set k=v]… [--catalog DIR] [--dry-run] [--full-refresh]")
 	var sf sessionFlags
 	sf.register(fs)
 	dryRun := fs.Bool("dry-run", false, "check the pipeline and print its plan without running it")
+	fullRefresh := fs.Bool("full-refresh", false, "ignore the stored incremental states for this run (the new ones are stored after the last write)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -50,10 +51,11 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 	sess.SetLogOutput(env.stderr)
 	// --set is applied by Run after the pipeline's settings, so it wins.
 	res, err := pipelines.Run(ctx, p, pipelines.Options{
-		Session:  sess,
-		Settings: sf.sets.Map(),
-		Progress: env.stderr,
-		Terminal: runIsTerminal(env),
+		Session:     sess,
+		Settings:    sf.sets.Map(),
+		Progress:    env.stderr,
+		Terminal:    runIsTerminal(env),
+		FullRefresh: *fullRefresh,
 	})
 	if err != nil {
 		return err

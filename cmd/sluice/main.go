@@ -18,9 +18,6 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 )
 
-// version is set at build time with -ldflags "-X main.version=…".
-var version = "dev"
-
 // command is one `sluice <name>` subcommand. Each lives in its own file and
 // adds itself to commands in init().
 type command struct {
@@ -197,19 +194,4 @@ func (f *kvFlag) Map() map[string]string {
 		m[p[0]] = p[1]
 	}
 	return m
-}
-
-func init() {
-	addCommand(&command{
-		name:    "version",
-		summary: "print the version",
-		run: func(ctx context.Context, env *cliEnv, args []string) error {
-			fs := newFlagSet(env, "version", "version")
-			if _, err := parseFlags(fs, args); err != nil {
-				return err
-			}
-			fmt.Fprintf(env.stdout, "sluice %s\n", version)
-			return nil
-		},
-	})
 }

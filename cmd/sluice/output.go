@@ -15,6 +15,7 @@ type outputOptions struct {
 	schema bool
 	out    string
 	rows   int
+	note   string // appended to the -o summary line (or printed on stderr): what a sampled read dropped
 }
 
 func (o *outputOptions) register(fs *flag.FlagSet) {
@@ -54,8 +55,11 @@ func (o *outputOptions) emit(env *cliEnv, f *dataframe.Frame) error {
 		if err == nil {
 			size = st.Size()
 		}
-		fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s\n", f.NumRows(), f.NumCols(), size, o.out)
+		fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s%s\n", f.NumRows(), f.NumCols(), size, o.out, noteSuffix(o.note))
 		return nil
+	}
+	if o.note != "" {
+		fmt.Fprintf(env.stderr, "sluice: %s\n", o.note)
 	}
 	if o.schema {
 		_, err := fmt.Fprint(env.stdout, dataframe.SchemaString(f.Schema()))
@@ -69,4 +73,11 @@ func (o *outputOptions) emit(env *cliEnv, f *dataframe.Frame) error {
 	default:
 		return dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: 20})
 	}
+}
+
+func noteSuffix(note string) string {
+	if note == "" {
+		return ""
+	}
+	return "; " + note
 }

@@ -267,7 +267,7 @@ func rows(t *testing.T, f *dataframe.Frame) []string {
 	return out
 }
 
-// requireNoSecrets checks that no secret value of props (CONTRACT §3 rule 5)
+// requireNoSecrets checks that no secret value of props (see docs/properties.md)
 // shows in any of outputs.
 func requireNoSecrets(t *testing.T, props connectors.Props, outputs ...string) {
 	t.Helper()

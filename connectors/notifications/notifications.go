@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 	notif "github.com/sluicedata/sluice/notifications"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 )
@@ -24,6 +25,21 @@ const (
 	PropFrom = "svc.notifications.from"
 	PropTo   = "svc.notifications.to"
 )
+
+// Properties declares every svc.notifications.* property: validation,
+// redaction, DESCRIBE and docs/properties.md all read it.
+var Properties = &connectors.PropertySet{
+	Connector: Type,
+	Prefix:    "svc.notifications.",
+	Specs: []connectors.PropertySpec{
+		{Name: PropStore, Doc: "Store DSN: `sqlite:<path>` or `postgres://…` (a password in it is redacted). Required."},
+		{Name: PropFrom, Doc: "Lower bound of receptionDate (inclusive, ISO-8601; UTC without an offset)."},
+		{Name: PropTo, Doc: "Upper bound of receptionDate (inclusive, ISO-8601; UTC without an offset)."},
+	},
+}
+
+// Properties returns the connector's property declaration.
+func (Connector) Properties() *connectors.PropertySet { return Properties }
 
 // Type is the connector's registered name.
 const Type = "NOTIFICATIONS"
@@ -41,7 +57,7 @@ var (
 	_ connectors.Validator = Connector{}
 )
 
-// Columns are the dataset's columns (CONTRACT §4, §6.1).
+// Columns are the dataset's columns (see docs/properties.md#notifications).
 var Columns = []dataframe.TypedColumn{
 	{Name: "id", Kind: dataframe.KindLong, Nullable: true},
 	{Name: "webhookToken", Kind: dataframe.KindString, Nullable: true},
@@ -59,6 +75,9 @@ var Columns = []dataframe.TypedColumn{
 // Validate checks a table definition: the store DSN is given, the date
 // bounds parse, and a column list, when given, is the dataset's.
 func (Connector) Validate(fields []connectors.Field, props connectors.Props) error {
+	if err := Properties.Validate(props); err != nil {
+		return fmt.Errorf("NOTIFICATIONS: %w", err)
+	}
 	if strings.TrimSpace(props.String(PropStore, "")) == "" {
 		return fmt.Errorf("NOTIFICATIONS: property %s is required (sqlite:<path> or postgres://…)", PropStore)
 	}
@@ -110,19 +129,7 @@ func rangeOf(p connectors.Props) (notif.Range, error) {
 	return r, nil
 }
 
-func parseDate(s string) (time.Time, error) {
-	var firstErr error
-	for _, layout := range []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999", "2006-01-02T15:04", "2006-01-02"} {
-		t, err := time.Parse(layout, s)
-		if err == nil {
-			return t.UTC(), nil
-		}
-		if firstErr == nil {
-			firstErr = err
-		}
-	}
-	return time.Time{}, firstErr
-}
+func parseDate(s string) (time.Time, error) { return sparktype.ParseTimestamp(s) }
 
 // Read opens the store, streams its records (in id order) into typed
 // columns and closes it.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
 // The connector's properties.
@@ -33,7 +34,27 @@ const (
 	// PropPartitionBy lists (comma-separated) the columns of a
 	// Hive-partitioned write: dir/key=value/part-….parquet. Needs a directory.
 	PropPartitionBy = "svc.parquet.partition.by"
+	// PropMergeKey lists (comma-separated) the key columns of
+	// svc.parquet.mode=merge (see docs/incremental.md#merge-writes).
+	PropMergeKey = "svc.parquet.merge.key"
 )
+
+// Properties declares every svc.parquet.* property: validation, redaction,
+// DESCRIBE and docs/properties.md all read it.
+var Properties = &connectors.PropertySet{
+	Connector: Type,
+	Prefix:    "svc.parquet.",
+	Specs: []connectors.PropertySpec{
+		{Name: PropPath, Doc: "A file, or a directory of part files (an existing directory, or a path ending in `/`). Required; a table's LOCATION stands in for it."},
+		{Name: PropMode, Kind: connectors.KindEnum, Enum: []string{"overwrite", "replace", "append", "merge"}, Default: "overwrite", Doc: "Write mode: overwrite (replace) the data, append a part file (directories only), or merge rows by `merge.key`."},
+		{Name: PropMergeKey, Kind: connectors.KindList, Doc: "mode=merge: comma list of key columns; incoming rows replace rows with the same key."},
+		{Name: PropCompression, Kind: connectors.KindEnum, Enum: []string{"snappy", "zstd", "gzip", "brotli", "none", "uncompressed"}, Default: "snappy", Doc: "Codec of written files."},
+		{Name: PropPartitionBy, Kind: connectors.KindList, Doc: "Comma list of columns of a Hive-partitioned write (`dir/key=value/part-….parquet`); needs a directory."},
+	},
+}
+
+// Properties returns the connector's property declaration.
+func (Connector) Properties() *connectors.PropertySet { return Properties }
 
 // Type is the connector's registered name.
 const Type = "PARQUET"
@@ -63,10 +84,18 @@ var (
 // Validate checks a table definition: the path is given, the mode and the
 // compression are known, partition columns are columns of the table.
 func (Connector) Validate(fields []connectors.Field, props connectors.Props) error {
+	if err := Properties.Validate(props); err != nil {
+		return fmt.Errorf("PARQUET: %w", err)
+	}
 	if strings.TrimSpace(props.String(PropPath, "")) == "" {
 		return fmt.Errorf("PARQUET: property %s is required (a file, or a directory of part files)", PropPath)
 	}
-	if _, err := modeOf(props); err != nil {
+	mode, err := modeOf(props)
+	if err != nil {
+		return err
+	}
+	mkeys, err := mergeKeys(props, mode)
+	if err != nil {
 		return err
 	}
 	if _, err := compressionOf(props); err != nil {
@@ -77,6 +106,11 @@ func (Connector) Validate(fields []connectors.Field, props connectors.Props) err
 		return err
 	}
 	if len(fields) > 0 {
+		for _, k := range mkeys {
+			if !hasField(fields, k) {
+				return fmt.Errorf("PARQUET: %s: %q is not a column of the table", PropMergeKey, k)
+			}
+		}
 		for _, k := range keys {
 			if !hasField(fields, k) {
 				return fmt.Errorf("PARQUET: %s: %q is not a column of the table", PropPartitionBy, k)
@@ -95,14 +129,21 @@ func hasField(fields []connectors.Field, name string) bool {
 	return false
 }
 
-func modeOf(p connectors.Props) (bool, error) {
-	switch m := strings.ToLower(strings.TrimSpace(p.String(PropMode, "overwrite"))); m {
-	case "overwrite", "replace":
-		return false, nil
-	case "append":
-		return true, nil
+// Write modes of svc.parquet.mode.
+const (
+	ModeOverwrite = "overwrite"
+	ModeAppend    = "append"
+	ModeMerge     = "merge"
+)
+
+func modeOf(p connectors.Props) (string, error) {
+	switch m := strings.ToLower(strings.TrimSpace(p.String(PropMode, ModeOverwrite))); m {
+	case ModeOverwrite, "replace":
+		return ModeOverwrite, nil
+	case ModeAppend, ModeMerge:
+		return m, nil
 	default:
-		return false, fmt.Errorf("PARQUET: property %s: %q is not overwrite or append", PropMode, p[PropMode])
+		return "", fmt.Errorf("PARQUET: property %s: %q is not overwrite, append or merge", PropMode, p[PropMode])
 	}
 }
 
@@ -119,8 +160,11 @@ func compressionOf(p connectors.Props) (string, error) {
 	return "", fmt.Errorf("PARQUET: property %s: %q is not one of %s", PropCompression, p[PropCompression], strings.Join(Compressions, ", "))
 }
 
-func partitionKeys(p connectors.Props) ([]string, error) {
-	v := strings.TrimSpace(p.String(PropPartitionBy, ""))
+func partitionKeys(p connectors.Props) ([]string, error) { return columnList(p, PropPartitionBy) }
+
+// columnList parses the comma list of top-level column names in prop.
+func columnList(p connectors.Props, prop string) ([]string, error) {
+	v := strings.TrimSpace(p.String(prop, ""))
 	if v == "" {
 		return nil, nil
 	}
@@ -128,7 +172,7 @@ func partitionKeys(p connectors.Props) ([]string, error) {
 	for _, k := range strings.Split(v, ",") {
 		k = strings.TrimSpace(k)
 		if k == "" || strings.ContainsAny(k, "/=.\\") {
-			return nil, fmt.Errorf("PARQUET: property %s: %q is not a column name", PropPartitionBy, k)
+			return nil, fmt.Errorf("PARQUET: property %s: %q is not a column name", prop, k)
 		}
 		keys = append(keys, k)
 	}
@@ -321,9 +365,13 @@ func (Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe
 	if path == "" {
 		return res, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
-	appendMode, err := modeOf(ds.Props)
+	mode, err := modeOf(ds.Props)
 	if err != nil {
 		return res, err
+	}
+	appendMode := mode == ModeAppend
+	if mode == ModeMerge {
+		return mergeWrite(ctx, ds, f)
 	}
 	comp, err := compressionOf(ds.Props)
 	if err != nil {
@@ -433,7 +481,7 @@ func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOption
 		files = append(files, p.final)
 	}
 	done = nil
-	syncDir(dir)
+	_ = atomicfile.SyncDir(dir)
 	for _, p := range old {
 		if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return files, fmt.Errorf("removing old part file %s: %w", p.path, err)
@@ -460,11 +508,17 @@ func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error 
 		_ = os.Remove(tmp)
 		return err
 	}
+	if testHookBeforeSwap != nil {
+		if err := testHookBeforeSwap(); err != nil {
+			_ = os.Remove(tmp)
+			return err
+		}
+	}
 	if err := os.Rename(tmp, path); err != nil {
 		_ = os.Remove(tmp)
 		return fmt.Errorf("replacing %s: %w", path, err)
 	}
-	syncDir(dir)
+	_ = atomicfile.SyncDir(dir)
 	return nil
 }
 
@@ -490,13 +544,6 @@ func writeParquetFile(path string, f *dataframe.Frame, compression string) (err 
 		return fmt.Errorf("syncing %s: %w", path, err)
 	}
 	return nil
-}
-
-func syncDir(dir string) {
-	if d, err := os.Open(dir); err == nil {
-		_ = d.Sync()
-		_ = d.Close()
-	}
 }
 
 // removeEmptyDirs removes partition directories left empty under root.

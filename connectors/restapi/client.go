@@ -50,8 +50,8 @@ func (e *StatusError) Error() string {
 }
 
 // client performs the requests of one read or one write: one connection
-// pool (keep-alive between pages and rows), the retry policy of CONTRACT §3
-// and §9, the body limit, and CONSOLE logging with secrets redacted.
+// pool (keep-alive between pages and rows), the retry policy (docs/restapi.md#retries),
+// the body limit, and CONSOLE logging with secrets redacted.
 type client struct {
 	cfg    *config
 	red    *connectors.Redactor

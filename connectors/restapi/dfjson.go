@@ -1,14 +1,17 @@
 package restapi
 
 import (
+	"context"
 	"errors"
 
 	"github.com/sluicedata/sluice/dataframe"
 )
 
-// readPages parses the pages of a parsed-mode read into one frame.
-func readPages(pages [][]byte, recordsPath string) (*dataframe.Frame, error) {
-	return dataframe.ReadJSONDocuments(pages, dataframe.JSONOptions{RecordsPath: recordsPath})
+// readPages parses the pages of a parsed-mode read into one frame, sampling
+// the schema when ctx asks for it (dataframe.WithSampling, `sluice read
+// --sample-rows`; see docs/inference.md#sampling).
+func readPages(ctx context.Context, pages [][]byte, recordsPath string) (*dataframe.Frame, error) {
+	return dataframe.ReadJSONDocuments(pages, dataframe.SamplingFrom(ctx, dataframe.JSONOptions{RecordsPath: recordsPath}))
 }
 
 // pageSyntaxError finds the page of an invalid-JSON error and returns the

@@ -103,7 +103,7 @@ func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.
 		docs = append(docs, p)
 		pageOf = append(pageOf, i)
 	}
-	f, err := readPages(docs, cfg.RecordsPath)
+	f, err := readPages(ctx, docs, cfg.RecordsPath)
 	if err != nil {
 		if doc, perr, ok := pageSyntaxError(err); ok && doc >= 0 && doc < len(pageOf) {
 			page := pageOf[doc]

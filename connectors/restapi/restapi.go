@@ -35,6 +35,9 @@ func (*Connector) Validate(fields []connectors.Field, props connectors.Props) er
 	if _, err := parseConfig(props); err != nil {
 		return red.Error(fmt.Errorf("RESTAPI table: %w", err))
 	}
+	if _, err := parseIncremental(props); err != nil {
+		return red.Error(fmt.Errorf("RESTAPI table: %w", err))
+	}
 	return nil
 }
 

@@ -53,6 +53,20 @@ func TestValidate(t *testing.T) {
 		{name: "header name", props: with(good, "svc.restapi.header.Bad Name", "x"), errHas: "svc.restapi.header.Bad Name"},
 		{name: "header value with a line break is not quoted", props: with(good, "svc.restapi.header.Authorization", "Bearer "+testKey+"\r\nX: y"),
 			errHas: "svc.restapi.header.Authorization: the value contains a line break"},
+		{name: "near miss", props: with(good, "svc.restapi.paginate.next.feild", "nextPageToken"),
+			errHas: "unknown property svc.restapi.paginate.next.feild (did you mean svc.restapi.paginate.next.field?)"},
+		{name: "near miss outside a known prefix", props: with(good, "svc.restapi.timeot", "5s"),
+			errHas: "unknown property svc.restapi.timeot (did you mean svc.restapi.timeout?)"},
+		{name: "a token close to a known name is a substitution value", props: with(good,
+			"svc.restapi.pattern.x", "{svc.restapi.baseURL}/x?u={svc.restapi.uri}", "svc.restapi.uri", "a")},
+		{name: "unknown name under a known prefix", props: with(good, "svc.restapi.auth.kind", "bearer"),
+			errHas: "unknown property svc.restapi.auth.kind"},
+		{name: "auth type", props: with(good, "svc.restapi.auth.type", "digest"), errHas: `svc.restapi.auth.type: "digest" is not one of bearer, basic, api_key, oauth2`},
+		{name: "rate limit", props: with(good, "svc.restapi.rate.limit", "fast"), errHas: "svc.restapi.rate.limit"},
+		{name: "declared properties of other helpers are accepted", props: with(good,
+			"svc.restapi.incremental.cursor", "updated_at", "svc.restapi.incremental.param", "since", "svc.restapi.parse.payload", "true",
+			"svc.restapi.primary.key", "id", "svc.restapi.fanout.concurrency", "8", "svc.restapi.fanout.token", "svc.restapi.channelId",
+			"svc.restapi.fanout.from", "yt.channels", "svc.restapi.fanout.column", "id")},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

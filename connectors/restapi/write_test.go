@@ -227,7 +227,7 @@ func TestWriteBadMode(t *testing.T) {
 	f := dataframe.Strings(nil, "payload", []string{"{}"})
 	defer f.Release()
 	_, err := write(t, writeProps(u, "svc.restapi.write.mode", "PATCH"), f, nil)
-	require.ErrorContains(t, err, `property svc.restapi.write.mode: "PATCH" is not a write mode (POST or PUT)`)
+	require.ErrorContains(t, err, `property svc.restapi.write.mode: "PATCH" is not one of POST, PUT`)
 	require.Zero(t, rec.count())
 }
 

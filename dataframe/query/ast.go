@@ -386,3 +386,58 @@ func (*TableRef) source()            {}
 func (*SubqueryRef) source()         {}
 func (*JoinRef) source()             {}
 func (*LateralView) source()         {}
+
+// TableNames lists the tables q reads (not its CTEs), in order of
+// appearance, each once.
+func TableNames(q Query) [][]string {
+	var out [][]string
+	seen := map[string]bool{}
+	var walkQ func(q Query, ctes map[string]bool)
+	var walkS func(s Source, ctes map[string]bool)
+	walkS = func(s Source, ctes map[string]bool) {
+		switch x := s.(type) {
+		case *TableRef:
+			key := strings.ToLower(strings.Join(x.Name, "."))
+			if len(x.Name) == 1 && ctes[key] || seen[key] {
+				return
+			}
+			seen[key] = true
+			out = append(out, x.Name)
+		case *SubqueryRef:
+			walkQ(x.Query, ctes)
+		case *JoinRef:
+			walkS(x.L, ctes)
+			walkS(x.R, ctes)
+		case *LateralView:
+			walkS(x.Input, ctes)
+		}
+	}
+	walkQ = func(q Query, outer map[string]bool) {
+		ctes := map[string]bool{}
+		for k := range outer {
+			ctes[k] = true
+		}
+		var with []CTE
+		switch x := q.(type) {
+		case *Select:
+			with = x.With
+		case *SetOp:
+			with = x.With
+		}
+		for _, c := range with {
+			walkQ(c.Query, ctes)
+			ctes[strings.ToLower(c.Name)] = true
+		}
+		switch x := q.(type) {
+		case *Select:
+			if x.From != nil {
+				walkS(x.From, ctes)
+			}
+		case *SetOp:
+			walkQ(x.L, ctes)
+			walkQ(x.R, ctes)
+		}
+	}
+	walkQ(q, nil)
+	return out
+}

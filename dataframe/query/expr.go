@@ -254,8 +254,9 @@ func (c *compiler) compile1(e Expr) (*cexpr, error) {
 			return nil, err
 		}
 		ce := c.column(i, e)
-		for _, f := range rest {
-			if ce, err = c.field(ce, f, x.Pos, x); err != nil {
+		for k, f := range rest {
+			prefix := &Column{Path: x.Path[:len(x.Path)-len(rest)+k], Pos: x.Pos}
+			if ce, err = c.field(ce, f, x.Pos, prefix); err != nil {
 				return nil, err
 			}
 		}
@@ -379,7 +380,7 @@ func (c *compiler) field(in *cexpr, name string, pos Pos, e Expr) (*cexpr, error
 		}
 	}
 	if k < 0 {
-		return nil, errorf(pos, "no field %s in %s%s", name, e, didYouMean(name, fieldNames(st.Fields())))
+		return nil, errorf(pos, "%s has no field %s%s", e, name, didYouMean(name, fieldNames(st.Fields())))
 	}
 	ft := st.Field(k).Type
 	if isList {

@@ -2,6 +2,7 @@ package query
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -251,7 +252,11 @@ func (p *planner) source(s Source, ctes *cteScope) (*node, error) {
 		}
 		t, err := p.r.Table(p.ctx, x.Name)
 		if err != nil {
-			return nil, &Error{Pos: x.Pos, Msg: err.Error(), Err: err}
+			var qe *Error
+			if errors.As(err, &qe) && qe.Pos.Line == 0 {
+				qe.Pos = x.Pos
+			}
+			return nil, err
 		}
 		sc := &scope{}
 		quals := qualsOf(x)

@@ -51,5 +51,5 @@ func (m Tables) Table(_ context.Context, name []string) (Table, error) {
 		names = append(names, k)
 	}
 	sort.Strings(names)
-	return nil, fmt.Errorf("unknown table %s%s", strings.Join(name, "."), didYouMean(key, names))
+	return nil, &Error{Msg: fmt.Sprintf("unknown table %s%s", strings.Join(name, "."), didYouMean(key, names))}
 }

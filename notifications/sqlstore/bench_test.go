@@ -13,7 +13,7 @@ import (
 
 	"github.com/jackc/pgx/v5"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // benchPayload is the size of a typical provider webhook body.
@@ -71,7 +71,7 @@ func benchExec(b *testing.B, dsn, sql string) {
 	}
 }
 
-func benchOpen(b *testing.B, dsn string, opts ...Option) notifications.Store {
+func benchOpen(b *testing.B, dsn string, opts ...Option) queue.Store {
 	b.Helper()
 	s, err := Open(context.Background(), dsn, opts...)
 	if err != nil {
@@ -83,8 +83,8 @@ func benchOpen(b *testing.B, dsn string, opts ...Option) notifications.Store {
 
 // benchRecord makes a delivery with provider-like tokens: UUIDs, so index
 // inserts land at random places as in production.
-func benchRecord(seq int64) *notifications.Record {
-	return &notifications.Record{
+func benchRecord(seq int64) *queue.Record {
+	return &queue.Record{
 		WebhookToken: "wbh-" + benchUUID(seq, 1), ObjectToken: "usr-" + benchUUID(seq, 2), NotificationType: "USR",
 		CreationDate: time.Now(), ReceptionDate: time.Now(), Program: "prg-1", Payload: benchPayload,
 	}
@@ -137,7 +137,7 @@ func BenchmarkEnqueueParallel(b *testing.B) {
 				b.RunParallel(func(pb *testing.PB) {
 					for pb.Next() {
 						r, _ := prepareIntake(benchRecord(seq.Add(1)), time.Now())
-						if res, err := w.submit(context.Background(), r); err != nil || res.Outcome != notifications.Stored {
+						if res, err := w.submit(context.Background(), r); err != nil || res.Outcome != queue.Stored {
 							b.Error(err, res.Outcome)
 							return
 						}
@@ -184,14 +184,14 @@ func BenchmarkEnqueueParallel(b *testing.B) {
 }
 
 // benchEnqueue runs Enqueue from 32 goroutines per CPU, unique deliveries.
-func benchEnqueue(b *testing.B, s notifications.Store) {
+func benchEnqueue(b *testing.B, s queue.Store) {
 	var seq atomic.Int64
 	b.SetParallelism(32)
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
 			res, err := s.Enqueue(context.Background(), benchRecord(seq.Add(1)))
-			if err != nil || res.Outcome != notifications.Stored {
+			if err != nil || res.Outcome != queue.Stored {
 				b.Error(err, res.Outcome)
 				return
 			}
@@ -211,18 +211,18 @@ func benchEnqueue(b *testing.B, s notifications.Store) {
 }
 
 // bareInsert is one INSERT, committed on its own.
-func bareInsert(s notifications.Store) func(context.Context, *notifications.Record) error {
+func bareInsert(s queue.Store) func(context.Context, *queue.Record) error {
 	switch s := s.(type) {
 	case *sqliteStore:
-		return func(ctx context.Context, r *notifications.Record) error {
+		return func(ctx context.Context, r *queue.Record) error {
 			r, _ = prepareIntake(r, time.Now())
-			r.Status = notifications.StatusPending
+			r.Status = queue.StatusPending
 			_, err := s.wdb.ExecContext(ctx, `INSERT INTO notifications (`+sqliteInsertCols+`)
 				VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, sqliteArgs(r)...)
 			return err
 		}
 	case *pgStore:
-		return func(ctx context.Context, r *notifications.Record) error {
+		return func(ctx context.Context, r *queue.Record) error {
 			r, _ = prepareIntake(r, time.Now())
 			_, err := s.pool.Exec(ctx, pgInsert, pgArgs(r)...)
 			return err
@@ -232,17 +232,17 @@ func bareInsert(s notifications.Store) func(context.Context, *notifications.Reco
 }
 
 // bareBatch commits a batch of plain INSERTs in one transaction.
-func bareBatch(s notifications.Store) applyFunc {
+func bareBatch(s queue.Store) applyFunc {
 	switch s := s.(type) {
 	case *sqliteStore:
-		return func(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+		return func(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
 			tx, err := s.wdb.BeginTx(ctx, nil)
 			if err != nil {
 				return nil, err
 			}
 			defer tx.Rollback() //nolint:errcheck // no-op after Commit
 			insert := tx.StmtContext(ctx, s.stInsert)
-			res := make([]notifications.EnqueueResult, len(reqs))
+			res := make([]queue.EnqueueResult, len(reqs))
 			for i, q := range reqs {
 				r := q.rec
 				ir, err := insert.ExecContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, ms(r.CreationDate),
@@ -255,7 +255,7 @@ func bareBatch(s notifications.Store) applyFunc {
 			return res, tx.Commit()
 		}
 	case *pgStore:
-		return func(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+		return func(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
 			tx, err := s.pool.Begin(ctx)
 			if err != nil {
 				return nil, err
@@ -268,7 +268,7 @@ func bareBatch(s notifications.Store) applyFunc {
 			if err := tx.SendBatch(ctx, batch).Close(); err != nil {
 				return nil, err
 			}
-			return make([]notifications.EnqueueResult, len(reqs)), tx.Commit(ctx)
+			return make([]queue.EnqueueResult, len(reqs)), tx.Commit(ctx)
 		}
 	}
 	panic("unknown store")
@@ -302,7 +302,7 @@ func BenchmarkClaimFinish(b *testing.B) {
 					b.Fatalf("nothing to claim after %d of %d", done, b.N)
 				}
 				for i := range recs {
-					recs[i].Status = notifications.StatusSuccess
+					recs[i].Status = queue.StatusSuccess
 					if ok, err := s.Finish(ctx, &recs[i]); err != nil || !ok {
 						b.Fatal(ok, err)
 					}
@@ -385,13 +385,13 @@ func BenchmarkScan(b *testing.B) {
 		from, to := base.Add(100*time.Second), base.Add(101*time.Second) // 1,000 records near the end
 		for _, c := range []struct {
 			name string
-			r    notifications.Range
+			r    queue.Range
 			want int
-		}{{"all", notifications.Range{}, n}, {"narrow", notifications.Range{From: &from, To: &to}, 1001}} {
+		}{{"all", queue.Range{}, n}, {"narrow", queue.Range{From: &from, To: &to}, 1001}} {
 			b.Run(tg.name+"/"+c.name, func(b *testing.B) {
 				for i := 0; i < b.N; i++ {
 					count := 0
-					if err := s.Scan(context.Background(), c.r, func(*notifications.Record) error { count++; return nil }); err != nil {
+					if err := s.Scan(context.Background(), c.r, func(*queue.Record) error { count++; return nil }); err != nil {
 						b.Fatal(err)
 					}
 					if count != c.want {
@@ -437,7 +437,7 @@ func BenchmarkStats(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				if st.ByStatus[notifications.StatusPending] != 200_000 || st.OldestPending == nil {
+				if st.ByStatus[queue.StatusPending] != 200_000 || st.OldestPending == nil {
 					b.Fatalf("stats %+v", st)
 				}
 			}

@@ -3,7 +3,7 @@ package sqlstore
 import (
 	"sync"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // claimBook remembers the claims a store made (record id → the
@@ -17,7 +17,7 @@ type claimBook[T any] struct {
 
 // remember records recs as claimed until until, first forgetting the
 // claims for which ended is true: this store will not finish those.
-func (b *claimBook[T]) remember(recs []notifications.Record, until T, ended func(T) bool) {
+func (b *claimBook[T]) remember(recs []queue.Record, until T, ended func(T) bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.claims == nil {

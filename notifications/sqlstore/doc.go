@@ -1,5 +1,5 @@
 // Package sqlstore keeps notification records durably for the sidecar: the
-// notifications.Store implementations on SQLite (one file, shared by the
+// queue.Store implementations on SQLite (one file, shared by the
 // sidecars of one host) and Postgres (shared by sidecars on many hosts).
 //
 // Open picks the implementation from the DSN and migrates the schema
@@ -8,7 +8,7 @@
 //	st, err := sqlstore.Open(ctx, "sqlite:.sluice/notifications.db")
 //	if err != nil { … }
 //	defer st.Close()
-//	res, err := st.Enqueue(ctx, &notifications.Record{WebhookToken: "wbh-1", ObjectToken: "usr-1"})
+//	res, err := st.Enqueue(ctx, &queue.Record{WebhookToken: "wbh-1", ObjectToken: "usr-1"})
 //
 // Enqueue is a group commit: a writer goroutine drains every waiting
 // delivery into one transaction, applies the intake rules to each in arrival
@@ -24,5 +24,5 @@
 // claim lease (FOR UPDATE SKIP LOCKED on Postgres), so two sidecars never
 // process one record at once; a lease left by a crash expires and the record
 // is processed again (at least once). Database failures are reported
-// wrapping notifications.ErrUnavailable.
+// wrapping queue.ErrUnavailable.
 package sqlstore

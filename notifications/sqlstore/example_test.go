@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 )
 
@@ -26,13 +26,13 @@ func ExampleOpen() {
 
 	created := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 	for _, token := range []string{"wbh-1", "wbh-1"} {
-		res, _ := st.Enqueue(ctx, &notifications.Record{
+		res, _ := st.Enqueue(ctx, &queue.Record{
 			WebhookToken: token, ObjectToken: "usr-42", CreationDate: created,
 			Payload: []byte(`{"token":"wbh-1"}`),
 		})
-		fmt.Println("outcome:", res.Outcome == notifications.Stored)
+		fmt.Println("outcome:", res.Outcome == queue.Stored)
 	}
-	newer, _ := st.Enqueue(ctx, &notifications.Record{
+	newer, _ := st.Enqueue(ctx, &queue.Record{
 		WebhookToken: "wbh-2", ObjectToken: "usr-42", CreationDate: created.Add(time.Second),
 	})
 	fmt.Println("outdated:", newer.Outdated)
@@ -61,35 +61,35 @@ func Example_processing() {
 	defer st.Close()
 	created := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
 	for i, obj := range []string{"usr-1", "pmt-7"} {
-		_, _ = st.Enqueue(ctx, &notifications.Record{
+		_, _ = st.Enqueue(ctx, &queue.Record{
 			WebhookToken: fmt.Sprintf("wbh-%d", i), ObjectToken: obj, CreationDate: created.Add(time.Duration(i) * time.Second),
 		})
 	}
 
 	unlock, err := st.Lock(ctx, "process-notifications")
 	if err != nil {
-		fmt.Println(err) // notifications.ErrLocked: another sidecar runs the job
+		fmt.Println(err) // queue.ErrLocked: another sidecar runs the job
 		return
 	}
 	defer unlock()
 	_, err = st.Lock(ctx, "process-notifications")
-	fmt.Println("second lock:", errors.Is(err, notifications.ErrLocked))
+	fmt.Println("second lock:", errors.Is(err, queue.ErrLocked))
 
 	now := time.Now()
 	batch, _ := st.Claim(ctx, now, 100)
 	for i := range batch {
 		r := &batch[i]
-		if r.NotificationType == notifications.TypePayment { // say the payment handler failed
+		if r.NotificationType == queue.TypePayment { // say the payment handler failed
 			next := now.Add(time.Minute)
-			r.Status, r.RetryCounter, r.LastRetryDate, r.NextRetryDate = notifications.StatusRetrying, 1, &now, &next
+			r.Status, r.RetryCounter, r.LastRetryDate, r.NextRetryDate = queue.StatusRetrying, 1, &now, &next
 		} else {
-			r.Status = notifications.StatusSuccess
+			r.Status = queue.StatusSuccess
 		}
 		saved, _ := st.Finish(ctx, r)
 		fmt.Println(r.WebhookToken, r.Status, saved)
 	}
 	stats, _ := st.Stats(ctx)
-	fmt.Println("success:", stats.ByStatus[notifications.StatusSuccess], "retrying:", stats.ByStatus[notifications.StatusRetrying])
+	fmt.Println("success:", stats.ByStatus[queue.StatusSuccess], "retrying:", stats.ByStatus[queue.StatusRetrying])
 	// Output:
 	// second lock: true
 	// wbh-0 SUCCESS true

@@ -15,7 +15,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // pgStore keeps records in Postgres, in the schema the connection's
@@ -71,7 +71,7 @@ upd AS (
 	RETURNING 1)
 SELECT (SELECT v FROM dup), (SELECT v FROM obs), (SELECT id FROM ins), (SELECT count(*) FROM upd)`
 
-func openPostgres(ctx context.Context, dsn string, o options) (_ notifications.Store, err error) {
+func openPostgres(ctx context.Context, dsn string, o options) (_ queue.Store, err error) {
 	where := redactDSN(dsn)
 	cfg, err := pgxpool.ParseConfig(dsn)
 	if err != nil {
@@ -263,7 +263,7 @@ func commitResult(br pgx.BatchResults) error {
 const perRequestMax = 4
 
 // applyBatch commits a group of deliveries.
-func (s *pgStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+func (s *pgStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
 	if len(reqs) <= perRequestMax {
 		return s.applyBatchPerRequest(ctx, reqs)
 	}
@@ -276,7 +276,7 @@ func (s *pgStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]notifica
 // creationDate and the live records), applies the rules in arrival order in
 // memory — exactly as if each delivery ran alone — and writes the result
 // with one multi-row INSERT and one UPDATE.
-func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
 	tokens := make([]string, len(reqs))
 	keyIndex := make(map[objKey]int)
 	var objs, typs []string
@@ -288,7 +288,7 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]notif
 			objs, typs = append(objs, k.object), append(typs, k.typ)
 		}
 	}
-	var res []notifications.EnqueueResult
+	var res []queue.EnqueueResult
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
 		b := &pgx.Batch{}
 		b.Queue(`BEGIN`)
@@ -414,8 +414,8 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]notif
 
 // applyBatchPerRequest is the per-request group commit: one rules
 // statement per delivery, the whole transaction in one pipelined round trip.
-func (s *pgStore) applyBatchPerRequest(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
-	res := make([]notifications.EnqueueResult, len(reqs))
+func (s *pgStore) applyBatchPerRequest(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
+	res := make([]queue.EnqueueResult, len(reqs))
 	err := s.withConn(ctx, func(conn *pgxpool.Conn) error {
 		b := &pgx.Batch{}
 		b.Queue(`BEGIN`)
@@ -444,11 +444,11 @@ func (s *pgStore) applyBatchPerRequest(ctx context.Context, reqs []*intakeReq) (
 			}
 			switch {
 			case id != nil:
-				res[i] = notifications.EnqueueResult{Outcome: notifications.Stored, ID: *id, Outdated: int(outdated)}
+				res[i] = queue.EnqueueResult{Outcome: queue.Stored, ID: *id, Outdated: int(outdated)}
 			case obs && !dup:
-				res[i].Outcome = notifications.DiscardedObsolete
+				res[i].Outcome = queue.DiscardedObsolete
 			default: // stored before, or by another sidecar just now
-				res[i].Outcome = notifications.DiscardedDuplicate
+				res[i].Outcome = queue.DiscardedDuplicate
 			}
 		}
 		if err := commitResult(br); err != nil {
@@ -469,16 +469,16 @@ func nullBytes(b []byte) []byte {
 	return b
 }
 
-func scanPG(row pgx.Row) (notifications.Record, error) {
+func scanPG(row pgx.Row) (queue.Record, error) {
 	var (
-		r      notifications.Record
+		r      queue.Record
 		status string
 	)
 	if err := row.Scan(&r.ID, &r.WebhookToken, &r.ObjectToken, &r.NotificationType, &r.CreationDate,
 		&r.ReceptionDate, &status, &r.RetryCounter, &r.LastRetryDate, &r.NextRetryDate, &r.Program, &r.Payload); err != nil {
 		return r, err
 	}
-	r.Status = notifications.Status(status)
+	r.Status = queue.Status(status)
 	r.CreationDate, r.ReceptionDate = r.CreationDate.UTC(), r.ReceptionDate.UTC()
 	if r.LastRetryDate != nil {
 		t := r.LastRetryDate.UTC()
@@ -491,9 +491,9 @@ func scanPG(row pgx.Row) (notifications.Record, error) {
 	return r, nil
 }
 
-func collectPG(rows pgx.Rows) ([]notifications.Record, error) {
+func collectPG(rows pgx.Rows) ([]queue.Record, error) {
 	defer rows.Close()
-	var out []notifications.Record
+	var out []queue.Record
 	for rows.Next() {
 		r, err := scanPG(rows)
 		if err != nil {
@@ -504,7 +504,7 @@ func collectPG(rows pgx.Rows) ([]notifications.Record, error) {
 	return out, rows.Err()
 }
 
-func (s *pgStore) Enqueue(ctx context.Context, rec *notifications.Record) (notifications.EnqueueResult, error) {
+func (s *pgStore) Enqueue(ctx context.Context, rec *queue.Record) (queue.EnqueueResult, error) {
 	return enqueueVia(ctx, s.w, s.o.clock(), rec)
 }
 
@@ -534,7 +534,7 @@ func (s *pgStore) Lock(ctx context.Context, job string) (func(), error) {
 	}
 	if !ok {
 		conn.Release()
-		return nil, fmt.Errorf("%s: lock %s: %w", pgName, job, notifications.ErrLocked)
+		return nil, fmt.Errorf("%s: lock %s: %w", pgName, job, queue.ErrLocked)
 	}
 	l := &pgLock{s: s, conn: conn, key: key, job: job}
 	if !s.locks.add(l) {
@@ -563,12 +563,12 @@ func (l *pgLock) release() {
 	l.conn.Release()
 }
 
-func (s *pgStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifications.Record, error) {
+func (s *pgStore) Claim(ctx context.Context, now time.Time, limit int) ([]queue.Record, error) {
 	if err := checkLimit(limit); err != nil {
 		return nil, err
 	}
-	clock := notifications.Truncate(s.o.clock())
-	until := notifications.Truncate(clock.Add(s.o.claimLease))
+	clock := queue.Truncate(s.o.clock())
+	until := queue.Truncate(clock.Add(s.o.claimLease))
 	rows, err := s.opool.Query(ctx, pgClaim, now, clock, limit, until)
 	if err != nil {
 		return nil, storeErr(pgName+": claim", err)
@@ -629,7 +629,7 @@ func prefixed(p, cols string) string {
 	return out
 }
 
-func (s *pgStore) Finish(ctx context.Context, rec *notifications.Record) (bool, error) {
+func (s *pgStore) Finish(ctx context.Context, rec *queue.Record) (bool, error) {
 	if rec == nil || rec.ID == 0 {
 		return false, invalidf("finish: record without id (pass a record from Claim)")
 	}
@@ -663,7 +663,7 @@ func (s *pgStore) Cleanup(ctx context.Context, cutoff time.Time) (int64, error) 
 }
 
 // pgRange renders an inclusive receptionDate range from parameter $first.
-func pgRange(r notifications.Range, first int) (string, []any) {
+func pgRange(r queue.Range, first int) (string, []any) {
 	where := "TRUE"
 	var args []any
 	if r.From != nil {
@@ -677,7 +677,7 @@ func pgRange(r notifications.Range, first int) (string, []any) {
 	return where, args
 }
 
-func (s *pgStore) List(ctx context.Context, r notifications.Range) ([]notifications.Record, error) {
+func (s *pgStore) List(ctx context.Context, r queue.Range) ([]queue.Record, error) {
 	where, args := pgRange(r, 1)
 	rows, err := s.pool.Query(ctx, `SELECT `+pgCols+` FROM notifications WHERE `+where+
 		` ORDER BY reception_date, id`, args...)
@@ -693,7 +693,7 @@ func (s *pgStore) List(ctx context.Context, r notifications.Range) ([]notificati
 
 // Scan reads keyset pages by id: bounded memory, no transaction held open
 // while fn runs.
-func (s *pgStore) Scan(ctx context.Context, r notifications.Range, fn func(*notifications.Record) error) error {
+func (s *pgStore) Scan(ctx context.Context, r queue.Range, fn func(*queue.Record) error) error {
 	// With date bounds, the reception index first narrows the ids to walk:
 	// a narrow range of a large table does not read the whole table.
 	after, last := int64(0), int64(math.MaxInt64)
@@ -720,7 +720,7 @@ func (s *pgStore) Scan(ctx context.Context, r notifications.Range, fn func(*noti
 	}
 	where, args := pgRange(r, 3)
 	q := fmt.Sprintf(`SELECT %s FROM notifications WHERE id > $1 AND id <= $2 AND %s ORDER BY id LIMIT %d`, pgCols, where, scanPage)
-	return scanPages(after, func(after int64) (page []notifications.Record, err error) {
+	return scanPages(after, func(after int64) (page []queue.Record, err error) {
 		err = pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
 			// Walk the primary key in order: without fresh statistics (a
 			// burst of inserts) the planner would rather sort the whole
@@ -742,7 +742,7 @@ func (s *pgStore) Scan(ctx context.Context, r notifications.Range, fn func(*noti
 	}, fn)
 }
 
-func (s *pgStore) Delete(ctx context.Context, r notifications.Range) (int64, error) {
+func (s *pgStore) Delete(ctx context.Context, r queue.Range) (int64, error) {
 	where, args := pgRange(r, 1)
 	tag, err := s.pool.Exec(ctx, `DELETE FROM notifications WHERE `+where, args...)
 	if err != nil {
@@ -751,10 +751,10 @@ func (s *pgStore) Delete(ctx context.Context, r notifications.Range) (int64, err
 	return tag.RowsAffected(), nil
 }
 
-func (s *pgStore) Get(ctx context.Context, token string) (notifications.Record, error) {
+func (s *pgStore) Get(ctx context.Context, token string) (queue.Record, error) {
 	r, err := scanPG(s.pool.QueryRow(ctx, `SELECT `+pgCols+` FROM notifications WHERE webhook_token = $1`, token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return r, fmt.Errorf("%s: get %s: %w", pgName, token, notifications.ErrNotFound)
+		return r, fmt.Errorf("%s: get %s: %w", pgName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return r, storeErr(pgName+": get", err)
@@ -762,7 +762,7 @@ func (s *pgStore) Get(ctx context.Context, token string) (notifications.Record, 
 	return r, nil
 }
 
-func (s *pgStore) ListFailed(ctx context.Context, f notifications.FailedFilter, offset, limit int) ([]notifications.Record, int64, error) {
+func (s *pgStore) ListFailed(ctx context.Context, f queue.FailedFilter, offset, limit int) ([]queue.Record, int64, error) {
 	if err := checkPage(offset, limit); err != nil {
 		return nil, 0, err
 	}
@@ -777,7 +777,7 @@ func (s *pgStore) ListFailed(ctx context.Context, f notifications.FailedFilter, 
 		where += fmt.Sprintf(` AND object_token = $%d`, len(args))
 	}
 	var (
-		recs  []notifications.Record
+		recs  []queue.Record
 		total int64
 	)
 	err := pgx.BeginTxFunc(ctx, s.pool, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly}, func(tx pgx.Tx) error {
@@ -799,7 +799,7 @@ func (s *pgStore) ListFailed(ctx context.Context, f notifications.FailedFilter, 
 	return recs, total, nil
 }
 
-func pgArgs(r *notifications.Record) []any {
+func pgArgs(r *queue.Record) []any {
 	return []any{r.WebhookToken, r.ObjectToken, r.NotificationType, r.CreationDate, r.ReceptionDate,
 		string(r.Status), r.RetryCounter, r.LastRetryDate, r.NextRetryDate, r.Program, nullBytes(r.Payload)}
 }
@@ -807,14 +807,14 @@ func pgArgs(r *notifications.Record) []any {
 const pgInsert = `INSERT INTO notifications (` + pgInsertCols + `)
 	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
 
-func (s *pgStore) Insert(ctx context.Context, rec *notifications.Record) error {
+func (s *pgStore) Insert(ctx context.Context, rec *queue.Record) error {
 	r, err := prepareStored(rec, s.o.clock())
 	if err != nil {
 		return fmt.Errorf("insert: %w", err)
 	}
 	err = s.pool.QueryRow(ctx, pgInsert+` ON CONFLICT (webhook_token) DO NOTHING RETURNING id`, pgArgs(&r)...).Scan(&r.ID)
 	if errors.Is(err, pgx.ErrNoRows) {
-		return fmt.Errorf("%s: insert %s: %w", pgName, r.WebhookToken, notifications.ErrExists)
+		return fmt.Errorf("%s: insert %s: %w", pgName, r.WebhookToken, queue.ErrExists)
 	}
 	if err != nil {
 		return storeErr(pgName+": insert", err)
@@ -836,13 +836,13 @@ func unwrapAbort(op string, err error) error {
 	return storeErr(op, err)
 }
 
-func (s *pgStore) Update(ctx context.Context, token string, p notifications.Patch) (notifications.Record, error) {
-	var r notifications.Record
+func (s *pgStore) Update(ctx context.Context, token string, p queue.Patch) (queue.Record, error) {
+	var r queue.Record
 	err := pgx.BeginFunc(ctx, s.pool, func(tx pgx.Tx) error {
 		var err error
 		r, err = scanPG(tx.QueryRow(ctx, `SELECT `+pgCols+` FROM notifications WHERE webhook_token = $1 FOR UPDATE`, token))
 		if errors.Is(err, pgx.ErrNoRows) {
-			return errAbort{fmt.Errorf("%s: update %s: %w", pgName, token, notifications.ErrNotFound)}
+			return errAbort{fmt.Errorf("%s: update %s: %w", pgName, token, queue.ErrNotFound)}
 		}
 		if err != nil {
 			return err
@@ -856,14 +856,14 @@ func (s *pgStore) Update(ctx context.Context, token string, p notifications.Patc
 		return err
 	})
 	if err != nil {
-		return notifications.Record{}, unwrapAbort(pgName+": update", err)
+		return queue.Record{}, unwrapAbort(pgName+": update", err)
 	}
 	return r, nil
 }
 
 // ReplaceFailed keeps the id, payload and (unless a new one is given) the
 // receptionDate of a record whose token is already FAILED or RETRYING.
-func (s *pgStore) ReplaceFailed(ctx context.Context, recs []notifications.Record) error {
+func (s *pgStore) ReplaceFailed(ctx context.Context, recs []queue.Record) error {
 	list, err := checkReplace(recs, s.o.clock())
 	if err != nil {
 		return err
@@ -896,7 +896,7 @@ func (s *pgStore) ReplaceFailed(ctx context.Context, recs []notifications.Record
 		err = tx.QueryRow(ctx, `SELECT webhook_token, status FROM notifications
 			WHERE webhook_token = ANY($1) AND status NOT IN ('FAILED', 'RETRYING') ORDER BY id LIMIT 1`, toks).Scan(&tok, &status)
 		if err == nil {
-			return errAbort{fmt.Errorf("%s: replace failed: token %s is %s: %w", pgName, tok, status, notifications.ErrConflict)}
+			return errAbort{fmt.Errorf("%s: replace failed: token %s is %s: %w", pgName, tok, status, queue.ErrConflict)}
 		}
 		if !errors.Is(err, pgx.ErrNoRows) {
 			return err
@@ -938,7 +938,7 @@ func (s *pgStore) ReplaceFailed(ctx context.Context, recs []notifications.Record
 		var pe *pgconn.PgError
 		if errors.As(err, &pe) && pe.Code == "23505" {
 			// A token arrived through intake meanwhile.
-			return fmt.Errorf("%s: replace failed: %w", pgName, notifications.ErrConflict)
+			return fmt.Errorf("%s: replace failed: %w", pgName, queue.ErrConflict)
 		}
 		return unwrapAbort(pgName+": replace failed", err)
 	}
@@ -951,17 +951,17 @@ func (s *pgStore) Remove(ctx context.Context, token string) error {
 		return storeErr(pgName+": remove", err)
 	}
 	if tag.RowsAffected() == 0 {
-		return fmt.Errorf("%s: remove %s: %w", pgName, token, notifications.ErrNotFound)
+		return fmt.Errorf("%s: remove %s: %w", pgName, token, queue.ErrNotFound)
 	}
 	return nil
 }
 
-func (s *pgStore) Requeue(ctx context.Context, token string) (notifications.Record, error) {
+func (s *pgStore) Requeue(ctx context.Context, token string) (queue.Record, error) {
 	r, err := scanPG(s.pool.QueryRow(ctx, `UPDATE notifications SET status = 'PENDING', retry_counter = 0,
 		last_retry_date = NULL, next_retry_date = NULL, claimed_until = NULL
 		WHERE webhook_token = $1 RETURNING `+pgCols, token))
 	if errors.Is(err, pgx.ErrNoRows) {
-		return r, fmt.Errorf("%s: requeue %s: %w", pgName, token, notifications.ErrNotFound)
+		return r, fmt.Errorf("%s: requeue %s: %w", pgName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return r, storeErr(pgName+": requeue", err)
@@ -969,7 +969,7 @@ func (s *pgStore) Requeue(ctx context.Context, token string) (notifications.Reco
 	return r, nil
 }
 
-func (s *pgStore) Stats(ctx context.Context) (notifications.Stats, error) {
+func (s *pgStore) Stats(ctx context.Context) (queue.Stats, error) {
 	st := emptyStats()
 	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM notifications GROUP BY status`)
 	if err != nil {
@@ -982,7 +982,7 @@ func (s *pgStore) Stats(ctx context.Context) (notifications.Stats, error) {
 			rows.Close()
 			return st, storeErr(pgName+": stats", err)
 		}
-		st.ByStatus[notifications.Status(status)] = n
+		st.ByStatus[queue.Status(status)] = n
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

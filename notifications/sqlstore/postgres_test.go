@@ -10,20 +10,21 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sluicedata/sluice/notifications/storetest"
 	"github.com/stretchr/testify/require"
 )
 
 // postgresTarget gives each test its own schema in the database named by
 // SLUICE_TEST_POSTGRES_DSN (selected through search_path), dropped after.
-func postgresTarget(t *testing.T) target {
+func postgresTarget(t *testing.T) storetest.Target {
 	t.Helper()
 	base := os.Getenv("SLUICE_TEST_POSTGRES_DSN")
 	if base == "" {
 		t.Skip("SLUICE_TEST_POSTGRES_DSN is not set (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
 	}
-	return target{
-		dialect: "postgres",
-		newDSN: func(t *testing.T) string {
+	return storetest.Target{
+		Dialect: "postgres", Open: openStore, Batches: batches, ScanPage: scanPage, FirstMigration: firstMigration("postgres"),
+		NewDSN: func(t *testing.T) string {
 			t.Helper()
 			var b [6]byte
 			_, _ = rand.Read(b[:])
@@ -37,7 +38,7 @@ func postgresTarget(t *testing.T) target {
 			u.RawQuery = q.Encode()
 			return u.String()
 		},
-		exec: pgExec,
+		Exec: pgExec,
 	}
 }
 
@@ -54,17 +55,17 @@ func pgExec(t *testing.T, dsn, sql string) {
 
 func TestPostgresStore(t *testing.T) {
 	t.Parallel()
-	runStoreSuite(t, postgresTarget(t))
+	storetest.Run(t, postgresTarget(t))
 }
 
 func TestPostgresRefusesNewerSchema(t *testing.T) {
 	t.Parallel()
 	tg := postgresTarget(t)
-	dsn := tg.newDSN(t)
+	dsn := tg.NewDSN(t)
 	s, err := Open(context.Background(), dsn)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	tg.exec(t, dsn, `INSERT INTO schema_migrations (version) VALUES (9999)`)
+	tg.Exec(t, dsn, `INSERT INTO schema_migrations (version) VALUES (9999)`)
 	_, err = Open(context.Background(), dsn)
 	require.ErrorContains(t, err, "version 9999")
 }

@@ -3,7 +3,7 @@ package sqlstore
 import (
 	"time"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // ruleState is what the intake rules need to know about the stored
@@ -29,9 +29,9 @@ type liveRec struct {
 
 // batchPlan is what a batch writes.
 type batchPlan struct {
-	insert  []int                        // request indexes to insert, in arrival order
-	status  map[int]notifications.Status // their final status (OUTDATED if a later one of the batch superseded them)
-	outdate []int64                      // stored records to mark OUTDATED
+	insert  []int                // request indexes to insert, in arrival order
+	status  map[int]queue.Status // their final status (OUTDATED if a later one of the batch superseded them)
+	outdate []int64              // stored records to mark OUTDATED
 }
 
 func newRuleState() *ruleState {
@@ -47,13 +47,13 @@ func (st *ruleState) key(k objKey) *keyState {
 	return ks
 }
 
-func (st *ruleState) apply(reqs []*intakeReq) ([]notifications.EnqueueResult, batchPlan) {
-	res := make([]notifications.EnqueueResult, len(reqs))
-	plan := batchPlan{status: make(map[int]notifications.Status)}
+func (st *ruleState) apply(reqs []*intakeReq) ([]queue.EnqueueResult, batchPlan) {
+	res := make([]queue.EnqueueResult, len(reqs))
+	plan := batchPlan{status: make(map[int]queue.Status)}
 	for i, q := range reqs {
 		r := q.rec
 		if st.tokens[r.WebhookToken] {
-			res[i].Outcome = notifications.DiscardedDuplicate
+			res[i].Outcome = queue.DiscardedDuplicate
 			continue
 		}
 		if r.ObjectToken == "" {
@@ -61,14 +61,14 @@ func (st *ruleState) apply(reqs []*intakeReq) ([]notifications.EnqueueResult, ba
 			// (HMC never matches a missing objectToken): nothing makes it
 			// obsolete and it supersedes nothing.
 			st.tokens[r.WebhookToken] = true
-			res[i].Outcome = notifications.Stored
+			res[i].Outcome = queue.Stored
 			plan.insert = append(plan.insert, i)
-			plan.status[i] = notifications.StatusPending
+			plan.status[i] = queue.StatusPending
 			continue
 		}
 		ks := st.key(objKey{r.ObjectToken, r.NotificationType})
 		if ks.hasLatest && ks.latest.After(r.CreationDate) {
-			res[i].Outcome = notifications.DiscardedObsolete
+			res[i].Outcome = queue.DiscardedObsolete
 			continue
 		}
 		kept := ks.live[:0]
@@ -79,7 +79,7 @@ func (st *ruleState) apply(reqs []*intakeReq) ([]notifications.EnqueueResult, ba
 			}
 			res[i].Outdated++
 			if l.batch >= 0 {
-				plan.status[l.batch] = notifications.StatusOutdated
+				plan.status[l.batch] = queue.StatusOutdated
 			} else {
 				plan.outdate = append(plan.outdate, l.id)
 			}
@@ -89,9 +89,9 @@ func (st *ruleState) apply(reqs []*intakeReq) ([]notifications.EnqueueResult, ba
 			ks.latest, ks.hasLatest = r.CreationDate, true
 		}
 		st.tokens[r.WebhookToken] = true
-		res[i].Outcome = notifications.Stored
+		res[i].Outcome = queue.Stored
 		plan.insert = append(plan.insert, i)
-		plan.status[i] = notifications.StatusPending
+		plan.status[i] = queue.StatusPending
 	}
 	return res, plan
 }

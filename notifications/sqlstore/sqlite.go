@@ -20,7 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
@@ -85,7 +85,7 @@ func sqliteDSN(path string, o options, role int) string {
 	return (&url.URL{Scheme: "file", Path: path}).String() + "?" + q.Encode()
 }
 
-func openSQLite(ctx context.Context, path string, o options) (_ notifications.Store, err error) {
+func openSQLite(ctx context.Context, path string, o options) (_ queue.Store, err error) {
 	if path == "" {
 		return nil, errors.New("sqlstore: sqlite DSN has no path (want sqlite:<path>)")
 	}
@@ -289,7 +289,7 @@ func (s *sqliteStore) applyMigration(ctx context.Context, m migration) error {
 
 // applyBatch is the group-commit transaction: the rules per request, in
 // arrival order, so later requests see what earlier ones stored.
-func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
+func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, err
@@ -299,7 +299,7 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 	supersede := tx.StmtContext(ctx, s.stSupersede)
 	insert := tx.StmtContext(ctx, s.stInsertNew)
 	var dupQ *sql.Stmt // prepared on the transaction only when needed
-	res := make([]notifications.EnqueueResult, len(reqs))
+	res := make([]queue.EnqueueResult, len(reqs))
 	for i, q := range reqs {
 		r := q.rec
 		cd := ms(r.CreationDate)
@@ -319,9 +319,9 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 			if err := dupQ.QueryRowContext(ctx, r.WebhookToken).Scan(&dup); err != nil {
 				return nil, err
 			}
-			res[i].Outcome = notifications.DiscardedObsolete
+			res[i].Outcome = queue.DiscardedObsolete
 			if dup {
-				res[i].Outcome = notifications.DiscardedDuplicate
+				res[i].Outcome = queue.DiscardedDuplicate
 			}
 			continue
 		}
@@ -337,7 +337,7 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 			return nil, err
 		}
 		if ins == 0 {
-			res[i].Outcome = notifications.DiscardedDuplicate
+			res[i].Outcome = queue.DiscardedDuplicate
 			continue
 		}
 		id, err := ir.LastInsertId()
@@ -356,7 +356,7 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]noti
 				return nil, err
 			}
 		}
-		res[i] = notifications.EnqueueResult{Outcome: notifications.Stored, ID: id, Outdated: int(n)}
+		res[i] = queue.EnqueueResult{Outcome: queue.Stored, ID: id, Outdated: int(n)}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, err
@@ -380,9 +380,9 @@ func nullMS(t *time.Time) any {
 
 type rowScanner interface{ Scan(dest ...any) error }
 
-func scanSQLite(sc rowScanner) (notifications.Record, error) {
+func scanSQLite(sc rowScanner) (queue.Record, error) {
 	var (
-		r        notifications.Record
+		r        queue.Record
 		cd, rd   int64
 		lrd, nrd sql.NullInt64
 		status   string
@@ -392,7 +392,7 @@ func scanSQLite(sc rowScanner) (notifications.Record, error) {
 		return r, err
 	}
 	r.CreationDate, r.ReceptionDate = fromMS(cd), fromMS(rd)
-	r.Status = notifications.Status(status)
+	r.Status = queue.Status(status)
 	if lrd.Valid {
 		t := fromMS(lrd.Int64)
 		r.LastRetryDate = &t
@@ -404,9 +404,9 @@ func scanSQLite(sc rowScanner) (notifications.Record, error) {
 	return r, nil
 }
 
-func collectSQLite(rows *sql.Rows) ([]notifications.Record, error) {
+func collectSQLite(rows *sql.Rows) ([]queue.Record, error) {
 	defer rows.Close()
-	var out []notifications.Record
+	var out []queue.Record
 	for rows.Next() {
 		r, err := scanSQLite(rows)
 		if err != nil {
@@ -417,7 +417,7 @@ func collectSQLite(rows *sql.Rows) ([]notifications.Record, error) {
 	return out, rows.Err()
 }
 
-func (s *sqliteStore) Enqueue(ctx context.Context, rec *notifications.Record) (notifications.EnqueueResult, error) {
+func (s *sqliteStore) Enqueue(ctx context.Context, rec *queue.Record) (queue.EnqueueResult, error) {
 	return enqueueVia(ctx, s.w, s.o.clock(), rec)
 }
 
@@ -435,7 +435,7 @@ func (s *sqliteStore) Lock(ctx context.Context, job string) (func(), error) {
 		return nil, storeErr(fmt.Sprintf("%s: lock %s", sqliteName, job), err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, notifications.ErrLocked)
+		return nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, queue.ErrLocked)
 	}
 	l := &sqliteLease{s: s, job: job, holder: holder, stop: make(chan struct{}), stopped: make(chan struct{})}
 	if !s.leases.add(l) {
@@ -497,13 +497,13 @@ func (l *sqliteLease) release() {
 	}
 }
 
-func (s *sqliteStore) Claim(ctx context.Context, now time.Time, limit int) ([]notifications.Record, error) {
+func (s *sqliteStore) Claim(ctx context.Context, now time.Time, limit int) ([]queue.Record, error) {
 	if err := checkLimit(limit); err != nil {
 		return nil, err
 	}
 	clock := s.o.clock()
 	until := ms(clock.Add(s.o.claimLease))
-	var recs []notifications.Record
+	var recs []queue.Record
 	err := s.outcome(ctx, func(tx *sql.Tx) error {
 		rows, err := tx.StmtContext(ctx, s.stClaim).QueryContext(ctx, until, ms(now), ms(clock), limit)
 		if err != nil {
@@ -554,7 +554,7 @@ const sqliteFinish = `UPDATE notifications SET status = ?1, retry_counter = ?2, 
 	WHERE id = ?5 AND status IN ('PENDING', 'RETRYING') AND claimed_until IS NOT NULL`
 
 // sortClaimed orders a claimed batch; RETURNING promises no order.
-func sortClaimed(recs []notifications.Record) {
+func sortClaimed(recs []queue.Record) {
 	sort.Slice(recs, func(i, j int) bool {
 		if !recs[i].CreationDate.Equal(recs[j].CreationDate) {
 			return recs[i].CreationDate.Before(recs[j].CreationDate)
@@ -563,7 +563,7 @@ func sortClaimed(recs []notifications.Record) {
 	})
 }
 
-func (s *sqliteStore) Finish(ctx context.Context, rec *notifications.Record) (bool, error) {
+func (s *sqliteStore) Finish(ctx context.Context, rec *queue.Record) (bool, error) {
 	if rec == nil || rec.ID == 0 {
 		return false, invalidf("finish: record without id (pass a record from Claim)")
 	}
@@ -679,7 +679,7 @@ func ceilMS(t time.Time) int64 {
 }
 
 // sqliteRange renders an inclusive receptionDate range.
-func sqliteRange(r notifications.Range) (string, []any) {
+func sqliteRange(r queue.Range) (string, []any) {
 	var conds []string
 	var args []any
 	if r.From != nil {
@@ -696,7 +696,7 @@ func sqliteRange(r notifications.Range) (string, []any) {
 	return strings.Join(conds, " AND "), args
 }
 
-func (s *sqliteStore) List(ctx context.Context, r notifications.Range) ([]notifications.Record, error) {
+func (s *sqliteStore) List(ctx context.Context, r queue.Range) ([]queue.Record, error) {
 	where, args := sqliteRange(r)
 	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE `+where+
 		` ORDER BY reception_date, id`, args...)
@@ -712,7 +712,7 @@ func (s *sqliteStore) List(ctx context.Context, r notifications.Range) ([]notifi
 
 // Scan reads keyset pages by id, so memory stays bounded by one page and no
 // read transaction stays open while fn runs.
-func (s *sqliteStore) Scan(ctx context.Context, r notifications.Range, fn func(*notifications.Record) error) error {
+func (s *sqliteStore) Scan(ctx context.Context, r queue.Range, fn func(*queue.Record) error) error {
 	where, args := sqliteRange(r)
 	// With date bounds, the reception index first narrows the ids to walk:
 	// a narrow range of a large table does not read the whole table.
@@ -729,7 +729,7 @@ func (s *sqliteStore) Scan(ctx context.Context, r notifications.Range, fn func(*
 	}
 	q := `SELECT ` + sqliteCols + ` FROM notifications WHERE id > ? AND id <= ? AND ` + where +
 		` ORDER BY id LIMIT ` + strconv.Itoa(scanPage)
-	return scanPages(after, func(after int64) ([]notifications.Record, error) {
+	return scanPages(after, func(after int64) ([]queue.Record, error) {
 		rows, err := s.rdb.QueryContext(ctx, q, append([]any{after, last}, args...)...)
 		if err != nil {
 			return nil, storeErr(sqliteName+": scan", err)
@@ -742,15 +742,15 @@ func (s *sqliteStore) Scan(ctx context.Context, r notifications.Range, fn func(*
 	}, fn)
 }
 
-func (s *sqliteStore) Delete(ctx context.Context, r notifications.Range) (int64, error) {
+func (s *sqliteStore) Delete(ctx context.Context, r queue.Range) (int64, error) {
 	where, args := sqliteRange(r)
 	return s.deleteWhere(ctx, "delete", r.From != nil || r.To != nil, where, args...)
 }
 
-func (s *sqliteStore) Get(ctx context.Context, token string) (notifications.Record, error) {
+func (s *sqliteStore) Get(ctx context.Context, token string) (queue.Record, error) {
 	r, err := scanSQLite(s.rdb.QueryRowContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE webhook_token = ?`, token))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("%s: get %s: %w", sqliteName, token, notifications.ErrNotFound)
+		return r, fmt.Errorf("%s: get %s: %w", sqliteName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return r, storeErr(sqliteName+": get", err)
@@ -758,7 +758,7 @@ func (s *sqliteStore) Get(ctx context.Context, token string) (notifications.Reco
 	return r, nil
 }
 
-func failedWhere(f notifications.FailedFilter) (string, []any) {
+func failedWhere(f queue.FailedFilter) (string, []any) {
 	where := `status IN ('FAILED', 'RETRYING')`
 	var args []any
 	if f.Type != "" {
@@ -782,7 +782,7 @@ func checkPage(offset, limit int) error {
 	return nil
 }
 
-func (s *sqliteStore) ListFailed(ctx context.Context, f notifications.FailedFilter, offset, limit int) ([]notifications.Record, int64, error) {
+func (s *sqliteStore) ListFailed(ctx context.Context, f queue.FailedFilter, offset, limit int) ([]queue.Record, int64, error) {
 	if err := checkPage(offset, limit); err != nil {
 		return nil, 0, err
 	}
@@ -808,7 +808,7 @@ func (s *sqliteStore) ListFailed(ctx context.Context, f notifications.FailedFilt
 	return recs, total, nil
 }
 
-func (s *sqliteStore) Insert(ctx context.Context, rec *notifications.Record) error {
+func (s *sqliteStore) Insert(ctx context.Context, rec *queue.Record) error {
 	r, err := prepareStored(rec, s.o.clock())
 	if err != nil {
 		return fmt.Errorf("insert: %w", err)
@@ -817,7 +817,7 @@ func (s *sqliteStore) Insert(ctx context.Context, rec *notifications.Record) err
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_token) DO NOTHING RETURNING id`,
 		sqliteArgs(&r)...).Scan(&r.ID)
 	if errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%s: insert %s: %w", sqliteName, r.WebhookToken, notifications.ErrExists)
+		return fmt.Errorf("%s: insert %s: %w", sqliteName, r.WebhookToken, queue.ErrExists)
 	}
 	if err != nil {
 		return storeErr(sqliteName+": insert", err)
@@ -826,34 +826,34 @@ func (s *sqliteStore) Insert(ctx context.Context, rec *notifications.Record) err
 	return nil
 }
 
-func sqliteArgs(r *notifications.Record) []any {
+func sqliteArgs(r *queue.Record) []any {
 	return []any{r.WebhookToken, r.ObjectToken, r.NotificationType, ms(r.CreationDate), ms(r.ReceptionDate),
 		string(r.Status), r.RetryCounter, nullMS(r.LastRetryDate), nullMS(r.NextRetryDate), r.Program, nullBlob(r.Payload)}
 }
 
-func (s *sqliteStore) Update(ctx context.Context, token string, p notifications.Patch) (notifications.Record, error) {
+func (s *sqliteStore) Update(ctx context.Context, token string, p queue.Patch) (queue.Record, error) {
 	tx, err := s.wdb.BeginTx(ctx, nil)
 	if err != nil {
-		return notifications.Record{}, storeErr(sqliteName+": update", err)
+		return queue.Record{}, storeErr(sqliteName+": update", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // no-op after Commit
 	r, err := scanSQLite(tx.QueryRowContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE webhook_token = ?`, token))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("%s: update %s: %w", sqliteName, token, notifications.ErrNotFound)
+		return r, fmt.Errorf("%s: update %s: %w", sqliteName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return r, storeErr(sqliteName+": update", err)
 	}
 	if err := applyPatch(&r, p); err != nil {
-		return notifications.Record{}, err
+		return queue.Record{}, err
 	}
 	if _, err := tx.ExecContext(ctx, `UPDATE notifications SET notification_type = ?, object_token = ?, program = ?,
 		retry_counter = ?, creation_date = ? WHERE id = ?`,
 		r.NotificationType, r.ObjectToken, r.Program, r.RetryCounter, ms(r.CreationDate), r.ID); err != nil {
-		return notifications.Record{}, storeErr(sqliteName+": update", err)
+		return queue.Record{}, storeErr(sqliteName+": update", err)
 	}
 	if err := tx.Commit(); err != nil {
-		return notifications.Record{}, storeErr(sqliteName+": update", err)
+		return queue.Record{}, storeErr(sqliteName+": update", err)
 	}
 	return r, nil
 }
@@ -861,7 +861,7 @@ func (s *sqliteStore) Update(ctx context.Context, token string, p notifications.
 // ReplaceFailed keeps the id, payload and (unless a new one is given) the
 // receptionDate of a record whose token is already FAILED or RETRYING, so a
 // replaced record can still be processed from its stored body.
-func (s *sqliteStore) ReplaceFailed(ctx context.Context, recs []notifications.Record) error {
+func (s *sqliteStore) ReplaceFailed(ctx context.Context, recs []queue.Record) error {
 	list, err := checkReplace(recs, s.o.clock())
 	if err != nil {
 		return err
@@ -896,7 +896,7 @@ func (s *sqliteStore) ReplaceFailed(ctx context.Context, recs []notifications.Re
 		var status string
 		err := tx.QueryRowContext(ctx, `SELECT status FROM notifications WHERE webhook_token = ?`, list[i].WebhookToken).Scan(&status)
 		if err == nil {
-			return fmt.Errorf("%s: replace failed: token %s is %s: %w", sqliteName, list[i].WebhookToken, status, notifications.ErrConflict)
+			return fmt.Errorf("%s: replace failed: token %s is %s: %w", sqliteName, list[i].WebhookToken, status, queue.ErrConflict)
 		}
 		if !errors.Is(err, sql.ErrNoRows) {
 			return storeErr(sqliteName+": replace failed", err)
@@ -947,17 +947,17 @@ func (s *sqliteStore) Remove(ctx context.Context, token string) error {
 		return storeErr(sqliteName+": remove", err)
 	}
 	if n == 0 {
-		return fmt.Errorf("%s: remove %s: %w", sqliteName, token, notifications.ErrNotFound)
+		return fmt.Errorf("%s: remove %s: %w", sqliteName, token, queue.ErrNotFound)
 	}
 	return nil
 }
 
-func (s *sqliteStore) Requeue(ctx context.Context, token string) (notifications.Record, error) {
+func (s *sqliteStore) Requeue(ctx context.Context, token string) (queue.Record, error) {
 	r, err := scanSQLite(s.wdb.QueryRowContext(ctx, `UPDATE notifications SET status = 'PENDING', retry_counter = 0,
 		last_retry_date = NULL, next_retry_date = NULL, claimed_until = NULL
 		WHERE webhook_token = ? RETURNING `+sqliteCols, token))
 	if errors.Is(err, sql.ErrNoRows) {
-		return r, fmt.Errorf("%s: requeue %s: %w", sqliteName, token, notifications.ErrNotFound)
+		return r, fmt.Errorf("%s: requeue %s: %w", sqliteName, token, queue.ErrNotFound)
 	}
 	if err != nil {
 		return r, storeErr(sqliteName+": requeue", err)
@@ -965,7 +965,7 @@ func (s *sqliteStore) Requeue(ctx context.Context, token string) (notifications.
 	return r, nil
 }
 
-func (s *sqliteStore) Stats(ctx context.Context) (notifications.Stats, error) {
+func (s *sqliteStore) Stats(ctx context.Context) (queue.Stats, error) {
 	st := emptyStats()
 	tx, err := s.rdb.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
@@ -983,7 +983,7 @@ func (s *sqliteStore) Stats(ctx context.Context) (notifications.Stats, error) {
 			rows.Close()
 			return st, storeErr(sqliteName+": stats", err)
 		}
-		st.ByStatus[notifications.Status(status)] = n
+		st.ByStatus[queue.Status(status)] = n
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -16,17 +16,18 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
+	"github.com/sluicedata/sluice/notifications/storetest"
 )
 
-func sqliteTarget() target {
-	return target{
-		dialect: "sqlite",
-		newDSN: func(t *testing.T) string {
+func sqliteTarget() storetest.Target {
+	return storetest.Target{
+		Dialect: "sqlite", Open: openStore, Batches: batches, ScanPage: scanPage, FirstMigration: firstMigration("sqlite"),
+		NewDSN: func(t *testing.T) string {
 			t.Helper()
 			return "sqlite:" + filepath.Join(t.TempDir(), "sub", "notifications.db")
 		},
-		exec: func(t *testing.T, dsn, q string) {
+		Exec: func(t *testing.T, dsn, q string) {
 			t.Helper()
 			path := strings.TrimPrefix(dsn, "sqlite:")
 			require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
@@ -41,12 +42,12 @@ func sqliteTarget() target {
 
 func TestSQLiteStore(t *testing.T) {
 	t.Parallel()
-	runStoreSuite(t, sqliteTarget())
+	storetest.Run(t, sqliteTarget())
 }
 
 func TestSQLitePragmas(t *testing.T) {
 	t.Parallel()
-	dsn := sqliteTarget().newDSN(t)
+	dsn := sqliteTarget().NewDSN(t)
 	s := openAt(t, dsn).(*sqliteStore)
 	for _, db := range []*sql.DB{s.wdb, s.rdb} {
 		var mode string
@@ -84,41 +85,41 @@ func TestSQLitePragmas(t *testing.T) {
 
 func TestSQLiteRefusesNewerSchema(t *testing.T) {
 	t.Parallel()
-	dsn := sqliteTarget().newDSN(t)
+	dsn := sqliteTarget().NewDSN(t)
 	s, err := Open(context.Background(), dsn)
 	require.NoError(t, err)
 	require.NoError(t, s.Close())
-	sqliteTarget().exec(t, dsn, `INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 0)`)
+	sqliteTarget().Exec(t, dsn, `INSERT INTO schema_migrations (version, applied_at) VALUES (9999, 0)`)
 	_, err = Open(context.Background(), dsn)
 	require.ErrorContains(t, err, "version 9999")
 }
 
 func TestSQLiteLockLeaseExpires(t *testing.T) {
 	t.Parallel()
-	dsn := sqliteTarget().newDSN(t)
-	clockA, clockB := newFakeClock(t0), newFakeClock(t0.Add(3*time.Minute))
+	dsn := sqliteTarget().NewDSN(t)
+	clockA, clockB := storetest.NewClock(storetest.T0), storetest.NewClock(storetest.T0.Add(3*time.Minute))
 	a := openAt(t, dsn, WithClock(clockA.Now)) // a holder that stopped renewing (crashed)
 	b := openAt(t, dsn, WithClock(clockB.Now))
-	_, err := a.Lock(tctx(t), "process")
+	_, err := a.Lock(storetest.Ctx(t), "process")
 	require.NoError(t, err)
-	clockB.ns.Store(t0.Add(2*time.Minute - time.Millisecond).UnixNano())
-	_, err = b.Lock(tctx(t), "process")
-	require.ErrorIs(t, err, notifications.ErrLocked, "not yet expired")
-	clockB.ns.Store(t0.Add(2 * time.Minute).UnixNano())
-	unlockB, err := b.Lock(tctx(t), "process")
+	clockB.Set(storetest.T0.Add(2*time.Minute - time.Millisecond))
+	_, err = b.Lock(storetest.Ctx(t), "process")
+	require.ErrorIs(t, err, queue.ErrLocked, "not yet expired")
+	clockB.Set(storetest.T0.Add(2 * time.Minute))
+	unlockB, err := b.Lock(storetest.Ctx(t), "process")
 	require.NoError(t, err, "an expired lease is taken over")
 	defer unlockB()
 	c := openAt(t, dsn, WithClock(clockB.Now))
-	_, err = c.Lock(tctx(t), "process")
-	require.ErrorIs(t, err, notifications.ErrLocked)
+	_, err = c.Lock(storetest.Ctx(t), "process")
+	require.ErrorIs(t, err, queue.ErrLocked)
 }
 
 func TestSQLiteLockLeaseIsRenewed(t *testing.T) {
 	t.Parallel()
-	dsn := sqliteTarget().newDSN(t)
-	clock := newFakeClock(t0)
+	dsn := sqliteTarget().NewDSN(t)
+	clock := storetest.NewClock(storetest.T0)
 	a := openAt(t, dsn, WithClock(clock.Now), WithLockLease(150*time.Millisecond))
-	unlock, err := a.Lock(tctx(t), "process")
+	unlock, err := a.Lock(storetest.Ctx(t), "process")
 	require.NoError(t, err)
 	clock.Advance(time.Hour)
 	// The renewal goroutine moves the expiry past the new now.
@@ -131,8 +132,8 @@ func TestSQLiteLockLeaseIsRenewed(t *testing.T) {
 		return exp > clock.Now().UnixMilli()
 	}, 20*time.Second, 20*time.Millisecond)
 	b := openAt(t, dsn, WithClock(clock.Now), WithLockLease(150*time.Millisecond))
-	_, err = b.Lock(tctx(t), "process")
-	require.ErrorIs(t, err, notifications.ErrLocked)
+	_, err = b.Lock(storetest.Ctx(t), "process")
+	require.ErrorIs(t, err, queue.ErrLocked)
 	unlock()
 	var n int
 	require.NoError(t, s.rdb.QueryRow(`SELECT COUNT(*) FROM job_leases`).Scan(&n))
@@ -181,7 +182,7 @@ func TestOpenDSN(t *testing.T) {
 
 func TestOpenOptionsAreValidated(t *testing.T) {
 	t.Parallel()
-	dsn := sqliteTarget().newDSN(t)
+	dsn := sqliteTarget().NewDSN(t)
 	for _, tt := range []struct {
 		opt  Option
 		want string
@@ -207,7 +208,7 @@ func TestOpenOptionsAreValidated(t *testing.T) {
 // store one record, and everything acknowledged is there.
 func TestSQLiteTwoProcesses(t *testing.T) {
 	t.Parallel()
-	dsn := sqliteTarget().newDSN(t)
+	dsn := sqliteTarget().NewDSN(t)
 	s := openAt(t, dsn)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
@@ -224,7 +225,7 @@ func TestSQLiteTwoProcesses(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			_, errs[i] = s.Enqueue(ctx, delivery(helperToken(i), "usr-"+strconv.Itoa(i), t0))
+			_, errs[i] = s.Enqueue(ctx, storetest.Delivery(helperToken(i), "usr-"+strconv.Itoa(i), storetest.T0))
 		}()
 	}
 	wg.Wait()
@@ -232,7 +233,7 @@ func TestSQLiteTwoProcesses(t *testing.T) {
 	for i := range n {
 		require.NoError(t, errs[i])
 	}
-	all, err := s.List(ctx, notifications.Range{})
+	all, err := s.List(ctx, queue.Range{})
 	require.NoError(t, err)
 	require.Len(t, all, n+n/2, "shared tokens stored once; %s", out.String())
 	require.Contains(t, out.String(), "helper ok")
@@ -266,7 +267,7 @@ func TestSQLiteHelperProcess(t *testing.T) {
 			if i%2 == 0 {
 				tok = helperToken(i)
 			}
-			_, errs[i] = s.Enqueue(ctx, delivery(tok, "usr-"+strconv.Itoa(i), t0))
+			_, errs[i] = s.Enqueue(ctx, storetest.Delivery(tok, "usr-"+strconv.Itoa(i), storetest.T0))
 		}()
 	}
 	wg.Wait()
@@ -281,7 +282,7 @@ func TestSQLiteHelperProcess(t *testing.T) {
 // bytes exact.
 func TestSQLiteSurvivesKill9(t *testing.T) {
 	t.Parallel()
-	dsn := sqliteTarget().newDSN(t)
+	dsn := sqliteTarget().NewDSN(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, os.Args[0], "-test.run=^TestSQLiteKillHelperProcess$", "-test.count=1")
@@ -302,7 +303,7 @@ func TestSQLiteSurvivesKill9(t *testing.T) {
 
 	s := openAt(t, dsn)
 	for _, tok := range acked {
-		r, err := s.Get(tctx(t), tok)
+		r, err := s.Get(storetest.Ctx(t), tok)
 		require.NoError(t, err, tok)
 		require.Equal(t, killPayload(tok), r.Payload, tok)
 	}
@@ -327,7 +328,7 @@ func TestSQLiteKillHelperProcess(t *testing.T) {
 			defer wg.Done()
 			for i := 0; ctx.Err() == nil; i++ {
 				tok := fmt.Sprintf("wbh-%d-%d", w, i)
-				r := delivery(tok, "usr-"+tok, t0)
+				r := storetest.Delivery(tok, "usr-"+tok, storetest.T0)
 				r.Payload = killPayload(tok)
 				if _, err := s.Enqueue(ctx, r); err != nil {
 					continue
@@ -347,7 +348,7 @@ func TestSQLiteKillHelperProcess(t *testing.T) {
 // single commit would otherwise pay for.
 func TestSQLiteWALRestartsUnderSteadyIntake(t *testing.T) {
 	t.Parallel()
-	dsn := sqliteTarget().newDSN(t)
+	dsn := sqliteTarget().NewDSN(t)
 	s := openAt(t, dsn, func(o *options) { o.checkpointEvery = 20 * time.Millisecond }).(*sqliteStore)
 	// Each delivery takes about three WAL frames (its 8 KiB payload spills
 	// to overflow pages); 12,000 of them write over 35,000 frames, well past
@@ -361,7 +362,7 @@ func TestSQLiteWALRestartsUnderSteadyIntake(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i := range each {
-				r := delivery(fmt.Sprintf("wal-%d-%d", g, i), fmt.Sprintf("obj-%d-%d", g, i), time.Now())
+				r := storetest.Delivery(fmt.Sprintf("wal-%d-%d", g, i), fmt.Sprintf("obj-%d-%d", g, i), time.Now())
 				r.Payload = payload
 				if _, err := s.Enqueue(context.Background(), r); err != nil {
 					errs <- err

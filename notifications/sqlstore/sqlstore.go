@@ -10,7 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // Option configures a store opened by Open.
@@ -145,7 +145,7 @@ const DefaultDSN = "sqlite:.sluice/notifications.db"
 // Open opens (creating and migrating when needed) the store a DSN names:
 // "sqlite:<path>" (parent directories are created) or "postgres://…" /
 // "postgresql://…". The schema is migrated before Open returns.
-func Open(ctx context.Context, dsn string, opts ...Option) (notifications.Store, error) {
+func Open(ctx context.Context, dsn string, opts ...Option) (queue.Store, error) {
 	o := defaultOptions()
 	for _, opt := range opts {
 		opt(&o)
@@ -198,17 +198,17 @@ func storeErr(op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	if errors.Is(err, notifications.ErrUnavailable) {
+	if errors.Is(err, queue.ErrUnavailable) {
 		return fmt.Errorf("%s: %w", op, err)
 	}
-	return fmt.Errorf("%s: %w: %w", op, notifications.ErrUnavailable, err)
+	return fmt.Errorf("%s: %w: %w", op, queue.ErrUnavailable, err)
 }
 
-var errClosed = fmt.Errorf("store is closed: %w", notifications.ErrUnavailable)
+var errClosed = fmt.Errorf("store is closed: %w", queue.ErrUnavailable)
 
 // invalidf reports a record or argument the store refuses as given.
 func invalidf(format string, args ...any) error {
-	return fmt.Errorf("sqlstore: "+format+": %w", append(args, notifications.ErrInvalid)...)
+	return fmt.Errorf("sqlstore: "+format+": %w", append(args, queue.ErrInvalid)...)
 }
 
 // checkText rejects text the databases cannot store faithfully (Postgres
@@ -227,13 +227,13 @@ func checkText(field, s string) error {
 // enqueueVia is both stores' Enqueue: it checks rec, hands it to the store's
 // group-commit writer and, when it was stored, fills rec in as stored (ID
 // and defaults).
-func enqueueVia(ctx context.Context, w *writer, now time.Time, rec *notifications.Record) (notifications.EnqueueResult, error) {
+func enqueueVia(ctx context.Context, w *writer, now time.Time, rec *queue.Record) (queue.EnqueueResult, error) {
 	r, err := prepareIntake(rec, now)
 	if err != nil {
-		return notifications.EnqueueResult{}, err
+		return queue.EnqueueResult{}, err
 	}
 	res, err := w.submit(ctx, r)
-	if err == nil && res.Outcome == notifications.Stored {
+	if err == nil && res.Outcome == queue.Stored {
 		r.ID = res.ID
 		r.Payload = rec.Payload
 		*rec = *r
@@ -243,7 +243,7 @@ func enqueueVia(ctx context.Context, w *writer, now time.Time, rec *notification
 
 // prepareIntake validates a delivery and fills the defaults Enqueue
 // documents, on a copy the writer may keep after the caller gave up.
-func prepareIntake(rec *notifications.Record, now time.Time) (*notifications.Record, error) {
+func prepareIntake(rec *queue.Record, now time.Time) (*queue.Record, error) {
 	if rec == nil {
 		return nil, invalidf("enqueue: nil record")
 	}
@@ -257,16 +257,16 @@ func prepareIntake(rec *notifications.Record, now time.Time) (*notifications.Rec
 	if r.ReceptionDate.IsZero() {
 		r.ReceptionDate = now
 	}
-	r.ReceptionDate = notifications.Truncate(r.ReceptionDate)
+	r.ReceptionDate = queue.Truncate(r.ReceptionDate)
 	if r.CreationDate.IsZero() {
 		r.CreationDate = r.ReceptionDate
 	}
-	r.CreationDate = notifications.Truncate(r.CreationDate)
+	r.CreationDate = queue.Truncate(r.CreationDate)
 	if r.NotificationType == "" {
-		r.NotificationType = notifications.TypeOf(r.ObjectToken)
+		r.NotificationType = queue.TypeOf(r.ObjectToken)
 	}
 	r.ID = 0
-	r.Status = notifications.StatusPending
+	r.Status = queue.StatusPending
 	r.RetryCounter = 0
 	r.LastRetryDate, r.NextRetryDate = nil, nil
 	if r.Payload != nil {
@@ -276,7 +276,7 @@ func prepareIntake(rec *notifications.Record, now time.Time) (*notifications.Rec
 }
 
 // prepareStored validates a record stored as given (Insert, ReplaceFailed).
-func prepareStored(rec *notifications.Record, now time.Time) (notifications.Record, error) {
+func prepareStored(rec *queue.Record, now time.Time) (queue.Record, error) {
 	r := *rec
 	if r.WebhookToken == "" {
 		return r, invalidf("webhookToken is empty")
@@ -293,20 +293,20 @@ func prepareStored(rec *notifications.Record, now time.Time) (notifications.Reco
 	if r.ReceptionDate.IsZero() {
 		r.ReceptionDate = now
 	}
-	r.ReceptionDate = notifications.Truncate(r.ReceptionDate)
+	r.ReceptionDate = queue.Truncate(r.ReceptionDate)
 	if r.CreationDate.IsZero() {
 		r.CreationDate = r.ReceptionDate
 	}
-	r.CreationDate = notifications.Truncate(r.CreationDate)
+	r.CreationDate = queue.Truncate(r.CreationDate)
 	if r.NotificationType == "" {
-		r.NotificationType = notifications.TypeOf(r.ObjectToken)
+		r.NotificationType = queue.TypeOf(r.ObjectToken)
 	}
 	r.LastRetryDate = truncPtr(r.LastRetryDate)
 	r.NextRetryDate = truncPtr(r.NextRetryDate)
 	return r, nil
 }
 
-func checkRecordText(r *notifications.Record) error {
+func checkRecordText(r *queue.Record) error {
 	for _, f := range []struct{ name, v string }{
 		{"webhookToken", r.WebhookToken},
 		{"objectToken", r.ObjectToken},
@@ -324,12 +324,12 @@ func truncPtr(t *time.Time) *time.Time {
 	if t == nil {
 		return nil
 	}
-	x := notifications.Truncate(*t)
+	x := queue.Truncate(*t)
 	return &x
 }
 
 // applyPatch applies a management patch; status is never patched.
-func applyPatch(r *notifications.Record, p notifications.Patch) error {
+func applyPatch(r *queue.Record, p queue.Patch) error {
 	if p.NotificationType != nil {
 		r.NotificationType = *p.NotificationType
 	}
@@ -346,14 +346,14 @@ func applyPatch(r *notifications.Record, p notifications.Patch) error {
 		r.RetryCounter = *p.RetryCounter
 	}
 	if p.CreationDate != nil {
-		r.CreationDate = notifications.Truncate(*p.CreationDate)
+		r.CreationDate = queue.Truncate(*p.CreationDate)
 	}
 	return checkRecordText(r)
 }
 
 // checkReplace validates a ReplaceFailed list before any write.
-func checkReplace(recs []notifications.Record, now time.Time) ([]notifications.Record, error) {
-	out := make([]notifications.Record, len(recs))
+func checkReplace(recs []queue.Record, now time.Time) ([]queue.Record, error) {
+	out := make([]queue.Record, len(recs))
 	seen := make(map[string]struct{}, len(recs))
 	for i := range recs {
 		r, err := prepareStored(&recs[i], now)
@@ -361,7 +361,7 @@ func checkReplace(recs []notifications.Record, now time.Time) ([]notifications.R
 			return nil, fmt.Errorf("replace failed: %w", err)
 		}
 		if _, dup := seen[r.WebhookToken]; dup {
-			return nil, fmt.Errorf("replace failed: token %s: %w", r.WebhookToken, notifications.ErrDuplicate)
+			return nil, fmt.Errorf("replace failed: token %s: %w", r.WebhookToken, queue.ErrDuplicate)
 		}
 		seen[r.WebhookToken] = struct{}{}
 		out[i] = r
@@ -382,7 +382,7 @@ const scanPage = 1000
 // scanPages is Scan's keyset walk, shared by both stores: fetch returns the
 // next page of records with ids above after (at most scanPage, in id
 // order); fn sees each record, with no read transaction open.
-func scanPages(after int64, fetch func(after int64) ([]notifications.Record, error), fn func(*notifications.Record) error) error {
+func scanPages(after int64, fetch func(after int64) ([]queue.Record, error), fn func(*queue.Record) error) error {
 	for {
 		page, err := fetch(after)
 		if err != nil {
@@ -400,11 +400,11 @@ func scanPages(after int64, fetch func(after int64) ([]notifications.Record, err
 	}
 }
 
-var liveStatuses = []notifications.Status{notifications.StatusPending, notifications.StatusRetrying}
+var liveStatuses = []queue.Status{queue.StatusPending, queue.StatusRetrying}
 
-func emptyStats() notifications.Stats {
-	st := notifications.Stats{ByStatus: make(map[notifications.Status]int64, len(notifications.Statuses))}
-	for _, s := range notifications.Statuses {
+func emptyStats() queue.Stats {
+	st := queue.Stats{ByStatus: make(map[queue.Status]int64, len(queue.Statuses))}
+	for _, s := range queue.Statuses {
 		st.ByStatus[s] = 0
 	}
 	return st

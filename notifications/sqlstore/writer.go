@@ -9,25 +9,25 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // intakeReq is one Enqueue waiting for the group-commit writer.
 type intakeReq struct {
 	ctx  context.Context
-	rec  *notifications.Record
+	rec  *queue.Record
 	done chan intakeResp // buffered: the writer never blocks on a waiter that left
 }
 
 type intakeResp struct {
-	res notifications.EnqueueResult
+	res queue.EnqueueResult
 	err error
 }
 
 // applyFunc applies the intake rules to reqs, in order, in one transaction
 // and commits it; res[i] answers reqs[i]. An error means nothing of the
 // batch is committed (or, for a failed COMMIT, that the outcome is unknown).
-type applyFunc func(ctx context.Context, reqs []*intakeReq) (res []notifications.EnqueueResult, err error)
+type applyFunc func(ctx context.Context, reqs []*intakeReq) (res []queue.EnqueueResult, err error)
 
 // pgBatchTimeout bounds one Postgres batch transaction.
 const pgBatchTimeout = time.Minute
@@ -81,32 +81,32 @@ func newWriter(name string, apply applyFunc, maxBatch, queueSize, workers int, t
 }
 
 // submit queues rec and waits for its committed outcome.
-func (w *writer) submit(ctx context.Context, rec *notifications.Record) (notifications.EnqueueResult, error) {
+func (w *writer) submit(ctx context.Context, rec *queue.Record) (queue.EnqueueResult, error) {
 	select {
 	case <-w.closing:
-		return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
+		return queue.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
 	default:
 	}
 	req := &intakeReq{ctx: ctx, rec: rec, done: make(chan intakeResp, 1)}
 	select {
 	case w.queue <- req:
 	case <-w.closing:
-		return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
+		return queue.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
 	case <-ctx.Done():
-		return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, ctx.Err())
+		return queue.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, ctx.Err())
 	}
 	select {
 	case r := <-req.done:
 		return r.res, r.err
 	case <-ctx.Done():
 		// The batch may still commit it; a re-sent delivery is then a duplicate.
-		return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, ctx.Err())
+		return queue.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, ctx.Err())
 	case <-w.stopped:
 		select {
 		case r := <-req.done:
 			return r.res, r.err
 		default:
-			return notifications.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
+			return queue.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
 		}
 	}
 }
@@ -213,7 +213,7 @@ func (w *writer) commit(batch []*intakeReq) {
 	}
 }
 
-func (w *writer) applyWithTimeout(reqs []*intakeReq) (_ []notifications.EnqueueResult, err error) {
+func (w *writer) applyWithTimeout(reqs []*intakeReq) (_ []queue.EnqueueResult, err error) {
 	// A panic must not kill the writer and leave every caller waiting.
 	defer func() {
 		if p := recover(); p != nil {

@@ -8,7 +8,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
+	"github.com/sluicedata/sluice/notifications/storetest"
 )
 
 // TestWriterSurvivesFailures checks the writer's own guarantees with an
@@ -17,8 +18,8 @@ import (
 func TestWriterSurvivesFailures(t *testing.T) {
 	t.Parallel()
 	boom := errors.New("boom")
-	apply := func(_ context.Context, reqs []*intakeReq) ([]notifications.EnqueueResult, error) {
-		res := make([]notifications.EnqueueResult, len(reqs))
+	apply := func(_ context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
+		res := make([]queue.EnqueueResult, len(reqs))
 		for i, r := range reqs {
 			switch r.rec.WebhookToken {
 			case "fail":
@@ -26,7 +27,7 @@ func TestWriterSurvivesFailures(t *testing.T) {
 			case "panic":
 				panic("bad request")
 			}
-			res[i] = notifications.EnqueueResult{Outcome: notifications.Stored, ID: int64(len(r.rec.WebhookToken))}
+			res[i] = queue.EnqueueResult{Outcome: queue.Stored, ID: int64(len(r.rec.WebhookToken))}
 		}
 		return res, nil
 	}
@@ -34,13 +35,13 @@ func TestWriterSurvivesFailures(t *testing.T) {
 	defer w.close()
 	tokens := []string{"a", "fail", "bb", "panic", "ccc", "dddd"}
 	type out struct {
-		res notifications.EnqueueResult
+		res queue.EnqueueResult
 		err error
 	}
 	results := make(chan out, len(tokens))
 	for _, tok := range tokens {
 		go func() {
-			res, err := w.submit(tctx(t), &notifications.Record{WebhookToken: tok})
+			res, err := w.submit(storetest.Ctx(t), &queue.Record{WebhookToken: tok})
 			results <- out{res, err}
 		}()
 	}
@@ -49,11 +50,11 @@ func TestWriterSurvivesFailures(t *testing.T) {
 		select {
 		case o := <-results:
 			if o.err != nil {
-				require.ErrorIs(t, o.err, notifications.ErrUnavailable)
+				require.ErrorIs(t, o.err, queue.ErrUnavailable)
 				failed++
 				continue
 			}
-			require.Equal(t, notifications.Stored, o.res.Outcome)
+			require.Equal(t, queue.Stored, o.res.Outcome)
 			stored++
 		case <-time.After(30 * time.Second):
 			t.Fatal("a caller was left waiting")
@@ -63,6 +64,6 @@ func TestWriterSurvivesFailures(t *testing.T) {
 	require.Equal(t, 2, failed)
 
 	w.close()
-	_, err := w.submit(tctx(t), &notifications.Record{WebhookToken: "late"})
-	require.ErrorIs(t, err, notifications.ErrUnavailable)
+	_, err := w.submit(storetest.Ctx(t), &queue.Record{WebhookToken: "late"})
+	require.ErrorIs(t, err, queue.ErrUnavailable)
 }

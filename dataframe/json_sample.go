@@ -1,0 +1,147 @@
+package dataframe
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/sluicedata/sluice/dataframe/sparktype"
+)
+
+// Misfit is a value that did not fit the schema inferred from a sample
+// (JSONOptions.SampleRows): it became null, or, with Strict, failed the
+// read.
+type Misfit struct {
+	Field  string // dotted path of the column: "a.b", "items.element.id"; "" for a field the sample did not see (Value names it)
+	Type   string // the column's Spark type
+	Value  string // the value's JSON text, cut to 60 bytes
+	Offset int64  // 0-based byte offset of the value in the input
+	Line   int    // 1-based line, for JSON lines
+	Doc    int    // 0-based document, for several documents
+}
+
+func (m *Misfit) String() string {
+	where := fmt.Sprintf("at byte offset %d", m.Offset)
+	if m.Line > 0 {
+		where = fmt.Sprintf("on line %d (byte offset %d)", m.Line, m.Offset)
+	} else if m.Doc > 0 {
+		where += fmt.Sprintf(" in document %d", m.Doc)
+	}
+	if m.Type == "" {
+		return fmt.Sprintf("record %s: field %q is not in the sampled schema", where, m.Field)
+	}
+	return fmt.Sprintf("record %s: field %q: value %s does not fit %s", where, m.Field, m.Value, m.Type)
+}
+
+// MisfitError is a value that did not fit the sampled schema in a Strict
+// read.
+type MisfitError struct {
+	Misfit
+	SampleRows int // the sample size the schema came from
+	Count      int64
+}
+
+func (e *MisfitError) Error() string {
+	s := fmt.Sprintf("dataframe: %s inferred from the first %d records", e.Misfit.String(), e.SampleRows)
+	if e.Count > 1 {
+		s += fmt.Sprintf(" (%d values did not fit)", e.Count)
+	}
+	return s
+}
+
+// ReadStats reports on a JSON read (JSONOptions.Stats).
+type ReadStats struct {
+	// Misfits counts the values that did not fit the schema inferred from a
+	// sample and became null (or were dropped, for fields the sample did
+	// not see). Always 0 without SampleRows.
+	Misfits int64
+	// First is the first of them, nil when there were none.
+	First *Misfit
+}
+
+// misfit notes that the value at pos..end did not fit n and became null.
+func (s *scanner) misfit(n *buildNode, pos, end int) {
+	s.misfits++
+	if s.firstMisfit != nil {
+		return
+	}
+	m := &Misfit{Field: n.path, Offset: s.base + int64(pos), Doc: s.doc}
+	if n.path == "" {
+		m.Field = "value"
+	}
+	m.Type = sparktype.Name(n.b.Type())
+	m.Value = cutText(s.data, pos, end)
+	s.firstMisfit = m
+}
+
+// unknownField notes a field the sampled schema lacks, dropped from the
+// record at pos.
+func (s *scanner) unknownField(n *buildNode, key []byte, pos int) {
+	s.misfits++
+	if s.firstMisfit != nil {
+		return
+	}
+	s.firstMisfit = &Misfit{Field: joinPath(n.path, string(key)), Offset: s.base + int64(pos), Doc: s.doc}
+}
+
+func cutText(d []byte, pos, end int) string {
+	if end < pos {
+		end = pos
+	}
+	if end-pos > 60 {
+		return string(d[pos:pos+57]) + "..."
+	}
+	return string(d[pos:end])
+}
+
+// add counts a part's misfits; parts come in input order, so the first
+// one seen stays first.
+func (st *ReadStats) add(n int64, first *Misfit) {
+	st.Misfits += n
+	if st.First == nil && first != nil {
+		st.First = first
+	}
+}
+
+// check completes the first misfit's position and, in a Strict read, turns
+// it into the error.
+func (st *ReadStats) check(opts JSONOptions, spans []docSpan, lines bool) error {
+	if st.First == nil {
+		return nil
+	}
+	if lines && len(spans) == 1 {
+		st.First.Line = lineOf(spans[0].data, st.First.Offset)
+	}
+	if opts.Strict {
+		return &MisfitError{Misfit: *st.First, SampleRows: opts.SampleRows, Count: st.Misfits}
+	}
+	return nil
+}
+
+type samplingKey struct{}
+
+type sampling struct {
+	rows   int
+	strict bool
+	stats  *ReadStats
+}
+
+// WithSampling returns a context that asks the JSON reads made under it by
+// connectors (a RESTAPI read) to infer from the first rows records only,
+// as JSONOptions.SampleRows and Strict; the returned ReadStats collects
+// what they counted. rows ≤ 0 returns ctx unchanged and empty stats.
+func WithSampling(ctx context.Context, rows int, strict bool) (context.Context, *ReadStats) {
+	stats := &ReadStats{}
+	if rows <= 0 {
+		return ctx, stats
+	}
+	return context.WithValue(ctx, samplingKey{}, &sampling{rows: rows, strict: strict, stats: stats}), stats
+}
+
+// SamplingFrom sets opts.SampleRows, Strict and Stats from a context made
+// by WithSampling; other contexts leave opts as they are.
+func SamplingFrom(ctx context.Context, opts JSONOptions) JSONOptions {
+	if s, ok := ctx.Value(samplingKey{}).(*sampling); ok {
+		opts.SampleRows, opts.Strict, opts.Stats = s.rows, s.strict, s.stats
+	}
+	return opts
+}

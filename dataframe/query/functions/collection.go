@@ -1,0 +1,245 @@
+package functions
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe/query/fn"
+)
+
+// Collection functions: see docs/sql-functions.md#collection-functions.
+// explode and posexplode generate rows and belong to the executor.
+
+func init() {
+	register(bindSize, "size", "cardinality")
+	register(bindArrayContains, "array_contains")
+	register(bindElementAt, "element_at")
+}
+
+// listOut assembles a list array from per-row lengths and the positions of
+// the elements in a values array.
+type listOut struct {
+	mem     memory.Allocator
+	elem    arrow.DataType
+	offsets []int32
+	valid   []bool
+	nulls   int
+}
+
+func newListOf(ctx *fn.Ctx, elem arrow.DataType, n int) *listOut {
+	l := &listOut{mem: ctx.Mem, elem: elem, offsets: make([]int32, 1, n+1), valid: make([]bool, 0, n)}
+	return l
+}
+
+func (l *listOut) appendNull() {
+	l.offsets = append(l.offsets, l.offsets[len(l.offsets)-1])
+	l.valid = append(l.valid, false)
+	l.nulls++
+}
+
+func (l *listOut) appendLen(k int) {
+	l.offsets = append(l.offsets, l.offsets[len(l.offsets)-1]+int32(k))
+	l.valid = append(l.valid, true)
+}
+
+func (l *listOut) release() {}
+
+// finish takes the elements values[idx[k]] and wraps them in the lists.
+func (l *listOut) finish(values arrow.Array, idx []int64) (arrow.Array, error) {
+	elems, err := takeValues(l.mem, values, idx)
+	if err != nil {
+		return nil, err
+	}
+	defer elems.Release()
+	n := len(l.valid)
+	bitmap := memory.NewResizableBuffer(l.mem)
+	bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
+	bits := bitmap.Bytes()
+	for i := range bits {
+		bits[i] = 0
+	}
+	for i, v := range l.valid {
+		if v {
+			bitutil.SetBit(bits, i)
+		}
+	}
+	offs := memory.NewResizableBuffer(l.mem)
+	offs.Resize(len(l.offsets) * arrow.Int32SizeBytes)
+	copy(arrow.Int32Traits.CastFromBytes(offs.Bytes()), l.offsets)
+	data := array.NewData(arrow.ListOf(l.elem), n, []*memory.Buffer{bitmap, offs}, []arrow.ArrayData{elems.Data()}, l.nulls, 0)
+	bitmap.Release()
+	offs.Release()
+	defer data.Release()
+	return array.MakeFromData(data), nil
+}
+
+func bindSize(args []fn.Arg) (fn.Bound, error) {
+	if err := arity(args, 1, 1); err != nil {
+		return fn.Bound{}, err
+	}
+	switch args[0].Type.ID() {
+	case arrow.LIST, arrow.MAP, arrow.NULL:
+	default:
+		return fn.Bound{}, argErr(0, args[0], "an array or a map")
+	}
+	return fn.Bound{Type: int32Type, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		b := array.NewInt32Builder(ctx.Mem)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if a[0].IsNull(i) {
+				// spark.sql.legacy.sizeOfNull is true when ANSI mode is off.
+				b.UnsafeAppend(-1)
+				continue
+			}
+			s, e := a[0].(array.ListLike).ValueOffsets(i)
+			b.UnsafeAppend(int32(e - s))
+		}
+		return b.NewArray(), nil
+	}}, nil
+}
+
+// equalAt compares valid values a[i] and b[j] of one type.
+func equalAt(a arrow.Array, i int, b arrow.Array, j int) bool {
+	switch x := a.(type) {
+	case *array.String:
+		return x.Value(i) == b.(*array.String).Value(j)
+	case *array.Int64:
+		return x.Value(i) == b.(*array.Int64).Value(j)
+	case *array.Int32:
+		return x.Value(i) == b.(*array.Int32).Value(j)
+	case *array.Float64:
+		return x.Value(i) == b.(*array.Float64).Value(j)
+	case *array.Boolean:
+		return x.Value(i) == b.(*array.Boolean).Value(j)
+	case *array.Binary:
+		return bytes.Equal(x.Value(i), b.(*array.Binary).Value(j))
+	}
+	if flatType(a.DataType()) {
+		return compareAt(a, i, b, j) == 0
+	}
+	return array.SliceEqual(a, int64(i), int64(i+1), b, int64(j), int64(j+1))
+}
+
+func bindArrayContains(args []fn.Arg) (fn.Bound, error) {
+	if err := arity(args, 2, 2); err != nil {
+		return fn.Bound{}, err
+	}
+	lt, ok := args[0].Type.(*arrow.ListType)
+	if !ok {
+		return fn.Bound{}, argErr(0, args[0], "an array")
+	}
+	elem, ok := commonType(lt.Elem(), args[1].Type)
+	if !ok || isStringType(elem) && !isStringType(lt.Elem()) {
+		return fn.Bound{}, fmt.Errorf("argument 2 must be of the array's element type %s, got %s",
+			sparkName(lt.Elem()), sparkName(args[1].Type))
+	}
+	return fn.Bound{Type: boolType, Args: []arrow.DataType{arrow.ListOf(elem), elem}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		list := a[0].(*array.List)
+		vals := list.ListValues()
+		b := array.NewBooleanBuilder(ctx.Mem)
+		defer b.Release()
+		b.Reserve(n)
+		for i := 0; i < n; i++ {
+			if anyNull(a, i) {
+				b.UnsafeAppendBoolToBitmap(false)
+				continue
+			}
+			s, e := list.ValueOffsets(i)
+			found, sawNull := false, false
+			for j := s; j < e && !found; j++ {
+				if vals.IsNull(int(j)) {
+					sawNull = true
+					continue
+				}
+				found = equalAt(vals, int(j), a[1], i)
+			}
+			switch {
+			case found:
+				b.UnsafeAppend(true)
+			case sawNull:
+				b.UnsafeAppendBoolToBitmap(false)
+			default:
+				b.UnsafeAppend(false)
+			}
+		}
+		return b.NewArray(), nil
+	}}, nil
+}
+
+func bindElementAt(args []fn.Arg) (fn.Bound, error) {
+	if err := arity(args, 2, 2); err != nil {
+		return fn.Bound{}, err
+	}
+	switch t := args[0].Type.(type) {
+	case *arrow.ListType:
+		if _, err := intArg(args, 1, int32Type); err != nil {
+			return fn.Bound{}, err
+		}
+		if v, null, ok := constInt(args[1]); ok && !null && v == 0 {
+			return fn.Bound{}, errIndexZero
+		}
+		return fn.Bound{Type: t.Elem(), Args: []arrow.DataType{nil, int32Type}, Eval: evalElementAtList}, nil
+	case *arrow.MapType:
+		key, ok := commonType(t.KeyType(), args[1].Type)
+		if !ok || !arrow.TypeEqual(key, t.KeyType()) {
+			if !fn.CanCast(args[1].Type, t.KeyType()) {
+				return fn.Bound{}, fmt.Errorf("argument 2 must be of the map's key type %s, got %s",
+					sparkName(t.KeyType()), sparkName(args[1].Type))
+			}
+		}
+		return fn.Bound{Type: t.ItemType(), Args: []arrow.DataType{nil, t.KeyType()}, Eval: evalElementAtMap}, nil
+	}
+	return fn.Bound{}, argErr(0, args[0], "an array or a map")
+}
+
+var errIndexZero = fmt.Errorf("argument 2: SQL array indices start at 1")
+
+// evalElementAtList: 1-based, negative from the end, NULL past either end.
+func evalElementAtList(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+	list := a[0].(*array.List)
+	pos := a[1].(*array.Int32)
+	idx := make([]int64, n)
+	for i := 0; i < n; i++ {
+		idx[i] = -1
+		if anyNull(a, i) {
+			continue
+		}
+		s, e := list.ValueOffsets(i)
+		p := int64(pos.Value(i))
+		switch {
+		case p == 0:
+			return nil, errIndexZero
+		case p > 0 && p <= e-s:
+			idx[i] = s + p - 1
+		case p < 0 && -p <= e-s:
+			idx[i] = e + p
+		}
+	}
+	return takeValues(ctx.Mem, list.ListValues(), idx)
+}
+
+func evalElementAtMap(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+	m := a[0].(*array.Map)
+	keys, items := m.Keys(), m.Items()
+	idx := make([]int64, n)
+	for i := 0; i < n; i++ {
+		idx[i] = -1
+		if anyNull(a, i) {
+			continue
+		}
+		s, e := m.ValueOffsets(i)
+		for j := s; j < e; j++ {
+			if equalAt(keys, int(j), a[1], i) {
+				idx[i] = j
+				break
+			}
+		}
+	}
+	return takeValues(ctx.Mem, items, idx)
+}

@@ -1,0 +1,490 @@
+// Package functions is Sluice's library of scalar SQL functions — string,
+// conditional, math, collection, date-time and JSON functions with Spark SQL
+// 3.x semantics (spark.sql.ansi.enabled=false). Importing it registers them
+// all in package fn, where the query executor looks them up:
+//
+//	import _ "github.com/sluicedata/sluice/dataframe/query/functions"
+//
+//	s, _ := fn.Lookup("upper")
+//	bound, err := s.Bind([]fn.Arg{{Type: arrow.PrimitiveTypes.Int64}}) // upper(123) → '123'
+//
+// Each function binds once per call site (types checked, implicit casts
+// asked for, constant patterns compiled) and then evaluates whole Arrow
+// arrays. Every function, its result type and its NULL behaviour is listed
+// in docs/sql-functions.md.
+package functions
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/compute"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
+)
+
+var (
+	stringType  = arrow.BinaryTypes.String
+	int32Type   = arrow.PrimitiveTypes.Int32
+	int64Type   = arrow.PrimitiveTypes.Int64
+	float64Type = arrow.PrimitiveTypes.Float64
+	boolType    = arrow.FixedWidthTypes.Boolean
+	dateType    = arrow.FixedWidthTypes.Date32
+)
+
+// timestampType is the type of every timestamp a function returns.
+var timestampType = dataframe.TimestampType
+
+func register(bind func([]fn.Arg) (fn.Bound, error), names ...string) {
+	for _, n := range names {
+		fn.Register(fn.Scalar{Name: n, Bind: bind})
+	}
+}
+
+// arity checks the number of arguments.
+func arity(args []fn.Arg, min, max int) error {
+	n := len(args)
+	if n >= min && (max < 0 || n <= max) {
+		return nil
+	}
+	plural := func(k int) string {
+		if k == 1 {
+			return "1 argument"
+		}
+		return fmt.Sprintf("%d arguments", k)
+	}
+	switch {
+	case min == max:
+		return fmt.Errorf("takes %s, got %d", plural(min), n)
+	case max < 0:
+		return fmt.Errorf("takes at least %s, got %d", plural(min), n)
+	}
+	return fmt.Errorf("takes %d to %d arguments, got %d", min, max, n)
+}
+
+func argErr(i int, a fn.Arg, want string) error {
+	return fmt.Errorf("argument %d must be %s, got %s", i+1, want, sparkName(a.Type))
+}
+
+// sparkName is the Spark name of a type in error messages.
+func sparkName(dt arrow.DataType) string { return dataframe.SparkType(dt) }
+
+func isNull(dt arrow.DataType) bool { return dt.ID() == arrow.NULL }
+
+func isStringType(dt arrow.DataType) bool {
+	return dt.ID() == arrow.STRING || dt.ID() == arrow.LARGE_STRING
+}
+
+func isNumeric(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128:
+		return true
+	}
+	return false
+}
+
+func isIntegral(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64:
+		return true
+	}
+	return false
+}
+
+func isAtomic(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.LIST, arrow.LARGE_LIST, arrow.STRUCT, arrow.MAP:
+		return false
+	}
+	return true
+}
+
+// stringArg is Spark's implicit cast of an argument to string: any atomic
+// type converts (upper(123) is '123'); arrays, structs and maps do not.
+func stringArg(args []fn.Arg, i int) (arrow.DataType, error) {
+	if !isAtomic(args[i].Type) {
+		return nil, argErr(i, args[i], "a string")
+	}
+	return stringType, nil
+}
+
+// intArg is the implicit cast of an argument to int: numbers and strings
+// convert.
+func intArg(args []fn.Arg, i int, to arrow.DataType) (arrow.DataType, error) {
+	dt := args[i].Type
+	if isNumeric(dt) || isStringType(dt) || isNull(dt) {
+		return to, nil
+	}
+	return nil, argErr(i, args[i], "an integer")
+}
+
+// stringArgs casts every argument to string.
+func stringArgs(args []fn.Arg) ([]arrow.DataType, error) {
+	return signature(args, strings.Repeat("s", len(args)))
+}
+
+// signature checks the number of arguments and each one against its kind
+// in kinds — 's' string, 'i' int; a '|' marks where optional arguments
+// start — and returns the implicit casts that give them those types.
+func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
+	required := strings.IndexByte(kinds, '|')
+	if required < 0 {
+		required = len(kinds)
+	} else {
+		kinds = kinds[:required] + kinds[required+1:]
+	}
+	if err := arity(args, required, len(kinds)); err != nil {
+		return nil, err
+	}
+	in := make([]arrow.DataType, len(args))
+	for i := range args {
+		var err error
+		switch kinds[i] {
+		case 's':
+			in[i], err = stringArg(args, i)
+		case 'i':
+			in[i], err = intArg(args, i, int32Type)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	return in, nil
+}
+
+// mapValues builds an array of type t with one value per row of src:
+// NULL where src is NULL, else whatever f appends for row i.
+func mapValues(mem memory.Allocator, t arrow.DataType, src arrow.Array, n int, f func(b array.Builder, i int)) arrow.Array {
+	b := array.NewBuilder(mem, t)
+	defer b.Release()
+	b.Reserve(n)
+	for i := 0; i < n; i++ {
+		if src.IsNull(i) {
+			b.AppendNull()
+		} else {
+			f(b, i)
+		}
+	}
+	return b.NewArray()
+}
+
+// constString is the value of a string literal argument; ok is false when
+// the argument is not a literal. A NULL literal is ("", true, true).
+func constString(a fn.Arg) (s string, isNull, ok bool) {
+	if !a.Const {
+		return "", false, false
+	}
+	if a.Value == nil {
+		return "", true, true
+	}
+	switch v := a.Value.(type) {
+	case string:
+		return v, false, true
+	case []byte:
+		return string(v), false, true
+	}
+	// A literal of another type: its Spark text, as the implicit cast gives.
+	lit := literalArray(a)
+	defer lit.Release()
+	return string(fn.AppendSparkString(nil, lit, 0)), false, true
+}
+
+// literalArray is a length-1 array of a literal argument.
+func literalArray(a fn.Arg) arrow.Array {
+	b := array.NewBuilder(memory.DefaultAllocator, a.Type)
+	defer b.Release()
+	appendLiteral(b, a.Value)
+	return b.NewArray()
+}
+
+func appendLiteral(b array.Builder, v any) {
+	if v == nil {
+		b.AppendNull()
+		return
+	}
+	switch x := b.(type) {
+	case *array.StringBuilder:
+		x.Append(fmt.Sprint(v))
+	case *array.Int64Builder:
+		x.Append(toInt64(v))
+	case *array.Int32Builder:
+		x.Append(int32(toInt64(v)))
+	case *array.Float64Builder:
+		x.Append(v.(float64))
+	case *array.BooleanBuilder:
+		x.Append(v.(bool))
+	default:
+		if err := b.AppendValueFromString(fmt.Sprint(v)); err != nil {
+			b.AppendNull()
+		}
+	}
+}
+
+func toInt64(v any) int64 {
+	switch x := v.(type) {
+	case int64:
+		return x
+	case int32:
+		return int64(x)
+	case int:
+		return int64(x)
+	case float64:
+		return int64(x)
+	}
+	return 0
+}
+
+// constInt is the value of an integer literal argument.
+func constInt(a fn.Arg) (v int64, isNull, ok bool) {
+	if !a.Const {
+		return 0, false, false
+	}
+	switch x := a.Value.(type) {
+	case nil:
+		return 0, true, true
+	case int64, int32, int:
+		return toInt64(x), false, true
+	case string:
+		lit := literalArray(a)
+		defer lit.Release()
+		c, err := fn.Cast(memory.DefaultAllocator, lit, int64Type)
+		if err != nil {
+			return 0, false, false
+		}
+		defer c.Release()
+		if c.IsNull(0) {
+			return 0, true, true
+		}
+		return c.(*array.Int64).Value(0), false, true
+	}
+	return 0, false, false
+}
+
+// commonType is the type two arguments widen to for a comparison or a
+// choice between them (Spark's findWiderTypeForTwo, with NULL fitting
+// anything); ok is false when there is none.
+func commonType(a, b arrow.DataType) (arrow.DataType, bool) {
+	switch {
+	case arrow.TypeEqual(a, b):
+		return a, true
+	case isNull(a):
+		return b, true
+	case isNull(b):
+		return a, true
+	}
+	rank := func(dt arrow.DataType) int {
+		switch dt.ID() {
+		case arrow.INT8:
+			return 1
+		case arrow.INT16:
+			return 2
+		case arrow.INT32:
+			return 3
+		case arrow.INT64:
+			return 4
+		case arrow.DECIMAL128:
+			return 5
+		case arrow.FLOAT32:
+			return 6
+		case arrow.FLOAT64:
+			return 7
+		}
+		return 0
+	}
+	ra, rb := rank(a), rank(b)
+	switch {
+	case ra > 0 && rb > 0:
+		if a.ID() == arrow.DECIMAL128 || b.ID() == arrow.DECIMAL128 {
+			return widerDecimal(a, b)
+		}
+		if ra > rb {
+			return a, true
+		}
+		return b, true
+	case isStringType(a) && isAtomic(b) || isStringType(b) && isAtomic(a):
+		return stringType, true
+	case (a.ID() == arrow.TIMESTAMP || a.ID() == arrow.DATE32) && (b.ID() == arrow.TIMESTAMP || b.ID() == arrow.DATE32):
+		return timestampType, true
+	case a.ID() == arrow.LIST && b.ID() == arrow.LIST:
+		e, ok := commonType(a.(*arrow.ListType).Elem(), b.(*arrow.ListType).Elem())
+		if !ok {
+			return nil, false
+		}
+		return arrow.ListOf(e), true
+	}
+	return nil, false
+}
+
+// widerDecimal widens a decimal and another number: a double wins, an
+// integer becomes the decimal that holds it (long is decimal(20,0)).
+func widerDecimal(a, b arrow.DataType) (arrow.DataType, bool) {
+	asDec := func(dt arrow.DataType) (p, s int32, ok bool) {
+		switch dt.ID() {
+		case arrow.DECIMAL128:
+			d := dt.(*arrow.Decimal128Type)
+			return d.Precision, d.Scale, true
+		case arrow.INT8:
+			return 3, 0, true
+		case arrow.INT16:
+			return 5, 0, true
+		case arrow.INT32:
+			return 10, 0, true
+		case arrow.INT64:
+			return 20, 0, true
+		}
+		return 0, 0, false
+	}
+	pa, sa, oka := asDec(a)
+	pb, sb, okb := asDec(b)
+	if !oka || !okb {
+		return float64Type, true
+	}
+	s := max(sa, sb)
+	p := min(max(pa-sa, pb-sb)+s, 38)
+	return &arrow.Decimal128Type{Precision: p, Scale: s}, true
+}
+
+// commonOf widens every argument type together, naming the first argument
+// that does not fit.
+func commonOf(args []fn.Arg, from int) (arrow.DataType, error) {
+	t := arrow.DataType(arrow.Null)
+	for i := from; i < len(args); i++ {
+		w, ok := commonType(t, args[i].Type)
+		if !ok {
+			return nil, fmt.Errorf("argument %d (%s) has no common type with %s", i+1,
+				sparkName(args[i].Type), sparkName(t))
+		}
+		t = w
+	}
+	return t, nil
+}
+
+// choose builds the result whose row i is row i of args[sel[i]], or NULL
+// where sel[i] < 0. All args have type dt.
+func choose(mem memory.Allocator, dt arrow.DataType, args []arrow.Array, sel []int32) (arrow.Array, error) {
+	n := len(sel)
+	if dt.ID() == arrow.NULL {
+		return array.NewNull(n), nil
+	}
+	if flatType(dt) {
+		b := array.NewBuilder(mem, dt)
+		defer b.Release()
+		b.Reserve(n)
+		for i, k := range sel {
+			if k < 0 || args[k].IsNull(i) {
+				b.AppendNull()
+			} else {
+				appendFrom(b, args[k], i)
+			}
+		}
+		return b.NewArray(), nil
+	}
+	all, err := array.Concatenate(args, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	idx := make([]int64, n)
+	for i, k := range sel {
+		idx[i] = -1
+		if k >= 0 {
+			idx[i] = int64(k)*int64(n) + int64(i)
+		}
+	}
+	return takeValues(mem, all, idx)
+}
+
+// flatType reports whether appendFrom handles dt.
+func flatType(dt arrow.DataType) bool {
+	switch dt.ID() {
+	case arrow.STRING, arrow.BINARY, arrow.INT64, arrow.FLOAT64, arrow.INT32, arrow.BOOL, arrow.TIMESTAMP,
+		arrow.DATE32, arrow.INT16, arrow.INT8, arrow.FLOAT32, arrow.DECIMAL128:
+		return true
+	}
+	return false
+}
+
+// appendFrom appends the valid value i of src (of a flatType) to b.
+func appendFrom(b array.Builder, src arrow.Array, i int) {
+	switch x := b.(type) {
+	case *array.StringBuilder:
+		x.Append(src.(*array.String).Value(i))
+	case *array.BinaryBuilder:
+		x.Append(src.(*array.Binary).Value(i))
+	case *array.Int64Builder:
+		x.UnsafeAppend(src.(*array.Int64).Value(i))
+	case *array.Float64Builder:
+		x.UnsafeAppend(src.(*array.Float64).Value(i))
+	case *array.Int32Builder:
+		x.UnsafeAppend(src.(*array.Int32).Value(i))
+	case *array.BooleanBuilder:
+		x.UnsafeAppend(src.(*array.Boolean).Value(i))
+	case *array.TimestampBuilder:
+		x.UnsafeAppend(src.(*array.Timestamp).Value(i))
+	case *array.Date32Builder:
+		x.UnsafeAppend(src.(*array.Date32).Value(i))
+	case *array.Int16Builder:
+		x.UnsafeAppend(src.(*array.Int16).Value(i))
+	case *array.Int8Builder:
+		x.UnsafeAppend(src.(*array.Int8).Value(i))
+	case *array.Float32Builder:
+		x.UnsafeAppend(src.(*array.Float32).Value(i))
+	case *array.Decimal128Builder:
+		x.UnsafeAppend(src.(*array.Decimal128).Value(i))
+	default:
+		panic(fmt.Sprintf("functions: appendFrom %T", b))
+	}
+}
+
+// takeValues returns values[idx[k]] for each k, NULL where idx[k] < 0.
+// Flat types are copied directly; nested ones go through compute.Take.
+func takeValues(mem memory.Allocator, values arrow.Array, idx []int64) (arrow.Array, error) {
+	dt := values.DataType()
+	if flatType(dt) {
+		b := array.NewBuilder(mem, dt)
+		defer b.Release()
+		b.Reserve(len(idx))
+		for _, j := range idx {
+			if j < 0 || values.IsNull(int(j)) {
+				b.AppendNull()
+			} else {
+				appendFrom(b, values, int(j))
+			}
+		}
+		return b.NewArray(), nil
+	}
+	if dt.ID() == arrow.NULL {
+		return array.NewNull(len(idx)), nil
+	}
+	ib := array.NewInt64Builder(mem)
+	defer ib.Release()
+	ib.Reserve(len(idx))
+	for _, j := range idx {
+		if j < 0 {
+			ib.UnsafeAppendBoolToBitmap(false)
+		} else {
+			ib.UnsafeAppend(j)
+		}
+	}
+	ia := ib.NewArray()
+	defer ia.Release()
+	return compute.TakeArray(compute.WithAllocator(context.Background(), mem), values, ia)
+}
+
+// anyNull reports whether row i is NULL in any of args.
+func anyNull(args []arrow.Array, i int) bool {
+	for _, a := range args {
+		if a.IsNull(i) {
+			return true
+		}
+	}
+	return false
+}
+
+// lowerName is the lower-case form of a unit or format name argument.
+func lowerName(s string) string { return strings.ToLower(strings.TrimSpace(s)) }

@@ -1,0 +1,719 @@
+package functions
+
+import (
+	"fmt"
+	"regexp"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/sluicedata/sluice/dataframe/query/fn"
+)
+
+// String functions: see docs/sql-functions.md#string-functions.
+
+func init() {
+	register(bindCase(false), "lower", "lcase")
+	register(bindCase(true), "upper", "ucase")
+	register(bindLength, "length", "char_length", "character_length")
+	register(bindTrim(true, true), "trim")
+	register(bindTrim(true, false), "ltrim")
+	register(bindTrim(false, true), "rtrim")
+	register(bindSubstr, "substr", "substring")
+	register(bindConcat, "concat")
+	register(bindConcatWs, "concat_ws")
+	register(bindSplit, "split")
+	register(bindReplace, "replace")
+	register(bindRegexpExtract, "regexp_extract")
+	register(bindRegexpReplace, "regexp_replace")
+	register(bindPad(true), "lpad")
+	register(bindPad(false), "rpad")
+}
+
+// mapStrings evaluates a string → string function row by row: NULL in any
+// argument gives NULL; f appends the result for row i to dst.
+func mapStrings(ctx *fn.Ctx, args []arrow.Array, n int, f func(dst []byte, i int) ([]byte, bool, error)) (arrow.Array, error) {
+	b := array.NewStringBuilder(ctx.Mem)
+	defer b.Release()
+	b.Reserve(n)
+	if s, ok := args[0].(*array.String); ok {
+		b.ReserveData(len(s.ValueBytes()))
+	}
+	var buf []byte
+	for i := 0; i < n; i++ {
+		if anyNull(args, i) {
+			b.AppendNull()
+			continue
+		}
+		var (
+			ok  bool
+			err error
+		)
+		buf, ok, err = f(buf[:0], i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		b.BinaryBuilder.Append(buf)
+	}
+	return b.NewArray(), nil
+}
+
+func bindCase(upper bool) func([]fn.Arg) (fn.Bound, error) {
+	return func(args []fn.Arg) (fn.Bound, error) {
+		in, err := signature(args, "s")
+		if err != nil {
+			return fn.Bound{}, err
+		}
+		return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			s := a[0].(*array.String)
+			return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+				return appendCase(dst, s.Value(i), upper), true, nil
+			})
+		}}, nil
+	}
+}
+
+// appendCase converts ASCII in place and falls back to Unicode case mapping
+// only for text that needs it.
+func appendCase(dst []byte, v string, upper bool) []byte {
+	for k := 0; k < len(v); k++ {
+		c := v[k]
+		if c >= utf8.RuneSelf {
+			if upper {
+				return append(dst[:len(dst)-k], strings.ToUpper(v)...)
+			}
+			return append(dst[:len(dst)-k], strings.ToLower(v)...)
+		}
+		if upper && 'a' <= c && c <= 'z' {
+			c -= 'a' - 'A'
+		} else if !upper && 'A' <= c && c <= 'Z' {
+			c += 'a' - 'A'
+		}
+		dst = append(dst, c)
+	}
+	return dst
+}
+
+func bindLength(args []fn.Arg) (fn.Bound, error) {
+	if err := arity(args, 1, 1); err != nil {
+		return fn.Bound{}, err
+	}
+	binary := args[0].Type.ID() == arrow.BINARY
+	in := []arrow.DataType{nil}
+	if !binary {
+		var err error
+		if in, err = stringArgs(args); err != nil {
+			return fn.Bound{}, err
+		}
+	}
+	return fn.Bound{Type: int32Type, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		return mapValues(ctx.Mem, int32Type, a[0], n, func(b array.Builder, i int) {
+			if binary {
+				b.(*array.Int32Builder).UnsafeAppend(int32(len(a[0].(*array.Binary).Value(i))))
+			} else {
+				b.(*array.Int32Builder).UnsafeAppend(int32(utf8.RuneCountInString(a[0].(*array.String).Value(i))))
+			}
+		}), nil
+	}}, nil
+}
+
+// bindTrim: trim(str) drops spaces (U+0020 only); trim(trimStr, str) drops
+// any of trimStr's characters — the trim set comes first, as in Spark's
+// function-call form.
+func bindTrim(left, right bool) func([]fn.Arg) (fn.Bound, error) {
+	return func(args []fn.Arg) (fn.Bound, error) {
+		in, err := signature(args, "s|s")
+		if err != nil {
+			return fn.Bound{}, err
+		}
+		return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			src := a[len(a)-1].(*array.String)
+			return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+				v := src.Value(i)
+				cut := " "
+				if len(a) == 2 {
+					cut = a[0].(*array.String).Value(i)
+				}
+				if left {
+					v = strings.TrimLeft(v, cut)
+				}
+				if right {
+					v = strings.TrimRight(v, cut)
+				}
+				return append(dst, v...), true, nil
+			})
+		}}, nil
+	}
+}
+
+func bindSubstr(args []fn.Arg) (fn.Bound, error) {
+	in, err := signature(args, "si|i")
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		s := a[0].(*array.String)
+		pos := a[1].(*array.Int32)
+		var length *array.Int32
+		if len(a) == 3 {
+			length = a[2].(*array.Int32)
+		}
+		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+			l := int64(1<<31 - 1)
+			if length != nil {
+				l = int64(length.Value(i))
+			}
+			return append(dst, SubstringSQL(s.Value(i), int64(pos.Value(i)), l)...), true, nil
+		})
+	}}, nil
+}
+
+// SubstringSQL is Spark's substring with a 1-based position: 0 means 1, a
+// negative position counts from the end, and a length that ends before the
+// start gives ”. Positions count characters, not bytes.
+func SubstringSQL(s string, pos, length int64) string {
+	ascii := true
+	for k := 0; k < len(s); k++ {
+		if s[k] >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
+	var nchars int64
+	if ascii {
+		nchars = int64(len(s))
+	} else {
+		nchars = int64(utf8.RuneCountInString(s))
+	}
+	var start int64
+	switch {
+	case pos > 0:
+		start = pos - 1
+	case pos < 0:
+		start = nchars + pos
+	}
+	end := start + length
+	start = max(start, 0)
+	end = min(end, nchars)
+	if start >= end {
+		return ""
+	}
+	if ascii {
+		return s[start:end]
+	}
+	return s[runeOffset(s, start):runeOffset(s, end)]
+}
+
+// runeOffset is the byte offset of character k of s (len(s) past the end).
+func runeOffset(s string, k int64) int {
+	if k <= 0 {
+		return 0
+	}
+	var c int64
+	for off := range s {
+		if c == k {
+			return off
+		}
+		c++
+	}
+	return len(s)
+}
+
+func bindConcat(args []fn.Arg) (fn.Bound, error) {
+	allLists := len(args) > 0
+	for _, a := range args {
+		if a.Type.ID() != arrow.LIST && !isNull(a.Type) {
+			allLists = false
+		}
+	}
+	if allLists {
+		return bindConcatArrays(args)
+	}
+	in, err := stringArgs(args)
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		if len(a) == 0 {
+			b := array.NewStringBuilder(ctx.Mem)
+			defer b.Release()
+			for i := 0; i < n; i++ {
+				b.Append("")
+			}
+			return b.NewArray(), nil
+		}
+		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+			for _, x := range a {
+				dst = append(dst, x.(*array.String).Value(i)...)
+			}
+			return dst, true, nil
+		})
+	}}, nil
+}
+
+// bindConcatArrays is concat over arrays: the elements of each in turn,
+// NULL if any array is NULL.
+func bindConcatArrays(args []fn.Arg) (fn.Bound, error) {
+	t, err := commonOf(args, 0)
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	in := make([]arrow.DataType, len(args))
+	for i := range in {
+		in[i] = t
+	}
+	elem := t.(*arrow.ListType).Elem()
+	return fn.Bound{Type: t, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		values := make([]arrow.Array, len(a))
+		base := make([]int64, len(a))
+		var total int64
+		for k, x := range a {
+			values[k] = x.(*array.List).ListValues()
+			base[k] = total
+			total += int64(values[k].Len())
+		}
+		all, err := array.Concatenate(values, ctx.Mem)
+		if err != nil {
+			return nil, err
+		}
+		defer all.Release()
+		var idx []int64
+		lb := newListOf(ctx, elem, n)
+		defer lb.release()
+		for i := 0; i < n; i++ {
+			if anyNull(a, i) {
+				lb.appendNull()
+				continue
+			}
+			start := len(idx)
+			for k, x := range a {
+				s, e := x.(*array.List).ValueOffsets(i)
+				for j := s; j < e; j++ {
+					idx = append(idx, base[k]+j)
+				}
+			}
+			lb.appendLen(len(idx) - start)
+		}
+		return lb.finish(all, idx)
+	}}, nil
+}
+
+func bindConcatWs(args []fn.Arg) (fn.Bound, error) {
+	if err := arity(args, 1, -1); err != nil {
+		return fn.Bound{}, err
+	}
+	in := make([]arrow.DataType, len(args))
+	var err error
+	if in[0], err = stringArg(args, 0); err != nil {
+		return fn.Bound{}, err
+	}
+	for i := 1; i < len(args); i++ {
+		if lt, ok := args[i].Type.(*arrow.ListType); ok {
+			if !isAtomic(lt.Elem()) {
+				return fn.Bound{}, argErr(i, args[i], "a string or an array of strings")
+			}
+			in[i] = arrow.ListOf(stringType)
+		} else if in[i], err = stringArg(args, i); err != nil {
+			return fn.Bound{}, argErr(i, args[i], "a string or an array of strings")
+		}
+	}
+	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		sep := a[0].(*array.String)
+		return mapStrings(ctx, a[:1], n, func(dst []byte, i int) ([]byte, bool, error) {
+			first := true
+			add := func(v string) {
+				if !first {
+					dst = append(dst, sep.Value(i)...)
+				}
+				first = false
+				dst = append(dst, v...)
+			}
+			for _, x := range a[1:] {
+				if x.IsNull(i) {
+					continue
+				}
+				switch v := x.(type) {
+				case *array.String:
+					add(v.Value(i))
+				case *array.List:
+					elems := v.ListValues().(*array.String)
+					s, e := v.ValueOffsets(i)
+					for j := s; j < e; j++ {
+						if elems.IsValid(int(j)) {
+							add(elems.Value(int(j)))
+						}
+					}
+				}
+			}
+			return dst, true, nil
+		})
+	}}, nil
+}
+
+// regexCache compiles patterns once: at bind time for a literal, else once
+// per distinct pattern seen (a column of patterns usually repeats).
+type regexCache struct {
+	arg   int
+	fixed *regexp.Regexp
+	seen  map[string]*regexp.Regexp
+}
+
+func newRegexCache(args []fn.Arg, i int) (*regexCache, error) {
+	c := &regexCache{arg: i}
+	if p, null, ok := constString(args[i]); ok && !null {
+		re, err := compileRegex(p, i)
+		if err != nil {
+			return nil, err
+		}
+		c.fixed = re
+	}
+	return c, nil
+}
+
+// forEval is the cache one evaluation uses; evaluations may run
+// concurrently, so a non-literal pattern gets a private map.
+func (c *regexCache) forEval() *regexCache {
+	if c.fixed != nil {
+		return c
+	}
+	return &regexCache{arg: c.arg, seen: map[string]*regexp.Regexp{}}
+}
+
+func (c *regexCache) get(p string) (*regexp.Regexp, error) {
+	if c.fixed != nil {
+		return c.fixed, nil
+	}
+	if re, ok := c.seen[p]; ok {
+		return re, nil
+	}
+	re, err := compileRegex(p, c.arg)
+	if err != nil {
+		return nil, err
+	}
+	if len(c.seen) > 1024 {
+		clear(c.seen)
+	}
+	c.seen[p] = re
+	return re, nil
+}
+
+func compileRegex(p string, arg int) (*regexp.Regexp, error) {
+	re, err := regexp.Compile(p)
+	if err != nil {
+		return nil, fmt.Errorf("argument %d: invalid regular expression %q: %v", arg+1, p, err)
+	}
+	return re, nil
+}
+
+func bindSplit(args []fn.Arg) (fn.Bound, error) {
+	in, err := signature(args, "ss|i")
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	cache, err := newRegexCache(args, 1)
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	return fn.Bound{Type: arrow.ListOf(stringType), Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		rc := cache.forEval()
+		s, pat := a[0].(*array.String), a[1].(*array.String)
+		b := array.NewListBuilder(ctx.Mem, stringType)
+		defer b.Release()
+		vb := b.ValueBuilder().(*array.StringBuilder)
+		for i := 0; i < n; i++ {
+			if anyNull(a, i) {
+				b.AppendNull()
+				continue
+			}
+			limit := -1
+			if len(a) == 3 {
+				limit = int(a[2].(*array.Int32).Value(i))
+			}
+			re, err := rc.get(pat.Value(i))
+			if err != nil {
+				return nil, err
+			}
+			b.Append(true)
+			for _, part := range splitJava(s.Value(i), pat.Value(i), re, limit) {
+				vb.Append(part)
+			}
+		}
+		return b.NewArray(), nil
+	}}, nil
+}
+
+// splitJava is Java's Pattern.split as Spark calls it: limit > 0 keeps at
+// most limit parts (the last holds the rest), otherwise all parts,
+// trailing empty ones included; an empty pattern splits into characters.
+func splitJava(s, pattern string, re *regexp.Regexp, limit int) []string {
+	if pattern == "" && s != "" {
+		nchars := utf8.RuneCountInString(s)
+		if limit <= 0 || limit > nchars {
+			limit = nchars
+		}
+		parts := make([]string, 0, limit)
+		for len(parts) < limit-1 {
+			_, size := utf8.DecodeRuneInString(s)
+			parts = append(parts, s[:size])
+			s = s[size:]
+		}
+		return append(parts, s)
+	}
+	var parts []string
+	index := 0
+	for _, m := range re.FindAllStringIndex(s, -1) {
+		if limit > 0 && len(parts) >= limit-1 {
+			break
+		}
+		if m[0] == 0 && m[1] == 0 {
+			// No empty leading part for a zero-width match at the start.
+			continue
+		}
+		parts = append(parts, s[index:m[0]])
+		index = m[1]
+	}
+	return append(parts, s[index:])
+}
+
+func bindReplace(args []fn.Arg) (fn.Bound, error) {
+	in, err := signature(args, "ss|s")
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		s, search := a[0].(*array.String), a[1].(*array.String)
+		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+			with := ""
+			if len(a) == 3 {
+				with = a[2].(*array.String).Value(i)
+			}
+			if search.Value(i) == "" {
+				return append(dst, s.Value(i)...), true, nil
+			}
+			return append(dst, strings.ReplaceAll(s.Value(i), search.Value(i), with)...), true, nil
+		})
+	}}, nil
+}
+
+func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
+	in, err := signature(args, "ss|i")
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	cache, err := newRegexCache(args, 1)
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	if cache.fixed != nil && len(args) == 3 {
+		if idx, null, ok := constInt(args[2]); ok && !null {
+			if err := checkGroup(cache.fixed, idx); err != nil {
+				return fn.Bound{}, err
+			}
+		}
+	}
+	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		rc := cache.forEval()
+		s, pat := a[0].(*array.String), a[1].(*array.String)
+		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+			re, err := rc.get(pat.Value(i))
+			if err != nil {
+				return nil, false, err
+			}
+			idx := int64(1)
+			if len(a) == 3 {
+				idx = int64(a[2].(*array.Int32).Value(i))
+			}
+			if err := checkGroup(re, idx); err != nil {
+				return nil, false, err
+			}
+			v := s.Value(i)
+			m := re.FindStringSubmatchIndex(v)
+			if m == nil || m[2*idx] < 0 {
+				return dst, true, nil
+			}
+			return append(dst, v[m[2*idx]:m[2*idx+1]]...), true, nil
+		})
+	}}, nil
+}
+
+func checkGroup(re *regexp.Regexp, idx int64) error {
+	if idx < 0 {
+		return fmt.Errorf("argument 3: the regex group index must not be negative, got %d", idx)
+	}
+	if idx > int64(re.NumSubexp()) {
+		return fmt.Errorf("argument 3: regex group count is %d, but the specified group index is %d", re.NumSubexp(), idx)
+	}
+	return nil
+}
+
+func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
+	in, err := signature(args, "sss|i")
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	if len(args) == 4 {
+		if p, null, ok := constInt(args[3]); ok && !null && p <= 0 {
+			return fn.Bound{}, fmt.Errorf("argument 4: position must be positive, got %d", p)
+		}
+	}
+	cache, err := newRegexCache(args, 1)
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	// A literal replacement with a literal pattern translates once.
+	var fixedTemplate *string
+	if rep, null, ok := constString(args[2]); ok && !null && cache.fixed != nil {
+		t, err := javaReplacement(rep, cache.fixed)
+		if err != nil {
+			return fn.Bound{}, err
+		}
+		fixedTemplate = &t
+	}
+	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		rc := cache.forEval()
+		s, pat, rep := a[0].(*array.String), a[1].(*array.String), a[2].(*array.String)
+		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+			re, err := rc.get(pat.Value(i))
+			if err != nil {
+				return nil, false, err
+			}
+			var tmpl string
+			if fixedTemplate != nil {
+				tmpl = *fixedTemplate
+			} else if tmpl, err = javaReplacement(rep.Value(i), re); err != nil {
+				return nil, false, err
+			}
+			v := s.Value(i)
+			prefix := ""
+			if len(a) == 4 {
+				p := int64(a[3].(*array.Int32).Value(i))
+				if p <= 0 {
+					return nil, false, fmt.Errorf("argument 4: position must be positive, got %d", p)
+				}
+				off := runeOffset(v, p-1)
+				if p-1 > 0 && off == len(v) && int64(utf8.RuneCountInString(v)) < p {
+					return append(dst, v...), true, nil
+				}
+				prefix, v = v[:off], v[off:]
+			}
+			dst = append(dst, prefix...)
+			return append(dst, re.ReplaceAllString(v, tmpl)...), true, nil
+		})
+	}}, nil
+}
+
+// javaReplacement turns a Java replacement string (Spark's regexp_replace:
+// `$1`, `${name}`, `\$` for a literal dollar) into a Go Expand template.
+func javaReplacement(rep string, re *regexp.Regexp) (string, error) {
+	if !strings.ContainsAny(rep, `$\`) {
+		return rep, nil
+	}
+	var b strings.Builder
+	for i := 0; i < len(rep); i++ {
+		c := rep[i]
+		switch c {
+		case '\\':
+			i++
+			if i == len(rep) {
+				return "", fmt.Errorf("argument 3: character to be escaped is missing in %q", rep)
+			}
+			if rep[i] == '$' {
+				b.WriteString("$$")
+			} else {
+				b.WriteByte(rep[i])
+			}
+		case '$':
+			i++
+			if i == len(rep) {
+				return "", fmt.Errorf("argument 3: illegal group reference: group index is missing in %q", rep)
+			}
+			if rep[i] == '{' {
+				end := strings.IndexByte(rep[i:], '}')
+				if end < 0 {
+					return "", fmt.Errorf("argument 3: named capturing group is missing trailing '}' in %q", rep)
+				}
+				name := rep[i+1 : i+end]
+				if re.SubexpIndex(name) < 0 {
+					return "", fmt.Errorf("argument 3: no group with name {%s}", name)
+				}
+				b.WriteString("${" + name + "}")
+				i += end
+				continue
+			}
+			if rep[i] < '0' || rep[i] > '9' {
+				return "", fmt.Errorf("argument 3: illegal group reference in %q", rep)
+			}
+			// Java takes further digits while the number stays a group.
+			num := int(rep[i] - '0')
+			for i+1 < len(rep) && rep[i+1] >= '0' && rep[i+1] <= '9' {
+				next := num*10 + int(rep[i+1]-'0')
+				if next > re.NumSubexp() {
+					break
+				}
+				num = next
+				i++
+			}
+			if num > re.NumSubexp() {
+				return "", fmt.Errorf("argument 3: no group %d", num)
+			}
+			b.WriteString("${" + strconv.Itoa(num) + "}")
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), nil
+}
+
+func bindPad(left bool) func([]fn.Arg) (fn.Bound, error) {
+	return func(args []fn.Arg) (fn.Bound, error) {
+		in, err := signature(args, "si|s")
+		if err != nil {
+			return fn.Bound{}, err
+		}
+		return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			s, ln := a[0].(*array.String), a[1].(*array.Int32)
+			return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+				pad := " "
+				if len(a) == 3 {
+					pad = a[2].(*array.String).Value(i)
+				}
+				return appendPad(dst, s.Value(i), int(ln.Value(i)), pad, left), true, nil
+			})
+		}}, nil
+	}
+}
+
+// appendPad is Spark's lpad/rpad: pad to length characters with pad
+// repeated (cut to fit); a longer string, or an empty pad, gives the
+// string cut to length.
+func appendPad(dst []byte, s string, length int, pad string, left bool) []byte {
+	nchars := utf8.RuneCountInString(s)
+	spaces := length - nchars
+	if spaces <= 0 || pad == "" {
+		return append(dst, SubstringSQL(s, 1, int64(max(length, 0)))...)
+	}
+	if !left {
+		dst = append(dst, s...)
+	}
+	padChars := utf8.RuneCountInString(pad)
+	for spaces > 0 {
+		if spaces >= padChars {
+			dst = append(dst, pad...)
+			spaces -= padChars
+			continue
+		}
+		dst = append(dst, pad[:runeOffset(pad, int64(spaces))]...)
+		spaces = 0
+	}
+	if left {
+		dst = append(dst, s...)
+	}
+	return dst
+}

@@ -1,0 +1,226 @@
+package httpapi
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/gofiber/fiber/v2/middleware/adaptor"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/sluicedata/sluice/notifications/queue"
+)
+
+// errorBody is every error answer: {"errorMessage":"…"}.
+type errorBody struct {
+	ErrorMessage string `json:"errorMessage"`
+}
+
+func jsonError(c *fiber.Ctx, status int, msg string) error {
+	return c.Status(status).JSON(errorBody{ErrorMessage: msg})
+}
+
+func (s *API) newApp() *fiber.App {
+	app := fiber.New(fiber.Config{
+		AppName:               "sluice-sidecar",
+		BodyLimit:             s.cfg.MaxBodyBytes,
+		CaseSensitive:         true, // so that no spelling of a path slips past the auth and toggle checks
+		StrictRouting:         false,
+		DisableStartupMessage: true,
+		Prefork:               false,
+		ReadTimeout:           30 * time.Second,
+		WriteTimeout:          5 * time.Minute, // dataset exports stream for a while
+		IdleTimeout:           2 * time.Minute,
+		ErrorHandler:          s.errorHandler,
+		JSONEncoder:           marshalNoHTMLEscape,
+	})
+	app.Use(s.authenticate)
+
+	for _, p := range []string{"/webhook/notifications", "/webhooks/notifications"} {
+		app.Post(p, s.intake)
+		app.Get(p, s.listRange)
+		app.Delete(p, s.deleteRange)
+	}
+	app.Post("/job/process-notifications", func(c *fiber.Ctx) error {
+		s.jobs.TriggerProcessing()
+		c.Status(fiber.StatusAccepted) // empty body, as HMC
+		return nil
+	})
+	app.Post("/job/cleanup-notifications", func(c *fiber.Ctx) error {
+		s.jobs.TriggerCleanup()
+		c.Status(fiber.StatusAccepted)
+		return nil
+	})
+	app.Get("/health", s.health)
+	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.Reg, promhttp.HandlerOpts{})))
+	app.Get("/datasets/notifications", s.dataset)
+	s.managementRoutes(app)
+	app.Use(func(c *fiber.Ctx) error {
+		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("no endpoint %s %s", c.Method(), c.Path()))
+	})
+	return app
+}
+
+// errorHandler maps Fiber's errors (413 from BodyLimit, 405, …) to the
+// JSON error body.
+func (s *API) errorHandler(c *fiber.Ctx, err error) error {
+	code := fiber.StatusInternalServerError
+	msg := "internal error"
+	var fe *fiber.Error
+	if errors.As(err, &fe) {
+		code = fe.Code
+		msg = fe.Message
+	}
+	if code == fiber.StatusRequestEntityTooLarge {
+		msg = fmt.Sprintf("body larger than CONN_MAX_BODY_BYTES (%d bytes)", s.cfg.MaxBodyBytes)
+	}
+	if code >= 500 {
+		s.log.Error("request failed", "method", c.Method(), "path", c.Path(), "error", err)
+	}
+	return jsonError(c, code, msg)
+}
+
+// authenticate requires the bearer token (when configured) on every
+// endpoint but intake and /health.
+func (s *API) authenticate(c *fiber.Ctx) error {
+	if s.cfg.APIToken == "" {
+		return c.Next()
+	}
+	p := strings.TrimSuffix(c.Path(), "/")
+	if p == "/health" || (c.Method() == fiber.MethodPost && (p == "/webhook/notifications" || p == "/webhooks/notifications")) {
+		return c.Next()
+	}
+	auth := c.Get(fiber.HeaderAuthorization)
+	// The scheme is case-insensitive (RFC 9110 §11.1).
+	ok := len(auth) > 7 && strings.EqualFold(auth[:7], "bearer ")
+	got := ""
+	if ok {
+		got = auth[7:]
+	}
+	// Hashing first makes the comparison constant-time in the length too.
+	want := sha256.Sum256([]byte(s.cfg.APIToken))
+	have := sha256.Sum256([]byte(strings.TrimSpace(got)))
+	if !ok || subtle.ConstantTimeCompare(want[:], have[:]) != 1 {
+		c.Set(fiber.HeaderWWWAuthenticate, `Bearer realm="sluice"`)
+		return jsonError(c, fiber.StatusUnauthorized, "missing or invalid bearer token (Authorization: Bearer <CONN_API_TOKEN>)")
+	}
+	return c.Next()
+}
+
+func (s *API) health(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(s.baseCtx, 3*time.Second)
+	defer cancel()
+	if err := s.store.Ping(ctx); err != nil {
+		s.log.Warn("health: store does not answer", "error", err)
+		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "DOWN"})
+	}
+	return c.JSON(fiber.Map{"status": "UP"})
+}
+
+// parseRange reads from/to. With required, both must be present.
+func parseRange(c *fiber.Ctx, required bool) (queue.Range, error) {
+	var r queue.Range
+	for _, b := range []struct {
+		name string
+		dst  **time.Time
+	}{{"from", &r.From}, {"to", &r.To}} {
+		v := c.Query(b.name)
+		if strings.TrimSpace(v) == "" {
+			if required {
+				return r, fmt.Errorf("query parameter %q is required (ISO-8601 date-time, e.g. 2024-05-01T10:00:00Z)", b.name)
+			}
+			continue
+		}
+		t, err := queue.ParseDateTime(v)
+		if err != nil {
+			return r, fmt.Errorf("query parameter %q: %v", b.name, err)
+		}
+		*b.dst = &t
+	}
+	if r.From != nil && r.To != nil && r.From.After(*r.To) {
+		return r, fmt.Errorf("[From] date [%s] can not be later than [To] date [%s]", hmcDate(*r.From), hmcDate(*r.To))
+	}
+	return r, nil
+}
+
+func (s *API) listRange(c *fiber.Ctx) error {
+	r, err := parseRange(c, true)
+	if err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	recs, err := s.store.List(c.UserContext(), r)
+	if err != nil {
+		return s.storeError(c, err)
+	}
+	buf := make([]byte, 0, 64+len(recs)*300)
+	buf = append(buf, '[')
+	for i := range recs {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = queue.AppendRecordJSON(buf, &recs[i])
+	}
+	buf = append(buf, ']')
+	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
+	return c.Send(buf)
+}
+
+func (s *API) deleteRange(c *fiber.Ctx) error {
+	r, err := parseRange(c, true)
+	if err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	n, err := s.store.Delete(c.UserContext(), r)
+	if err != nil {
+		return s.storeError(c, err)
+	}
+	return c.JSON(fiber.Map{"deleted": n})
+}
+
+// storeError answers a store failure: 503 when unavailable, else 500; the
+// detail goes to the log only.
+func (s *API) storeError(c *fiber.Ctx, err error) error {
+	s.log.Error("store operation failed", "method", c.Method(), "path", c.Path(), "error", err)
+	if errors.Is(err, queue.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
+		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
+	}
+	return jsonError(c, fiber.StatusInternalServerError, "notification store error")
+}
+
+// marshalNoHTMLEscape keeps '&' in HAL links and '<' in messages readable:
+// the API's JSON is never embedded in HTML.
+func marshalNoHTMLEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
+}
+
+// decodeJSON decodes a request body strictly enough to name what is wrong.
+func decodeJSON(body []byte, v any) error {
+	if len(strings.TrimSpace(string(body))) == 0 {
+		return errors.New("empty body: want JSON")
+	}
+	// A JSON null would decode to nothing at all: for the list PUT that
+	// would silently delete every FAILED and RETRYING record.
+	if strings.TrimSpace(string(body)) == "null" {
+		return errors.New("body is JSON null: want a JSON object (or, for the list PUT, an array)")
+	}
+	if err := json.Unmarshal(body, v); err != nil {
+		return fmt.Errorf("malformed JSON: %s", queue.DescribeJSONError(err))
+	}
+	return nil
+}
+
+// hmcDate formats t as HMC's error messages do: yyyy-MM-ddTHH:mm:ss, UTC.
+func hmcDate(t time.Time) string { return t.UTC().Format("2006-01-02T15:04:05") }

@@ -1,0 +1,321 @@
+package httpapi
+
+import (
+	"errors"
+	"fmt"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/sluicedata/sluice/notifications/queue"
+)
+
+// DTO is the management API's view of a record (docs/http-api.md).
+type DTO struct {
+	NotificationToken string       `json:"notificationToken"`
+	Type              string       `json:"type"`
+	Target            string       `json:"target"`
+	Program           string       `json:"program"`
+	RetryCounter      int          `json:"retryCounter"`
+	CreationDate      *string      `json:"creationDate"`
+	Status            queue.Status `json:"status"`
+}
+
+// ToDTO converts a record.
+func ToDTO(r *queue.Record) DTO {
+	return DTO{NotificationToken: r.WebhookToken, Type: r.NotificationType, Target: r.ObjectToken,
+		Program: r.Program, RetryCounter: r.RetryCounter, CreationDate: queue.DateText(r.CreationDate), Status: r.Status}
+}
+
+// dtoIn is a management request body: nil fields were absent (or null).
+type dtoIn struct {
+	NotificationToken *string `json:"notificationToken"`
+	Type              *string `json:"type"`
+	Target            *string `json:"target"`
+	Program           *string `json:"program"`
+	RetryCounter      *int    `json:"retryCounter"`
+	CreationDate      *string `json:"creationDate"`
+	Status            *string `json:"status"`
+}
+
+func (d *dtoIn) creationDate() (*time.Time, error) {
+	if d.CreationDate == nil {
+		return nil, nil
+	}
+	t, err := queue.ParseDateTime(*d.CreationDate)
+	if err != nil {
+		return nil, fmt.Errorf("creationDate: %v", err)
+	}
+	return &t, nil
+}
+
+// record builds a new FAILED record from a POST or a list PUT body.
+func (d *dtoIn) record(now time.Time, keepStatus bool) (queue.Record, error) {
+	if d.NotificationToken == nil || strings.TrimSpace(*d.NotificationToken) == "" {
+		return queue.Record{}, errors.New(`"notificationToken" is required`)
+	}
+	now = queue.Truncate(now)
+	r := queue.Record{WebhookToken: *d.NotificationToken, Status: queue.StatusFailed, ReceptionDate: now, CreationDate: now}
+	if d.Target != nil {
+		r.ObjectToken = *d.Target
+	}
+	if d.Program != nil {
+		r.Program = *d.Program
+	}
+	if d.Type != nil && *d.Type != "" {
+		r.NotificationType = normalizeType(*d.Type)
+	} else {
+		r.NotificationType = queue.TypeOf(r.ObjectToken)
+	}
+	if d.RetryCounter != nil {
+		if *d.RetryCounter < 0 {
+			return queue.Record{}, fmt.Errorf("retryCounter must not be negative, got %d", *d.RetryCounter)
+		}
+		r.RetryCounter = *d.RetryCounter
+	}
+	cd, err := d.creationDate()
+	if err != nil {
+		return queue.Record{}, err
+	}
+	if cd != nil {
+		r.CreationDate = *cd
+	}
+	if keepStatus && d.Status != nil && *d.Status != "" {
+		switch st := queue.Status(strings.ToUpper(*d.Status)); st {
+		case queue.StatusFailed, queue.StatusRetrying:
+			r.Status = st
+		default:
+			return queue.Record{}, fmt.Errorf("status of %q must be FAILED or RETRYING, got %q", r.WebhookToken, *d.Status)
+		}
+	}
+	return r, nil
+}
+
+// normalizeType upper-cases a type; anything but the known types is UNK.
+func normalizeType(t string) string {
+	switch u := strings.ToUpper(strings.TrimSpace(t)); u {
+	case queue.TypeUser, queue.TypeStore, queue.TypePayment, queue.TypeTransfer, queue.TypeUnknown:
+		return u
+	}
+	return queue.TypeUnknown
+}
+
+const managementBase = "/management/failed-notifications"
+
+func (s *API) managementRoutes(app *fiber.App) {
+	app.Use("/management", func(c *fiber.Ctx) error {
+		if !s.cfg.ManagementAPI {
+			return jsonError(c, fiber.StatusForbidden, "management API is disabled")
+		}
+		return c.Next()
+	})
+	app.Get(managementBase, s.mgmtList)
+	app.Post(managementBase, s.mgmtCreate)
+	app.Put(managementBase, s.mgmtReplace)
+	app.Get(managementBase+"/:token", s.mgmtGet)
+	app.Put(managementBase+"/:token", s.mgmtUpdate)
+	app.Delete(managementBase+"/:token", s.mgmtDelete)
+	app.Post(managementBase+"/:token/retry", s.mgmtRetry)
+}
+
+func tokenParam(c *fiber.Ctx) string {
+	t, err := url.PathUnescape(c.Params("token"))
+	if err != nil {
+		return c.Params("token")
+	}
+	return t
+}
+
+// halPage is the Spring-HATEOAS-shaped page.
+type halPage struct {
+	Embedded map[string][]DTO          `json:"_embedded"`
+	Links    map[string]map[string]any `json:"_links"`
+	Page     pageInfo                  `json:"page"`
+}
+
+type pageInfo struct {
+	Size          int   `json:"size"`
+	TotalElements int64 `json:"totalElements"`
+	TotalPages    int64 `json:"totalPages"`
+	Number        int   `json:"number"`
+}
+
+func queryInt(c *fiber.Ctx, name string, def, min, max int) (int, error) {
+	v := c.Query(name)
+	if v == "" {
+		return def, nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(v))
+	if err != nil {
+		return 0, fmt.Errorf("query parameter %q must be an integer, got %q", name, v)
+	}
+	if n < min || n > max {
+		return 0, fmt.Errorf("query parameter %q must be between %d and %d, got %d", name, min, max, n)
+	}
+	return n, nil
+}
+
+func (s *API) mgmtList(c *fiber.Ctx) error {
+	page, err := queryInt(c, "page", 0, 0, 1<<30)
+	if err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	size, err := queryInt(c, "size", 20, 1, 1000)
+	if err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	f := queue.FailedFilter{Target: c.Query("target")}
+	if t := c.Query("type"); t != "" {
+		f.Type = normalizeType(t)
+	}
+	recs, total, err := s.store.ListFailed(c.UserContext(), f, page*size, size)
+	if err != nil {
+		return s.storeError(c, err)
+	}
+	items := make([]DTO, len(recs))
+	for i := range recs {
+		items[i] = ToDTO(&recs[i])
+	}
+	totalPages := (total + int64(size) - 1) / int64(size)
+	link := func(p int64) map[string]any {
+		q := url.Values{}
+		q.Set("page", strconv.FormatInt(p, 10))
+		q.Set("size", strconv.Itoa(size))
+		if f.Type != "" {
+			q.Set("type", c.Query("type"))
+		}
+		if f.Target != "" {
+			q.Set("target", f.Target)
+		}
+		return map[string]any{"href": c.BaseURL() + managementBase + "/?" + q.Encode()}
+	}
+	last := max(totalPages-1, 0)
+	links := map[string]map[string]any{
+		"self":  link(int64(page)),
+		"first": link(0),
+		"last":  link(last),
+	}
+	if int64(page) < last {
+		links["next"] = link(int64(page) + 1)
+	}
+	if page > 0 {
+		links["prev"] = link(min(int64(page)-1, last))
+	}
+	return c.JSON(halPage{
+		Embedded: map[string][]DTO{"failed-notifications": items},
+		Links:    links,
+		Page:     pageInfo{Size: size, TotalElements: total, TotalPages: totalPages, Number: page},
+	})
+}
+
+func (s *API) mgmtGet(c *fiber.Ctx) error {
+	r, err := s.store.Get(c.UserContext(), tokenParam(c))
+	if err != nil {
+		return s.mgmtStoreError(c, err)
+	}
+	return c.JSON(ToDTO(&r))
+}
+
+func (s *API) mgmtCreate(c *fiber.Ctx) error {
+	var in dtoIn
+	if err := decodeJSON(c.Body(), &in); err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	rec, err := in.record(s.now(), false)
+	if err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	if err := s.store.Insert(c.UserContext(), &rec); err != nil {
+		return s.mgmtStoreError(c, err)
+	}
+	return c.Status(fiber.StatusCreated).JSON(ToDTO(&rec))
+}
+
+func (s *API) mgmtUpdate(c *fiber.Ctx) error {
+	var in dtoIn
+	if err := decodeJSON(c.Body(), &in); err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	p := queue.Patch{ObjectToken: in.Target, Program: in.Program, RetryCounter: in.RetryCounter}
+	if in.Type != nil {
+		t := normalizeType(*in.Type)
+		p.NotificationType = &t
+	}
+	if in.RetryCounter != nil && *in.RetryCounter < 0 {
+		return jsonError(c, fiber.StatusBadRequest, fmt.Sprintf("retryCounter must not be negative, got %d", *in.RetryCounter))
+	}
+	cd, err := in.creationDate()
+	if err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	p.CreationDate = cd
+	r, err := s.store.Update(c.UserContext(), tokenParam(c), p)
+	if err != nil {
+		return s.mgmtStoreError(c, err)
+	}
+	return c.JSON(ToDTO(&r))
+}
+
+func (s *API) mgmtReplace(c *fiber.Ctx) error {
+	var in []dtoIn
+	if err := decodeJSON(c.Body(), &in); err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	now := s.now()
+	recs := make([]queue.Record, len(in))
+	seen := make(map[string]bool, len(in))
+	for i := range in {
+		r, err := in[i].record(now, true)
+		if err != nil {
+			return jsonError(c, fiber.StatusBadRequest, fmt.Sprintf("item %d: %v", i, err))
+		}
+		if seen[r.WebhookToken] {
+			return jsonError(c, fiber.StatusBadRequest, fmt.Sprintf("item %d: notificationToken %q is repeated", i, r.WebhookToken))
+		}
+		seen[r.WebhookToken] = true
+		recs[i] = r
+	}
+	if err := s.store.ReplaceFailed(c.UserContext(), recs); err != nil {
+		return s.mgmtStoreError(c, err)
+	}
+	out := make([]DTO, len(recs))
+	for i := range recs {
+		out[i] = ToDTO(&recs[i])
+	}
+	return c.JSON(out)
+}
+
+func (s *API) mgmtDelete(c *fiber.Ctx) error {
+	if err := s.store.Remove(c.UserContext(), tokenParam(c)); err != nil {
+		return s.mgmtStoreError(c, err)
+	}
+	c.Status(fiber.StatusOK)
+	return nil
+}
+
+func (s *API) mgmtRetry(c *fiber.Ctx) error {
+	r, err := s.store.Requeue(c.UserContext(), tokenParam(c))
+	if err != nil {
+		return s.mgmtStoreError(c, err)
+	}
+	return c.JSON(ToDTO(&r))
+}
+
+func (s *API) mgmtStoreError(c *fiber.Ctx, err error) error {
+	switch {
+	case errors.Is(err, queue.ErrNotFound):
+		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("notification %q not found", tokenParam(c)))
+	case errors.Is(err, queue.ErrExists):
+		return jsonError(c, fiber.StatusConflict, "a notification with that notificationToken already exists")
+	case errors.Is(err, queue.ErrInvalid):
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	case errors.Is(err, queue.ErrDuplicate):
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	case errors.Is(err, queue.ErrConflict):
+		return jsonError(c, fiber.StatusConflict, err.Error())
+	}
+	return s.storeError(c, err)
+}

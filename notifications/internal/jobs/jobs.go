@@ -1,0 +1,357 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/sluicedata/sluice/notifications/internal/metrics"
+	"github.com/sluicedata/sluice/notifications/queue"
+)
+
+// RunStats reports one job run.
+type RunStats struct {
+	Batches   int   // batches claimed (processing)
+	Claimed   int   // records claimed (processing)
+	Succeeded int   // → SUCCESS
+	Retrying  int   // → RETRYING
+	Failed    int   // → FAILED
+	Skipped   int   // no longer live when finished (outdated/deleted meanwhile)
+	Errors    int   // outcome not saved (the lease expires and the record is processed again)
+	Deleted   int64 // records deleted (cleanup)
+}
+
+func (r *RunStats) String() string {
+	return fmt.Sprintf("batches=%d claimed=%d success=%d retrying=%d failed=%d skipped=%d errors=%d deleted=%d",
+		r.Batches, r.Claimed, r.Succeeded, r.Retrying, r.Failed, r.Skipped, r.Errors, r.Deleted)
+}
+
+// maxDrainBatches bounds a drain run; a queue that keeps refilling faster
+// than it drains is picked up again by the next scheduled run.
+const maxDrainBatches = 10000
+
+// trigger runs a job in the background; a trigger while it runs is
+// coalesced into exactly one more run right after the current one.
+type trigger struct {
+	name    string
+	run     func(ctx context.Context)
+	mu      sync.Mutex
+	running bool
+	again   bool
+	idle    chan struct{} // closed when the current run (and its follow-up) ends
+}
+
+// fire starts a run or schedules one more; it reports whether a run was
+// already going on.
+func (t *trigger) fire(ctx context.Context, stopping func() bool) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if stopping() {
+		return t.running
+	}
+	if t.running {
+		t.again = true
+		return true
+	}
+	t.running = true
+	t.idle = make(chan struct{})
+	go t.loop(ctx, stopping)
+	return false
+}
+
+func (t *trigger) loop(ctx context.Context, stopping func() bool) {
+	for {
+		t.run(ctx)
+		t.mu.Lock()
+		if t.again && !stopping() && ctx.Err() == nil {
+			t.again = false
+			t.mu.Unlock()
+			continue
+		}
+		t.again = false
+		t.running = false
+		close(t.idle)
+		t.mu.Unlock()
+		return
+	}
+}
+
+// wait blocks until no run is going on, or ctx ends.
+func (t *trigger) wait(ctx context.Context) error {
+	t.mu.Lock()
+	running, idle := t.running, t.idle
+	t.mu.Unlock()
+	if !running {
+		return nil
+	}
+	select {
+	case <-idle:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// TriggerProcessing starts a processing run in the background, or asks for
+// one more right after the current one; it reports whether one was running.
+func (s *Runner) TriggerProcessing() bool {
+	return s.procTrigger.fire(s.jobCtx, s.stopping)
+}
+
+// TriggerCleanup is TriggerProcessing for the cleanup job.
+func (s *Runner) TriggerCleanup() bool {
+	return s.cleanTrigger.fire(s.jobCtx, s.stopping)
+}
+
+// RunProcessing runs the processing job now and waits for it: one batch (or,
+// with Drain, batches until none is eligible). It waits for a run of this
+// process to end first and returns queue.ErrLocked when another process holds
+// the job lock.
+func (s *Runner) RunProcessing(ctx context.Context) (RunStats, error) {
+	var st RunStats
+	select {
+	case s.procSem <- struct{}{}:
+	case <-ctx.Done():
+		return st, ctx.Err()
+	}
+	defer func() { <-s.procSem }()
+	unlock, err := s.store.Lock(ctx, ProcessingJob)
+	if err != nil {
+		s.countRun(ProcessingJob, err)
+		return st, fmt.Errorf("processing job: %w", err)
+	}
+	defer unlock()
+	var mu sync.Mutex
+	for st.Batches < maxDrainBatches {
+		recs, err := s.store.Claim(ctx, s.now(), s.cfg.BatchSize)
+		if err != nil {
+			s.countRun(ProcessingJob, err)
+			return st, fmt.Errorf("processing job: claiming a batch: %w", err)
+		}
+		if len(recs) == 0 {
+			break
+		}
+		st.Batches++
+		st.Claimed += len(recs)
+		s.processBatch(ctx, recs, &st, &mu)
+		if !s.cfg.Drain || s.stopping() || ctx.Err() != nil {
+			break
+		}
+	}
+	s.countRun(ProcessingJob, ctx.Err())
+	if st.Claimed > 0 {
+		s.log.Info("processing run done", "stats", st.String())
+	}
+	return st, ctx.Err()
+}
+
+func (s *Runner) countRun(job string, err error) {
+	switch {
+	case err == nil:
+		s.metrics.JobRuns.WithLabelValues(job, "ok").Inc()
+	case errors.Is(err, queue.ErrLocked):
+		s.metrics.JobRuns.WithLabelValues(job, "locked").Inc()
+	default:
+		s.metrics.JobRuns.WithLabelValues(job, "error").Inc()
+		s.log.Error("job failed", "job", job, "error", err)
+	}
+}
+
+// processBatch processes recs (ascending creationDate) one at a time, or
+// with Concurrency > 1 runs different objectTokens in parallel while each
+// objectToken's records stay sequential and in order.
+func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunStats, mu *sync.Mutex) {
+	if s.cfg.Concurrency <= 1 || len(recs) == 1 {
+		for i := range recs {
+			s.processOne(ctx, &recs[i], st, mu)
+		}
+		return
+	}
+	var groups [][]*queue.Record
+	index := make(map[string]int, len(recs))
+	for i := range recs {
+		r := &recs[i]
+		// Records without an object share nothing: each is its own group.
+		if r.ObjectToken == "" {
+			groups = append(groups, []*queue.Record{r})
+			continue
+		}
+		g, ok := index[r.ObjectToken]
+		if !ok {
+			g = len(groups)
+			index[r.ObjectToken] = g
+			groups = append(groups, nil)
+		}
+		groups[g] = append(groups[g], r)
+	}
+	workers := min(s.cfg.Concurrency, len(groups))
+	work := make(chan []*queue.Record)
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for g := range work {
+				for _, r := range g {
+					s.processOne(ctx, r, st, mu)
+				}
+			}
+		}()
+	}
+	for _, g := range groups {
+		work <- g
+	}
+	close(work)
+	wg.Wait()
+}
+
+// processOne runs the handler for rec and saves the outcome; for a record
+// that became FAILED it sends the alert after the outcome is committed.
+func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats, mu *sync.Mutex) {
+	err := s.handleRecord(ctx, rec)
+	if ctx.Err() != nil {
+		// Cut short by shutdown: not an attempt that failed. The record
+		// stays claimed until its lease expires and is processed again.
+		s.log.Warn("processing interrupted by shutdown; the record will be processed again", "webhookToken", rec.WebhookToken)
+		mu.Lock()
+		st.Errors++
+		mu.Unlock()
+		return
+	}
+	now := queue.Truncate(s.now())
+	if err == nil {
+		rec.Status = queue.StatusSuccess
+	} else {
+		rec.RetryCounter++
+		rec.LastRetryDate = &now
+		if rec.RetryCounter >= s.cfg.MaxAttempts {
+			rec.Status = queue.StatusFailed
+			rec.NextRetryDate = nil
+		} else {
+			rec.Status = queue.StatusRetrying
+			next := queue.Truncate(now.Add(queue.Backoff(s.cfg.InitialRetryDelay, s.cfg.BackoffMultiplier, rec.RetryCounter)))
+			rec.NextRetryDate = &next
+		}
+		s.log.Warn("notification processing failed", "webhookToken", rec.WebhookToken,
+			"attempt", rec.RetryCounter, "maxAttempts", s.cfg.MaxAttempts, "status", rec.Status, "error", err)
+	}
+	ok, ferr := s.store.Finish(ctx, rec)
+	outcome := ""
+	switch {
+	case ferr != nil:
+		s.log.Error("saving the processing outcome failed; the record will be processed again",
+			"webhookToken", rec.WebhookToken, "error", ferr)
+	case !ok:
+		outcome = metrics.OutcomeSkipped
+	case rec.Status == queue.StatusSuccess:
+		outcome = metrics.OutcomeSuccess
+	case rec.Status == queue.StatusRetrying:
+		outcome = metrics.OutcomeRetrying
+	default:
+		outcome = metrics.OutcomeFailed
+	}
+	if outcome != "" {
+		s.metrics.Processed.WithLabelValues(outcome).Inc()
+	}
+	mu.Lock()
+	switch outcome {
+	case "":
+		st.Errors++
+	case metrics.OutcomeSkipped:
+		st.Skipped++
+	case metrics.OutcomeSuccess:
+		st.Succeeded++
+	case metrics.OutcomeRetrying:
+		st.Retrying++
+	case metrics.OutcomeFailed:
+		st.Failed++
+	}
+	mu.Unlock()
+	if outcome == metrics.OutcomeFailed {
+		s.alert(ctx, rec)
+	}
+}
+
+// handleRecord fetches the payload if needed and calls the type's handler,
+// turning a handler panic into a failed attempt.
+func (s *Runner) handleRecord(ctx context.Context, rec *queue.Record) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("handler panic: %v", p)
+		}
+	}()
+	payload := rec.Payload
+	if len(payload) == 0 && s.cfg.ProviderAPIURL != "" {
+		fctx, cancel := context.WithTimeout(ctx, s.cfg.DownstreamTimeout)
+		payload, err = fetchPayload(fctx, s.client, s.cfg.ProviderAPIURL, rec.WebhookToken)
+		cancel()
+		if err != nil {
+			return err
+		}
+	}
+	hctx, cancel := context.WithTimeout(ctx, s.cfg.DownstreamTimeout)
+	defer cancel()
+	return s.handlerFor(rec.NotificationType).Handle(hctx, rec, payload)
+}
+
+// alert mails (or, without a host, logs) that rec became FAILED. A mail
+// failure is logged only: the record is already saved.
+func (s *Runner) alert(ctx context.Context, rec *queue.Record) {
+	subject := AlertSubject(oneLine(rec.WebhookToken))
+	if s.cfg.Mail.Host == "" {
+		s.metrics.Mails.WithLabelValues("logged").Inc()
+		s.log.Error("notification FAILED (no SMTP host: alert logged only)", "webhookToken", rec.WebhookToken,
+			"subject", subject, "body", AlertBody(rec.WebhookToken, s.cfg.MaxAttempts))
+		return
+	}
+	// The run's context may be ending (shutdown); the alert still gets its chance.
+	mctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), mailTimeout)
+	defer cancel()
+	if err := s.mailer.Send(mctx, subject, AlertBody(oneLine(rec.WebhookToken), s.cfg.MaxAttempts)); err != nil {
+		s.metrics.Mails.WithLabelValues("error").Inc()
+		s.log.Error("sending the FAILED alert failed", "webhookToken", rec.WebhookToken, "error", err)
+		return
+	}
+	s.metrics.Mails.WithLabelValues("sent").Inc()
+}
+
+const mailTimeout = 15 * time.Second
+
+// RunCleanup deletes terminal records received more than RetentionDays ago
+// (all terminal records when 0) and waits for it.
+func (s *Runner) RunCleanup(ctx context.Context) (RunStats, error) {
+	var st RunStats
+	select {
+	case s.cleanSem <- struct{}{}:
+	case <-ctx.Done():
+		return st, ctx.Err()
+	}
+	defer func() { <-s.cleanSem }()
+	unlock, err := s.store.Lock(ctx, CleanupJob)
+	if err != nil {
+		s.countRun(CleanupJob, err)
+		return st, fmt.Errorf("cleanup job: %w", err)
+	}
+	defer unlock()
+	// In UTC a day is always 24 hours: local time would move the cutoff by
+	// an hour across a DST change.
+	now := s.now().UTC()
+	cutoff := now.AddDate(0, 0, -s.cfg.RetentionDays)
+	if s.cfg.RetentionDays == 0 {
+		// Everything terminal, also records stamped by a sidecar whose clock runs ahead.
+		cutoff = now.AddDate(100, 0, 0)
+	}
+	n, err := s.store.Cleanup(ctx, cutoff)
+	if err != nil {
+		s.countRun(CleanupJob, err)
+		return st, fmt.Errorf("cleanup job: %w", err)
+	}
+	st.Deleted = n
+	s.countRun(CleanupJob, nil)
+	if n > 0 {
+		s.log.Info("cleanup run done", "deleted", n)
+	}
+	return st, nil
+}

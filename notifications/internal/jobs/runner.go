@@ -1,0 +1,142 @@
+// Package jobs is the sidecar's scheduler side: the processing job (claim a
+// batch, call each record's handler, save the outcome with back-off), the
+// cleanup job, their one-at-a-time triggers, the downstream handlers
+// (marketplace, provider API) and the FAILED alert. See
+// docs/http-api.md#processing.
+package jobs
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/sluicedata/sluice/notifications/internal/metrics"
+	"github.com/sluicedata/sluice/notifications/queue"
+)
+
+// ProcessingJob and CleanupJob name the job locks taken in the store.
+const (
+	ProcessingJob = "processing"
+	CleanupJob    = "cleanup"
+)
+
+// Config is what the jobs need of the sidecar's configuration (see
+// docs/environment.md).
+type Config struct {
+	BatchSize         int
+	Drain             bool
+	Concurrency       int
+	MaxAttempts       int
+	InitialRetryDelay time.Duration
+	BackoffMultiplier float64
+	RetentionDays     int
+	DownstreamTimeout time.Duration
+	ProviderAPIURL    string
+	Mail              MailConfig
+}
+
+// Runner runs the processing and cleanup jobs over a store.
+type Runner struct {
+	cfg     Config
+	store   queue.Store
+	log     *slog.Logger
+	now     func() time.Time
+	client  *http.Client
+	mailer  *mailer
+	metrics *metrics.Metrics
+
+	handlersMu sync.RWMutex
+	handlers   map[string]Handler
+	fallback   Handler
+
+	jobCtx       context.Context // ends only when Shutdown's deadline passes
+	jobCancel    context.CancelFunc
+	stopping     func() bool
+	procSem      chan struct{}
+	cleanSem     chan struct{}
+	procTrigger  *trigger
+	cleanTrigger *trigger
+}
+
+// Deps are a Runner's collaborators.
+type Deps struct {
+	Store    queue.Store
+	Log      *slog.Logger
+	Now      func() time.Time
+	Client   *http.Client // marketplace and provider calls
+	Metrics  *metrics.Metrics
+	Handlers map[string]Handler // by notification type, upper-case
+	Fallback Handler            // every other type
+	Stopping func() bool        // true once the service stops: no new runs
+}
+
+// New builds a Runner; nothing runs until a trigger or a Run call.
+func New(cfg Config, d Deps) *Runner {
+	s := &Runner{
+		cfg: cfg, store: d.Store, log: d.Log, now: d.Now, client: d.Client, metrics: d.Metrics,
+		handlers: map[string]Handler{}, fallback: d.Fallback, stopping: d.Stopping,
+		procSem: make(chan struct{}, 1), cleanSem: make(chan struct{}, 1),
+	}
+	for t, h := range d.Handlers {
+		s.handlers[strings.ToUpper(t)] = h
+	}
+	s.mailer = &mailer{cfg: cfg.Mail, timeout: mailTimeout, now: s.now}
+	s.jobCtx, s.jobCancel = context.WithCancel(context.Background())
+	s.procTrigger = &trigger{name: ProcessingJob, run: func(ctx context.Context) { _, _ = s.RunProcessing(ctx) }}
+	s.cleanTrigger = &trigger{name: CleanupJob, run: func(ctx context.Context) { _, _ = s.RunCleanup(ctx) }}
+	return s
+}
+
+// Handle registers h for notifications of type typ, replacing the
+// fallback for it; a nil h removes the registration. Safe while running.
+func (s *Runner) Handle(typ string, h Handler) {
+	s.handlersMu.Lock()
+	defer s.handlersMu.Unlock()
+	if h == nil {
+		delete(s.handlers, strings.ToUpper(typ))
+		return
+	}
+	s.handlers[strings.ToUpper(typ)] = h
+}
+
+func (s *Runner) handlerFor(typ string) Handler {
+	s.handlersMu.RLock()
+	h, ok := s.handlers[typ]
+	s.handlersMu.RUnlock()
+	if ok {
+		return h
+	}
+	return s.fallback
+}
+
+// Fallback is the handler of every type without one of its own.
+func (s *Runner) Fallback() Handler { return s.fallback }
+
+// Wait waits for the running jobs (of a Stop already under way) or ctx.
+func (s *Runner) Wait(ctx context.Context) error {
+	return errors.Join(s.procTrigger.wait(ctx), s.cleanTrigger.wait(ctx))
+}
+
+// Shutdown waits for running jobs to end; when ctx ends first they are
+// cancelled (their unfinished records are processed again later) and the
+// errors say which job was cut short.
+func (s *Runner) Shutdown(ctx context.Context) error {
+	var errs []error
+	for _, t := range []*trigger{s.procTrigger, s.cleanTrigger} {
+		if err := t.wait(ctx); err != nil {
+			s.jobCancel()
+			// Cancelled runs return promptly; bounded anyway.
+			wctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			_ = t.wait(wctx)
+			cancel()
+			errs = append(errs, fmt.Errorf("waiting for the %s job: %w", t.name, err))
+		}
+	}
+	s.jobCancel()
+	return errors.Join(errs...)
+}

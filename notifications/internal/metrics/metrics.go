@@ -1,0 +1,132 @@
+package metrics
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+
+	"github.com/sluicedata/sluice/notifications/queue"
+)
+
+// Metrics are the sidecar's Prometheus series (see docs/http-api.md#metrics),
+// on a registry of their own so that several services can live in one
+// process.
+type Metrics struct {
+	Reg                *prometheus.Registry
+	Received           prometheus.Counter
+	Rejected           prometheus.Counter
+	Outdated           prometheus.Counter
+	Discarded          *prometheus.CounterVec
+	DiscardedDuplicate prometheus.Counter
+	DiscardedObsolete  prometheus.Counter
+	Processed          *prometheus.CounterVec
+	Mails              *prometheus.CounterVec
+	JobRuns            *prometheus.CounterVec
+}
+
+// Source is what the scrape-time collector asks: the store's figures (of
+// every sidecar sharing it), the clock and where to log a failed scrape.
+type Source struct {
+	Ctx   context.Context // ends when the service stops
+	Stats func(ctx context.Context) (queue.Stats, error)
+	Now   func() time.Time
+	Log   *slog.Logger
+}
+
+// Processing outcomes, the values of processed_total's outcome label.
+const (
+	OutcomeSuccess  = "success"
+	OutcomeRetrying = "retrying"
+	OutcomeFailed   = "failed"
+	// OutcomeSkipped: the record stopped being live while it was processed
+	// (outdated, deleted or requeued meanwhile), so its result was dropped.
+	OutcomeSkipped = "skipped"
+)
+
+// New registers every series, the store collector over src and the Go
+// runtime and process collectors.
+func New(src Source) *Metrics {
+	m := &Metrics{Reg: prometheus.NewRegistry()}
+	m.Received = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_notifications_received_total",
+		Help: "Webhook deliveries acknowledged with 200 (stored or discarded).",
+	})
+	m.Rejected = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_notifications_rejected_total",
+		Help: "Webhook deliveries refused with 400 (empty, malformed, no token).",
+	})
+	m.Outdated = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_notifications_outdated_total",
+		Help: "Live records marked OUTDATED by a newer delivery.",
+	})
+	m.Discarded = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_notifications_discarded_total",
+		Help: "Deliveries acknowledged but not stored, by reason (duplicate, obsolete).",
+	}, []string{"reason"})
+	m.DiscardedDuplicate = m.Discarded.WithLabelValues("duplicate")
+	m.DiscardedObsolete = m.Discarded.WithLabelValues("obsolete")
+	m.Processed = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_notifications_processed_total",
+		Help: "Processing attempts by outcome (success, retrying, failed, skipped).",
+	}, []string{"outcome"})
+	for _, o := range []string{OutcomeSuccess, OutcomeRetrying, OutcomeFailed, OutcomeSkipped} {
+		m.Processed.WithLabelValues(o)
+	}
+	m.Mails = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_notifications_alerts_total",
+		Help: "FAILED alerts by result (sent, error, logged).",
+	}, []string{"result"})
+	m.JobRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_notifications_job_runs_total",
+		Help: "Job runs by job and result (ok, error, locked).",
+	}, []string{"job", "result"})
+	m.Reg.MustRegister(m.Received, m.Rejected, m.Outdated, m.Discarded, m.Processed, m.Mails, m.JobRuns,
+		&storeCollector{src: src},
+		collectors.NewGoCollector(),
+		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	return m
+}
+
+// storeCollector asks the store at scrape time, so the figures are those of
+// every sidecar sharing it, not of this process alone.
+type storeCollector struct{ src Source }
+
+var (
+	queueDepthDesc = prometheus.NewDesc("sluice_notifications_queue_depth",
+		"Records in the store by status.", []string{"status"}, nil)
+	oldestPendingDesc = prometheus.NewDesc("sluice_notifications_oldest_pending_age_seconds",
+		"Age of the oldest PENDING record (by receptionDate); 0 when none.", nil, nil)
+	storeUpDesc = prometheus.NewDesc("sluice_notifications_store_up",
+		"1 when the store answered the last scrape, else 0.", nil, nil)
+)
+
+func (c *storeCollector) Describe(ch chan<- *prometheus.Desc) {
+	ch <- queueDepthDesc
+	ch <- oldestPendingDesc
+	ch <- storeUpDesc
+}
+
+func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
+	ctx, cancel := context.WithTimeout(c.src.Ctx, 5*time.Second)
+	defer cancel()
+	st, err := c.src.Stats(ctx)
+	if err != nil {
+		c.src.Log.Warn("metrics: store stats failed", "error", err)
+		ch <- prometheus.MustNewConstMetric(storeUpDesc, prometheus.GaugeValue, 0)
+		return
+	}
+	ch <- prometheus.MustNewConstMetric(storeUpDesc, prometheus.GaugeValue, 1)
+	for _, status := range queue.Statuses {
+		ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(st.ByStatus[status]), string(status))
+	}
+	age := 0.0
+	if st.OldestPending != nil {
+		if age = c.src.Now().Sub(*st.OldestPending).Seconds(); age < 0 {
+			age = 0
+		}
+	}
+	ch <- prometheus.MustNewConstMetric(oldestPendingDesc, prometheus.GaugeValue, age)
+}

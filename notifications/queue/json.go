@@ -1,0 +1,163 @@
+package queue
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// recordJSON is Record's wire form (see docs/http-api.md#record): dates as text, null
+// when unset.
+type recordJSON struct {
+	ID               int64   `json:"id"`
+	WebhookToken     string  `json:"webhookToken"`
+	ObjectToken      string  `json:"objectToken"`
+	CreationDate     *string `json:"creationDate"`
+	ReceptionDate    *string `json:"receptionDate"`
+	NotificationType string  `json:"notificationType"`
+	Status           Status  `json:"status"`
+	RetryCounter     int     `json:"retryCounter"`
+	LastRetryDate    *string `json:"lastRetryDate"`
+	NextRetryDate    *string `json:"nextRetryDate"`
+	Program          string  `json:"program"`
+}
+
+// DateText is t as the contract date text, nil when unset.
+func DateText(t time.Time) *string {
+	if t.IsZero() {
+		return nil
+	}
+	s := FormatDate(t)
+	return &s
+}
+
+func dateTextPtr(t *time.Time) *string {
+	if t == nil {
+		return nil
+	}
+	return DateText(*t)
+}
+
+// MarshalJSON renders the record as docs/http-api.md#record (dates RFC 3339 UTC with
+// milliseconds, unset dates null). The payload is not part of it.
+func (r Record) MarshalJSON() ([]byte, error) {
+	return json.Marshal(recordJSON{
+		ID: r.ID, WebhookToken: r.WebhookToken, ObjectToken: r.ObjectToken,
+		CreationDate: DateText(r.CreationDate), ReceptionDate: DateText(r.ReceptionDate),
+		NotificationType: r.NotificationType, Status: r.Status, RetryCounter: r.RetryCounter,
+		LastRetryDate: dateTextPtr(r.LastRetryDate), NextRetryDate: dateTextPtr(r.NextRetryDate),
+		Program: r.Program,
+	})
+}
+
+// UnmarshalJSON reads the form MarshalJSON writes.
+func (r *Record) UnmarshalJSON(b []byte) error {
+	var j recordJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	out := Record{ID: j.ID, WebhookToken: j.WebhookToken, ObjectToken: j.ObjectToken,
+		NotificationType: j.NotificationType, Status: j.Status, RetryCounter: j.RetryCounter, Program: j.Program}
+	for _, d := range []struct {
+		name string
+		src  *string
+		dst  func(time.Time)
+	}{
+		{"creationDate", j.CreationDate, func(t time.Time) { out.CreationDate = t }},
+		{"receptionDate", j.ReceptionDate, func(t time.Time) { out.ReceptionDate = t }},
+		{"lastRetryDate", j.LastRetryDate, func(t time.Time) { out.LastRetryDate = &t }},
+		{"nextRetryDate", j.NextRetryDate, func(t time.Time) { out.NextRetryDate = &t }},
+	} {
+		if d.src == nil {
+			continue
+		}
+		t, err := ParseDateTime(*d.src)
+		if err != nil {
+			return fmt.Errorf("%s: %w", d.name, err)
+		}
+		d.dst(t)
+	}
+	*r = out
+	return nil
+}
+
+// AppendRecordJSON appends r's JSON form to b without reflection: the
+// dataset export and the marketplace call run it once per record.
+func AppendRecordJSON(b []byte, r *Record) []byte {
+	b = append(b, `{"id":`...)
+	b = strconv.AppendInt(b, r.ID, 10)
+	b = append(b, `,"webhookToken":`...)
+	b = strconv.AppendQuote(b, r.WebhookToken)
+	b = append(b, `,"objectToken":`...)
+	b = strconv.AppendQuote(b, r.ObjectToken)
+	b = append(b, `,"creationDate":`...)
+	b = appendDate(b, r.CreationDate)
+	b = append(b, `,"receptionDate":`...)
+	b = appendDate(b, r.ReceptionDate)
+	b = append(b, `,"notificationType":`...)
+	b = strconv.AppendQuote(b, r.NotificationType)
+	b = append(b, `,"status":`...)
+	b = strconv.AppendQuote(b, string(r.Status))
+	b = append(b, `,"retryCounter":`...)
+	b = strconv.AppendInt(b, int64(r.RetryCounter), 10)
+	b = append(b, `,"lastRetryDate":`...)
+	b = appendDatePtr(b, r.LastRetryDate)
+	b = append(b, `,"nextRetryDate":`...)
+	b = appendDatePtr(b, r.NextRetryDate)
+	b = append(b, `,"program":`...)
+	b = strconv.AppendQuote(b, r.Program)
+	return append(b, '}')
+}
+
+func appendDate(b []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return append(b, "null"...)
+	}
+	b = append(b, '"')
+	b = t.UTC().AppendFormat(b, DateLayout)
+	return append(b, '"')
+}
+
+func appendDatePtr(b []byte, t *time.Time) []byte {
+	if t == nil {
+		return append(b, "null"...)
+	}
+	return appendDate(b, *t)
+}
+
+// The ISO-8601 date-time forms accepted from clients (createdOn, from/to,
+// management dates), with and without an offset; without one it is UTC.
+// Split so that the usual input parses at the first try (a failed
+// time.Parse allocates its error).
+var (
+	offsetLayouts   = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07", "2006-01-02T15:04Z07:00"}
+	noOffsetLayouts = []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"}
+)
+
+// ParseDateTime parses an ISO-8601 date-time; without an offset it is UTC.
+// The result is in UTC, truncated to milliseconds as the stores keep it.
+func ParseDateTime(s string) (time.Time, error) {
+	v := strings.TrimSpace(s)
+	// A '+' offset sent unencoded in a query string arrives as a space.
+	if i := strings.LastIndexByte(v, ' '); i > 10 {
+		v = v[:i] + "+" + v[i+1:]
+	}
+	if len(v) > 10 && v[10] == 't' {
+		v = v[:10] + "T" + v[11:]
+	}
+	if strings.HasSuffix(v, "z") {
+		v = v[:len(v)-1] + "Z"
+	}
+	layouts := noOffsetLayouts
+	if len(v) > 11 && strings.ContainsAny(v[11:], "Z+-") {
+		layouts = offsetLayouts
+	}
+	for _, l := range layouts {
+		if t, err := time.Parse(l, v); err == nil {
+			return Truncate(t), nil
+		}
+	}
+	return time.Time{}, fmt.Errorf("%q is not an ISO-8601 date-time (e.g. 2024-05-01T10:00:00Z)", s)
+}
