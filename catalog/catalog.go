@@ -17,6 +17,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/internal/atomicfile"
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 // Sentinel errors, wrapped with the table or name concerned.
@@ -362,7 +363,7 @@ func (c *Catalog) Get(ctx context.Context, ns, name string) (*Table, error) {
 	}
 	data, err := os.ReadFile(c.path(n, t))
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("%w: %s.%s", ErrTableNotFound, n, t)
+		return nil, fmt.Errorf("%w: %s.%s%s", ErrTableNotFound, n, t, c.suggestTable(n+"."+t))
 	}
 	if err != nil {
 		return nil, fmt.Errorf("reading table %s.%s: %w", n, t, err)
@@ -398,7 +399,7 @@ func (c *Catalog) Drop(ctx context.Context, ns, name string, ifExists bool) erro
 		if ifExists {
 			return nil
 		}
-		return fmt.Errorf("dropping %s.%s: %w", n, t, ErrTableNotFound)
+		return fmt.Errorf("dropping %s.%s: %w%s", n, t, ErrTableNotFound, c.suggestTable(n+"."+t))
 	}
 	if err != nil {
 		return fmt.Errorf("dropping %s.%s: %w", n, t, err)
@@ -408,6 +409,31 @@ func (c *Catalog) Drop(ctx context.Context, ns, name string, ifExists bool) erro
 		return fmt.Errorf("dropping the state of %s.%s: %w", n, t, err)
 	}
 	return atomicfile.SyncDir(filepath.Join(c.dir, n))
+}
+
+// suggestTable is the did-you-mean tail for a missing table "ns.t": the
+// closest existing table name, read from file names alone.
+func (c *Catalog) suggestTable(full string) string {
+	spaces, err := os.ReadDir(c.dir)
+	if err != nil {
+		return ""
+	}
+	var names []string
+	for _, sp := range spaces {
+		if !sp.IsDir() {
+			continue
+		}
+		entries, err := os.ReadDir(filepath.Join(c.dir, sp.Name()))
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if name, ok := strings.CutSuffix(e.Name(), ".json"); ok && !e.IsDir() && ValidName(name) {
+				names = append(names, sp.Name()+"."+name)
+			}
+		}
+	}
+	return suggest.Phrase(full, names)
 }
 
 // List returns the tables of namespace ns, sorted by name; ns "" lists every

@@ -104,6 +104,11 @@ func TestCatalogCreateGetDropList(t *testing.T) {
 	require.NoError(t, cat.Drop(ctx, "yt", "subs", true), "IF EXISTS")
 	_, err = cat.Get(ctx, "yt", "subs")
 	require.ErrorIs(t, err, catalog.ErrTableNotFound)
+	_, err = cat.Get(ctx, "yt", "chan")
+	require.ErrorIs(t, err, catalog.ErrTableNotFound)
+	require.EqualError(t, err, `table not found: yt.chan (did you mean "yt.chans"?)`)
+	err = cat.Drop(ctx, "yt", "chnas", false)
+	require.EqualError(t, err, `dropping yt.chnas: table not found (did you mean "yt.chans"?)`)
 }
 
 func names(ts []*catalog.Table) []string {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 // Kind is the type of a property's value.
@@ -309,7 +311,7 @@ func (s *PropertySet) Suggest(name string) string {
 	for i := range s.Specs {
 		sp := &s.Specs[i]
 		if !sp.Family {
-			if d := editDistance(name, sp.Name, bestD); d < bestD {
+			if d := suggest.Distance(name, sp.Name, bestD); d < bestD {
 				best, bestD = sp.Name, d
 			}
 			continue
@@ -319,42 +321,12 @@ func (s *PropertySet) Suggest(name string) string {
 			if name[j-1] != '.' || j < len(sp.Name)-2 || j > len(sp.Name)+2 {
 				continue
 			}
-			if d := editDistance(name[:j], sp.Name, bestD); d < bestD {
+			if d := suggest.Distance(name[:j], sp.Name, bestD); d < bestD {
 				best, bestD = sp.Name+name[j:], d
 			}
 		}
 	}
 	return best
-}
-
-// editDistance is the Levenshtein distance of a and b, or limit when it is
-// limit or more (the rows stop early).
-func editDistance(a, b string, limit int) int {
-	if d := len(a) - len(b); d >= limit || -d >= limit {
-		return limit
-	}
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		rowMin := cur[0]
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-			rowMin = min(rowMin, cur[j])
-		}
-		if rowMin >= limit {
-			return limit
-		}
-		prev, cur = cur, prev
-	}
-	return min(prev[len(b)], limit)
 }
 
 // TokensIn returns the {token} names used in any value of p.

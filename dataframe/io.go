@@ -27,10 +27,11 @@ type FileOptions struct {
 	Parquet ParquetOptions
 	// Allocator backs the frame's buffers. Defaults to memory.DefaultAllocator.
 	Allocator memory.Allocator
-	// SampleRows, Strict and Stats apply to JSON input as in JSONOptions
-	// (see docs/inference.md#sampling).
+	// SampleRows, Strict, Mode and Stats apply to JSON input as in
+	// JSONOptions (see docs/inference.md#sampling).
 	SampleRows int
 	Strict     bool
+	Mode       string
 	Stats      *ReadStats
 }
 
@@ -102,7 +103,7 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 			return nil, err
 		}
 		var f *Frame
-		jo := JSONOptions{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Stats: o.Stats}
+		jo := JSONOptions{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Mode: o.Mode, Stats: o.Stats}
 		if format == formatJSON {
 			jo.RecordsPath = o.RecordsPath
 			f, err = ReadJSON(data, jo)

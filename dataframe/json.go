@@ -33,6 +33,43 @@ type JSONOptions struct {
 	Strict bool
 	// Stats, when not nil, receives what the read counted.
 	Stats *ReadStats
+	// Mode is what a malformed record does, as Spark's `mode` option (see
+	// docs/inference.md#malformed-records). A record is a line of JSON
+	// lines or a whole document; it is malformed when it is not valid JSON
+	// or its rows are not objects. ModeFailFast ("" too, the default): the
+	// read fails (*SyntaxError). ModePermissive: the record is one row whose
+	// column CorruptColumn holds its text, every other column null.
+	// ModeDropMalformed: the record is left out. Not with SampleRows.
+	Mode string
+	// CorruptColumn names the column of malformed records in
+	// ModePermissive. Defaults to "_corrupt_record".
+	CorruptColumn string
+}
+
+// The JSONOptions.Mode values (Spark's names; any case is accepted).
+const (
+	ModeFailFast      = "FAILFAST"
+	ModePermissive    = "PERMISSIVE"
+	ModeDropMalformed = "DROPMALFORMED"
+)
+
+// DefaultCorruptColumn is Spark's columnNameOfCorruptRecord.
+const DefaultCorruptColumn = "_corrupt_record"
+
+// mode is o.Mode in upper case, "" for FAILFAST.
+func (o JSONOptions) mode() string {
+	m := strings.ToUpper(o.Mode)
+	if m == ModeFailFast {
+		return ""
+	}
+	return m
+}
+
+func (o JSONOptions) corruptColumn() string {
+	if o.CorruptColumn == "" {
+		return DefaultCorruptColumn
+	}
+	return o.CorruptColumn
 }
 
 // RecordsPathError is a records path that holds something other than an
@@ -58,6 +95,14 @@ func (o JSONOptions) validate() (path []string, err error) {
 	}
 	if o.SampleRows < 0 {
 		return nil, fmt.Errorf("dataframe: JSONOptions.SampleRows is %d, must be 0 (all rows) or more", o.SampleRows)
+	}
+	switch o.mode() {
+	case "", ModePermissive, ModeDropMalformed:
+	default:
+		return nil, fmt.Errorf("dataframe: JSONOptions.Mode %q: want %s, %s or %s", o.Mode, ModeFailFast, ModePermissive, ModeDropMalformed)
+	}
+	if o.mode() != "" && o.SampleRows > 0 {
+		return nil, fmt.Errorf("dataframe: JSONOptions.Mode %s does not combine with SampleRows", o.Mode)
 	}
 	if o.RecordsPath == "" {
 		return nil, nil
@@ -123,6 +168,7 @@ type docSpan struct {
 	array bool
 	rows  int64
 	utf8  bool // data is valid UTF-8
+	bad   bool // a malformed record (Mode PERMISSIVE or DROPMALFORMED)
 }
 
 // chunk is a share of the input read by one goroutine.
@@ -134,8 +180,9 @@ type chunk struct {
 	recs  []arrow.Record
 	err   error
 
-	misfits int64 // values that did not fit and became null
-	first   *Misfit
+	misfits   int64 // values that did not fit and became null
+	first     *Misfit
+	malformed int64 // records left out of inference (Mode)
 }
 
 // splitting decides how input is shared among goroutines.
@@ -165,7 +212,8 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 			*opts.Stats = stats
 		}
 	}()
-	if !sp.twoPass || opts.SampleRows > 0 {
+	mode := opts.mode()
+	if (!sp.twoPass || opts.SampleRows > 0) && mode == "" {
 		if f, ok := readFused(spans, lines, opts, sp, path, &stats); ok {
 			if err := stats.check(opts, spans, lines); err != nil {
 				f.Release()
@@ -182,9 +230,9 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 	if lines {
 		docs = 0
 	}
-	runChunks(chunks, sp.workers, func(c *chunk) { c.err = inferChunk(c, path, opts.maxDepth(), docs) })
+	runChunks(chunks, sp.workers, func(c *chunk) { c.err = inferChunk(c, path, opts.maxDepth(), docs, mode) })
 	row := &typeNode{}
-	var rows int64
+	var rows, malformed int64
 	for _, c := range chunks {
 		if c.err != nil {
 			if se, ok := c.err.(*SyntaxError); ok && lines {
@@ -194,9 +242,24 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 		}
 		mergeNode(row, &c.row)
 		rows += c.rows
+		malformed += c.malformed
 	}
+	stats.Malformed = malformed
 	schema := rowSchema(row, rows)
 	structs := row.kind == kindStruct
+	corrupt := ""
+	if mode != "" {
+		// Rows are objects (the others were malformed); in PERMISSIVE mode
+		// the corrupt-record column joins them when a record needs it.
+		schema, structs = arrow.NewSchema(nil, nil), true
+		if row.kind == kindStruct {
+			schema = arrow.NewSchema(row.arrowFields(), nil)
+		}
+		if mode == ModePermissive && malformed > 0 {
+			corrupt = opts.corruptColumn()
+			schema = withCorruptField(schema, corrupt)
+		}
+	}
 	mem := opts.allocator()
 	total := 0
 	for _, sp := range spans {
@@ -211,7 +274,7 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 		if total > 0 && len(chunks) > 1 {
 			frac = float64(size) / float64(total)
 		}
-		c.recs, c.err = buildChunk(c, mem, schema, structs, opts.maxDepth(), row, frac)
+		c.recs, c.err = buildChunk(c, mem, schema, structs, opts.maxDepth(), row, frac, corrupt)
 	})
 	var recs []arrow.Record
 	for _, c := range chunks {
@@ -345,7 +408,9 @@ func splitLines(block docSpan) []docSpan {
 
 // inferChunk is pass 1: it checks the syntax of every document of c,
 // merges the types of their rows into c.row and notes where the rows are.
-func inferChunk(c *chunk, path []string, maxDepth, docs int) error {
+// With a mode (PERMISSIVE, DROPMALFORMED) a malformed document is marked
+// bad instead of failing, and leaves c.row as it was.
+func inferChunk(c *chunk, path []string, maxDepth, docs int, mode string) error {
 	if c.lines {
 		c.spans = splitLines(c.spans[0])
 	}
@@ -353,6 +418,29 @@ func inferChunk(c *chunk, path []string, maxDepth, docs int) error {
 	for i := range c.spans {
 		sp := &c.spans[i]
 		s.data, s.base, s.doc = sp.data, sp.base, sp.doc
+		if mode != "" {
+			// Each record on its own, so a malformed one adds nothing.
+			one := &typeNode{}
+			err := s.inferDoc(path, one, sp)
+			_, pathErr := err.(*RecordsPathError)
+			if err == nil && (one.kind == kindNone || one.kind == kindStruct) {
+				mergeNode(&c.row, one)
+				c.rows += sp.rows
+				continue
+			}
+			if err != nil && pathErr {
+				e := err.(*RecordsPathError)
+				e.Docs, e.Doc = docs, sp.doc
+				return err
+			}
+			sp.bad, sp.start, sp.rows = true, -1, 0
+			c.malformed++
+			if mode == ModePermissive {
+				sp.rows = 1
+				c.rows++
+			}
+			continue
+		}
 		if err := s.inferDoc(path, &c.row, sp); err != nil {
 			switch e := err.(type) {
 			case *SyntaxError:
@@ -528,7 +616,7 @@ func jsonKindName(c byte) string {
 
 // buildChunk is pass 2: it appends the rows found by pass 1 to builders of
 // the final schema.
-func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, maxDepth int, row *typeNode, frac float64) ([]arrow.Record, error) {
+func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bool, maxDepth int, row *typeNode, frac float64, corrupt string) ([]arrow.Record, error) {
 	rb, err := newRowBuilder(mem, schema, structs)
 	if err != nil {
 		return nil, err
@@ -541,6 +629,10 @@ func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bo
 	defer func() { c.misfits, c.first = s.misfits, s.firstMisfit }()
 	for i := range c.spans {
 		sp := &c.spans[i]
+		if sp.bad && corrupt != "" {
+			rb.addCorrupt(corrupt, sp.data)
+			continue
+		}
 		if sp.start < 0 {
 			continue
 		}

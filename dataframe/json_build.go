@@ -2,7 +2,6 @@ package dataframe
 
 import (
 	"fmt"
-	"strconv"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -112,25 +111,6 @@ func (n *buildNode) appendDecimal(lit []byte) bool {
 	return ok
 }
 
-// longLiteral reports whether the number literal lit is an integer that
-// fits in int64.
-func longLiteral(lit []byte) bool {
-	digits := lit
-	if len(digits) > 0 && digits[0] == '-' {
-		digits = digits[1:]
-	}
-	for _, c := range digits {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	if len(digits) < 19 {
-		return true
-	}
-	_, err := strconv.ParseInt(bytesString(lit), 10, 64)
-	return err == nil
-}
-
 // appendNull appends a null; StructBuilder appends nulls to its children
 // itself.
 func (n *buildNode) appendNull() { n.b.AppendNull() }
@@ -187,12 +167,12 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 		n.bin.Append(s.buf)
 		return end
 	case kindLong:
+		// Pass 1 inferred long for this column: every number in it is one
+		// (a sampled read builds in the fused pass, which checks).
 		if c == '-' || c >= '0' && c <= '9' {
 			end := numberEnd(d, pos)
-			if longLiteral(d[pos:end]) {
-				n.i64.Append(parseLong(d[pos:end]))
-				return end
-			}
+			n.i64.Append(parseLong(d[pos:end]))
+			return end
 		}
 	case kindDouble:
 		if c == '-' || c >= '0' && c <= '9' {
@@ -339,6 +319,22 @@ func (rb *rowBuilder) add(s *scanner, pos, depth int) int {
 	end := s.buildValue(pos, rb.root, depth)
 	rb.rowDone(end - pos)
 	return end
+}
+
+// addCorrupt adds a row for a malformed record: its text in the column
+// named corrupt, null everywhere else.
+func (rb *rowBuilder) addCorrupt(corrupt string, text []byte) {
+	rb.rows++
+	n := rb.root
+	n.st.Append(true)
+	for i, f := range n.fields {
+		if n.names[i] == corrupt && f.kind == kindString {
+			f.bin.Append(appendValidUTF8(nil, text))
+			continue
+		}
+		f.appendNull()
+	}
+	rb.rowDone(len(text))
 }
 
 // maxBatchBytes bounds the input behind one batch: decoded strings are

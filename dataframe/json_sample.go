@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
@@ -56,6 +57,9 @@ type ReadStats struct {
 	Misfits int64
 	// First is the first of them, nil when there were none.
 	First *Misfit
+	// Malformed counts the records that were not valid JSON or not
+	// objects, kept as corrupt records or dropped (JSONOptions.Mode).
+	Malformed int64
 }
 
 // misfit notes that the value at pos..end did not fit n and became null.
@@ -117,31 +121,49 @@ func (st *ReadStats) check(opts JSONOptions, spans []docSpan, lines bool) error 
 	return nil
 }
 
-type samplingKey struct{}
+type settingsKey struct{}
 
-type sampling struct {
-	rows   int
-	strict bool
-	stats  *ReadStats
+// ReadSettings are the JSON read settings a command hands to the
+// connectors it calls (`sluice read --sample-rows N --strict --mode M`), as
+// the JSONOptions fields of the same names.
+type ReadSettings struct {
+	SampleRows int
+	Strict     bool
+	Mode       string
 }
 
-// WithSampling returns a context that asks the JSON reads made under it by
-// connectors (a RESTAPI read) to infer from the first rows records only,
-// as JSONOptions.SampleRows and Strict; the returned ReadStats collects
-// what they counted. rows ≤ 0 returns ctx unchanged and empty stats.
-func WithSampling(ctx context.Context, rows int, strict bool) (context.Context, *ReadStats) {
+type settings struct {
+	ReadSettings
+	stats *ReadStats
+}
+
+// WithReadSettings returns a context that asks the JSON reads made under
+// it by connectors (a RESTAPI read) to apply rs; the returned ReadStats
+// collects what they counted. Zero settings return ctx unchanged.
+func WithReadSettings(ctx context.Context, rs ReadSettings) (context.Context, *ReadStats) {
 	stats := &ReadStats{}
-	if rows <= 0 {
+	if rs == (ReadSettings{}) {
 		return ctx, stats
 	}
-	return context.WithValue(ctx, samplingKey{}, &sampling{rows: rows, strict: strict, stats: stats}), stats
+	return context.WithValue(ctx, settingsKey{}, &settings{ReadSettings: rs, stats: stats}), stats
 }
 
-// SamplingFrom sets opts.SampleRows, Strict and Stats from a context made
-// by WithSampling; other contexts leave opts as they are.
-func SamplingFrom(ctx context.Context, opts JSONOptions) JSONOptions {
-	if s, ok := ctx.Value(samplingKey{}).(*sampling); ok {
-		opts.SampleRows, opts.Strict, opts.Stats = s.rows, s.strict, s.stats
+// ReadSettingsFrom sets opts.SampleRows, Strict, Mode and Stats from a
+// context made by WithReadSettings; other contexts leave opts as they are.
+func ReadSettingsFrom(ctx context.Context, opts JSONOptions) JSONOptions {
+	if s, ok := ctx.Value(settingsKey{}).(*settings); ok {
+		opts.SampleRows, opts.Strict, opts.Mode, opts.Stats = s.SampleRows, s.Strict, s.Mode, s.stats
 	}
 	return opts
+}
+
+// withCorruptField adds a string field named name in Spark's field order,
+// unless the schema has one already (Spark's withCorruptField).
+func withCorruptField(schema *arrow.Schema, name string) *arrow.Schema {
+	if len(schema.FieldIndices(name)) > 0 {
+		return schema
+	}
+	fields := append(schema.Fields(), arrow.Field{Name: name, Type: arrow.BinaryTypes.String, Nullable: true})
+	sparktype.SortFields(fields)
+	return arrow.NewSchema(fields, nil)
 }

@@ -606,3 +606,107 @@ func TestSparkInferenceValues(t *testing.T) {
 		})
 	}
 }
+
+// sparkModeCases are Spark's malformed-record test data, read in
+// PERMISSIVE mode (Spark's default; Sluice's default fails instead).
+var sparkModeCases = []struct {
+	name    string
+	records []string
+	schema  string
+	rows    []string
+	dropped []string // rows in DROPMALFORMED mode
+}{
+	{
+		name:    "corruptRecords",
+		records: []string{`{`, ``, `{"a":1, b:2}`, `{"a":{, b:3}`, `{"b":"str_b_4", "a":"str_a_4", "c":"str_c_4"}`, `]`},
+		schema: line("root",
+			" |-- _corrupt_record: string (nullable = true)",
+			" |-- a: string (nullable = true)",
+			" |-- b: string (nullable = true)",
+			" |-- c: string (nullable = true)"),
+		rows: []string{
+			`{"_corrupt_record":"{","a":null,"b":null,"c":null}`,
+			`{"_corrupt_record":"{\"a\":1, b:2}","a":null,"b":null,"c":null}`,
+			`{"_corrupt_record":"{\"a\":{, b:3}","a":null,"b":null,"c":null}`,
+			`{"_corrupt_record":null,"a":"str_a_4","b":"str_b_4","c":"str_c_4"}`,
+			`{"_corrupt_record":"]","a":null,"b":null,"c":null}`,
+		},
+		dropped: []string{`{"a":"str_a_4","b":"str_b_4","c":"str_c_4"}`},
+	},
+	{
+		name:    "additionalCorruptRecords (rows that are not objects are malformed)",
+		records: []string{`{"dummy":"test"}`, `[1,2,3]`, `":"test", "a":1}`, `42`, `     ","ian":"test"}`},
+		schema: line("root",
+			" |-- _corrupt_record: string (nullable = true)",
+			" |-- dummy: string (nullable = true)"),
+		rows: []string{
+			`{"_corrupt_record":null,"dummy":"test"}`,
+			`{"_corrupt_record":"[1,2,3]","dummy":null}`,
+			`{"_corrupt_record":"\":\"test\", \"a\":1}","dummy":null}`,
+			`{"_corrupt_record":"42","dummy":null}`,
+			`{"_corrupt_record":"     \",\"ian\":\"test\"}","dummy":null}`,
+		},
+		dropped: []string{`{"dummy":"test"}`},
+	},
+	{
+		name:    "emptyRecords",
+		records: []string{`{`, ``, `{"a": {}}`, `{"a": {"b": {}}}`, `{"b": [{"c": {}}]}`, `]`},
+		schema:  line("root", " |-- _corrupt_record: string (nullable = true)"),
+		rows: []string{
+			`{"_corrupt_record":"{"}`, `{"_corrupt_record":null}`, `{"_corrupt_record":null}`, `{"_corrupt_record":null}`, `{"_corrupt_record":"]"}`,
+		},
+		dropped: []string{`{}`, `{}`, `{}`},
+	},
+	{
+		name:    "jsonArray with malformed lines",
+		records: []string{`[{"a":"str_a_1"}]`, `[{"a":"str_a_2"}, {"b":"str_b_3"}]`, `[`, `[]`},
+		schema: line("root",
+			" |-- _corrupt_record: string (nullable = true)",
+			" |-- a: string (nullable = true)",
+			" |-- b: string (nullable = true)"),
+		rows: []string{
+			`{"_corrupt_record":null,"a":"str_a_1","b":null}`,
+			`{"_corrupt_record":null,"a":"str_a_2","b":null}`,
+			`{"_corrupt_record":null,"a":null,"b":"str_b_3"}`,
+			`{"_corrupt_record":"[","a":null,"b":null}`,
+		},
+		dropped: []string{`{"a":"str_a_1","b":null}`, `{"a":"str_a_2","b":null}`, `{"a":null,"b":"str_b_3"}`},
+	},
+}
+
+func TestSparkMalformedModes(t *testing.T) {
+	for _, c := range sparkModeCases {
+		t.Run(c.name, func(t *testing.T) {
+			in := []byte(strings.Join(c.records, "\n") + "\n")
+			for _, sp := range []splitting{{workers: 1}, {workers: 4, minParallel: 1, chunkMin: 8}} {
+				var stats ReadStats
+				f, err := readJSONSplit([]docSpan{{data: in}}, true, JSONOptions{Mode: "permissive", Stats: &stats}, sp)
+				require.NoError(t, err)
+				require.Equal(t, c.schema, SchemaString(f.Schema()))
+				require.Equal(t, c.rows, rowsJSON(t, f))
+				f.Release()
+				require.Positive(t, stats.Malformed)
+
+				f, err = readJSONSplit([]docSpan{{data: in}}, true, JSONOptions{Mode: ModeDropMalformed}, sp)
+				require.NoError(t, err)
+				require.Equal(t, c.dropped, rowsJSON(t, f))
+				f.Release()
+
+				_, err = readJSONSplit([]docSpan{{data: in}}, true, JSONOptions{Mode: ModeFailFast}, sp)
+				require.Error(t, err)
+			}
+		})
+	}
+}
+
+func TestModeOptions(t *testing.T) {
+	_, err := ReadNDJSON([]byte("{}"), JSONOptions{Mode: "lenient"})
+	require.EqualError(t, err, `dataframe: JSONOptions.Mode "lenient": want FAILFAST, PERMISSIVE or DROPMALFORMED`)
+	_, err = ReadNDJSON([]byte("{}"), JSONOptions{Mode: ModePermissive, SampleRows: 2})
+	require.EqualError(t, err, "dataframe: JSONOptions.Mode PERMISSIVE does not combine with SampleRows")
+	// A document is one record; a custom column name.
+	f, err := ReadJSONDocuments([][]byte{[]byte(`{"a":1}`), []byte(`{"a":`)}, JSONOptions{Mode: ModePermissive, CorruptColumn: "_bad"})
+	require.NoError(t, err)
+	defer f.Release()
+	require.Equal(t, []string{`{"_bad":null,"a":1}`, `{"_bad":"{\"a\":","a":null}`}, rowsJSON(t, f))
+}

@@ -22,7 +22,7 @@ func init() {
 // extension, atomically; without OUT the frame is printed like every other
 // command's frames (--format, --schema, -o).
 func runConvert(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "convert", "convert IN [OUT] [--records-path P] [--sample-rows N [--strict]] [--compression C] [--format table|json|csv] [--schema] [--rows N]")
+	fs := newFlagSet(env, "convert", "convert IN [OUT] [--records-path P] [--sample-rows N [--strict]] [--mode M] [--compression C] [--format table|json|csv] [--schema] [--rows N]")
 	recordsPath := fs.String("records-path", "", "dotted `PATH` of the array holding the rows in a .json document (items)")
 	var sample sampleFlags
 	sample.register(fs)
@@ -51,8 +51,8 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	if err := sample.validate(); err != nil {
 		return err
 	}
-	if sample.rows > 0 && inFormat != "json" && inFormat != "ndjson" {
-		return usagef("--sample-rows applies to JSON input only, not %s", in)
+	if rs := sample.settings(); rs != (dataframe.ReadSettings{}) && inFormat != "json" && inFormat != "ndjson" {
+		return usagef("--sample-rows, --strict and --mode apply to JSON input only, not %s", in)
 	}
 	pq := dataframe.ParquetOptions{Compression: *compression, RowGroupRows: *rowGroup}
 	if err := pq.Validate(); err != nil {
@@ -81,7 +81,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	}
 
 	var stats dataframe.ReadStats
-	f, err := dataframe.ReadFile(in, dataframe.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Stats: &stats})
+	f, err := dataframe.ReadFile(in, dataframe.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Mode: sample.settings().Mode, Stats: &stats})
 	if err != nil {
 		return err
 	}

@@ -17,7 +17,7 @@ func init() {
 }
 
 func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "read", "read NAME [--type T --prop k=v …] [--prop k=v]… [--set k=v]… [--catalog DIR] [--sample-rows N [--strict]] [--format table|json|csv] [--schema] [-o FILE] [--full-refresh]\n\n"+
+	fs := newFlagSet(env, "read", "read NAME [--type T --prop k=v …] [--prop k=v]… [--set k=v]… [--catalog DIR] [--sample-rows N [--strict]] [--mode M] [--format table|json|csv] [--schema] [-o FILE] [--full-refresh]\n\n"+
 		"Without --type, NAME is a catalog table (ns.table) and --prop adds runtime properties.\n"+
 		"With --type, NAME is read in USER mode from the --prop properties.")
 	var (
@@ -52,7 +52,7 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	// An incremental table's state moves only once the rows are delivered:
 	// the -o file in place. Printed rows are not a delivery.
 	d := &catalog.Delivery{FullRefresh: *fullRefresh}
-	ctx, stats := dataframe.WithSampling(ctx, smp.rows, smp.strict)
+	ctx, stats := dataframe.WithReadSettings(ctx, smp.settings())
 	f, err := s.Read(catalog.WithDelivery(ctx, d), name, props)
 	if err != nil {
 		return err

@@ -46,7 +46,34 @@ func TestConvertSampleRows(t *testing.T) {
 	require.NoError(t, os.WriteFile(csvIn, []byte("a\n1\n"), 0o644))
 	code, _, stderr = runSluice(t, "convert", csvIn, "--sample-rows", "1")
 	require.Equal(t, 2, code, stderr)
-	require.Contains(t, stderr, "--sample-rows applies to JSON input only")
+	require.Contains(t, stderr, "--sample-rows, --strict and --mode apply to JSON input only")
+}
+
+func TestConvertMode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// Spark's corruptRecords test data.
+	in := filepath.Join(dir, "corrupt.ndjson")
+	require.NoError(t, os.WriteFile(in, []byte("{\n\n{\"a\":1, b:2}\n{\"a\":{, b:3}\n{\"b\":\"str_b_4\", \"a\":\"str_a_4\", \"c\":\"str_c_4\"}\n]\n"), 0o644))
+
+	code, _, stderr := runSluice(t, "convert", in, "--schema")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "invalid JSON at byte offset 1 (line 1)")
+
+	code, stdout, stderr := runSluice(t, "convert", in, "--schema", "--mode", "permissive")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "root\n |-- _corrupt_record: string (nullable = true)\n |-- a: string (nullable = true)\n |-- b: string (nullable = true)\n |-- c: string (nullable = true)\n", stdout)
+	require.Equal(t, "sluice: 4 malformed records kept in _corrupt_record\n", stderr)
+
+	out := filepath.Join(dir, "ok.ndjson")
+	code, _, stderr = runSluice(t, "convert", in, out, "--mode", "DROPMALFORMED")
+	require.Equal(t, 0, code, stderr)
+	require.Regexp(t, `^wrote 1 rows, 3 columns, \d+ bytes to .*ok.ndjson; 4 malformed records left out\n$`, stderr)
+
+	for _, bad := range [][]string{{"--mode", "lenient"}, {"--mode", "permissive", "--sample-rows", "1"}} {
+		code, _, stderr = runSluice(t, append([]string{"convert", in, "--schema"}, bad...)...)
+		require.Equal(t, 2, code, stderr)
+	}
 }
 
 func TestReadSampleRows(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 // command is one `sluice <name>` subcommand. Each lives in its own file and
@@ -75,7 +76,7 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 	}
 	c, ok := commands[args[0]]
 	if !ok {
-		fmt.Fprintf(env.stderr, "sluice: unknown command %q (see sluice --help)\n", args[0])
+		fmt.Fprintf(env.stderr, "sluice: unknown command %q%s (see sluice --help)\n", args[0], suggest.Phrase(args[0], suggest.Sorted(commands)))
 		return 2
 	}
 	err := c.run(ctx, env, args[1:])
@@ -138,7 +139,16 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				usage()
 				return nil, errHelp
 			}
-			msg := strings.TrimPrefix(err.Error(), "flag provided but not defined: ")
+			msg := err.Error()
+			if name, ok := strings.CutPrefix(msg, "flag provided but not defined: "); ok {
+				name = strings.TrimLeft(name, "-")
+				var known []string
+				fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+				msg = "unknown flag --" + name
+				if s, ok := suggest.Closest(name, known); ok {
+					msg += " (did you mean --" + s + "?)"
+				}
+			}
 			// flag quotes the bad value first (`invalid value "k:v" for flag
 			// -set: …`); a kvFlag's own message says what was wrong without
 			// echoing a secret, so it alone is kept.

@@ -7,11 +7,11 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 )
 
-// readPages parses the pages of a parsed-mode read into one frame, sampling
-// the schema when ctx asks for it (dataframe.WithSampling, `sluice read
-// --sample-rows`; see docs/inference.md#sampling).
+// readPages parses the pages of a parsed-mode read into one frame, with the
+// JSON read settings ctx carries (dataframe.WithReadSettings: `sluice read
+// --sample-rows/--strict/--mode`; see docs/inference.md#sampling).
 func readPages(ctx context.Context, pages [][]byte, recordsPath string) (*dataframe.Frame, error) {
-	return dataframe.ReadJSONDocuments(pages, dataframe.SamplingFrom(ctx, dataframe.JSONOptions{RecordsPath: recordsPath}))
+	return dataframe.ReadJSONDocuments(pages, dataframe.ReadSettingsFrom(ctx, dataframe.JSONOptions{RecordsPath: recordsPath}))
 }
 
 // pageSyntaxError finds the page of an invalid-JSON error and returns the

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // recordJSON is Record's wire form (see docs/http-api.md#record): dates as text, null
@@ -127,17 +129,11 @@ func appendDatePtr(b []byte, t *time.Time) []byte {
 	return appendDate(b, *t)
 }
 
-// The ISO-8601 date-time forms accepted from clients (createdOn, from/to,
-// management dates), with and without an offset; without one it is UTC.
-// Split so that the usual input parses at the first try (a failed
-// time.Parse allocates its error).
-var (
-	offsetLayouts   = []string{time.RFC3339Nano, "2006-01-02T15:04:05.999999999Z0700", "2006-01-02T15:04:05.999999999Z07", "2006-01-02T15:04Z07:00"}
-	noOffsetLayouts = []string{"2006-01-02T15:04:05.999999999", "2006-01-02T15:04"}
-)
-
-// ParseDateTime parses an ISO-8601 date-time; without an offset it is UTC.
-// The result is in UTC, truncated to milliseconds as the stores keep it.
+// ParseDateTime parses an ISO-8601 date-time from a client (createdOn,
+// from/to, management dates) with the ISO forms of Sluice's one timestamp
+// list (sparktype.ParseISODateTime, see docs/inference.md#timestamps);
+// without an offset it is UTC. The result is in UTC, truncated to
+// milliseconds as the stores keep it.
 func ParseDateTime(s string) (time.Time, error) {
 	v := strings.TrimSpace(s)
 	// A '+' offset sent unencoded in a query string arrives as a space.
@@ -150,14 +146,8 @@ func ParseDateTime(s string) (time.Time, error) {
 	if strings.HasSuffix(v, "z") {
 		v = v[:len(v)-1] + "Z"
 	}
-	layouts := noOffsetLayouts
-	if len(v) > 11 && strings.ContainsAny(v[11:], "Z+-") {
-		layouts = offsetLayouts
-	}
-	for _, l := range layouts {
-		if t, err := time.Parse(l, v); err == nil {
-			return Truncate(t), nil
-		}
+	if t, err := sparktype.ParseISODateTime(v); err == nil {
+		return Truncate(t), nil
 	}
 	return time.Time{}, fmt.Errorf("%q is not an ISO-8601 date-time (e.g. 2024-05-01T10:00:00Z)", s)
 }
