@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/connectors/restapi/restapitest"
 	"github.com/sluicedata/sluice/dataframe"
 )
 
@@ -145,6 +146,35 @@ func BenchmarkPaginate2000(b *testing.B) {
 				f.Release()
 			}
 			b.ReportMetric(float64(pages)*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+		})
+	}
+}
+
+// BenchmarkPaginators reads 2,000 small pages (2 records each) of every
+// paginator type from a loopback fake in parsed mode; the figure is pages/s
+// (bench/restapi/paginators.sh measures the same through `sluice read`).
+func BenchmarkPaginators(b *testing.B) {
+	const pages = 2000
+	for _, kind := range restapitest.Kinds {
+		b.Run(kind, func(b *testing.B) {
+			l := restapitest.Uniform(kind, pages*2, 2)
+			srv := httptest.NewServer(l)
+			defer srv.Close()
+			c := connector(b)
+			ds := &connectors.Dataset{Name: "bench", Props: l.Props(srv.URL)}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				f, err := c.Read(context.Background(), ds)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if f.NumRows() != pages*2 {
+					b.Fatalf("%d rows, want %d", f.NumRows(), pages*2)
+				}
+				f.Release()
+			}
+			b.ReportMetric(float64(l.Requests())*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 		})
 	}
 }
