@@ -13,6 +13,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/termline"
 )
 
 // Session is what a pipeline needs of a catalog session (catalog.Session
@@ -143,13 +144,13 @@ type runner struct {
 	frames  map[string]*dataframe.Frame // live outputs
 	uses    map[string]int              // remaining readers of each output
 	staged  []staged                    // file outputs waiting for the end
-	spinner *spinner
+	spinner *termline.Line
 }
 
 func (r *runner) progressf(format string, args ...any) {
 	if r.opts.Progress != nil {
 		if r.spinner != nil {
-			r.spinner.clear()
+			r.spinner.Clear()
 		}
 		fmt.Fprintf(r.opts.Progress, format, args...)
 	}
@@ -211,7 +212,7 @@ func (r *runner) step(ctx context.Context, s *Step, n int) (StepResult, error) {
 	}
 	out, err := r.exec(ctx, s, &sr)
 	if r.spinner != nil {
-		r.spinner.stop()
+		r.spinner.Stop()
 		r.spinner = nil
 	}
 	sr.Elapsed = time.Since(start)

@@ -12,6 +12,7 @@ import (
 
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 // Pos is a 1-based line and column in the pipeline file.
@@ -596,7 +597,7 @@ func (d *decoder) step(n *yaml.Node, index int) (*Step, error) {
 			s.FromPos = posOf(f.value)
 		default:
 			if !contains(kindStrings(), f.key) {
-				return nil, d.errf(f.keyN, "%s: unknown step kind %q (want one of: %s)", what, f.key, kindList())
+				return nil, d.errf(f.keyN, "%s: unknown step kind %q%s (want one of: %s)", what, f.key, suggest.Phrase(f.key, kindStrings()), kindList())
 			}
 			if kindF != nil {
 				return nil, d.errf(f.keyN, "%s: has two kinds, %q and %q (one kind per step)", what, kindF.key, f.key)

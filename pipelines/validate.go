@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluicedata/sluice/connectors/restapi"
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 // Validate checks a pipeline before anything runs — unique ids, `from:`
@@ -87,7 +88,7 @@ func Validate(p *Pipeline) error {
 			case s.From != "":
 				dep, ok := ids[s.From]
 				if !ok {
-					return errf(s.FromPos, "%s: from: no step has the id %q%s", what, s.From, suggest(s.From, p.Steps))
+					return errf(s.FromPos, "%s: from: no step has the id %q%s", what, s.From, suggest.Phrase(s.From, stepIDs(p.Steps)))
 				}
 				s.inputs = []string{dep.ID}
 			case i == 0:
@@ -162,13 +163,13 @@ func describeQueryError(err error, of string) string {
 	return err.Error()
 }
 
-func suggest(id string, steps []*Step) string {
-	for _, s := range steps {
-		if strings.EqualFold(s.ID, id) {
-			return fmt.Sprintf(" (did you mean %q?)", s.ID)
-		}
+// stepIDs lists the steps' ids, for did-you-mean.
+func stepIDs(steps []*Step) []string {
+	ids := make([]string, len(steps))
+	for i, s := range steps {
+		ids[i] = s.ID
 	}
-	return ""
+	return ids
 }
 
 // topoOrder orders the steps so that each runs after its inputs, keeping
