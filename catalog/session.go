@@ -144,6 +144,11 @@ func (s *Session) Read(ctx context.Context, name string, props map[string]any) (
 // readResolved runs the connector's read: incremental when the connector
 // and the properties say so (see docs/incremental.md).
 func (s *Session) readResolved(ctx context.Context, r *resolved) (*dataframe.Frame, error) {
+	if fr, ok := r.conn.(connectors.FanoutReader); ok {
+		if prop, from, ok := fr.FanoutFrom(r.ds.Props); ok {
+			return s.readFanout(ctx, r, fr, prop, from)
+		}
+	}
 	if ir, ok := r.conn.(connectors.IncrementalReader); ok && ir.Incremental(r.ds.Props) {
 		return s.readIncremental(ctx, r, ir)
 	}
@@ -200,6 +205,8 @@ type resolved struct {
 	red  *connectors.Redactor
 	// ns and table name the catalog table (HIVE); empty in USER mode.
 	ns, table string
+	// frames are runtime properties given as frames, by key.
+	frames map[string]*dataframe.Frame
 }
 
 // sessionOnly keys steer the session and are not connector properties.
@@ -216,8 +223,19 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 	entry, hasEntry := props[entryKey]
 
 	runtime := make(map[string]string, len(props))
+	var frames map[string]*dataframe.Frame
 	for k, v := range props {
 		if strings.HasSuffix(k, DataSetPropertiesSuffix) || v == nil {
+			continue
+		}
+		if f, ok := v.(*dataframe.Frame); ok {
+			// A frame handed over as a property value: a pipeline step's
+			// output as a fan-out parent (docs/incremental.md#fan-out).
+			if frames == nil {
+				frames = map[string]*dataframe.Frame{}
+			}
+			frames[k] = f
+			runtime[k] = "(frame)"
 			continue
 		}
 		sv, err := stringify(v)
@@ -329,7 +347,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 	if strings.EqualFold(strings.TrimSpace(level), "CONSOLE") {
 		ds.Log = &redactingWriter{s: s, red: red}
 	}
-	return &resolved{ds: ds, conn: conn, typ: strings.ToUpper(typ), red: red, ns: tableNS, table: tableName}, nil
+	return &resolved{ds: ds, conn: conn, typ: strings.ToUpper(typ), red: red, ns: tableNS, table: tableName, frames: frames}, nil
 }
 
 // redactingWriter masks every known secret before a log line reaches the

@@ -3,6 +3,7 @@ package connectors
 import (
 	"context"
 	"fmt"
+	"io"
 	"math/big"
 	"strconv"
 	"strings"
@@ -190,4 +191,17 @@ func carry(prev *State, cursor string, now time.Time) *State {
 	c.KeysAtLastValue = append([]string{}, prev.KeysAtLastValue...)
 	c.UpdatedAt = now.UTC()
 	return &c
+}
+
+// FanoutReader is implemented by connectors that read one child dataset
+// per value of a parent dataset's column (see docs/incremental.md#fan-out).
+// The session finds the parent (a catalog table, or a frame a pipeline
+// step passed under the property) and calls ReadFanout.
+type FanoutReader interface {
+	// FanoutFrom returns the property that names the parent and its value;
+	// ok is false when the dataset is not a fan-out.
+	FanoutFrom(p Props) (prop, from string, ok bool)
+	// ReadFanout reads the children of parent's values. Warnings (skipped
+	// children) go to warn, one line each.
+	ReadFanout(ctx context.Context, ds *Dataset, parent *dataframe.Frame, warn io.Writer) (*dataframe.Frame, error)
 }

@@ -136,3 +136,37 @@ func TestParseMergeWrite(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, tc.write)
 	}
 }
+
+func TestRunFanoutFromStep(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/teams" {
+			fmt.Fprint(w, `{"teams":[{"slug":"red"},{"slug":"blue"},{"slug":"red"}]}`)
+			return
+		}
+		fmt.Fprintf(w, `[{"member":"%s-1"}]`, r.URL.Path[len("/members/"):])
+	}))
+	defer srv.Close()
+	src := fmt.Sprintf(`
+name: members
+steps:
+  - id: teams
+    read:
+      type: RESTAPI
+      properties: {svc.restapi.url: "%[1]s/teams", svc.restapi.parse.payload: "true"}
+  - id: members
+    read:
+      type: RESTAPI
+      properties:
+        svc.restapi.url.pattern: svc.restapi.pattern.m
+        svc.restapi.pattern.m: "%[1]s/members/{svc.restapi.team}"
+        svc.restapi.parse.payload: "true"
+        svc.restapi.fanout.from: teams
+        svc.restapi.fanout.column: teams.slug
+        svc.restapi.fanout.token: svc.restapi.team
+`, srv.URL)
+	res, err := run(t, src, nil, pipelines.Options{})
+	require.NoError(t, err)
+	defer res.Output.Release()
+	require.Equal(t, []string{`{"member":"red-1","_parent_teams_slug":"red"}`, `{"member":"blue-1","_parent_teams_slug":"blue"}`}, jsonRows(t, res.Output))
+}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
 )
 
@@ -272,10 +273,20 @@ func (r *runner) read(ctx context.Context, s *Step) (*dataframe.Frame, error) {
 		return nil, errNoSession
 	}
 	rs := s.Read
-	if rs.Table != "" {
-		return r.opts.Session.Read(ctx, rs.Table, runtimeProps(rs.Properties))
+	name, props := rs.Table, runtimeProps(rs.Properties)
+	if rs.Table == "" {
+		name, props = s.ID, userProps(s.ID, rs.Type, rs.Properties)
 	}
-	return r.opts.Session.Read(ctx, s.ID, userProps(s.ID, rs.Type, rs.Properties))
+	if len(s.inputs) > 0 {
+		// A fan-out from an earlier step: its output is the parent.
+		in, done := r.input(s)
+		defer done()
+		if props == nil {
+			props = map[string]any{}
+		}
+		props[restapi.PropFanoutFrom] = in
+	}
+	return r.opts.Session.Read(ctx, name, props)
 }
 
 func runtimeProps(p map[string]string) map[string]any {

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/sluicedata/sluice/connectors/restapi"
 )
 
 // Validate checks a pipeline before anything runs — unique ids, `from:`
@@ -45,6 +47,11 @@ func Validate(p *Pipeline) error {
 			}
 			if s.From != "" {
 				return errf(s.FromPos, "%s: a read step takes no input (remove from: %s)", what, s.From)
+			}
+			// A fan-out whose parent is a step id reads that step's output
+			// (docs/incremental.md#fan-out).
+			if dep, ok := ids[strings.TrimSpace(s.Read.Properties[restapi.PropFanoutFrom])]; ok && dep != s {
+				s.inputs = []string{dep.ID}
 			}
 		case KindSQL:
 			if s.SQL == nil {

@@ -777,7 +777,7 @@ func TestAcceptanceOutputs(t *testing.T) {
 		'svc.restapi.parse.payload'='true','svc.restapi.records.path'='items')`)
 	dir := t.TempDir()
 	for _, ext := range []string{".parquet", ".arrow", ".csv", ".ndjson"} {
-		out := filepath.Join(dir, "o"+ext)
+		out := filepath.Join(dir, "new", "sub"+ext, "o"+ext) // -o creates parent directories
 		for _, cmd := range [][]string{
 			{"read", "yt.s", "--catalog", cat, "-o", out},
 			{"sql", "--catalog", cat, "-e", "SELECT id, snippet.title FROM yt.s", "-o", out},
@@ -887,4 +887,24 @@ func TestAcceptanceBadSetHidesSecret(t *testing.T) {
 	code, _, stderr = acc(t, nil, "sql", "-e", "SET", "--set", "novalue")
 	require.Equal(t, 2, code)
 	require.Contains(t, stderr, `"novalue"`)
+}
+
+// A failed -o write leaves no temporary file and names only the target.
+func TestAcceptanceOutputFailureLeavesNothing(t *testing.T) {
+	t.Parallel()
+	srv := accFixtures(t)
+	cat := t.TempDir()
+	mustSQL(t, cat, `CREATE TABLE yt.s TBLPROPERTIES ('svc.storage.type'='RESTAPI','svc.restapi.url'='`+srv.URL+`/subs',
+		'svc.restapi.parse.payload'='true','svc.restapi.records.path'='items')`)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "taken.parquet")
+	require.NoError(t, os.Mkdir(out, 0o755)) // a directory stands where the file would go
+	code, stdout, stderr := acc(t, nil, "read", "yt.s", "--catalog", cat, "-o", out)
+	require.Equal(t, 1, code, stderr)
+	require.Empty(t, stdout)
+	require.Contains(t, stderr, out)
+	require.NotContains(t, stderr, ".tmp-", "the temporary name is never shown")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file left beside the target")
 }

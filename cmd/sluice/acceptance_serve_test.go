@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -40,7 +41,10 @@ func srvAccBinary(t *testing.T) string {
 		t.Skip("-short: not building the sluice binary")
 	}
 	srvAccBinOnce.Do(func() {
-		final := filepath.Join(os.TempDir(), "sluice-acceptance-serve")
+		// One name per checkout: test runs of two checkouts side by side
+		// must not run each other's binary.
+		wd, _ := os.Getwd()
+		final := filepath.Join(os.TempDir(), fmt.Sprintf("sluice-acceptance-serve-%x", crc32.ChecksumIEEE([]byte(wd))))
 		tmp := fmt.Sprintf("%s.%d", final, os.Getpid())
 		ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 		defer cancel()

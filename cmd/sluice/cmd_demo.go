@@ -159,6 +159,8 @@ func (d *demo) run(ctx context.Context) error {
 		{"A RESTAPI table, created with SQL", d.stepCreate},
 		{"Reading it: raw, parsed, paginated", d.stepRead},
 		{"A pipeline: explode → select → Parquet", d.stepPipeline},
+		{"An incremental load into merged Parquet, run twice", d.stepIncremental},
+		{"Fan-out: one child read per subscribed channel", d.stepFanout},
 		{"The notification sidecar", d.stepSidecar},
 	}
 	defer func() {
@@ -670,6 +672,8 @@ type ytServer struct {
 	srv *http.Server
 	mu  sync.Mutex
 	n   int
+	// uploads are the made-up activities the demo adds (demo_loads.go).
+	uploads []demoUpload
 }
 
 func startYTServer(key string) (*ytServer, error) {
@@ -710,6 +714,7 @@ func startYTServer(key string) (*ytServer, error) {
 		}
 		ytJSON(w, info)
 	})
+	mux.HandleFunc("GET /youtube/v3/activities", y.serveActivities)
 	handler := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		y.mu.Lock()
 		y.n++

@@ -66,7 +66,16 @@ func TestDemoTour(t *testing.T) {
 		"subscriptions.parquet (",
 		"  root\n   |-- id: string (nullable = true)\n   |-- title: string (nullable = true)\n   |-- publishedAt: string (nullable = true)\n   |-- channelId: string (nullable = true)\n   |-- subscriberChannelId: string (nullable = true)\n",
 		"  7 rows in the Parquet file, 2 published since 2015",
-		// 5. sidecar
+		// 5. incremental load into merged Parquet: 2 rows, then only the new one
+		"== 5. An incremental load into merged Parquet, run twice",
+		"  |                2|                2|\n",
+		`    "last_value": "2024-04-15T18:30:00Z",`,
+		"  |                1|                1|\n",
+		"  3 rows in ",
+		// 6. fan-out from the Parquet table
+		"|UCsT0YIqwnpJCM-mx7-gSA4Q|Welcome to the channel|2024-03-01T09:00:00Z|",
+		"  6 rows shown; 7 child requests, one per subscribed channel",
+		// 7. sidecar
 		"  (none)     → 400 {\"errorMessage\":",
 		"  run 1: batches=1 claimed=4 success=3 retrying=1 failed=0",
 		"retrying=0 failed=1",

@@ -4,6 +4,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -47,6 +48,9 @@ func (o *outputOptions) validate() error {
 // on stderr.
 func (o *outputOptions) emit(env *cliEnv, f *dataframe.Frame) error {
 	if o.out != "" {
+		if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
+			return fmt.Errorf("-o %s: %w", o.out, err)
+		}
 		if err := dataframe.WriteFile(o.out, f, dataframe.FileOptions{}); err != nil {
 			return err
 		}

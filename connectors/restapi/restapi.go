@@ -38,6 +38,9 @@ func (*Connector) Validate(fields []connectors.Field, props connectors.Props) er
 	if _, err := parseIncremental(props); err != nil {
 		return red.Error(fmt.Errorf("RESTAPI table: %w", err))
 	}
+	if _, _, err := parseFanout(props); err != nil {
+		return red.Error(fmt.Errorf("RESTAPI table: %w", err))
+	}
 	return nil
 }
 

@@ -174,7 +174,7 @@ func ParseTimestampMicros(str string) (int64, bool) {
 			rest = rest[i:]
 		}
 		if rest != "" {
-			if loc, ok = parseZone(rest); !ok {
+			if loc, ok = ParseZone(rest); !ok {
 				return 0, false
 			}
 		}
@@ -186,10 +186,10 @@ func ParseTimestampMicros(str string) (int64, bool) {
 	return local.Unix()*1_000_000 + int64(frac), true
 }
 
-// parseZone reads a zone suffix of a timestamp text: Z, UTC, GMT, UT, an
-// offset (+h, +hh, +hh:mm, +hhmm, optionally after UTC/GMT/UT) or a region
-// id. A leading space is allowed.
-func parseZone(z string) (*time.Location, bool) {
+// ParseZone reads a time zone as Spark's timestamp texts write it: Z, UTC,
+// GMT, UT, an offset (+h, +hh, +hh:mm, +hhmm, optionally after UTC/GMT/UT)
+// or a region id (Europe/Paris). A leading space is allowed.
+func ParseZone(z string) (*time.Location, bool) {
 	z = strings.TrimPrefix(z, " ")
 	if z == "" {
 		return nil, false

@@ -19,7 +19,9 @@ import (
 
 // Write runs write against a buffered temporary file next to path and
 // renames it into place once write, the flush and the fsync all succeeded.
-// On any failure the temporary file is removed and path is untouched.
+// On any failure, and on a panic
+// inside write, the temporary file is removed and path is untouched; errors
+// name path, never the temporary name.
 func Write(path string, write func(w io.Writer) error) (err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
@@ -27,12 +29,16 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	}
 	tmp, err := os.CreateTemp(dir, "."+base+".tmp-*")
 	if err != nil {
-		return err
+		return hideTemp(path, err)
 	}
+	done := false
 	defer func() {
-		if err != nil {
+		if !done {
 			tmp.Close()
 			os.Remove(tmp.Name())
+		}
+		if err != nil {
+			err = hideTemp(path, err)
 		}
 	}()
 	bw := bufio.NewWriterSize(tmp, 1<<20)
@@ -54,10 +60,25 @@ func Write(path string, write func(w io.Writer) error) (err error) {
 	if err = os.Rename(tmp.Name(), path); err != nil {
 		return err
 	}
+	done = true
 	// The rename is durable only once the directory entry is synced; a
 	// failure here does not undo the (already visible) write.
 	_ = SyncDir(dir)
 	return nil
+}
+
+// hideTemp rewrites a file-system error about the temporary file so that it
+// names path: users see the file they asked for, not our scratch name.
+func hideTemp(path string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return &fs.PathError{Op: pe.Op, Path: path, Err: pe.Err}
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) {
+		return &fs.PathError{Op: "rename", Path: path, Err: le.Err}
+	}
+	return err
 }
 
 // WriteBytes replaces path with data atomically (see Write).

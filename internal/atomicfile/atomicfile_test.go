@@ -67,3 +67,30 @@ func TestReplaceDir(t *testing.T) {
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
 }
+
+func TestWriteErrorNamesTargetNotTemp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	path := filepath.Join(dir, "taken")
+	require.NoError(t, os.Mkdir(path, 0o755)) // a directory cannot be renamed over
+	require.NoError(t, os.WriteFile(filepath.Join(path, "keep"), nil, 0o644))
+	err := WriteBytes(path, []byte("x"))
+	require.Error(t, err)
+	require.Contains(t, err.Error(), path)
+	require.NotContains(t, err.Error(), ".tmp-")
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "no temporary file left")
+}
+
+func TestWritePanicLeavesNoTemp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	func() {
+		defer func() { require.Equal(t, "boom", recover()) }()
+		_ = Write(filepath.Join(dir, "out"), func(w io.Writer) error { panic("boom") })
+	}()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	require.Empty(t, entries)
+}

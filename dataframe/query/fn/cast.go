@@ -10,7 +10,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // Cast converts arr to type to with Spark's CAST semantics under
@@ -35,7 +35,7 @@ func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array
 		return array.MakeArrayOfNull(mem, to, arr.Len()), nil
 	}
 	if !CanCast(from, to) {
-		return nil, fmt.Errorf("cannot cast %s to %s", dataframe.SparkType(from), dataframe.SparkType(to))
+		return nil, fmt.Errorf("cannot cast %s to %s", sparktype.Name(from), sparktype.Name(to))
 	}
 	switch to.ID() {
 	case arrow.STRING:
@@ -61,7 +61,7 @@ func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array
 	case arrow.MAP:
 		return castMap(mem, arr.(*array.Map), to.(*arrow.MapType))
 	}
-	return nil, fmt.Errorf("cannot cast %s to %s", dataframe.SparkType(from), dataframe.SparkType(to))
+	return nil, fmt.Errorf("cannot cast %s to %s", sparktype.Name(from), sparktype.Name(to))
 }
 
 // CanCast reports whether Spark (ansi off) has a CAST from one type to the
@@ -443,7 +443,7 @@ func castToDecimal(mem memory.Allocator, arr arrow.Array, to *arrow.Decimal128Ty
 	appendEach(b, arr, func(i int) (decimal128.Num, bool) {
 		switch a := arr.(type) {
 		case *array.String:
-			return parseSparkDecimal(a.Value(i), to.Precision, to.Scale)
+			return ParseDecimal(a.Value(i), to.Precision, to.Scale)
 		case *array.Boolean:
 			if a.Value(i) {
 				return rescaleDecimal(decimal128.FromI64(1), 0, to.Precision, to.Scale)
@@ -490,7 +490,7 @@ func floatToDecimal(f float64, p, s int32) (decimal128.Num, bool) {
 	}
 	// Spark goes through BigDecimal(d), which takes Double.toString's
 	// shortest decimal digits: 0.1 is 0.1, not 0.1000000000000000055….
-	return parseSparkDecimal(string(formatJavaDouble(nil, f, 64)), p, s)
+	return ParseDecimal(string(formatJavaDouble(nil, f, 64)), p, s)
 }
 
 // bigDecimal parses a Java BigDecimal literal ("-1.5", "1e3", ".5") into an
@@ -573,10 +573,10 @@ func parseDigitsInt(s string) (int64, bool) {
 	return v, true
 }
 
-// parseSparkDecimal is Spark's string → decimal(p,s): a trimmed BigDecimal
+// ParseDecimal is Spark's string → decimal(p,s): a trimmed BigDecimal
 // literal rounded HALF_UP to scale s; NULL (false) when it does not parse
 // or does not fit.
-func parseSparkDecimal(str string, p, s int32) (decimal128.Num, bool) {
+func ParseDecimal(str string, p, s int32) (decimal128.Num, bool) {
 	bi, scale, ok := bigDecimal(trimSpaceControl(str))
 	if !ok {
 		return decimal128.Num{}, false

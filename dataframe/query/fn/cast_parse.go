@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
@@ -162,3 +163,7 @@ func ParseDate(str string) (int32, bool) { return sparktype.ParseDateDays(str) }
 func ParseTimestamp(str string) (int64, bool) { return sparktype.ParseTimestampMicros(str) }
 
 func trimSpaceControl(s string) string { return sparktype.TrimSpaceControl(s) }
+
+// ParseZone reads a time zone as Spark's timestamp texts write it
+// (sparktype.ParseZone).
+func ParseZone(z string) (*time.Location, bool) { return sparktype.ParseZone(z) }

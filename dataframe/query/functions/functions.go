@@ -24,8 +24,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/compute"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 var (
@@ -38,7 +38,7 @@ var (
 )
 
 // timestampType is the type of every timestamp a function returns.
-var timestampType = dataframe.TimestampType
+var timestampType = sparktype.TimestampType
 
 func register(bind func([]fn.Arg) (fn.Bound, error), names ...string) {
 	for _, n := range names {
@@ -72,7 +72,7 @@ func argErr(i int, a fn.Arg, want string) error {
 }
 
 // sparkName is the Spark name of a type in error messages.
-func sparkName(dt arrow.DataType) string { return dataframe.SparkType(dt) }
+func sparkName(dt arrow.DataType) string { return sparktype.Name(dt) }
 
 func isNull(dt arrow.DataType) bool { return dt.ID() == arrow.NULL }
 
@@ -129,7 +129,9 @@ func stringArgs(args []fn.Arg) ([]arrow.DataType, error) {
 }
 
 // signature checks the number of arguments and each one against its kind
-// in kinds — 's' string, 'i' int; a '|' marks where optional arguments
+// in kinds — 's' string, 'i' int, 'l' long (from any number or string),
+// 't' string, date or timestamp as it is, 'T' the same cast to a
+// timestamp, 'D' cast to a date; a '|' marks where optional arguments
 // start — and returns the implicit casts that give them those types.
 func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
 	required := strings.IndexByte(kinds, '|')
@@ -149,6 +151,12 @@ func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
 			in[i], err = stringArg(args, i)
 		case 'i':
 			in[i], err = intArg(args, i, int32Type)
+		case 'l':
+			in[i], err = intArg(args, i, int64Type)
+		case 't', 'T', 'D':
+			if err = timeArg(args, i); err == nil {
+				in[i] = map[byte]arrow.DataType{'t': nil, 'T': tsMicros, 'D': dateType}[kinds[i]]
+			}
 		}
 		if err != nil {
 			return nil, err
@@ -266,8 +274,10 @@ func constInt(a fn.Arg) (v int64, isNull, ok bool) {
 }
 
 // commonType is the type two arguments widen to for a comparison or a
-// choice between them (Spark's findWiderTypeForTwo, with NULL fitting
-// anything); ok is false when there is none.
+// choice between them: Spark's type lattice (sparktype.Common), except
+// that, as Spark's findWiderTypeForTwo, a date and a timestamp meet at
+// timestamp and nested values meet only values of their own kind; ok is
+// false when there is no such type.
 func commonType(a, b arrow.DataType) (arrow.DataType, bool) {
 	switch {
 	case arrow.TypeEqual(a, b):
@@ -276,77 +286,21 @@ func commonType(a, b arrow.DataType) (arrow.DataType, bool) {
 		return b, true
 	case isNull(b):
 		return a, true
-	}
-	rank := func(dt arrow.DataType) int {
-		switch dt.ID() {
-		case arrow.INT8:
-			return 1
-		case arrow.INT16:
-			return 2
-		case arrow.INT32:
-			return 3
-		case arrow.INT64:
-			return 4
-		case arrow.DECIMAL128:
-			return 5
-		case arrow.FLOAT32:
-			return 6
-		case arrow.FLOAT64:
-			return 7
-		}
-		return 0
-	}
-	ra, rb := rank(a), rank(b)
-	switch {
-	case ra > 0 && rb > 0:
-		if a.ID() == arrow.DECIMAL128 || b.ID() == arrow.DECIMAL128 {
-			return widerDecimal(a, b)
-		}
-		if ra > rb {
-			return a, true
-		}
-		return b, true
-	case isStringType(a) && isAtomic(b) || isStringType(b) && isAtomic(a):
-		return stringType, true
-	case (a.ID() == arrow.TIMESTAMP || a.ID() == arrow.DATE32) && (b.ID() == arrow.TIMESTAMP || b.ID() == arrow.DATE32):
+	case isTimeLike(a) && isTimeLike(b):
 		return timestampType, true
-	case a.ID() == arrow.LIST && b.ID() == arrow.LIST:
-		e, ok := commonType(a.(*arrow.ListType).Elem(), b.(*arrow.ListType).Elem())
-		if !ok {
+	case !isAtomic(a) || !isAtomic(b):
+		if a.ID() != b.ID() {
 			return nil, false
 		}
-		return arrow.ListOf(e), true
-	}
-	return nil, false
-}
-
-// widerDecimal widens a decimal and another number: a double wins, an
-// integer becomes the decimal that holds it (long is decimal(20,0)).
-func widerDecimal(a, b arrow.DataType) (arrow.DataType, bool) {
-	asDec := func(dt arrow.DataType) (p, s int32, ok bool) {
-		switch dt.ID() {
-		case arrow.DECIMAL128:
-			d := dt.(*arrow.Decimal128Type)
-			return d.Precision, d.Scale, true
-		case arrow.INT8:
-			return 3, 0, true
-		case arrow.INT16:
-			return 5, 0, true
-		case arrow.INT32:
-			return 10, 0, true
-		case arrow.INT64:
-			return 20, 0, true
+		if a.ID() == arrow.LIST {
+			e, ok := commonType(a.(*arrow.ListType).Elem(), b.(*arrow.ListType).Elem())
+			if !ok {
+				return nil, false
+			}
+			return arrow.ListOf(e), true
 		}
-		return 0, 0, false
 	}
-	pa, sa, oka := asDec(a)
-	pb, sb, okb := asDec(b)
-	if !oka || !okb {
-		return float64Type, true
-	}
-	s := max(sa, sb)
-	p := min(max(pa-sa, pb-sb)+s, 38)
-	return &arrow.Decimal128Type{Precision: p, Scale: s}, true
+	return sparktype.Common(a, b), true
 }
 
 // commonOf widens every argument type together, naming the first argument
@@ -474,6 +428,64 @@ func takeValues(mem memory.Allocator, values arrow.Array, idx []int64) (arrow.Ar
 	ia := ib.NewArray()
 	defer ia.Release()
 	return compute.TakeArray(compute.WithAllocator(context.Background(), mem), values, ia)
+}
+
+// cache holds what a string argument compiles to — a regular expression,
+// a datetime pattern: compiled at bind time when the argument is a literal
+// (or absent, with a default), otherwise once per distinct value seen by
+// an evaluation.
+type cache[T any] struct {
+	arg      int
+	compile  func(string) (T, error)
+	fixed    T
+	hasFixed bool
+	seen     map[string]T
+}
+
+func newCache[T any](args []fn.Arg, i int, def string, compile func(string) (T, error)) (*cache[T], error) {
+	c := &cache[T]{arg: i, compile: compile}
+	p, null, ok := def, false, def != ""
+	if i < len(args) {
+		p, null, ok = constString(args[i])
+	}
+	if ok && !null {
+		v, err := compile(p)
+		if err != nil {
+			return nil, fmt.Errorf("argument %d: %w", i+1, err)
+		}
+		c.fixed, c.hasFixed = v, true
+	}
+	return c, nil
+}
+
+// forEval is the cache one evaluation uses: evaluations may run
+// concurrently, so a non-literal argument gets a private map.
+func (c *cache[T]) forEval() *cache[T] {
+	if c.hasFixed {
+		return c
+	}
+	return &cache[T]{arg: c.arg, compile: c.compile, seen: map[string]T{}}
+}
+
+// at is the compiled argument of row i (a[c.arg] must be a string array
+// unless the value is fixed).
+func (c *cache[T]) at(a []arrow.Array, i int) (T, error) {
+	if c.hasFixed {
+		return c.fixed, nil
+	}
+	p := a[c.arg].(*array.String).Value(i)
+	if v, ok := c.seen[p]; ok {
+		return v, nil
+	}
+	v, err := c.compile(p)
+	if err != nil {
+		return v, fmt.Errorf("argument %d: %w", c.arg+1, err)
+	}
+	if len(c.seen) > 1024 {
+		clear(c.seen)
+	}
+	c.seen[p] = v
+	return v, nil
 }
 
 // anyNull reports whether row i is NULL in any of args.

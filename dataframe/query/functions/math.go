@@ -129,13 +129,13 @@ func allNull(t arrow.DataType) func(*fn.Ctx, []arrow.Array, int) (arrow.Array, e
 func appendInt(b array.Builder, v int64) {
 	switch x := b.(type) {
 	case *array.Int64Builder:
-		x.UnsafeAppend(v)
+		x.Append(v)
 	case *array.Int32Builder:
-		x.UnsafeAppend(int32(v))
+		x.Append(int32(v))
 	case *array.Int16Builder:
-		x.UnsafeAppend(int16(v))
+		x.Append(int16(v))
 	case *array.Int8Builder:
-		x.UnsafeAppend(int8(v))
+		x.Append(int8(v))
 	}
 }
 

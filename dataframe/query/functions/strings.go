@@ -357,57 +357,10 @@ func bindConcatWs(args []fn.Arg) (fn.Bound, error) {
 	}}, nil
 }
 
-// regexCache compiles patterns once: at bind time for a literal, else once
-// per distinct pattern seen (a column of patterns usually repeats).
-type regexCache struct {
-	arg   int
-	fixed *regexp.Regexp
-	seen  map[string]*regexp.Regexp
-}
-
-func newRegexCache(args []fn.Arg, i int) (*regexCache, error) {
-	c := &regexCache{arg: i}
-	if p, null, ok := constString(args[i]); ok && !null {
-		re, err := compileRegex(p, i)
-		if err != nil {
-			return nil, err
-		}
-		c.fixed = re
-	}
-	return c, nil
-}
-
-// forEval is the cache one evaluation uses; evaluations may run
-// concurrently, so a non-literal pattern gets a private map.
-func (c *regexCache) forEval() *regexCache {
-	if c.fixed != nil {
-		return c
-	}
-	return &regexCache{arg: c.arg, seen: map[string]*regexp.Regexp{}}
-}
-
-func (c *regexCache) get(p string) (*regexp.Regexp, error) {
-	if c.fixed != nil {
-		return c.fixed, nil
-	}
-	if re, ok := c.seen[p]; ok {
-		return re, nil
-	}
-	re, err := compileRegex(p, c.arg)
-	if err != nil {
-		return nil, err
-	}
-	if len(c.seen) > 1024 {
-		clear(c.seen)
-	}
-	c.seen[p] = re
-	return re, nil
-}
-
-func compileRegex(p string, arg int) (*regexp.Regexp, error) {
+func compileRegex(p string) (*regexp.Regexp, error) {
 	re, err := regexp.Compile(p)
 	if err != nil {
-		return nil, fmt.Errorf("argument %d: invalid regular expression %q: %v", arg+1, p, err)
+		return nil, fmt.Errorf("invalid regular expression %q: %v", p, err)
 	}
 	return re, nil
 }
@@ -417,7 +370,7 @@ func bindSplit(args []fn.Arg) (fn.Bound, error) {
 	if err != nil {
 		return fn.Bound{}, err
 	}
-	cache, err := newRegexCache(args, 1)
+	cache, err := newCache(args, 1, "", compileRegex)
 	if err != nil {
 		return fn.Bound{}, err
 	}
@@ -436,7 +389,7 @@ func bindSplit(args []fn.Arg) (fn.Bound, error) {
 			if len(a) == 3 {
 				limit = int(a[2].(*array.Int32).Value(i))
 			}
-			re, err := rc.get(pat.Value(i))
+			re, err := rc.at(a, i)
 			if err != nil {
 				return nil, err
 			}
@@ -507,11 +460,11 @@ func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
 	if err != nil {
 		return fn.Bound{}, err
 	}
-	cache, err := newRegexCache(args, 1)
+	cache, err := newCache(args, 1, "", compileRegex)
 	if err != nil {
 		return fn.Bound{}, err
 	}
-	if cache.fixed != nil && len(args) == 3 {
+	if cache.hasFixed && len(args) == 3 {
 		if idx, null, ok := constInt(args[2]); ok && !null {
 			if err := checkGroup(cache.fixed, idx); err != nil {
 				return fn.Bound{}, err
@@ -520,9 +473,9 @@ func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		rc := cache.forEval()
-		s, pat := a[0].(*array.String), a[1].(*array.String)
+		s := a[0].(*array.String)
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			re, err := rc.get(pat.Value(i))
+			re, err := rc.at(a, i)
 			if err != nil {
 				return nil, false, err
 			}
@@ -563,13 +516,13 @@ func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
 			return fn.Bound{}, fmt.Errorf("argument 4: position must be positive, got %d", p)
 		}
 	}
-	cache, err := newRegexCache(args, 1)
+	cache, err := newCache(args, 1, "", compileRegex)
 	if err != nil {
 		return fn.Bound{}, err
 	}
 	// A literal replacement with a literal pattern translates once.
 	var fixedTemplate *string
-	if rep, null, ok := constString(args[2]); ok && !null && cache.fixed != nil {
+	if rep, null, ok := constString(args[2]); ok && !null && cache.hasFixed {
 		t, err := javaReplacement(rep, cache.fixed)
 		if err != nil {
 			return fn.Bound{}, err
@@ -578,9 +531,9 @@ func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		rc := cache.forEval()
-		s, pat, rep := a[0].(*array.String), a[1].(*array.String), a[2].(*array.String)
+		s, rep := a[0].(*array.String), a[2].(*array.String)
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			re, err := rc.get(pat.Value(i))
+			re, err := rc.at(a, i)
 			if err != nil {
 				return nil, false, err
 			}

@@ -1,0 +1,484 @@
+package functions
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/sluicedata/sluice/dataframe/query/fn"
+)
+
+// Spark's datetime patterns (the letters of Java's DateTimeFormatter as
+// Spark 3 accepts them), compiled once into fields that format and parse
+// directly. See docs/sql-functions.md#datetime-patterns.
+
+// dtField is one element of a pattern: a letter repeated count times, a
+// literal text, or an optional section.
+type dtField struct {
+	letter   byte // 0 for a literal
+	count    int
+	lit      string
+	optional []dtField
+}
+
+// dtPattern is a compiled datetime pattern.
+type dtPattern struct {
+	src    string
+	fields []dtField
+}
+
+// DefaultPattern is the format of unix_timestamp and from_unixtime.
+const DefaultPattern = "yyyy-MM-dd HH:mm:ss"
+
+// maxCount is the longest run Spark accepts for each letter.
+var maxCount = map[byte]int{
+	'G': 5, 'y': 10, 'D': 3, 'M': 5, 'L': 5, 'd': 2, 'Q': 5, 'q': 5, 'E': 5, 'a': 1,
+	'h': 2, 'K': 2, 'k': 2, 'H': 2, 'm': 2, 's': 2, 'S': 9, 'V': 2, 'z': 4, 'O': 4,
+	'X': 5, 'x': 5, 'Z': 5,
+}
+
+// compilePattern checks a Spark datetime pattern and compiles it.
+func compilePattern(p string) (*dtPattern, error) {
+	fields, rest, err := compileFields(p, 0, false)
+	if err != nil {
+		return nil, err
+	}
+	if rest != len(p) {
+		return nil, fmt.Errorf("datetime pattern %q: unmatched ']' at %d", p, rest+1)
+	}
+	return &dtPattern{src: p, fields: fields}, nil
+}
+
+func compileFields(p string, i int, inOptional bool) ([]dtField, int, error) {
+	var out []dtField
+	addLit := func(s string) {
+		if n := len(out); n > 0 && out[n-1].letter == 0 && out[n-1].optional == nil {
+			out[n-1].lit += s
+			return
+		}
+		out = append(out, dtField{lit: s})
+	}
+	for i < len(p) {
+		c := p[i]
+		switch {
+		case c == '\'':
+			end := i + 1
+			var lit strings.Builder
+			for {
+				if end >= len(p) {
+					return nil, 0, fmt.Errorf("datetime pattern %q: unterminated quote at %d", p, i+1)
+				}
+				if p[end] == '\'' {
+					if end+1 < len(p) && p[end+1] == '\'' {
+						lit.WriteByte('\'')
+						end += 2
+						continue
+					}
+					break
+				}
+				lit.WriteByte(p[end])
+				end++
+			}
+			if end == i+1 {
+				addLit("'") // '' is a quote
+			} else {
+				addLit(lit.String())
+			}
+			i = end + 1
+		case c == '[':
+			sub, next, err := compileFields(p, i+1, true)
+			if err != nil {
+				return nil, 0, err
+			}
+			if next >= len(p) || p[next] != ']' {
+				return nil, 0, fmt.Errorf("datetime pattern %q: unterminated '[' at %d", p, i+1)
+			}
+			out = append(out, dtField{optional: sub})
+			i = next + 1
+		case c == ']':
+			if !inOptional {
+				return nil, 0, fmt.Errorf("datetime pattern %q: unmatched ']' at %d", p, i+1)
+			}
+			return out, i, nil
+		case c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z':
+			n := 1
+			for i+n < len(p) && p[i+n] == c {
+				n++
+			}
+			limit, ok := maxCount[c]
+			switch {
+			case strings.IndexByte("YwWuec", c) >= 0:
+				return nil, 0, fmt.Errorf("datetime pattern %q: week-based letter '%c' is not supported (Spark 3 rejects it too)", p, c)
+			case !ok:
+				return nil, 0, fmt.Errorf("datetime pattern %q: unknown pattern letter '%c'", p, c)
+			case n > limit:
+				return nil, 0, fmt.Errorf("datetime pattern %q: too many pattern letters: %s", p, strings.Repeat(string(c), n))
+			case c == 'V' && n != 2:
+				return nil, 0, fmt.Errorf("datetime pattern %q: pattern letter count must be 2: V", p)
+			}
+			out = append(out, dtField{letter: c, count: n})
+			i += n
+		default:
+			addLit(string(c))
+			i++
+		}
+	}
+	if inOptional {
+		return out, i, nil
+	}
+	return out, i, nil
+}
+
+var (
+	shortMonths = []string{"Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+	shortDays   = []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
+)
+
+// format writes the instant us (microseconds since the epoch) in UTC.
+func (p *dtPattern) format(dst []byte, us int64) []byte {
+	secs := floorDivInt(us, 1_000_000)
+	t := time.Unix(secs, (us-secs*1_000_000)*1000).UTC()
+	return formatFields(dst, p.fields, t)
+}
+
+func floorDivInt(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
+}
+
+func pad(dst []byte, v, width int) []byte {
+	if v < 0 {
+		dst = append(dst, '-')
+		v = -v
+	}
+	s := strconv.Itoa(v)
+	for k := len(s); k < width; k++ {
+		dst = append(dst, '0')
+	}
+	return append(dst, s...)
+}
+
+func formatFields(dst []byte, fields []dtField, t time.Time) []byte {
+	for _, f := range fields {
+		switch f.letter {
+		case 0:
+			if f.optional != nil {
+				dst = formatFields(dst, f.optional, t)
+			} else {
+				dst = append(dst, f.lit...)
+			}
+		case 'G':
+			if f.count == 4 {
+				dst = append(dst, "Anno Domini"...)
+			} else {
+				dst = append(dst, "AD"...)
+			}
+		case 'y':
+			y := t.Year()
+			if f.count == 2 {
+				dst = pad(dst, y%100, 2)
+			} else {
+				dst = pad(dst, y, f.count)
+			}
+		case 'D':
+			dst = pad(dst, t.YearDay(), f.count)
+		case 'M', 'L':
+			switch f.count {
+			case 1, 2:
+				dst = pad(dst, int(t.Month()), f.count)
+			case 3:
+				dst = append(dst, shortMonths[t.Month()-1]...)
+			case 4:
+				dst = append(dst, t.Month().String()...)
+			default:
+				dst = append(dst, t.Month().String()[0])
+			}
+		case 'd':
+			dst = pad(dst, t.Day(), f.count)
+		case 'Q', 'q':
+			q := (int(t.Month())-1)/3 + 1
+			switch f.count {
+			case 1, 2:
+				dst = pad(dst, q, f.count)
+			case 3:
+				dst = append(dst, 'Q')
+				dst = strconv.AppendInt(dst, int64(q), 10)
+			default:
+				dst = append(dst, []string{"1st", "2nd", "3rd", "4th"}[q-1]+" quarter"...)
+			}
+		case 'E':
+			if f.count == 4 {
+				dst = append(dst, t.Weekday().String()...)
+			} else {
+				dst = append(dst, shortDays[t.Weekday()]...)
+			}
+		case 'a':
+			if t.Hour() < 12 {
+				dst = append(dst, "AM"...)
+			} else {
+				dst = append(dst, "PM"...)
+			}
+		case 'h':
+			h := t.Hour() % 12
+			if h == 0 {
+				h = 12
+			}
+			dst = pad(dst, h, f.count)
+		case 'K':
+			dst = pad(dst, t.Hour()%12, f.count)
+		case 'k':
+			h := t.Hour()
+			if h == 0 {
+				h = 24
+			}
+			dst = pad(dst, h, f.count)
+		case 'H':
+			dst = pad(dst, t.Hour(), f.count)
+		case 'm':
+			dst = pad(dst, t.Minute(), f.count)
+		case 's':
+			dst = pad(dst, t.Second(), f.count)
+		case 'S':
+			nanos := pad(nil, t.Nanosecond(), 9)
+			dst = append(dst, nanos[:f.count]...)
+		case 'V':
+			dst = append(dst, "UTC"...)
+		case 'z':
+			if f.count == 4 {
+				dst = append(dst, "Coordinated Universal Time"...)
+			} else {
+				dst = append(dst, "UTC"...)
+			}
+		case 'O':
+			dst = append(dst, "GMT"...)
+		case 'X':
+			dst = append(dst, 'Z')
+		case 'x':
+			dst = append(dst, []string{"+00", "+0000", "+00:00", "+0000", "+00:00"}[f.count-1]...)
+		case 'Z':
+			switch f.count {
+			case 4:
+				dst = append(dst, "GMT"...)
+			case 5:
+				dst = append(dst, 'Z')
+			default:
+				dst = append(dst, "+0000"...)
+			}
+		}
+	}
+	return dst
+}
+
+// parsed collects the fields a parse finds.
+type parsed struct {
+	year, month, day, doy int
+	hour, minute, second  int
+	nanos                 int
+	pm, hasAmPm, hour12   bool
+	loc                   *time.Location
+}
+
+// parse reads s with the pattern; the whole text must match. It returns
+// microseconds since the epoch (UTC unless the text has a zone).
+func (p *dtPattern) parse(s string) (int64, bool) {
+	st := parsed{year: 1970, month: 1, day: 1, loc: time.UTC}
+	i, ok := parseFields(p.fields, s, 0, &st)
+	if !ok || i != len(s) {
+		return 0, false
+	}
+	if st.hasAmPm && st.hour12 {
+		st.hour %= 12
+		if st.pm {
+			st.hour += 12
+		}
+	}
+	if st.doy > 0 {
+		st.month, st.day = 1, st.doy
+	}
+	if st.month < 1 || st.month > 12 || st.day < 1 || st.day > 31 || st.hour > 23 || st.minute > 59 || st.second > 59 {
+		return 0, false
+	}
+	t := time.Date(st.year, time.Month(st.month), st.day, st.hour, st.minute, st.second, st.nanos, st.loc)
+	if st.doy == 0 && t.Day() != st.day || st.doy > 0 && t.Year() != st.year {
+		return 0, false
+	}
+	return t.Unix()*1_000_000 + int64(t.Nanosecond()/1000), true
+}
+
+// nextIsNumber reports whether the field after fields[k] is a number that
+// directly follows (adjacent value parsing: "yyyyMMdd").
+func nextIsNumber(fields []dtField, k int) bool {
+	if k+1 >= len(fields) {
+		return false
+	}
+	f := fields[k+1]
+	switch f.letter {
+	case 'y', 'D', 'd', 'H', 'h', 'K', 'k', 'm', 's', 'S':
+		return true
+	case 'M', 'L', 'Q', 'q':
+		return f.count <= 2
+	}
+	return false
+}
+
+func parseFields(fields []dtField, s string, i int, st *parsed) (int, bool) {
+	for k, f := range fields {
+		if f.letter == 0 {
+			if f.optional != nil {
+				saved := *st
+				if j, ok := parseFields(f.optional, s, i, st); ok {
+					i = j
+				} else {
+					*st = saved
+				}
+				continue
+			}
+			if !strings.HasPrefix(s[i:], f.lit) {
+				return 0, false
+			}
+			i += len(f.lit)
+			continue
+		}
+		// Numbers: count digits exactly when count is 2 or the next field
+		// is an adjacent number; otherwise count (at least 1) up to a max.
+		num := func(min, max int) (int, bool) {
+			if nextIsNumber(fields, k) || f.count == 2 && f.letter != 'y' {
+				min, max = f.count, f.count
+			}
+			j := i
+			v := 0
+			for j < len(s) && j-i < max && s[j] >= '0' && s[j] <= '9' {
+				v = v*10 + int(s[j]-'0')
+				j++
+			}
+			if j-i < min {
+				return 0, false
+			}
+			i = j
+			return v, true
+		}
+		var ok bool
+		switch f.letter {
+		case 'G':
+			for _, era := range []string{"Anno Domini", "AD"} {
+				if strings.HasPrefix(s[i:], era) {
+					i += len(era)
+					ok = true
+					break
+				}
+			}
+		case 'y':
+			neg := false
+			if f.count != 2 && i < len(s) && (s[i] == '-' || s[i] == '+') && f.count > 4 {
+				neg = s[i] == '-'
+				i++
+			}
+			if f.count == 2 {
+				var v int
+				if v, ok = num(2, 2); ok {
+					st.year = 2000 + v
+				}
+			} else if st.year, ok = num(f.count, max(f.count, 6)); ok && neg {
+				st.year = -st.year
+			}
+		case 'D':
+			st.doy, ok = num(f.count, 3)
+		case 'M', 'L':
+			switch f.count {
+			case 1, 2:
+				st.month, ok = num(f.count, 2)
+			case 3:
+				st.month, ok = parseName(s, &i, shortMonths)
+			default:
+				st.month, ok = parseName(s, &i, fullMonths)
+			}
+		case 'd':
+			st.day, ok = num(f.count, 2)
+		case 'Q', 'q':
+			switch f.count {
+			case 1, 2:
+				_, ok = num(f.count, 2)
+			case 3:
+				if ok = i < len(s) && s[i] == 'Q'; ok {
+					i++
+					_, ok = num(1, 1)
+				}
+			}
+		case 'E':
+			if f.count == 4 {
+				_, ok = parseName(s, &i, fullDays)
+			} else {
+				_, ok = parseName(s, &i, shortDays)
+			}
+		case 'a':
+			if len(s)-i >= 2 {
+				switch strings.ToUpper(s[i : i+2]) {
+				case "AM":
+					st.hasAmPm, ok = true, true
+				case "PM":
+					st.hasAmPm, st.pm, ok = true, true, true
+				}
+				i += 2
+			}
+		case 'h', 'K':
+			st.hour12 = true
+			st.hour, ok = num(f.count, 2)
+		case 'k':
+			if st.hour, ok = num(f.count, 2); ok && st.hour == 24 {
+				st.hour = 0
+			}
+		case 'H':
+			st.hour, ok = num(f.count, 2)
+		case 'm':
+			st.minute, ok = num(f.count, 2)
+		case 's':
+			st.second, ok = num(f.count, 2)
+		case 'S':
+			start := i
+			var v int
+			if v, ok = num(1, f.count); ok {
+				for d := i - start; d < 9; d++ {
+					v *= 10
+				}
+				st.nanos = v
+			}
+		case 'V', 'z', 'O', 'X', 'x', 'Z':
+			j := i
+			for j < len(s) && s[j] != ' ' {
+				j++
+			}
+			if k+1 < len(fields) && fields[k+1].letter == 0 && fields[k+1].optional == nil && fields[k+1].lit != "" {
+				if at := strings.Index(s[i:], fields[k+1].lit); at >= 0 {
+					j = i + at
+				}
+			}
+			st.loc, ok = fn.ParseZone(s[i:j])
+			i = j
+		}
+		if !ok {
+			return 0, false
+		}
+	}
+	return i, true
+}
+
+var (
+	fullMonths = []string{"January", "February", "March", "April", "May", "June", "July", "August", "September", "October", "November", "December"}
+	fullDays   = []string{"Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"}
+)
+
+// parseName matches one of names (case-insensitively) at s[*i:]; the
+// result is its 1-based index.
+func parseName(s string, i *int, names []string) (int, bool) {
+	for k, n := range names {
+		if len(s)-*i >= len(n) && strings.EqualFold(s[*i:*i+len(n)], n) {
+			*i += len(n)
+			return k + 1, true
+		}
+	}
+	return 0, false
+}
