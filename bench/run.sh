@@ -48,6 +48,8 @@ fi
     gobench ./pipelines 'RESTToParquet' -benchtime 1x
     gobench ./connectors/notifications 'ReadSQLite' -benchtime 1x
     gobench ./connectors/parquet 'PartitionedWrite'
+    # Issue 10: SQL functions (1M-row arrays)
+    gobench ./dataframe/query/functions 'Lower|Substr|RegexpReplace|ToTimestamp|CastStringToLong'
   fi
   if [ "$ONLY" = all ] || [ "$ONLY" = peers ]; then
     echo "## bench/duckdb/compare.sh (NDJSON → Parquet, sluice vs DuckDB)"

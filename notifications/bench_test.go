@@ -36,6 +36,30 @@ func BenchmarkParseDelivery(b *testing.B) {
 // BenchmarkIntake measures the whole intake path — HTTP over loopback,
 // parse, group-committed SQLite enqueue — with 64 concurrent clients.
 func BenchmarkIntake(b *testing.B) {
+	benchIntake(b, func(n int64) string {
+		return fmt.Sprintf(`{"token":"wbh-%d","createdOn":"2024-05-01T10:00:00Z","object":{"token":"usr-%d","programToken":"prg-1"}}`, n, n)
+	})
+}
+
+// BenchmarkIntakeDiscards is BenchmarkIntake with two deliveries in three
+// discarded (a re-sent token, an older delivery of a stored object): the
+// path that writes the discard ledger (docs/records-api.md#discard-ledger).
+func BenchmarkIntakeDiscards(b *testing.B) {
+	benchIntake(b, func(n int64) string {
+		switch base := n - n%3; n % 3 {
+		case 0: // new
+			return fmt.Sprintf(`{"token":"wbh-%d","createdOn":"2024-05-01T10:00:01Z","object":{"token":"usr-%d"}}`, n, n)
+		case 1: // the same token again
+			return fmt.Sprintf(`{"token":"wbh-%d","createdOn":"2024-05-01T10:00:01Z","object":{"token":"usr-%d"}}`, base, base)
+		default: // an older delivery of the same object
+			return fmt.Sprintf(`{"token":"wbh-%d","createdOn":"2024-05-01T10:00:00Z","object":{"token":"usr-%d"}}`, n, base)
+		}
+	})
+}
+
+// benchIntake posts body(n) for n = 1, 2, … from 64 clients and requires
+// 200 for each.
+func benchIntake(b *testing.B, body func(n int64) string) {
 	st := openStore(b)
 	svc := newService(b, testConfig(), st)
 	if err := svc.Start(context.Background()); err != nil {
@@ -49,9 +73,7 @@ func BenchmarkIntake(b *testing.B) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			n := seq.Add(1)
-			body := fmt.Sprintf(`{"token":"wbh-%d","createdOn":"2024-05-01T10:00:00Z","object":{"token":"usr-%d","programToken":"prg-1"}}`, n, n)
-			resp, err := client.Post(url, "application/json", bytes.NewReader([]byte(body)))
+			resp, err := client.Post(url, "application/json", bytes.NewReader([]byte(body(seq.Add(1)))))
 			if err != nil {
 				b.Error(err)
 				return

@@ -11,7 +11,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/internal/duration"
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
 	"github.com/sluicedata/sluice/notifications/internal/jobs"
 )
@@ -74,6 +74,17 @@ type Config struct {
 	// (PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS); 0 deletes every
 	// terminal record. Defaults to 90.
 	RetentionDays int
+	// QuarantineMax bounds the quarantined intake bodies kept; the oldest
+	// are dropped beyond it (CONN_QUARANTINE_MAX). Defaults to 10000.
+	QuarantineMax int
+	// QuarantineRetentionDays keeps quarantined bodies this many days; the
+	// cleanup job removes older ones (CONN_QUARANTINE_RETENTION_DAYS).
+	// Defaults to 7.
+	QuarantineRetentionDays int
+	// LedgerRetentionDays keeps discard ledger entries this many days; the
+	// cleanup job removes older ones (CONN_LEDGER_RETENTION_DAYS). Defaults
+	// to 7.
+	LedgerRetentionDays int
 
 	// Mail configures the FAILED alert (CONN_MAIL_*).
 	Mail MailConfig
@@ -123,6 +134,9 @@ var Variables = []Variable{
 	{"PROVIDER_NOTIFICATIONS_BATCH_SIZE", "100", "records claimed per batch"},
 	{"PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION", "0 0 1 * * ?", "cleanup schedule in UTC (off disables)"},
 	{"PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", "90", "days terminal records are kept; 0 = delete all terminal"},
+	{"CONN_QUARANTINE_MAX", "10000", "intake bodies refused with 400 kept for inspection; the oldest are dropped beyond it"},
+	{"CONN_QUARANTINE_RETENTION_DAYS", "7", "days quarantined bodies are kept (cleanup job)"},
+	{"CONN_LEDGER_RETENTION_DAYS", "7", "days discard ledger entries (duplicate/obsolete deliveries) are kept (cleanup job)"},
 }
 
 // DefaultConfig returns the configuration with every default applied.
@@ -140,7 +154,11 @@ func DefaultConfig() Config {
 		BatchSize:         100,
 		CleanupCron:       "0 0 1 * * ?",
 		RetentionDays:     90,
-		Mail:              MailConfig{Port: 25, StartTLS: "auto", From: "sluice@localhost"},
+
+		QuarantineMax:           10000,
+		QuarantineRetentionDays: 7,
+		LedgerRetentionDays:     7,
+		Mail:                    MailConfig{Port: 25, StartTLS: "auto", From: "sluice@localhost"},
 	}
 }
 
@@ -188,7 +206,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	duration := func(name string, dst *time.Duration) {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
-			d, err := connectors.ParseDuration(v)
+			d, err := duration.Parse(v)
 			if err != nil {
 				fail(name, err)
 				return
@@ -232,6 +250,9 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	integer("PROVIDER_NOTIFICATIONS_BATCH_SIZE", &c.BatchSize)
 	str("PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION", &c.CleanupCron)
 	integer("PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", &c.RetentionDays)
+	integer("CONN_QUARANTINE_MAX", &c.QuarantineMax)
+	integer("CONN_QUARANTINE_RETENTION_DAYS", &c.QuarantineRetentionDays)
+	integer("CONN_LEDGER_RETENTION_DAYS", &c.LedgerRetentionDays)
 
 	// Report every bad variable at once; one that failed to parse kept its
 	// default, so validate does not repeat it.
@@ -302,6 +323,15 @@ func (c *Config) validate() error {
 	}
 	if c.RetentionDays < 0 || c.RetentionDays > 365000 {
 		fail("PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", "must be between 0 and 365000, got %d", c.RetentionDays)
+	}
+	if c.QuarantineMax < 1 || c.QuarantineMax > 10000000 {
+		fail("CONN_QUARANTINE_MAX", "must be between 1 and 10000000, got %d", c.QuarantineMax)
+	}
+	if c.QuarantineRetentionDays < 0 || c.QuarantineRetentionDays > 365000 {
+		fail("CONN_QUARANTINE_RETENTION_DAYS", "must be between 0 and 365000, got %d", c.QuarantineRetentionDays)
+	}
+	if c.LedgerRetentionDays < 0 || c.LedgerRetentionDays > 365000 {
+		fail("CONN_LEDGER_RETENTION_DAYS", "must be between 0 and 365000, got %d", c.LedgerRetentionDays)
 	}
 	if c.Mail.Port < 1 || c.Mail.Port > 65535 {
 		fail("CONN_MAIL_SMTP_PORT", "must be between 1 and 65535, got %d", c.Mail.Port)
@@ -375,12 +405,18 @@ func (c *Config) jobsConfig() jobs.Config {
 		InitialRetryDelay: c.InitialRetryDelay, BackoffMultiplier: c.BackoffMultiplier,
 		RetentionDays: c.RetentionDays, DownstreamTimeout: c.DownstreamTimeout,
 		ProviderAPIURL: c.ProviderAPIURL, Mail: c.Mail,
+		QuarantineRetentionDays: c.QuarantineRetentionDays, LedgerRetentionDays: c.LedgerRetentionDays,
+		Secrets: map[string]string{
+			"conn.marketplace.url": c.MarketplaceURL, "provider.api.url": c.ProviderAPIURL,
+			"conn.api.token": c.APIToken, "conn.mail.smtp.password": c.Mail.Password,
+		},
 	}
 }
 
 // apiConfig is the part of c the HTTP API reads.
 func (c *Config) apiConfig() httpapi.Config {
-	return httpapi.Config{MaxBodyBytes: c.MaxBodyBytes, APIToken: c.APIToken, ManagementAPI: c.ManagementAPI}
+	return httpapi.Config{MaxBodyBytes: c.MaxBodyBytes, APIToken: c.APIToken, ManagementAPI: c.ManagementAPI,
+		QuarantineMax: c.QuarantineMax}
 }
 
 // Off is the cron value that disables a schedule.

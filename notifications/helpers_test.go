@@ -101,6 +101,13 @@ func newService(t testing.TB, cfg notifications.Config, st notifications.Store, 
 // do runs one request through the app in-process.
 func do(t testing.TB, svc *notifications.Service, method, path, body string, header ...string) (int, string) {
 	t.Helper()
+	code, out, _ := doH(t, svc, method, path, body, header...)
+	return code, out
+}
+
+// doH is do answering the response headers too.
+func doH(t testing.TB, svc *notifications.Service, method, path, body string, header ...string) (int, string, http.Header) {
+	t.Helper()
 	var r io.Reader
 	if body != "" {
 		r = strings.NewReader(body)
@@ -117,7 +124,7 @@ func do(t testing.TB, svc *notifications.Service, method, path, body string, hea
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
-	return resp.StatusCode, string(b)
+	return resp.StatusCode, string(b), resp.Header
 }
 
 // webhook builds a provider webhook body.

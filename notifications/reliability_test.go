@@ -156,15 +156,25 @@ func (s *sidecar) stop(t *testing.T) {
 
 func allRecords(t *testing.T, s *sidecar) []notifications.Record {
 	t.Helper()
-	resp, err := http.Get(s.url("/webhooks/notifications?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z"))
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, 200, resp.StatusCode, string(b))
-	var recs []notifications.Record
-	require.NoError(t, json.Unmarshal(b, &recs))
-	return recs
+	// The listing pages (1000 records by default): follow the Next cursor.
+	var all []notifications.Record
+	after := ""
+	for page := 0; page < 1000; page++ {
+		resp, err := http.Get(s.url("/webhooks/notifications?from=2000-01-01T00:00:00Z&to=2100-01-01T00:00:00Z&after=" + after))
+		require.NoError(t, err)
+		b, err := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		require.NoError(t, err)
+		require.Equal(t, 200, resp.StatusCode, string(b))
+		var recs []notifications.Record
+		require.NoError(t, json.Unmarshal(b, &recs))
+		all = append(all, recs...)
+		if after = resp.Header.Get("Next"); after == "" {
+			return all
+		}
+	}
+	t.Fatal("more than 1000 pages")
+	return nil
 }
 
 func TestBinaryConcurrentIdenticalPosts(t *testing.T) {

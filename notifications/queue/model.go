@@ -75,6 +75,12 @@ type Record struct {
 	NextRetryDate    *time.Time `json:"-"`
 	Program          string     `json:"program"`
 	Payload          []byte     `json:"-"`
+	// LastError is the error of the latest processing attempt; "" when it
+	// succeeded or none was made (docs/records-api.md#attempts).
+	LastError string `json:"-"`
+	// Attempt, when set on a record passed to Store.Finish, is appended to
+	// its attempt history in the same transaction.
+	Attempt *Attempt `json:"-"`
 }
 
 // DateLayout formats stored dates: RFC 3339, UTC, milliseconds.

@@ -35,6 +35,9 @@ type EnqueueResult struct {
 	Outcome  Outcome
 	ID       int64 // of the stored record, when Stored
 	Outdated int   // live records that became OUTDATED
+	// Winner is, for a discarded delivery, the token of the stored record
+	// that made it redundant (its own token for a duplicate).
+	Winner string
 }
 
 // Range is an inclusive receptionDate range; a nil bound is open.
@@ -68,6 +71,8 @@ type Stats struct {
 // Store keeps notification records durably. Implementations: SQLite and
 // Postgres, in package notifications/sqlstore (sqlstore.Open(ctx, dsn)). Every method is safe for concurrent use.
 type Store interface {
+	RecordStore
+
 	// Enqueue applies the intake rules (duplicate, obsolete, supersede) and
 	// stores rec as PENDING with retryCounter 0, all in one transaction.
 	// It returns once the outcome is durably committed.

@@ -33,6 +33,7 @@ type pgStore struct {
 	opool  *pgxpool.Pool
 	o      options
 	w      *writer
+	qw     *writer // the quarantine's group-commit writer
 	schema string
 	where  string // redacted DSN, for error messages
 
@@ -43,7 +44,7 @@ type pgStore struct {
 const pgName = "postgres store"
 
 const pgCols = `id, webhook_token, object_token, notification_type, creation_date, reception_date,
-	status, retry_counter, last_retry_date, next_retry_date, program, payload`
+	status, retry_counter, last_retry_date, next_retry_date, program, payload, last_error`
 
 const pgInsertCols = `webhook_token, object_token, notification_type, creation_date, reception_date,
 	status, retry_counter, last_retry_date, next_retry_date, program, payload`
@@ -52,24 +53,33 @@ const pgInsertCols = `webhook_token, object_token, notification_type, creation_d
 // delivery without an object token is related to no other). The
 // sub-statements share a snapshot, so the update of superseded records is
 // tied to the insert actually happening (ON CONFLICT covers a concurrent
-// identical delivery from another sidecar).
+// identical delivery from another sidecar). obs is the newest later
+// record's token (the obsolete rule's winner); a discard is written to the
+// ledger in the same statement (docs/records-api.md#discard-ledger).
 const pgEnqueue = `WITH
 dup AS (SELECT EXISTS (SELECT 1 FROM notifications WHERE webhook_token = $1) AS v),
-obs AS (SELECT EXISTS (SELECT 1 FROM notifications
-	WHERE $2 <> '' AND object_token = $2 AND notification_type = $3 AND creation_date > $4) AS v),
+obs AS (SELECT (SELECT webhook_token FROM notifications
+	WHERE $2 <> '' AND object_token = $2 AND notification_type = $3 AND creation_date > $4
+	ORDER BY creation_date DESC, id DESC LIMIT 1) AS w),
 ins AS (
 	INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date, reception_date,
 		status, retry_counter, program, payload)
 	SELECT $1, $2, $3, $4, $5, 'PENDING', 0, $6, $7
-	WHERE NOT (SELECT v FROM dup) AND NOT (SELECT v FROM obs)
+	WHERE NOT (SELECT v FROM dup) AND (SELECT w FROM obs) IS NULL
 	ON CONFLICT (webhook_token) DO NOTHING
 	RETURNING id),
+led AS (
+	INSERT INTO discard_ledger (token, reason, winner, at)
+	SELECT $1, CASE WHEN d.v THEN 'duplicate' ELSE 'obsolete' END, CASE WHEN d.v THEN $1 ELSE o.w END, $5
+	FROM dup d, obs o WHERE d.v OR o.w IS NOT NULL
+	ON CONFLICT (token) DO UPDATE SET reason = excluded.reason, winner = excluded.winner, at = excluded.at
+	RETURNING 1),
 upd AS (
 	UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL
 	WHERE $2 <> '' AND object_token = $2 AND notification_type = $3 AND creation_date < $4
 	AND status IN ('PENDING', 'RETRYING') AND EXISTS (SELECT 1 FROM ins)
 	RETURNING 1)
-SELECT (SELECT v FROM dup), (SELECT v FROM obs), (SELECT id FROM ins), (SELECT count(*) FROM upd)`
+SELECT (SELECT v FROM dup), (SELECT w FROM obs), (SELECT id FROM ins), (SELECT count(*) FROM upd), (SELECT count(*) FROM led)`
 
 func openPostgres(ctx context.Context, dsn string, o options) (_ queue.Store, err error) {
 	where := redactDSN(dsn)
@@ -139,6 +149,7 @@ func openPostgres(ctx context.Context, dsn string, o options) (_ queue.Store, er
 		return nil, fmt.Errorf("sqlstore: migrating %s (schema %s): %w", where, s.schema, err)
 	}
 	s.w = newWriter(pgName, s.applyBatch, o.maxBatch, o.queueSize, o.pgWriters, pgBatchTimeout, o.logger)
+	s.qw = newWriter(pgName+" quarantine", s.applyQuarantine, o.maxBatch, o.queueSize, 1, pgBatchTimeout, o.logger)
 	return s, nil
 }
 
@@ -294,9 +305,13 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 		b.Queue(`BEGIN`)
 		b.Queue(pgLockObjects, s.objectLocks(reqs))
 		b.Queue(`SELECT webhook_token FROM notifications WHERE webhook_token = ANY($1)`, tokens)
-		b.Queue(`SELECT k.o, k.t, (SELECT max(creation_date) FROM notifications n
-			WHERE n.object_token = k.o AND n.notification_type = k.t)
-			FROM unnest($1::text[], $2::text[]) AS k(o, t)`, objs, typs)
+		// Per key the newest record: its creationDate for the obsolete
+		// rule, its token for the ledger.
+		b.Queue(`SELECT k.o, k.t, l.creation_date, l.webhook_token
+			FROM unnest($1::text[], $2::text[]) AS k(o, t)
+			CROSS JOIN LATERAL (SELECT creation_date, webhook_token FROM notifications n
+				WHERE n.object_token = k.o AND n.notification_type = k.t
+				ORDER BY creation_date DESC, id DESC LIMIT 1) l`, objs, typs)
 		// LATERAL (OFFSET 0 keeps it from being flattened into a join): one
 		// object-index lookup per key, whatever the statistics say.
 		b.Queue(`SELECT n.id, k.o, k.t, n.creation_date
@@ -321,12 +336,12 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 				return err
 			}
 			var k objKey
-			var latest *time.Time
+			var latest time.Time
+			var latestTok string
 			rows, _ = br.Query()
-			if _, err := pgx.ForEachRow(rows, []any{&k.object, &k.typ, &latest}, func() error {
-				if latest != nil {
-					st.key(k).latest, st.key(k).hasLatest = *latest, true
-				}
+			if _, err := pgx.ForEachRow(rows, []any{&k.object, &k.typ, &latest, &latestTok}, func() error {
+				ks := st.key(k)
+				ks.latest, ks.latestToken, ks.hasLatest = latest, latestTok, true
 				return nil
 			}); err != nil {
 				return err
@@ -371,6 +386,18 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 		if len(plan.outdate) > 0 {
 			b.Queue(`UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL WHERE id = ANY($1)`, plan.outdate)
 		}
+		// The discard ledger rides in the batch's transaction.
+		led := discardsOf(reqs, res)
+		if len(led) > 0 {
+			lt, lr, lw, la := make([]string, len(led)), make([]string, len(led)), make([]string, len(led)), make([]time.Time, len(led))
+			for j, e := range led {
+				lt[j], lr[j], lw[j], la[j] = e.token, e.reason, e.winner, e.at
+			}
+			b.Queue(`INSERT INTO discard_ledger (token, reason, winner, at)
+				SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[])
+				ON CONFLICT (token) DO UPDATE SET reason = excluded.reason, winner = excluded.winner, at = excluded.at`,
+				lt, lr, lw, la)
+		}
 		b.Queue(`COMMIT`)
 		ids := make(map[string]int64, n)
 		br := conn.SendBatch(ctx, b)
@@ -394,6 +421,11 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 			return errInsertRace
 		}
 		if len(plan.outdate) > 0 {
+			if _, err := br.Exec(); err != nil {
+				return err
+			}
+		}
+		if len(led) > 0 {
 			if _, err := br.Exec(); err != nil {
 				return err
 			}
@@ -436,19 +468,20 @@ func (s *pgStore) applyBatchPerRequest(ctx context.Context, reqs []*intakeReq) (
 			return err
 		}
 		for i := range reqs {
-			var dup, obs bool
+			var dup bool
+			var winner *string
 			var id *int64
-			var outdated int64
-			if err := br.QueryRow().Scan(&dup, &obs, &id, &outdated); err != nil {
+			var outdated, ledgered int64
+			if err := br.QueryRow().Scan(&dup, &winner, &id, &outdated, &ledgered); err != nil {
 				return err
 			}
 			switch {
 			case id != nil:
 				res[i] = queue.EnqueueResult{Outcome: queue.Stored, ID: *id, Outdated: int(outdated)}
-			case obs && !dup:
-				res[i].Outcome = queue.DiscardedObsolete
+			case winner != nil && !dup:
+				res[i] = queue.EnqueueResult{Outcome: queue.DiscardedObsolete, Winner: *winner}
 			default: // stored before, or by another sidecar just now
-				res[i].Outcome = queue.DiscardedDuplicate
+				res[i] = queue.EnqueueResult{Outcome: queue.DiscardedDuplicate, Winner: reqs[i].rec.WebhookToken}
 			}
 		}
 		if err := commitResult(br); err != nil {
@@ -474,9 +507,13 @@ func scanPG(row pgx.Row) (queue.Record, error) {
 		r      queue.Record
 		status string
 	)
+	var lastErr *string
 	if err := row.Scan(&r.ID, &r.WebhookToken, &r.ObjectToken, &r.NotificationType, &r.CreationDate,
-		&r.ReceptionDate, &status, &r.RetryCounter, &r.LastRetryDate, &r.NextRetryDate, &r.Program, &r.Payload); err != nil {
+		&r.ReceptionDate, &status, &r.RetryCounter, &r.LastRetryDate, &r.NextRetryDate, &r.Program, &r.Payload, &lastErr); err != nil {
 		return r, err
+	}
+	if lastErr != nil {
+		r.LastError = *lastErr
 	}
 	r.Status = queue.Status(status)
 	r.CreationDate, r.ReceptionDate = r.CreationDate.UTC(), r.ReceptionDate.UTC()
@@ -637,14 +674,25 @@ func (s *pgStore) Finish(ctx context.Context, rec *queue.Record) (bool, error) {
 		return false, invalidf("finish %s: invalid status %q", rec.WebhookToken, rec.Status)
 	}
 	q := `UPDATE notifications SET status = $1, retry_counter = $2, last_retry_date = $3, next_retry_date = $4,
-		claimed_until = NULL
+		claimed_until = NULL, last_error = $6
 		WHERE id = $5 AND status IN ('PENDING', 'RETRYING') AND claimed_until IS NOT NULL`
-	args := []any{string(rec.Status), rec.RetryCounter, truncPtr(rec.LastRetryDate), truncPtr(rec.NextRetryDate), rec.ID}
+	args := []any{string(rec.Status), rec.RetryCounter, truncPtr(rec.LastRetryDate), truncPtr(rec.NextRetryDate), rec.ID,
+		finishLastError(rec)}
 	if until, ok := s.claims.take(rec.ID); ok {
 		// Only the claim this store made: after its lease expired another
 		// sidecar may have claimed the record again.
-		q += ` AND claimed_until = $6`
 		args = append(args, until)
+		q += fmt.Sprintf(` AND claimed_until = $%d`, len(args))
+	}
+	if a := rec.Attempt; a != nil {
+		// The attempt is appended in the same statement, only when the
+		// outcome was saved.
+		n := len(args)
+		q = fmt.Sprintf(`WITH f AS (%s RETURNING id)
+			INSERT INTO notification_attempts (notification_id, attempt, at, outcome, http_status, duration_ms, error)
+			SELECT f.id, COALESCE((SELECT max(attempt) FROM notification_attempts WHERE notification_id = f.id), 0) + 1,
+				$%d, $%d, $%d, $%d, $%d FROM f`, q, n+1, n+2, n+3, n+4, n+5)
+		args = append(args, queue.Truncate(a.At), a.Outcome, nullInt(a.HTTPStatus), a.DurationMS, nullText(a.Error))
 	}
 	tag, err := s.opool.Exec(ctx, q, args...)
 	if err != nil {
@@ -1017,6 +1065,7 @@ func (s *pgStore) Close() error {
 		return nil
 	}
 	s.w.close()
+	s.qw.close()
 	for _, l := range locks {
 		l.unlock()
 	}

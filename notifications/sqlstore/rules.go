@@ -15,9 +15,10 @@ type ruleState struct {
 }
 
 type keyState struct {
-	latest    time.Time // greatest creationDate in any status
-	hasLatest bool
-	live      []liveRec // PENDING and RETRYING records
+	latest      time.Time // greatest creationDate in any status
+	latestToken string    // the token of that record (a discard's winner)
+	hasLatest   bool
+	live        []liveRec // PENDING and RETRYING records
 }
 
 // liveRec is a live record: a stored one (id) or one of the batch (batch ≥ 0).
@@ -53,7 +54,7 @@ func (st *ruleState) apply(reqs []*intakeReq) ([]queue.EnqueueResult, batchPlan)
 	for i, q := range reqs {
 		r := q.rec
 		if st.tokens[r.WebhookToken] {
-			res[i].Outcome = queue.DiscardedDuplicate
+			res[i].Outcome, res[i].Winner = queue.DiscardedDuplicate, r.WebhookToken
 			continue
 		}
 		if r.ObjectToken == "" {
@@ -68,7 +69,7 @@ func (st *ruleState) apply(reqs []*intakeReq) ([]queue.EnqueueResult, batchPlan)
 		}
 		ks := st.key(objKey{r.ObjectToken, r.NotificationType})
 		if ks.hasLatest && ks.latest.After(r.CreationDate) {
-			res[i].Outcome = queue.DiscardedObsolete
+			res[i].Outcome, res[i].Winner = queue.DiscardedObsolete, ks.latestToken
 			continue
 		}
 		kept := ks.live[:0]
@@ -85,8 +86,10 @@ func (st *ruleState) apply(reqs []*intakeReq) ([]queue.EnqueueResult, batchPlan)
 			}
 		}
 		ks.live = append(kept, liveRec{created: r.CreationDate, batch: i})
-		if !ks.hasLatest || r.CreationDate.After(ks.latest) {
-			ks.latest, ks.hasLatest = r.CreationDate, true
+		// On a tie the later arrival (the higher id) is the winner, as the
+		// stores' ORDER BY creation_date DESC, id DESC picks it.
+		if !ks.hasLatest || !r.CreationDate.Before(ks.latest) {
+			ks.latest, ks.latestToken, ks.hasLatest = r.CreationDate, r.WebhookToken, true
 		}
 		st.tokens[r.WebhookToken] = true
 		res[i].Outcome = queue.Stored

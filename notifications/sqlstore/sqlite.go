@@ -39,8 +39,10 @@ type sqliteStore struct {
 	w      *writer
 	holder string
 
-	stCheck, stDup, stSupersede, stInsert, stInsertNew *sql.Stmt
-	stClaim, stFinish, stFinishOwn                     *sql.Stmt
+	stCheck, stDup, stSupersede, stInsert, stInsertNew  *sql.Stmt
+	stClaim, stFinish, stFinishOwn, stLedger, stAttempt *sql.Stmt
+
+	qw *writer // the quarantine's group-commit writer
 
 	lockSeq atomic.Uint64
 
@@ -51,7 +53,7 @@ type sqliteStore struct {
 const sqliteName = "sqlite store"
 
 const sqliteCols = `id, webhook_token, object_token, notification_type, creation_date, reception_date,
-	status, retry_counter, last_retry_date, next_retry_date, program, payload`
+	status, retry_counter, last_retry_date, next_retry_date, program, payload, last_error`
 
 const sqliteInsertCols = `webhook_token, object_token, notification_type, creation_date, reception_date,
 	status, retry_counter, last_retry_date, next_retry_date, program, payload`
@@ -72,6 +74,8 @@ func sqliteDSN(path string, o options, role int) string {
 	// Checkpoints run in the background (checkpointLoop), off the commit
 	// path; this is only the backstop should they fall behind (≈ 80 MiB).
 	q.Add("_pragma", "wal_autocheckpoint(20000)")
+	// Attempts are deleted with their record (ON DELETE CASCADE).
+	q.Add("_pragma", "foreign_keys(1)")
 	switch role {
 	case roleWriter:
 		// The writer touches index pages all over (tokens are random): keep
@@ -136,8 +140,11 @@ func openSQLite(ctx context.Context, path string, o options) (_ queue.Store, err
 		// (stInsertNew), so the common delivery costs one index probe and
 		// the INSERT. stDup is only asked when the delivery is obsolete
 		// (a duplicate takes precedence).
+		// The first column is the newest later record's token (the
+		// obsolete rule's winner, for the discard ledger), NULL when none.
 		{&s.stCheck, `SELECT
-			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?1 AND notification_type = ?2 AND creation_date > ?3),
+			(SELECT webhook_token FROM notifications WHERE object_token = ?1 AND notification_type = ?2 AND creation_date > ?3
+				ORDER BY creation_date DESC, id DESC LIMIT 1),
 			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?1 AND notification_type = ?2 AND creation_date < ?3
 				AND status IN ('PENDING', 'RETRYING'))`},
 		{&s.stDup, `SELECT EXISTS (SELECT 1 FROM notifications WHERE webhook_token = ?)`},
@@ -153,7 +160,9 @@ func openSQLite(ctx context.Context, path string, o options) (_ queue.Store, err
 		{&s.stFinish, sqliteFinish},
 		// Only the claim this store made: after its lease expired another
 		// sidecar may have claimed the record again.
-		{&s.stFinishOwn, sqliteFinish + ` AND claimed_until = ?6`},
+		{&s.stFinishOwn, sqliteFinish + ` AND claimed_until = ?7`},
+		{&s.stLedger, sqliteLedger},
+		{&s.stAttempt, sqliteAttempt},
 	} {
 		if *p.st, err = s.wdb.PrepareContext(ctx, p.sql); err != nil {
 			return nil, fmt.Errorf("sqlstore: preparing statements on %s: %w", path, storeErr("prepare", err))
@@ -166,6 +175,7 @@ func openSQLite(ctx context.Context, path string, o options) (_ queue.Store, err
 	s.cpStop, s.cpDone = make(chan struct{}), make(chan struct{})
 	go s.checkpointLoop()
 	s.w = newWriter(sqliteName, s.applyBatch, o.maxBatch, o.queueSize, 1, 0, o.logger)
+	s.qw = newWriter(sqliteName+" quarantine", s.applyQuarantine, o.maxBatch, o.queueSize, 1, 0, o.logger)
 	return s, nil
 }
 
@@ -298,20 +308,31 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queu
 	check := tx.StmtContext(ctx, s.stCheck)
 	supersede := tx.StmtContext(ctx, s.stSupersede)
 	insert := tx.StmtContext(ctx, s.stInsertNew)
-	var dupQ *sql.Stmt // prepared on the transaction only when needed
+	var dupQ, ledger *sql.Stmt // prepared on the transaction only when needed
+	// The discard ledger rides in the batch's transaction: no commit of
+	// its own (docs/records-api.md#discard-ledger).
+	discard := func(r *queue.Record, res *queue.EnqueueResult, reason, winner string) error {
+		res.Winner = winner
+		if ledger == nil {
+			ledger = tx.StmtContext(ctx, s.stLedger)
+		}
+		_, err := ledger.ExecContext(ctx, r.WebhookToken, reason, winner, ms(r.ReceptionDate))
+		return err
+	}
 	res := make([]queue.EnqueueResult, len(reqs))
 	for i, q := range reqs {
 		r := q.rec
 		cd := ms(r.CreationDate)
 		// A delivery without an object token is related to no other: it is
 		// never obsolete and supersedes nothing.
-		var obsolete, live bool
+		var winner sql.NullString
+		var live bool
 		if r.ObjectToken != "" {
-			if err := check.QueryRowContext(ctx, r.ObjectToken, r.NotificationType, cd).Scan(&obsolete, &live); err != nil {
+			if err := check.QueryRowContext(ctx, r.ObjectToken, r.NotificationType, cd).Scan(&winner, &live); err != nil {
 				return nil, err
 			}
 		}
-		if obsolete {
+		if winner.Valid {
 			if dupQ == nil {
 				dupQ = tx.StmtContext(ctx, s.stDup)
 			}
@@ -320,8 +341,13 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queu
 				return nil, err
 			}
 			res[i].Outcome = queue.DiscardedObsolete
+			reason := queue.ReasonObsolete
 			if dup {
 				res[i].Outcome = queue.DiscardedDuplicate
+				reason, winner.String = queue.ReasonDuplicate, r.WebhookToken
+			}
+			if err := discard(r, &res[i], reason, winner.String); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -338,6 +364,9 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queu
 		}
 		if ins == 0 {
 			res[i].Outcome = queue.DiscardedDuplicate
+			if err := discard(r, &res[i], queue.ReasonDuplicate, r.WebhookToken); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		id, err := ir.LastInsertId()
@@ -386,11 +415,13 @@ func scanSQLite(sc rowScanner) (queue.Record, error) {
 		cd, rd   int64
 		lrd, nrd sql.NullInt64
 		status   string
+		lastErr  sql.NullString
 	)
 	if err := sc.Scan(&r.ID, &r.WebhookToken, &r.ObjectToken, &r.NotificationType, &cd, &rd,
-		&status, &r.RetryCounter, &lrd, &nrd, &r.Program, &r.Payload); err != nil {
+		&status, &r.RetryCounter, &lrd, &nrd, &r.Program, &r.Payload, &lastErr); err != nil {
 		return r, err
 	}
+	r.LastError = lastErr.String
 	r.CreationDate, r.ReceptionDate = fromMS(cd), fromMS(rd)
 	r.Status = queue.Status(status)
 	if lrd.Valid {
@@ -550,7 +581,7 @@ const sqliteClaim = `UPDATE notifications SET claimed_until = ?1 WHERE id IN (
 RETURNING ` + sqliteCols
 
 const sqliteFinish = `UPDATE notifications SET status = ?1, retry_counter = ?2, last_retry_date = ?3,
-	next_retry_date = ?4, claimed_until = NULL
+	next_retry_date = ?4, claimed_until = NULL, last_error = ?6
 	WHERE id = ?5 AND status IN ('PENDING', 'RETRYING') AND claimed_until IS NOT NULL`
 
 // sortClaimed orders a claimed batch; RETURNING promises no order.
@@ -571,7 +602,8 @@ func (s *sqliteStore) Finish(ctx context.Context, rec *queue.Record) (bool, erro
 		return false, invalidf("finish %s: invalid status %q", rec.WebhookToken, rec.Status)
 	}
 	st := s.stFinish
-	args := []any{string(rec.Status), rec.RetryCounter, nullMS(rec.LastRetryDate), nullMS(rec.NextRetryDate), rec.ID}
+	lastErr := finishLastError(rec)
+	args := []any{string(rec.Status), rec.RetryCounter, nullMS(rec.LastRetryDate), nullMS(rec.NextRetryDate), rec.ID, lastErr}
 	if until, ok := s.claims.take(rec.ID); ok {
 		st = s.stFinishOwn
 		args = append(args, until)
@@ -582,7 +614,12 @@ func (s *sqliteStore) Finish(ctx context.Context, rec *queue.Record) (bool, erro
 		if err != nil {
 			return err
 		}
-		n, err = res.RowsAffected()
+		if n, err = res.RowsAffected(); err != nil || n != 1 || rec.Attempt == nil {
+			return err
+		}
+		a := rec.Attempt
+		_, err = tx.StmtContext(ctx, s.stAttempt).ExecContext(ctx, rec.ID, ms(a.At), a.Outcome, nullInt(a.HTTPStatus),
+			a.DurationMS, nullText(a.Error))
 		return err
 	})
 	if err != nil {
@@ -638,13 +675,19 @@ const deleteChunk = 5000
 // the rows a chunk skips (records kept) are not read again and again
 // through another index.
 func (s *sqliteStore) deleteWhere(ctx context.Context, op string, byReception bool, where string, args ...any) (int64, error) {
-	var total int64
 	from := `notifications`
 	if byReception {
 		from += ` INDEXED BY notifications_reception`
 	}
 	q := `DELETE FROM notifications WHERE id IN (SELECT id FROM ` + from + ` WHERE ` + where +
 		` LIMIT ` + strconv.Itoa(deleteChunk) + `)`
+	return s.deleteChunks(ctx, op, q, args...)
+}
+
+// deleteChunks runs q, a DELETE of at most deleteChunk rows, until it
+// deletes fewer.
+func (s *sqliteStore) deleteChunks(ctx context.Context, op, q string, args ...any) (int64, error) {
+	var total int64
 	for {
 		res, err := s.wdb.ExecContext(ctx, q, args...)
 		if err != nil {
@@ -1018,6 +1061,7 @@ func (s *sqliteStore) Close() error {
 		return nil
 	}
 	s.w.close()
+	s.qw.close()
 	for _, l := range leases {
 		l.unlock()
 	}
@@ -1028,7 +1072,8 @@ func (s *sqliteStore) Close() error {
 
 func (s *sqliteStore) closeDBs() error {
 	var errs []error
-	for _, st := range []*sql.Stmt{s.stCheck, s.stDup, s.stSupersede, s.stInsert, s.stInsertNew, s.stClaim, s.stFinish, s.stFinishOwn} {
+	for _, st := range []*sql.Stmt{s.stCheck, s.stDup, s.stSupersede, s.stInsert, s.stInsertNew, s.stClaim, s.stFinish, s.stFinishOwn,
+		s.stLedger, s.stAttempt} {
 		if st != nil {
 			errs = append(errs, st.Close())
 		}

@@ -17,6 +17,10 @@ type intakeReq struct {
 	ctx  context.Context
 	rec  *queue.Record
 	done chan intakeResp // buffered: the writer never blocks on a waiter that left
+	// q is set instead of rec on the quarantine's writer: the body to keep,
+	// and how many entries to keep at most.
+	q    *queue.Quarantined
+	keep int
 }
 
 type intakeResp struct {
@@ -82,12 +86,16 @@ func newWriter(name string, apply applyFunc, maxBatch, queueSize, workers int, t
 
 // submit queues rec and waits for its committed outcome.
 func (w *writer) submit(ctx context.Context, rec *queue.Record) (queue.EnqueueResult, error) {
+	return w.send(ctx, &intakeReq{ctx: ctx, rec: rec, done: make(chan intakeResp, 1)})
+}
+
+// send queues req and waits for its committed outcome.
+func (w *writer) send(ctx context.Context, req *intakeReq) (queue.EnqueueResult, error) {
 	select {
 	case <-w.closing:
 		return queue.EnqueueResult{}, fmt.Errorf("%s: enqueue: %w", w.name, errClosed)
 	default:
 	}
-	req := &intakeReq{ctx: ctx, rec: rec, done: make(chan intakeResp, 1)}
 	select {
 	case w.queue <- req:
 	case <-w.closing:

@@ -139,6 +139,7 @@ func Run(t *testing.T, tg Target) {
 		dsn := tg.NewDSN(t)
 		return openAt(t, tg, dsn, o), dsn
 	}
+	runRecords(t, tg, open)
 
 	t.Run("EnqueueStoresPending", func(t *testing.T) {
 		t.Parallel()
@@ -554,7 +555,7 @@ func Run(t *testing.T, tg Target) {
 	t.Run("BrokenDatabaseIsUnavailable", func(t *testing.T) {
 		t.Parallel()
 		s, dsn := open(t, Options{})
-		tg.Exec(t, dsn, "DROP TABLE notifications")
+		tg.Exec(t, dsn, "DROP TABLE notification_attempts; DROP TABLE notifications")
 		_, err := s.Enqueue(Ctx(t), Delivery("wbh-1", "usr-1", T0))
 		require.ErrorIs(t, err, queue.ErrUnavailable)
 		_, err = s.Get(Ctx(t), "wbh-1")

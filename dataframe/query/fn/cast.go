@@ -1,12 +1,14 @@
 package fn
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/big"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/compute"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
@@ -33,6 +35,13 @@ func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array
 	}
 	if from.ID() == arrow.NULL {
 		return array.MakeArrayOfNull(mem, to, arr.Len()), nil
+	}
+	if plain, err := plainForm(mem, arr); err != nil || plain != nil {
+		if err != nil {
+			return nil, err
+		}
+		defer plain.Release()
+		return Cast(mem, plain, to)
 	}
 	if !CanCast(from, to) {
 		return nil, fmt.Errorf("cannot cast %s to %s", sparktype.Name(from), sparktype.Name(to))
@@ -64,11 +73,30 @@ func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array
 	return nil, fmt.Errorf("cannot cast %s to %s", sparktype.Name(from), sparktype.Name(to))
 }
 
+// plainForm turns the encodings Arrow has for one Spark type into the one
+// the casts handle: large strings and string views into strings,
+// dictionaries into their values. It returns nil for an array already plain.
+func plainForm(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
+	switch a := arr.(type) {
+	case *array.LargeString, *array.StringView:
+		return castToString(mem, arr), nil
+	case *array.Dictionary:
+		return compute.TakeArray(compute.WithAllocator(context.Background(), mem), a.Dictionary(), a.Indices())
+	}
+	return nil, nil
+}
+
 // CanCast reports whether Spark (ansi off) has a CAST from one type to the
 // other; Cast fails exactly when it does not.
 func CanCast(from, to arrow.DataType) bool {
 	if arrow.TypeEqual(from, to) || from.ID() == arrow.NULL {
 		return true
+	}
+	switch from.ID() {
+	case arrow.LARGE_STRING, arrow.STRING_VIEW:
+		return CanCast(arrow.BinaryTypes.String, to)
+	case arrow.DICTIONARY:
+		return CanCast(from.(*arrow.DictionaryType).ValueType, to)
 	}
 	switch to.ID() {
 	case arrow.STRING:

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 
@@ -205,4 +206,28 @@ func FuzzCastString(f *testing.F) {
 			out.Release()
 		}
 	})
+}
+
+func TestCastOtherEncodings(t *testing.T) {
+	t.Parallel()
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	large := fntest.Array(mem, arrow.BinaryTypes.LargeString, "12", nil, "x")
+	defer large.Release()
+	out, err := fn.Cast(mem, large, i64)
+	require.NoError(t, err)
+	require.Equal(t, []any{int64(12), nil, nil}, fntest.Values(out))
+	out.Release()
+
+	db := array.NewDictionaryBuilder(mem, &arrow.DictionaryType{IndexType: arrow.PrimitiveTypes.Int8, ValueType: str}).(*array.BinaryDictionaryBuilder)
+	defer db.Release()
+	require.NoError(t, db.AppendString("7"))
+	require.NoError(t, db.AppendString("8"))
+	require.NoError(t, db.AppendString("7"))
+	dict := db.NewArray()
+	defer dict.Release()
+	out, err = fn.Cast(mem, dict, i32)
+	require.NoError(t, err)
+	require.Equal(t, []any{int32(7), int32(8), int32(7)}, fntest.Values(out))
+	out.Release()
 }

@@ -61,6 +61,8 @@ func (s *API) newApp() *fiber.App {
 	app.Get("/health", s.health)
 	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.Reg, promhttp.HandlerOpts{})))
 	app.Get("/datasets/notifications", s.dataset)
+	s.recordRoutes(app)
+	s.uiRoutes(app)
 	s.managementRoutes(app)
 	app.Use(func(c *fiber.Ctx) error {
 		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("no endpoint %s %s", c.Method(), c.Path()))
@@ -148,28 +150,6 @@ func parseRange(c *fiber.Ctx, required bool) (queue.Range, error) {
 		return r, fmt.Errorf("[From] date [%s] can not be later than [To] date [%s]", hmcDate(*r.From), hmcDate(*r.To))
 	}
 	return r, nil
-}
-
-func (s *API) listRange(c *fiber.Ctx) error {
-	r, err := parseRange(c, true)
-	if err != nil {
-		return jsonError(c, fiber.StatusBadRequest, err.Error())
-	}
-	recs, err := s.store.List(c.UserContext(), r)
-	if err != nil {
-		return s.storeError(c, err)
-	}
-	buf := make([]byte, 0, 64+len(recs)*300)
-	buf = append(buf, '[')
-	for i := range recs {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		buf = queue.AppendRecordJSON(buf, &recs[i])
-	}
-	buf = append(buf, ']')
-	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
-	return c.Send(buf)
 }
 
 func (s *API) deleteRange(c *fiber.Ctx) error {

@@ -289,7 +289,8 @@ func (s *API) mgmtReplace(c *fiber.Ctx) error {
 }
 
 func (s *API) mgmtDelete(c *fiber.Ctx) error {
-	if err := s.store.Remove(c.UserContext(), tokenParam(c)); err != nil {
+	// SUCCESS and OUTDATED records are the cleanup job's (409).
+	if err := s.store.RemoveLive(c.UserContext(), tokenParam(c)); err != nil {
 		return s.mgmtStoreError(c, err)
 	}
 	c.Status(fiber.StatusOK)
@@ -297,7 +298,16 @@ func (s *API) mgmtDelete(c *fiber.Ctx) error {
 }
 
 func (s *API) mgmtRetry(c *fiber.Ctx) error {
-	r, err := s.store.Requeue(c.UserContext(), tokenParam(c))
+	force, err := queryBool(c, "force")
+	if err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	// A SUCCESS or OUTDATED record is re-queued only with force=true (409).
+	requeue := s.store.RequeueLive
+	if force {
+		requeue = s.store.Requeue
+	}
+	r, err := requeue(c.UserContext(), tokenParam(c))
 	if err != nil {
 		return s.mgmtStoreError(c, err)
 	}
@@ -316,6 +326,8 @@ func (s *API) mgmtStoreError(c *fiber.Ctx, err error) error {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	case errors.Is(err, queue.ErrConflict):
 		return jsonError(c, fiber.StatusConflict, err.Error())
+	case errors.Is(err, queue.ErrSettled):
+		return jsonError(c, fiber.StatusConflict, settledMessage(err, tokenParam(c)))
 	}
 	return s.storeError(c, err)
 }

@@ -20,6 +20,9 @@ type Config struct {
 	MaxBodyBytes  int
 	APIToken      string
 	ManagementAPI bool
+	// QuarantineMax bounds the quarantined bodies kept
+	// (docs/records-api.md#quarantine).
+	QuarantineMax int
 }
 
 // Jobs starts job runs in the background (the job trigger endpoints).

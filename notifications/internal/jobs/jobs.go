@@ -210,7 +210,9 @@ func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunS
 // processOne runs the handler for rec and saves the outcome; for a record
 // that became FAILED it sends the alert after the outcome is committed.
 func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats, mu *sync.Mutex) {
+	start, began := s.now(), time.Now()
 	err := s.handleRecord(ctx, rec)
+	took := time.Since(began)
 	if ctx.Err() != nil {
 		// Cut short by shutdown: not an attempt that failed. The record
 		// stays claimed until its lease expires and is processed again.
@@ -237,6 +239,7 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 		s.log.Warn("notification processing failed", "webhookToken", rec.WebhookToken,
 			"attempt", rec.RetryCounter, "maxAttempts", s.cfg.MaxAttempts, "status", rec.Status, "error", err)
 	}
+	rec.Attempt = s.attemptOf(rec, start, took, err)
 	ok, ferr := s.store.Finish(ctx, rec)
 	outcome := ""
 	switch {
@@ -349,6 +352,10 @@ func (s *Runner) RunCleanup(ctx context.Context) (RunStats, error) {
 		return st, fmt.Errorf("cleanup job: %w", err)
 	}
 	st.Deleted = n
+	if err := s.expireKept(ctx, now); err != nil {
+		s.countRun(CleanupJob, err)
+		return st, fmt.Errorf("cleanup job: %w", err)
+	}
 	s.countRun(CleanupJob, nil)
 	if n > 0 {
 		s.log.Info("cleanup run done", "deleted", n)

@@ -38,6 +38,14 @@ type Config struct {
 	DownstreamTimeout time.Duration
 	ProviderAPIURL    string
 	Mail              MailConfig
+	// QuarantineRetentionDays and LedgerRetentionDays: the cleanup job
+	// expires quarantined bodies and discard ledger entries after them.
+	QuarantineRetentionDays int
+	LedgerRetentionDays     int
+	// Secrets are configuration values (secret ones by their names, and
+	// URLs' credentials and secret query values) masked in the errors
+	// attempts keep (docs/records-api.md#attempts).
+	Secrets map[string]string
 }
 
 // Runner runs the processing and cleanup jobs over a store.

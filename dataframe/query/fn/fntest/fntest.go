@@ -48,6 +48,8 @@ func appendValue(b array.Builder, v any) {
 	switch x := b.(type) {
 	case *array.StringBuilder:
 		x.Append(v.(string))
+	case *array.LargeStringBuilder:
+		x.Append(v.(string))
 	case *array.BinaryBuilder:
 		x.Append([]byte(v.(string)))
 	case *array.BooleanBuilder:
