@@ -167,3 +167,7 @@ func trimSpaceControl(s string) string { return sparktype.TrimSpaceControl(s) }
 // ParseZone reads a time zone as Spark's timestamp texts write it
 // (sparktype.ParseZone).
 func ParseZone(z string) (*time.Location, bool) { return sparktype.ParseZone(z) }
+
+// CivilDays is the day number of y-m-d since 1970-01-01 in the proleptic
+// Gregorian calendar (sparktype.CivilDays).
+func CivilDays(y, m, d int) (int32, bool) { return sparktype.CivilDays(y, m, d) }
