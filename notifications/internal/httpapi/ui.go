@@ -192,6 +192,9 @@ func (s *API) uiIndex(c *fiber.Ctx) error {
 	}
 	refresh := cloneValues(d.base)
 	if tok := c.Query("token"); tok != "" {
+		if err := checkLookupToken(tok); err != nil {
+			return jsonError(c, fiber.StatusBadRequest, "query parameter \"token\": "+err.Error())
+		}
 		d.Selected = tok
 		refresh.Set("token", tok)
 		r, err := s.store.Get(ctx, tok)
@@ -249,6 +252,9 @@ func (s *API) uiAction(c *fiber.Ctx) error {
 		return jsonError(c, fiber.StatusForbidden, "missing or invalid CSRF token: reload the operator page and try again")
 	}
 	token := tokenParam(c)
+	if err := checkLookupToken(token); err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
 	ctx := c.UserContext()
 	var err error
 	done := ""
