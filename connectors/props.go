@@ -2,11 +2,12 @@ package connectors
 
 import (
 	"fmt"
-	"regexp"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/sluicedata/sluice/internal/duration"
 )
 
 // Props are a dataset's effective properties (exact, case-sensitive keys).
@@ -65,7 +66,7 @@ func (p Props) Duration(key string, def time.Duration) (time.Duration, error) {
 	if !ok || strings.TrimSpace(v) == "" {
 		return def, nil
 	}
-	d, err := ParseDuration(v)
+	d, err := duration.Parse(v)
 	if err != nil {
 		return 0, fmt.Errorf("property %s: %w", key, err)
 	}
@@ -91,46 +92,4 @@ func (p Props) Clone() Props {
 		c[k] = v
 	}
 	return c
-}
-
-var isoDuration = regexp.MustCompile(`^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$`)
-
-// ParseDuration accepts Go durations (`1m30s`) and ISO-8601 durations of
-// days, hours, minutes and seconds (`PT1M`, `P1DT2H`, `PT0.5S`). Negative
-// values are rejected.
-func ParseDuration(s string) (time.Duration, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return 0, fmt.Errorf("empty duration")
-	}
-	if t[0] == 'P' || t[0] == 'p' {
-		m := isoDuration.FindStringSubmatch(strings.ToUpper(t))
-		if u := strings.ToUpper(t); m == nil || u == "P" || strings.HasSuffix(u, "T") {
-			return 0, fmt.Errorf("%q is not a duration (use 10s or PT10S)", s)
-		}
-		var total float64
-		units := []float64{float64(24 * time.Hour), float64(time.Hour), float64(time.Minute), float64(time.Second)}
-		for i, part := range m[1:] {
-			if part == "" {
-				continue
-			}
-			f, err := strconv.ParseFloat(part, 64)
-			if err != nil {
-				return 0, fmt.Errorf("%q is not a duration (use 10s or PT10S)", s)
-			}
-			total += f * units[i]
-		}
-		if total > float64(1<<62) {
-			return 0, fmt.Errorf("%q is too long a duration", s)
-		}
-		return time.Duration(total), nil
-	}
-	d, err := time.ParseDuration(t)
-	if err != nil {
-		return 0, fmt.Errorf("%q is not a duration (use 10s or PT10S)", s)
-	}
-	if d < 0 {
-		return 0, fmt.Errorf("%q is negative", s)
-	}
-	return d, nil
 }

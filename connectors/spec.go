@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/sluicedata/sluice/internal/duration"
 	"github.com/sluicedata/sluice/internal/suggest"
 )
 
@@ -173,7 +174,7 @@ func (s *PropertySet) Duration(p Props, name string) (time.Duration, error) {
 	sp := s.Spec(name)
 	var def time.Duration
 	if sp.Default != "" {
-		def, _ = ParseDuration(sp.Default)
+		def, _ = duration.Parse(sp.Default)
 	}
 	return p.Duration(name, def)
 }

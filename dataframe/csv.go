@@ -2,10 +2,13 @@ package dataframe
 
 import (
 	"bufio"
+	"bytes"
+	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"strings"
 
@@ -32,65 +35,77 @@ const csvBatchRows = 64 * 1024
 // DuckDB). Nested cells (structs, lists, maps) are their JSON text;
 // timestamps are RFC 3339 UTC; binary is base64. Lines end with "\n".
 func WriteCSV(w io.Writer, f *Frame) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
-	var line []byte
-	for c, name := range f.ColumnNames() {
-		if c > 0 {
-			line = append(line, ',')
-		}
-		line = appendCSVField(line, name, false)
-	}
-	line = append(line, '\n')
-	if _, err := bw.Write(line); err != nil {
-		return err
-	}
-	var cell []byte
-	for _, rec := range f.Records() {
-		cols := rec.Columns()
-		n := int(rec.NumRows())
-		for i := 0; i < n; i++ {
-			line = line[:0]
-			for c, col := range cols {
-				if c > 0 {
-					line = append(line, ',')
-				}
-				if col.IsNull(i) {
-					if len(cols) == 1 {
-						// A lone empty field is a blank line, which CSV
-						// readers skip: quote it so the row survives.
-						line = append(line, `""`...)
-					}
-					continue
-				}
-				switch a := col.(type) {
-				case *array.String:
-					line = appendCSVField(line, a.Value(i), true)
-				case *array.LargeString:
-					line = appendCSVField(line, a.Value(i), true)
-				case *array.StringView:
-					line = appendCSVField(line, a.Value(i), true)
-				case *array.Int64:
-					line = strconv.AppendInt(line, a.Value(i), 10)
-				case *array.Int32:
-					line = strconv.AppendInt(line, int64(a.Value(i)), 10)
-				default:
-					cell = AppendJSONValue(cell[:0], col, i)
-					if !isNested(col.DataType()) && len(cell) >= 2 && cell[0] == '"' {
-						// Scalars JSON quotes (timestamps, base64, NaN) hold
-						// no escapes: their bare text is the CSV value.
-						cell = cell[1 : len(cell)-1]
-					}
-					line = appendCSVField(line, string(cell), false)
-				}
-			}
-			line = append(line, '\n')
-			if _, err := bw.Write(line); err != nil {
-				return err
-			}
-		}
-	}
-	return bw.Flush()
+	return writeFrame(w, f, newCSVWriter)
 }
+
+// csvWriter writes CSV one record batch at a time.
+type csvWriter struct {
+	bw         *bufio.Writer
+	line, cell []byte
+}
+
+func newCSVWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+	cw := &csvWriter{bw: bufio.NewWriterSize(w, 256<<10)}
+	for c, fd := range schema.Fields() {
+		if c > 0 {
+			cw.line = append(cw.line, ',')
+		}
+		cw.line = appendCSVField(cw.line, fd.Name, false)
+	}
+	cw.line = append(cw.line, '\n')
+	_, err := cw.bw.Write(cw.line)
+	return cw, err
+}
+
+func (cw *csvWriter) write(rec arrow.Record) error {
+	cols := rec.Columns()
+	n := int(rec.NumRows())
+	line, cell := cw.line, cw.cell
+	defer func() { cw.line, cw.cell = line, cell }()
+	for i := 0; i < n; i++ {
+		line = line[:0]
+		for c, col := range cols {
+			if c > 0 {
+				line = append(line, ',')
+			}
+			if col.IsNull(i) {
+				if len(cols) == 1 {
+					// A lone empty field is a blank line, which CSV
+					// readers skip: quote it so the row survives.
+					line = append(line, `""`...)
+				}
+				continue
+			}
+			switch a := col.(type) {
+			case *array.String:
+				line = appendCSVField(line, a.Value(i), true)
+			case *array.LargeString:
+				line = appendCSVField(line, a.Value(i), true)
+			case *array.StringView:
+				line = appendCSVField(line, a.Value(i), true)
+			case *array.Int64:
+				line = strconv.AppendInt(line, a.Value(i), 10)
+			case *array.Int32:
+				line = strconv.AppendInt(line, int64(a.Value(i)), 10)
+			default:
+				cell = AppendJSONValue(cell[:0], col, i)
+				if !isNested(col.DataType()) && len(cell) >= 2 && cell[0] == '"' {
+					// Scalars JSON quotes (timestamps, base64, NaN) hold
+					// no escapes: their bare text is the CSV value.
+					cell = cell[1 : len(cell)-1]
+				}
+				line = appendCSVField(line, string(cell), false)
+			}
+		}
+		line = append(line, '\n')
+		if _, err := cw.bw.Write(line); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (cw *csvWriter) close() error { return cw.bw.Flush() }
 
 func isNested(dt arrow.DataType) bool {
 	switch dt.(type) {
@@ -147,54 +162,98 @@ const (
 // true/false (any case), else string. Empty fields are null; a column with
 // only empty fields is string. Empty header names become _c0, _c1, …
 // (Spark's names); a repeated name gets its column index appended. Every
-// row must have as many fields as the header.
+// row must have as many fields as the header. r is read into memory once
+// and passed over twice (OpenCSV streams a file instead).
 func ReadCSV(r io.Reader, opts CSVOptions) (*Frame, error) {
-	mem := opts.Allocator
-	if mem == nil {
-		mem = memory.DefaultAllocator
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, fmt.Errorf("csv: %w", err)
 	}
+	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
+	s, err := openCSV(context.Background(), open, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Release()
+	f, err := Collect(s)
+	if err != nil {
+		return nil, err
+	}
+	f.SetAllocator(opts.Allocator)
+	return f, nil
+}
+
+// OpenCSV streams a CSV file in two passes: the column types are inferred
+// now over every row (as ReadCSV does), and the returned stream reads the
+// file again, csvBatchRows rows per batch. The caller releases the stream.
+func OpenCSV(ctx context.Context, path string, opts CSVOptions) (Stream, error) {
+	open := func() (io.ReadCloser, error) { return os.Open(path) }
+	s, err := openCSV(ctx, open, opts)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", path, err)
+	}
+	return s, nil
+}
+
+// csvRows reads the header and then calls fn with each row.
+func csvRows(r io.Reader, opts CSVOptions, header func([]string) error, fn func([]string) error) error {
 	cr := csv.NewReader(bufio.NewReaderSize(r, 256<<10))
 	if opts.Delimiter != 0 {
 		cr.Comma = opts.Delimiter
 	}
-	cr.ReuseRecord = false
-	header, err := cr.Read()
+	cr.ReuseRecord = true
+	h, err := cr.Read()
 	if errors.Is(err, io.EOF) {
-		return nil, errors.New("csv: no header row (empty input)")
+		return errors.New("csv: no header row (empty input)")
 	}
 	if err != nil {
-		return nil, fmt.Errorf("csv: %w", err)
+		return fmt.Errorf("csv: %w", err)
 	}
-	names := csvColumnNames(header)
-	var rows [][]string
+	if err := header(h); err != nil {
+		return err
+	}
 	for {
 		rec, err := cr.Read()
 		if errors.Is(err, io.EOF) {
-			break
+			return nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("csv: %w", err)
+			return fmt.Errorf("csv: %w", err)
 		}
-		rows = append(rows, rec)
+		if err := fn(rec); err != nil {
+			return err
+		}
 	}
+}
 
-	kinds := make([]csvKind, len(names))
-	for c := range names {
-		k := csvNull
-		for _, row := range rows {
-			if k == csvString {
-				break
-			}
-			if v := row[c]; v != "" {
-				k = mergeCSVKind(k, csvKindOf(v))
-			}
-		}
-		if k == csvNull {
-			k = csvString
-		}
-		kinds[c] = k
+func openCSV(ctx context.Context, open func() (io.ReadCloser, error), opts CSVOptions) (Stream, error) {
+	mem := opts.Allocator
+	if mem == nil {
+		mem = memory.DefaultAllocator
 	}
-
+	// Pass 1: the column names and kinds.
+	r, err := open()
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	var kinds []csvKind
+	err = csvRows(r, opts, func(h []string) error {
+		names = csvColumnNames(h)
+		kinds = make([]csvKind, len(names))
+		return nil
+	}, func(row []string) error {
+		for c, v := range row {
+			if k := kinds[c]; k != csvString && v != "" {
+				kinds[c] = mergeCSVKind(k, csvKindOf(v))
+			}
+		}
+		return ctx.Err()
+	})
+	r.Close()
+	if err != nil {
+		return nil, err
+	}
 	fields := make([]arrow.Field, len(names))
 	for c, n := range names {
 		var dt arrow.DataType
@@ -211,16 +270,26 @@ func ReadCSV(r io.Reader, opts CSVOptions) (*Frame, error) {
 		fields[c] = arrow.Field{Name: n, Type: dt, Nullable: true}
 	}
 	schema := arrow.NewSchema(fields, nil)
-	var recs []arrow.Record
-	b := array.NewRecordBuilder(mem, schema)
-	defer b.Release()
-	for start := 0; start < len(rows); start += csvBatchRows {
-		end := min(start+csvBatchRows, len(rows))
-		for c := range names {
-			fb := b.Field(c)
-			fb.Reserve(end - start)
-			for _, row := range rows[start:end] {
-				v := row[c]
+	// Pass 2: the batches.
+	return newPipe(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+		r, err := open()
+		if err != nil {
+			return err
+		}
+		defer r.Close()
+		b := array.NewRecordBuilder(mem, schema)
+		defer b.Release()
+		n := 0
+		flush := func() bool {
+			n = 0
+			return emit(b.NewRecord())
+		}
+		err = csvRows(r, opts, func([]string) error { return nil }, func(row []string) error {
+			if len(row) != len(names) {
+				return fmt.Errorf("%w: a row has %d fields, the header %d", ErrStreamChanged, len(row), len(names))
+			}
+			for c, v := range row {
+				fb := b.Field(c)
 				if v == "" {
 					fb.AppendNull()
 					continue
@@ -229,7 +298,10 @@ func ReadCSV(r io.Reader, opts CSVOptions) (*Frame, error) {
 				case *array.BooleanBuilder:
 					bb.Append(strings.EqualFold(v, "true"))
 				case *array.Int64Builder:
-					n, _ := strconv.ParseInt(v, 10, 64)
+					n, err := strconv.ParseInt(v, 10, 64)
+					if err != nil {
+						return fmt.Errorf("%w: %q is no longer a long", ErrStreamChanged, v)
+					}
 					bb.Append(n)
 				case *array.Float64Builder:
 					bb.Append(parseCSVFloat(v))
@@ -237,15 +309,19 @@ func ReadCSV(r io.Reader, opts CSVOptions) (*Frame, error) {
 					bb.Append(v)
 				}
 			}
+			if n++; n == csvBatchRows && !flush() {
+				return ctx.Err()
+			}
+			return nil
+		})
+		if err != nil {
+			return err
 		}
-		recs = append(recs, b.NewRecord())
-	}
-	f, err := New(schema, recs...)
-	if err != nil {
-		return nil, err
-	}
-	f.SetAllocator(mem)
-	return f, nil
+		if n > 0 && !flush() {
+			return ctx.Err()
+		}
+		return nil
+	}), nil
 }
 
 func csvColumnNames(header []string) []string {

@@ -1,6 +1,7 @@
 package dataframe
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -92,7 +93,8 @@ func unknownFormat(path, ext, want string) error {
 // ReadFile reads a file into a frame, choosing the format by extension:
 // .json (one JSON document, inferred as ReadJSON does; RecordsPath picks the
 // rows), .ndjson and .jsonl (JSON lines), .csv (header row, types inferred),
-// .parquet and .arrow (Arrow IPC file format). The caller releases the frame.
+// .parquet and .arrow (Arrow IPC file format). The whole file ends up in
+// memory; OpenFile streams it instead. The caller releases the frame.
 func ReadFile(path string, o FileOptions) (*Frame, error) {
 	format, ext := formatOf(path)
 	mem := o.allocator()
@@ -115,15 +117,16 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 		}
 		return f, nil
 	case formatCSV:
-		fh, err := os.Open(path)
+		s, err := OpenCSV(context.Background(), path, CSVOptions{Allocator: mem})
 		if err != nil {
 			return nil, err
 		}
-		defer fh.Close()
-		f, err := ReadCSV(fh, CSVOptions{Allocator: mem})
+		defer s.Release()
+		f, err := Collect(s)
 		if err != nil {
-			return nil, fmt.Errorf("reading %s: %w", path, err)
+			return nil, err
 		}
+		f.SetAllocator(mem)
 		return f, nil
 	case formatParquet:
 		return ReadParquet(path, mem)
@@ -140,28 +143,20 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 // The write is atomic: the data goes to a temporary file in the same
 // directory, is synced, and is renamed over path only when complete, so a
 // reader never sees half a file and a failed write leaves nothing behind.
+// A frame's Parquet row groups are encoded on all cores (WriteParquet).
 func WriteFile(path string, f *Frame, o FileOptions) error {
-	format, ext := formatOf(path)
-	var write func(w io.Writer) error
-	switch format {
-	case formatParquet:
+	if format, _ := formatOf(path); format == formatParquet {
 		if err := o.Parquet.validate(); err != nil {
 			return err
 		}
-		write = func(w io.Writer) error { return WriteParquet(w, f, o.Parquet) }
-	case formatArrow:
-		write = func(w io.Writer) error { return WriteArrowIPC(w, f) }
-	case formatCSV:
-		write = func(w io.Writer) error { return WriteCSV(w, f) }
-	case formatNDJSON:
-		write = func(w io.Writer) error { return WriteNDJSON(w, f) }
-	case formatJSON:
-		write = func(w io.Writer) error { return WriteJSONArray(w, f) }
-	default:
-		return unknownFormat(path, ext, ".parquet, .arrow, .csv, .ndjson, .jsonl or .json")
+		err := atomicfile.Write(path, func(w io.Writer) error { return WriteParquet(w, f, o.Parquet) })
+		if err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return nil
 	}
-	if err := atomicfile.Write(path, write); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
-	}
-	return nil
+	s := f.Stream()
+	defer s.Release()
+	_, err := WriteStream(context.Background(), path, s, o)
+	return err
 }

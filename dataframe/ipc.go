@@ -1,6 +1,7 @@
 package dataframe
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -12,19 +13,33 @@ import (
 
 // WriteArrowIPC writes f to w in the Arrow IPC file format (the file starts
 // and ends with "ARROW1"), one IPC record batch per frame batch.
-func WriteArrowIPC(w io.Writer, f *Frame) (err error) {
+func WriteArrowIPC(w io.Writer, f *Frame) error {
+	return writeFrame(w, f, newIPCWriter)
+}
+
+// ipcWriter writes the Arrow IPC file format one record batch at a time.
+type ipcWriter struct{ fw *ipc.FileWriter }
+
+func newIPCWriter(w io.Writer, schema *arrow.Schema) (_ batchWriter, err error) {
 	defer recoverAs(&err, "arrow ipc")
-	fw, err := ipc.NewFileWriter(&tellWriter{w: w}, ipc.WithSchema(f.Schema()), ipc.WithAllocator(memory.DefaultAllocator))
+	fw, err := ipc.NewFileWriter(&tellWriter{w: w}, ipc.WithSchema(schema), ipc.WithAllocator(memory.DefaultAllocator))
 	if err != nil {
+		return nil, fmt.Errorf("arrow ipc: %w", err)
+	}
+	return &ipcWriter{fw: fw}, nil
+}
+
+func (iw *ipcWriter) write(rec arrow.Record) (err error) {
+	defer recoverAs(&err, "arrow ipc")
+	if err := iw.fw.Write(rec); err != nil {
 		return fmt.Errorf("arrow ipc: %w", err)
 	}
-	for _, rec := range f.Records() {
-		if err := fw.Write(rec); err != nil {
-			fw.Close()
-			return fmt.Errorf("arrow ipc: %w", err)
-		}
-	}
-	if err := fw.Close(); err != nil {
+	return nil
+}
+
+func (iw *ipcWriter) close() (err error) {
+	defer recoverAs(&err, "arrow ipc")
+	if err := iw.fw.Close(); err != nil {
 		return fmt.Errorf("arrow ipc: %w", err)
 	}
 	return nil
@@ -32,7 +47,24 @@ func WriteArrowIPC(w io.Writer, f *Frame) (err error) {
 
 // ReadArrowIPC reads an Arrow IPC file (the format WriteArrowIPC writes) into
 // a frame. The caller releases the frame.
-func ReadArrowIPC(path string, mem memory.Allocator) (f *Frame, err error) {
+func ReadArrowIPC(path string, mem memory.Allocator) (*Frame, error) {
+	s, err := OpenArrowIPC(context.Background(), path, mem)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Release()
+	f, err := Collect(s)
+	if err != nil {
+		return nil, err
+	}
+	f.SetAllocator(mem)
+	return f, nil
+}
+
+// OpenArrowIPC streams an Arrow IPC file one record batch at a time. The
+// footer is checked now; a corrupt batch is an error of the stream. The
+// caller releases the stream.
+func OpenArrowIPC(ctx context.Context, path string, mem memory.Allocator) (_ Stream, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -40,16 +72,12 @@ func ReadArrowIPC(path string, mem memory.Allocator) (f *Frame, err error) {
 	if err != nil {
 		return nil, err
 	}
-	defer fh.Close()
-	var recs []arrow.Record
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("arrow ipc: %v (recovered panic)", r)
 		}
 		if err != nil {
-			for _, r := range recs {
-				r.Release()
-			}
+			fh.Close()
 			err = fmt.Errorf("reading %s: %w", path, err)
 		}
 	}()
@@ -67,20 +95,28 @@ func ReadArrowIPC(path string, mem memory.Allocator) (f *Frame, err error) {
 	if err != nil {
 		return nil, fmt.Errorf("arrow ipc: %w", err)
 	}
-	defer rdr.Close()
-	for i := 0; i < rdr.NumRecords(); i++ {
-		rec, err := rdr.RecordAt(i)
-		if err != nil {
-			return nil, fmt.Errorf("arrow ipc: record batch %d: %w", i, err)
+	return newPipe(ctx, rdr.Schema(), 1, func(ctx context.Context, emit func(arrow.Record) bool) (err error) {
+		defer fh.Close()
+		defer rdr.Close()
+		for i := 0; i < rdr.NumRecords(); i++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			rec, err := ipcRecordAt(rdr, i)
+			if err != nil {
+				return fmt.Errorf("reading %s: arrow ipc: record batch %d: %w", path, i, err)
+			}
+			if !emit(rec) {
+				return ctx.Err()
+			}
 		}
-		recs = append(recs, rec)
-	}
-	f, err = New(rdr.Schema(), recs...)
-	if err != nil {
-		return nil, err
-	}
-	f.SetAllocator(mem)
-	return f, nil
+		return nil
+	}), nil
+}
+
+func ipcRecordAt(rdr *ipc.FileReader, i int) (rec arrow.Record, err error) {
+	defer recoverAs(&err, "arrow ipc")
+	return rdr.RecordAt(i)
 }
 
 // tellWriter lets the IPC file writer, which only ever asks for its current

@@ -17,6 +17,12 @@ func JSONLookup(doc []byte, path string) (raw []byte, found bool, err error) {
 			return nil, false, fmt.Errorf("dataframe: JSON path %q has an empty segment", path)
 		}
 	}
+	return JSONLookupPath(doc, segs)
+}
+
+// JSONLookupPath is JSONLookup with the path given as its keys, which may
+// hold dots themselves (`@odata.nextLink`).
+func JSONLookupPath(doc []byte, segs []string) (raw []byte, found bool, err error) {
 	s := &scanner{data: doc, maxDepth: defaultMaxDepth}
 	pos := s.skipWS(0)
 	if pos >= len(doc) {

@@ -249,7 +249,17 @@ func readRowGroup(rdr *file.Reader, mem memory.Allocator, i int) (recs []arrow.R
 // fields once, here, where a panic of the decoder (corrupt compressed data,
 // bad levels) is recovered. pqarrow reads struct children in goroutines of
 // its own, where such a panic would kill the process instead.
-func verifyStructLeaves(rdr *file.Reader, fr *pqarrow.FileReader) (err error) {
+func verifyStructLeaves(rdr *file.Reader, fr *pqarrow.FileReader) error {
+	for rg := 0; rg < rdr.NumRowGroups(); rg++ {
+		if err := verifyRowGroupStructLeaves(rdr, fr, rg); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// verifyRowGroupStructLeaves is verifyStructLeaves for row group rg.
+func verifyRowGroupStructLeaves(rdr *file.Reader, fr *pqarrow.FileReader, rg int) (err error) {
 	defer recoverAs(&err, "parquet")
 	arrSchema, err := fr.Schema()
 	if err != nil {
@@ -265,19 +275,17 @@ func verifyStructLeaves(rdr *file.Reader, fr *pqarrow.FileReader) (err error) {
 		return nil
 	}
 	pqSchema := rdr.MetaData().Schema
-	for rg := 0; rg < rdr.NumRowGroups(); rg++ {
-		rgr := rdr.RowGroup(rg)
-		for c := 0; c < pqSchema.NumColumns(); c++ {
-			if !risky[pqSchema.ColumnRoot(c).Name()] {
-				continue
-			}
-			cr, err := rgr.Column(c)
-			if err != nil {
-				return err
-			}
-			if err := drainColumn(cr); err != nil {
-				return fmt.Errorf("row group %d, column %s: %w", rg, pqSchema.Column(c).Path(), err)
-			}
+	rgr := rdr.RowGroup(rg)
+	for c := 0; c < pqSchema.NumColumns(); c++ {
+		if !risky[pqSchema.ColumnRoot(c).Name()] {
+			continue
+		}
+		cr, err := rgr.Column(c)
+		if err != nil {
+			return err
+		}
+		if err := drainColumn(cr); err != nil {
+			return fmt.Errorf("row group %d, column %s: %w", rg, pqSchema.Column(c).Path(), err)
 		}
 	}
 	return nil

@@ -277,36 +277,56 @@ func javaDouble(f float64, bits int) string {
 // WriteNDJSON writes f as JSON lines: one object per row, keys in column
 // order, nested values as JSON objects and arrays, nulls as null.
 func WriteNDJSON(w io.Writer, f *Frame) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
-	err := f.EachRowJSON(func(_ int64, obj []byte) error {
-		bw.Write(obj)
-		return bw.WriteByte('\n')
-	})
-	if err != nil {
-		return err
-	}
-	return bw.Flush()
+	return writeFrame(w, f, newNDJSONWriter)
 }
 
 // WriteJSONArray writes f as one JSON array of row objects (the .json output
 // format), one row per line.
 func WriteJSONArray(w io.Writer, f *Frame) error {
-	bw := bufio.NewWriterSize(w, 256<<10)
-	bw.WriteByte('[')
-	err := f.EachRowJSON(func(row int64, obj []byte) error {
-		if row > 0 {
-			bw.WriteByte(',')
+	return writeFrame(w, f, newJSONArrayWriter)
+}
+
+// jsonRowsWriter writes rows as JSON objects one record batch at a time:
+// as lines, or as the elements of one array.
+type jsonRowsWriter struct {
+	bw    *bufio.Writer
+	rows  rowJSON
+	array bool
+	n     int64
+}
+
+func newNDJSONWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+	return &jsonRowsWriter{bw: bufio.NewWriterSize(w, 256<<10), rows: newRowJSON(schema)}, nil
+}
+
+func newJSONArrayWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+	jw := &jsonRowsWriter{bw: bufio.NewWriterSize(w, 256<<10), rows: newRowJSON(schema), array: true}
+	return jw, jw.bw.WriteByte('[')
+}
+
+func (jw *jsonRowsWriter) write(rec arrow.Record) error {
+	return jw.rows.each(rec, func(obj []byte) error {
+		if jw.array {
+			if jw.n > 0 {
+				jw.bw.WriteByte(',')
+			}
+			jw.bw.WriteByte('\n')
 		}
-		bw.WriteByte('\n')
-		_, err := bw.Write(obj)
-		return err
+		jw.n++
+		jw.bw.Write(obj)
+		if !jw.array {
+			return jw.bw.WriteByte('\n')
+		}
+		return nil
 	})
-	if err != nil {
-		return err
+}
+
+func (jw *jsonRowsWriter) close() error {
+	if jw.array {
+		if jw.n > 0 {
+			jw.bw.WriteByte('\n')
+		}
+		jw.bw.WriteString("]\n")
 	}
-	if f.NumRows() > 0 {
-		bw.WriteByte('\n')
-	}
-	bw.WriteString("]\n")
-	return bw.Flush()
+	return jw.bw.Flush()
 }

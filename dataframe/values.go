@@ -311,31 +311,54 @@ func appendJSONString(dst []byte, s string) []byte {
 // nested values as JSON (not text), nulls as null. obj is reused between
 // calls; copy it to keep it. An error from fn stops the walk and is returned.
 func (f *Frame) EachRowJSON(fn func(row int64, obj []byte) error) error {
-	fields := f.schema.Fields()
+	rj := newRowJSON(f.schema)
+	var row int64
+	for _, rec := range f.records {
+		err := rj.each(rec, func(obj []byte) error {
+			err := fn(row, obj)
+			row++
+			return err
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// rowJSON renders the rows of record batches of one schema as JSON objects.
+type rowJSON struct {
+	keys [][]byte // `"name":` per column
+	buf  []byte
+}
+
+func newRowJSON(schema *arrow.Schema) rowJSON {
+	fields := schema.Fields()
 	keys := make([][]byte, len(fields))
 	for i, fd := range fields {
 		k := appendJSONString(nil, fd.Name)
 		keys[i] = append(k, ':')
 	}
-	var buf []byte
-	var row int64
-	for _, rec := range f.records {
-		cols := rec.Columns()
-		n := int(rec.NumRows())
-		for i := 0; i < n; i++ {
-			buf = append(buf[:0], '{')
-			for c, col := range cols {
-				if c > 0 {
-					buf = append(buf, ',')
-				}
-				buf = append(buf, keys[c]...)
-				buf = AppendJSONValue(buf, col, i)
+	return rowJSON{keys: keys}
+}
+
+// each calls fn with each row of rec as a JSON object (reused between calls).
+func (rj *rowJSON) each(rec arrow.Record, fn func(obj []byte) error) error {
+	cols := rec.Columns()
+	n := int(rec.NumRows())
+	for i := 0; i < n; i++ {
+		buf := append(rj.buf[:0], '{')
+		for c, col := range cols {
+			if c > 0 {
+				buf = append(buf, ',')
 			}
-			buf = append(buf, '}')
-			if err := fn(row, buf); err != nil {
-				return err
-			}
-			row++
+			buf = append(buf, rj.keys[c]...)
+			buf = AppendJSONValue(buf, col, i)
+		}
+		buf = append(buf, '}')
+		rj.buf = buf
+		if err := fn(buf); err != nil {
+			return err
 		}
 	}
 	return nil

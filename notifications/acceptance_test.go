@@ -1116,7 +1116,7 @@ func TestAcceptanceConfigFromEnv(t *testing.T) {
 	require.Equal(t, 100, c.BatchSize)
 	require.Equal(t, "0 0 1 * * ?", c.CleanupCron)
 	require.Equal(t, 90, c.RetentionDays)
-	require.Equal(t, ":8080", c.Addr)
+	require.Equal(t, "127.0.0.1:8080", c.Addr) // loopback by default since issue 11
 	require.Equal(t, "sqlite:.sluice/notifications.db", c.Store)
 	require.Equal(t, 1<<20, c.MaxBodyBytes)
 	require.Equal(t, 10*time.Second, c.DownstreamTimeout)

@@ -129,3 +129,13 @@ var DatasetFormats = httpapi.DatasetFormats
 func WriteDataset(ctx context.Context, store Store, r Range, format string, w io.Writer) error {
 	return httpapi.WriteDataset(ctx, store, r, format, w)
 }
+
+// Signature headers of signed intake (see docs/http-api.md#signed-intake).
+const (
+	HeaderTimestamp = httpapi.HeaderTimestamp
+	HeaderSignature = httpapi.HeaderSignature
+)
+
+// SignWebhook returns the X-Sluice-Signature value ("v1=<hex>") of body
+// sent at ts (Unix seconds) with secret: HMAC-SHA256 over ts + "." + body.
+func SignWebhook(secret string, ts int64, body []byte) string { return httpapi.Sign(secret, ts, body) }

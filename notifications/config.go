@@ -11,7 +11,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/internal/duration"
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
 	"github.com/sluicedata/sluice/notifications/internal/jobs"
 )
@@ -19,7 +19,8 @@ import (
 // Config is the sidecar's configuration (see docs/environment.md). Build it
 // with DefaultConfig or ConfigFromEnv; New validates it.
 type Config struct {
-	// Addr is the HTTP listen address (CONN_ADDR). Defaults to ":8080".
+	// Addr is the HTTP listen address (CONN_ADDR). Defaults to
+	// "127.0.0.1:8080" (loopback: put a proxy in front to expose it).
 	Addr string
 	// Store is the store DSN (CONN_STORE): sqlite:<path> or postgres://….
 	// Defaults to "sqlite:.sluice/notifications.db".
@@ -86,6 +87,26 @@ type Config struct {
 	// to 7.
 	LedgerRetentionDays int
 
+	// WebhookSecrets, when set, make intake require a signature
+	// (CONN_WEBHOOK_SECRET, comma list: any of them verifies, to rotate).
+	// Defaults to none (unsigned intake).
+	WebhookSecrets []string
+	// WebhookTolerance is how far X-Sluice-Timestamp may be from now
+	// (CONN_WEBHOOK_TOLERANCE). Defaults to 5m.
+	WebhookTolerance time.Duration
+	// FailFast4xx makes a 4xx answer other than 408, 409, 425 and 429 FAILED
+	// at once (CONN_FAIL_FAST_4XX). Defaults to false.
+	FailFast4xx bool
+	// RetryJitter spreads each back-off delay by ± that fraction
+	// (CONN_RETRY_JITTER, 0–1). Defaults to 0.
+	RetryJitter float64
+	// BreakerFailures consecutive failures open a downstream host's circuit
+	// (CONN_BREAKER_FAILURES); 0 turns the breaker off. Defaults to 0.
+	BreakerFailures int
+	// BreakerCooldown is how long an open circuit stays open
+	// (CONN_BREAKER_COOLDOWN). Defaults to 30s.
+	BreakerCooldown time.Duration
+
 	// Mail configures the FAILED alert (CONN_MAIL_*).
 	Mail MailConfig
 }
@@ -110,7 +131,7 @@ type Variable struct {
 // Variables lists every environment variable the sidecar reads, with its
 // default and meaning (`sluice serve --help` prints it).
 var Variables = []Variable{
-	{"CONN_ADDR", ":8080", "HTTP listen address (flag --addr wins)"},
+	{"CONN_ADDR", "127.0.0.1:8080", "HTTP listen address (flag --addr wins); :8080 listens on every interface"},
 	{"CONN_STORE", "sqlite:.sluice/notifications.db", "store DSN: sqlite:<path> or postgres://… (flag --store wins)"},
 	{"CONN_MAX_BODY_BYTES", "1048576", "largest accepted webhook body in bytes; larger ones get 413"},
 	{"CONN_MARKETPLACE_URL", "", "URL every processed notification is POSTed to; unset = processing fails"},
@@ -120,6 +141,12 @@ var Variables = []Variable{
 	{"CONN_PROCESSING_CONCURRENCY", "1", "objectTokens processed in parallel (one objectToken stays sequential)"},
 	{"CONN_TOGGLE_FEATURES_MANAGEMENT_API", "false", "true enables /management/**; else it answers 403"},
 	{"CONN_API_TOKEN", "", "bearer token required by every endpoint but intake and /health"},
+	{"CONN_WEBHOOK_SECRET", "", "comma list of HMAC secrets: intake then requires X-Sluice-Timestamp and X-Sluice-Signature (401 otherwise)"},
+	{"CONN_WEBHOOK_TOLERANCE", "5m", "how far X-Sluice-Timestamp may be from now"},
+	{"CONN_FAIL_FAST_4XX", "false", "true: a 4xx answer other than 408/409/425/429 makes the record FAILED at once"},
+	{"CONN_RETRY_JITTER", "0", "spread each back-off delay by ± this fraction (0–1)"},
+	{"CONN_BREAKER_FAILURES", "0", "consecutive failures that open a downstream host's circuit breaker; 0 = off"},
+	{"CONN_BREAKER_COOLDOWN", "30s", "how long an open circuit breaker keeps records waiting"},
 	{"CONN_MAIL_SMTP_HOST", "", "SMTP server for FAILED alerts; unset = alerts are only logged"},
 	{"CONN_MAIL_SMTP_PORT", "25", "SMTP port"},
 	{"CONN_MAIL_SMTP_USERNAME", "", "SMTP user (AUTH PLAIN when set)"},
@@ -142,7 +169,7 @@ var Variables = []Variable{
 // DefaultConfig returns the configuration with every default applied.
 func DefaultConfig() Config {
 	return Config{
-		Addr:              ":8080",
+		Addr:              "127.0.0.1:8080",
 		Store:             "sqlite:.sluice/notifications.db",
 		MaxBodyBytes:      1 << 20,
 		DownstreamTimeout: 10 * time.Second,
@@ -154,6 +181,8 @@ func DefaultConfig() Config {
 		BatchSize:         100,
 		CleanupCron:       "0 0 1 * * ?",
 		RetentionDays:     90,
+		WebhookTolerance:  5 * time.Minute,
+		BreakerCooldown:   30 * time.Second,
 
 		QuarantineMax:           10000,
 		QuarantineRetentionDays: 7,
@@ -206,7 +235,7 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	}
 	duration := func(name string, dst *time.Duration) {
 		if v := strings.TrimSpace(getenv(name)); v != "" {
-			d, err := connectors.ParseDuration(v)
+			d, err := duration.Parse(v)
 			if err != nil {
 				fail(name, err)
 				return
@@ -236,6 +265,22 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	if v := getenv("CONN_MAIL_RECIPIENT"); strings.TrimSpace(v) != "" {
 		c.Mail.Recipients = splitList(v)
 	}
+	// Secrets are taken verbatim but for the separating commas.
+	if v := getenv("CONN_WEBHOOK_SECRET"); strings.TrimSpace(v) != "" {
+		c.WebhookSecrets = splitList(v)
+	}
+	duration("CONN_WEBHOOK_TOLERANCE", &c.WebhookTolerance)
+	boolean("CONN_FAIL_FAST_4XX", &c.FailFast4xx)
+	if v := strings.TrimSpace(getenv("CONN_RETRY_JITTER")); v != "" {
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			fail("CONN_RETRY_JITTER", fmt.Errorf("%q is not a number", v))
+		} else {
+			c.RetryJitter = f
+		}
+	}
+	integer("CONN_BREAKER_FAILURES", &c.BreakerFailures)
+	duration("CONN_BREAKER_COOLDOWN", &c.BreakerCooldown)
 	integer("PROVIDER_MAX_AMOUNT_OF_NOTIFICATION_RETRIES", &c.MaxAttempts)
 	duration("PROVIDER_NOTIFICATION_INITIAL_RETRY_DELAY", &c.InitialRetryDelay)
 	if v := strings.TrimSpace(getenv("PROVIDER_NOTIFICATION_RETRY_BACKOFF_MULTIPLIER")); v != "" {
@@ -324,6 +369,25 @@ func (c *Config) validate() error {
 	if c.RetentionDays < 0 || c.RetentionDays > 365000 {
 		fail("PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", "must be between 0 and 365000, got %d", c.RetentionDays)
 	}
+	if c.WebhookTolerance <= 0 {
+		fail("CONN_WEBHOOK_TOLERANCE", "must be positive")
+	}
+	if !(c.RetryJitter >= 0 && c.RetryJitter <= 1) {
+		fail("CONN_RETRY_JITTER", "must be between 0 and 1, got %v", c.RetryJitter)
+	}
+	if c.BreakerFailures < 0 || c.BreakerFailures > 1000000 {
+		fail("CONN_BREAKER_FAILURES", "must be between 0 and 1000000, got %d", c.BreakerFailures)
+	}
+	if c.BreakerCooldown <= 0 {
+		fail("CONN_BREAKER_COOLDOWN", "must be positive")
+	}
+	for _, sec := range c.WebhookSecrets {
+		if len(sec) < 16 {
+			// The value is a secret: not quoted.
+			fail("CONN_WEBHOOK_SECRET", "each secret must be at least 16 bytes long")
+			break
+		}
+	}
 	if c.QuarantineMax < 1 || c.QuarantineMax > 10000000 {
 		fail("CONN_QUARANTINE_MAX", "must be between 1 and 10000000, got %d", c.QuarantineMax)
 	}
@@ -405,6 +469,8 @@ func (c *Config) jobsConfig() jobs.Config {
 		InitialRetryDelay: c.InitialRetryDelay, BackoffMultiplier: c.BackoffMultiplier,
 		RetentionDays: c.RetentionDays, DownstreamTimeout: c.DownstreamTimeout,
 		ProviderAPIURL: c.ProviderAPIURL, Mail: c.Mail,
+		FailFast4xx: c.FailFast4xx, RetryJitter: c.RetryJitter,
+		BreakerFailures: c.BreakerFailures, BreakerCooldown: c.BreakerCooldown,
 		QuarantineRetentionDays: c.QuarantineRetentionDays, LedgerRetentionDays: c.LedgerRetentionDays,
 		Secrets: map[string]string{
 			"conn.marketplace.url": c.MarketplaceURL, "provider.api.url": c.ProviderAPIURL,
@@ -416,6 +482,7 @@ func (c *Config) jobsConfig() jobs.Config {
 // apiConfig is the part of c the HTTP API reads.
 func (c *Config) apiConfig() httpapi.Config {
 	return httpapi.Config{MaxBodyBytes: c.MaxBodyBytes, APIToken: c.APIToken, ManagementAPI: c.ManagementAPI,
+		WebhookSecrets: c.WebhookSecrets, WebhookTolerance: c.WebhookTolerance,
 		QuarantineMax: c.QuarantineMax}
 }
 

@@ -18,7 +18,7 @@ func TestConfigFromEnvDefaults(t *testing.T) {
 	cfg, err := notifications.ConfigFromEnv(env(nil))
 	require.NoError(t, err)
 	require.Equal(t, notifications.DefaultConfig(), cfg)
-	require.Equal(t, ":8080", cfg.Addr)
+	require.Equal(t, "127.0.0.1:8080", cfg.Addr) // loopback by default (docs/environment.md)
 	require.Equal(t, "sqlite:.sluice/notifications.db", cfg.Store)
 	require.Equal(t, 1<<20, cfg.MaxBodyBytes)
 	require.Equal(t, 10*time.Second, cfg.DownstreamTimeout)

@@ -206,7 +206,11 @@ func TestIntakeStoreUnavailable(t *testing.T) {
 	require.Contains(t, body, "errorMessage")
 	code, body = do(t, svc, "GET", "/health", "")
 	require.Equal(t, 503, code)
-	require.JSONEq(t, `{"status":"DOWN"}`, body)
+	// The health answer now says why (docs/http-api.md#health).
+	var h map[string]string
+	require.NoError(t, json.Unmarshal([]byte(body), &h))
+	require.Equal(t, "DOWN", h["status"])
+	require.Contains(t, h["reason"], "store is closed")
 }
 
 func TestIntakeRules(t *testing.T) {

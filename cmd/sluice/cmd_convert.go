@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"flag"
-	"fmt"
-	"os"
 
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -81,25 +79,14 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	}
 
 	var stats dataframe.ReadStats
-	f, err := dataframe.ReadFile(in, dataframe.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Mode: sample.settings().Mode, Stats: &stats})
+	s, err := dataframe.OpenFile(ctx, in, dataframe.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Mode: sample.settings().Mode, Stats: &stats})
 	if err != nil {
 		return err
 	}
-	defer f.Release()
+	defer s.Release()
 	out.note = sample.note(&stats)
 	if dest == "" {
-		return out.emit(env, f)
+		return out.emitStream(ctx, env, s)
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	if err := dataframe.WriteFile(dest, f, dataframe.FileOptions{Parquet: pq}); err != nil {
-		return err
-	}
-	size := int64(0)
-	if st, err := os.Stat(dest); err == nil {
-		size = st.Size()
-	}
-	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s%s\n", f.NumRows(), f.NumCols(), size, dest, noteSuffix(out.note))
-	return nil
+	return writeOut(ctx, env, dest, s, dataframe.FileOptions{Parquet: pq}, out.note)
 }

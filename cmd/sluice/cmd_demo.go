@@ -58,9 +58,11 @@ func runDemoCommand(ctx context.Context, env *cliEnv, args []string) error {
 		"An offline tour of Sluice. It serves a YouTube-like API on 127.0.0.1, creates a\n"+
 		"RESTAPI table with SQL, reads it raw, parsed and paginated, runs a pipeline that\n"+
 		"writes Parquet, and runs the notification sidecar on a few notifications against\n"+
-		"a loopback marketplace. It needs no network, binds free loopback ports only and\n"+
-		"writes only into a temporary directory, removed at the end unless --keep.")
-	keep := fs.String("keep", "", "write into `DIR` (new or empty) and keep it: catalog, Parquet output, notification store")
+		"a loopback marketplace. It needs no network and binds free loopback ports only.\n"+
+		"It writes into one new directory, kept afterwards and printed at the end: the\n"+
+		"catalog, the Parquet output and the notification store, to explore with\n"+
+		"`sluice sql`, DuckDB or any Parquet reader.")
+	keep := fs.String("keep", "", "write into `DIR` (new or empty) (default: a new directory sluice-demo[-N] under the working directory)")
 	quiet := fs.Bool("quiet", false, "print the results only, without the explanations")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
 	pos, err := parseFlags(fs, args)
@@ -73,15 +75,18 @@ func runDemoCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if *timeout <= 0 {
 		return usagef("--timeout must be positive")
 	}
-	dir, cleanup, err := demoDir(env, *keep)
+	dir, created, err := demoDir(env, *keep)
 	if err != nil {
 		return err
 	}
-	defer cleanup()
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	d := &demo{env: env, out: env.stdout, quiet: *quiet, dir: dir, kept: *keep != ""}
+	d := &demo{env: env, out: env.stdout, quiet: *quiet, dir: dir}
 	if err := d.run(ctx); err != nil {
+		if created {
+			// A failed tour leaves nothing behind in a directory it chose itself.
+			os.RemoveAll(dir)
+		}
 		if ctx.Err() != nil && errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("demo: gave up after %s (--timeout): %w", *timeout, err)
 		}
@@ -90,38 +95,50 @@ func runDemoCommand(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-// demoDir returns the directory the demo writes into: a new temporary one
-// (removed by cleanup), or keep, which must be new or empty so the demo's
-// CREATE TABLEs cannot clash with what is there.
-func demoDir(env *cliEnv, keep string) (dir string, cleanup func(), err error) {
+// demoDir returns the directory the demo writes into and whether the demo
+// chose it: keep, which must be new or empty so the demo's CREATE TABLEs
+// cannot clash with what is there, or else the first free sluice-demo[-N]
+// under the working directory.
+func demoDir(env *cliEnv, keep string) (dir string, created bool, err error) {
 	if keep == "" {
-		// $TMPDIR through env, so in-process runs (tests) choose it too.
-		base := ""
-		if env.getenv != nil {
-			base = env.getenv("TMPDIR")
+		base := env.workdir
+		if base == "" {
+			if base, err = os.Getwd(); err != nil {
+				return "", false, fmt.Errorf("demo: the working directory: %w", err)
+			}
 		}
-		dir, err := os.MkdirTemp(base, "sluice-demo-")
-		if err != nil {
-			return "", nil, fmt.Errorf("demo: making a temporary directory: %w", err)
+		for n := 1; n <= 1000; n++ {
+			name := "sluice-demo"
+			if n > 1 {
+				name = fmt.Sprintf("sluice-demo-%d", n)
+			}
+			dir := filepath.Join(base, name)
+			err := os.Mkdir(dir, 0o755)
+			if err == nil {
+				return dir, true, nil
+			}
+			if !errors.Is(err, os.ErrExist) {
+				return "", false, fmt.Errorf("demo: making %s: %w (give --keep DIR)", dir, err)
+			}
 		}
-		return dir, func() { os.RemoveAll(dir) }, nil
+		return "", false, usagef("sluice-demo … sluice-demo-1000 all exist under %s: give --keep DIR", base)
 	}
 	abs, err := filepath.Abs(keep)
 	if err != nil {
-		return "", nil, usagef("--keep %s: %v", keep, err)
+		return "", false, usagef("--keep %s: %v", keep, err)
 	}
 	entries, err := os.ReadDir(abs)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		if err := os.MkdirAll(abs, 0o755); err != nil {
-			return "", nil, fmt.Errorf("demo: --keep %s: %w", keep, err)
+			return "", false, fmt.Errorf("demo: --keep %s: %w", keep, err)
 		}
 	case err != nil:
-		return "", nil, usagef("--keep %s: %v", keep, err)
+		return "", false, usagef("--keep %s: %v", keep, err)
 	case len(entries) > 0:
-		return "", nil, usagef("--keep %s: directory is not empty (give a new or empty one)", keep)
+		return "", false, usagef("--keep %s: directory is not empty (give a new or empty one)", keep)
 	}
-	return abs, func() {}, nil
+	return abs, false, nil
 }
 
 // demo is one run of the tour.
@@ -130,7 +147,6 @@ type demo struct {
 	out   io.Writer
 	quiet bool
 	dir   string
-	kept  bool
 
 	apiKey string // random per run, so nothing real can leak and nothing printed can be reused
 	api    *ytServer
@@ -144,10 +160,7 @@ func (d *demo) run(ctx context.Context) error {
 		return err
 	}
 	d.apiKey = "demo-" + key
-	where := d.dir + " (removed at the end; --keep DIR keeps the files)"
-	if d.kept {
-		where = d.dir + " (kept)"
-	}
+	where := d.dir + " (kept afterwards)"
 	d.say("Sluice demo: an offline tour. Everything runs on 127.0.0.1, on free ports,")
 	d.say("and writes only under %s.", where)
 
@@ -177,17 +190,13 @@ func (d *demo) run(ctx context.Context) error {
 		}
 	}
 	fmt.Fprintf(d.out, "\nDemo complete in %s.\n", time.Since(start).Round(10*time.Millisecond))
-	if d.kept {
-		// Printed even with --quiet: it is what --keep was asked for.
-		cat := filepath.Join(d.dir, "catalog")
-		fmt.Fprintf(d.out, "The files stay in %s. The API is gone, but the Parquet and notifications tables still read:\n", d.dir)
-		fmt.Fprintf(d.out, "  sluice sql --catalog %s -e 'SHOW TABLES'\n", cat)
-		fmt.Fprintf(d.out, "  sluice sql --catalog %s -e 'SELECT title, channelId FROM lake.subscriptions'\n", cat)
-		fmt.Fprintf(d.out, "  sluice read ops.notifications --catalog %s\n", cat)
-	} else {
-		d.say("Next: `sluice demo --keep DIR` keeps the catalog and files to explore with `sluice sql`;")
-		d.say("the README's tour runs the same steps against a real API with `sluice sql`, `sluice run` and `sluice serve`.")
-	}
+	// Printed even with --quiet: it is where the files are.
+	cat := filepath.Join(d.dir, "catalog")
+	fmt.Fprintf(d.out, "The files stay in %s. The API is gone, but the Parquet and notifications tables still read:\n", d.dir)
+	fmt.Fprintf(d.out, "  sluice sql --catalog %s -e 'SHOW TABLES'\n", cat)
+	fmt.Fprintf(d.out, "  sluice sql --catalog %s -e 'SELECT title, channelId FROM lake.subscriptions'\n", cat)
+	fmt.Fprintf(d.out, "  sluice read ops.notifications --catalog %s\n", cat)
+	fmt.Fprintf(d.out, "  duckdb -c \"SELECT * FROM '%s'\"\n", filepath.Join(d.dir, "out", "subscriptions.parquet"))
 	return nil
 }
 

@@ -15,13 +15,13 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 )
 
-// runDemo runs `sluice demo args…` in-process with $TMPDIR pointing at tmp,
+// runDemo runs `sluice demo args…` in-process with tmp as its working directory,
 // bounded by a timeout so a hang fails the test instead of the suite.
 func runDemo(t *testing.T, tmp string, args ...string) (code int, stdout, stderr string) {
 	t.Helper()
 	var out, errb bytes.Buffer
 	env := &cliEnv{
-		stdin: strings.NewReader(""), stdout: &out, stderr: &errb,
+		stdin: strings.NewReader(""), stdout: &out, stderr: &errb, workdir: tmp,
 		getenv: func(k string) string {
 			if k == "TMPDIR" {
 				return tmp
@@ -100,10 +100,20 @@ func TestDemoTour(t *testing.T) {
 	for _, u := range regexp.MustCompile(`https?://[^/\s:]+`).FindAllString(out, -1) {
 		require.Equal(t, "127.0.0.1", u[strings.Index(u, "//")+2:], "non-loopback URL in %q", u)
 	}
-	// Everything written went into the temporary directory, and it is gone.
+	// Everything written went into one new directory under the working
+	// directory, kept and printed, with the Parquet a newcomer opens in DuckDB.
 	left, err := os.ReadDir(tmp)
 	require.NoError(t, err)
-	require.Empty(t, left, "the demo left files behind")
+	require.Len(t, left, 1, "one directory")
+	dir := filepath.Join(tmp, "sluice-demo")
+	require.Contains(t, out, "The files stay in "+dir+".")
+	require.Contains(t, out, "duckdb -c \"SELECT * FROM '"+filepath.Join(dir, "out", "subscriptions.parquet")+"'\"")
+	require.FileExists(t, filepath.Join(dir, "out", "subscriptions.parquet"))
+
+	// A second run does not touch the first one's files: it takes sluice-demo-2.
+	code, out, stderr = runDemo(t, tmp, "--quiet")
+	require.Equal(t, 0, code, "stderr: %s", stderr)
+	require.Contains(t, out, "The files stay in "+filepath.Join(tmp, "sluice-demo-2")+".")
 }
 
 func TestDemoKeep(t *testing.T) {

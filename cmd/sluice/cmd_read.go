@@ -59,7 +59,7 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer f.Release()
 	out.note = smp.note(stats)
-	if err := out.emit(env, f); err != nil {
+	if err := out.emitFrame(ctx, env, f); err != nil {
 		return err
 	}
 	if out.out == "" {

@@ -35,7 +35,7 @@ func init() {
 
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "serve", "serve [--addr ADDR] [--store DSN]")
-	addr := fs.String("addr", "", "listen address (overrides CONN_ADDR; default :8080)")
+	addr := fs.String("addr", "", "listen address (overrides CONN_ADDR; default 127.0.0.1:8080)")
 	store := fs.String("store", "", "store DSN sqlite:<path> or postgres://… (overrides CONN_STORE)")
 	printed := false
 	fs.Usage = func() {

@@ -42,6 +42,9 @@ type cliEnv struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// workdir is the directory relative paths start from for files a
+	// command creates on its own (the demo's); "" is the process's.
+	workdir string
 }
 
 // usageError is bad usage: exit 2.

@@ -39,7 +39,7 @@ func TestDispatcherConventions(t *testing.T) {
 		{"command --help", []string{"convert", "--help"}, 0, "Usage: sluice convert IN [OUT]", ""},
 		{"command -h", []string{"convert", "-h"}, 0, "--records-path", ""},
 		{"help after positionals", []string{"convert", "x.json", "--help"}, 0, "Usage: sluice convert", ""},
-		{"unknown flag keeps its name", []string{"convert", "--nope", "x.json"}, 2, "", "sluice: convert: unknown flag --nope (see"},
+		{"unknown flag keeps its name", []string{"convert", "--bogus-flag", "x.json"}, 2, "", "sluice: convert: unknown flag --bogus-flag (see"},
 		{"unknown flag, did you mean", []string{"convert", "--records-pth", "x.json"}, 2, "", "sluice: convert: unknown flag --records-pth (did you mean --records-path?)"},
 		{"unknown command, did you mean", []string{"covnert"}, 2, "", `sluice: unknown command "covnert" (did you mean "convert"?)`},
 		{"bad usage names the command", []string{"convert"}, 2, "", "sluice: convert: want IN"},

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"os"
@@ -10,7 +12,7 @@ import (
 )
 
 // outputOptions are the frame output flags every frame-printing command
-// shares: --format, --schema, -o (CONTRACT §8).
+// shares: --format, --schema, -o (see docs/cli.md).
 type outputOptions struct {
 	format string
 	schema bool
@@ -47,36 +49,66 @@ func (o *outputOptions) validate() error {
 // emit prints f (or its schema), or writes it to -o with a one-line summary
 // on stderr.
 func (o *outputOptions) emit(env *cliEnv, f *dataframe.Frame) error {
+	return o.emitFrame(context.Background(), env, f)
+}
+
+// emitFrame is emit with a context: Ctrl-C stops a -o write and leaves
+// nothing behind.
+func (o *outputOptions) emitFrame(ctx context.Context, env *cliEnv, f *dataframe.Frame) error {
+	s := f.Stream()
+	defer s.Release()
+	return o.emitStream(ctx, env, s)
+}
+
+// emitStream is emit for a stream: -o, --format json and --format csv write
+// batch by batch as the batches arrive; --schema reads none; only the table
+// collects the stream (see docs/frames.md#memory).
+func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe.Stream) error {
 	if o.out != "" {
-		if err := os.MkdirAll(filepath.Dir(o.out), 0o755); err != nil {
-			return fmt.Errorf("-o %s: %w", o.out, err)
-		}
-		if err := dataframe.WriteFile(o.out, f, dataframe.FileOptions{}); err != nil {
-			return err
-		}
-		st, err := os.Stat(o.out)
-		size := int64(0)
-		if err == nil {
-			size = st.Size()
-		}
-		fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s%s\n", f.NumRows(), f.NumCols(), size, o.out, noteSuffix(o.note))
-		return nil
+		return writeOut(ctx, env, o.out, s, dataframe.FileOptions{}, o.note)
 	}
 	if o.note != "" {
 		fmt.Fprintf(env.stderr, "sluice: %s\n", o.note)
 	}
 	if o.schema {
-		_, err := fmt.Fprint(env.stdout, dataframe.SchemaString(f.Schema()))
+		_, err := fmt.Fprint(env.stdout, dataframe.SchemaString(s.Schema()))
 		return err
 	}
 	switch o.format {
 	case "json":
-		return dataframe.WriteNDJSON(env.stdout, f)
+		_, err := dataframe.WriteStreamTo(ctx, env.stdout, s, "ndjson", dataframe.FileOptions{})
+		return err
 	case "csv":
-		return dataframe.WriteCSV(env.stdout, f)
-	default:
-		return dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: 20})
+		_, err := dataframe.WriteStreamTo(ctx, env.stdout, s, "csv", dataframe.FileOptions{})
+		return err
 	}
+	f, err := dataframe.Collect(s)
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	return dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: 20})
+}
+
+// writeOut writes s to path (parent directories created) atomically, so
+// Ctrl-C leaves nothing, and prints the one-line summary on stderr.
+func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo dataframe.FileOptions, note string) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return fmt.Errorf("-o %s: %w", path, err)
+	}
+	rows, err := dataframe.WriteStream(ctx, path, s, fo)
+	if err != nil {
+		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+			return fmt.Errorf("interrupted: %s was not written", path)
+		}
+		return err
+	}
+	size := int64(0)
+	if st, err := os.Stat(path); err == nil {
+		size = st.Size()
+	}
+	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s%s\n", rows, s.Schema().NumFields(), size, path, noteSuffix(note))
+	return nil
 }
 
 func noteSuffix(note string) string {

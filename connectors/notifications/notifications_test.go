@@ -8,7 +8,6 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -23,6 +22,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/notifications"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
+	"github.com/sluicedata/sluice/notifications/storetest"
 )
 
 // fillThroughIntake starts the real sidecar service over a SQLite store and
@@ -201,12 +201,8 @@ func TestValidate(t *testing.T) {
 
 func TestReadPostgres(t *testing.T) {
 	t.Parallel()
-	dsn := os.Getenv("SLUICE_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("SLUICE_TEST_POSTGRES_DSN not set: skipping the Postgres read")
-	}
-	// The database is shared: a record of our own, received at a moment no
-	// other test uses, selected by a receptionDate range.
+	dsn := storetest.PostgresDSN(t)
+	// A record received at an odd moment, selected by a receptionDate range.
 	at := time.Date(2900, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(time.Now().UnixNano()%(1<<40)) * time.Millisecond)
 	st, err := sqlstore.Open(context.Background(), dsn, sqlstore.WithClock(func() time.Time { return at }))
 	require.NoError(t, err)

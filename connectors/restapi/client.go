@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/time/rate"
 
 	"github.com/sluicedata/sluice/connectors"
 )
@@ -58,6 +59,8 @@ type client struct {
 	ds     *connectors.Dataset
 	rc     *retryablehttp.Client
 	tr     *http.Transport
+	auth   *authenticator
+	pace   *pacer
 	method string
 	url    string // redacted, for the log
 
@@ -69,7 +72,16 @@ type client struct {
 	status  int
 }
 
-func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor) *client {
+// answer is a 2xx response: its status, header and whole body.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// newClient builds the client of one read or write. lim paces every
+// request (nil: unlimited); a fan-out passes one limiter to all its reads.
+func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor, lim *rate.Limiter) *client {
 	tr := &http.Transport{
 		Proxy:                 http.ProxyFromEnvironment,
 		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
@@ -83,21 +95,31 @@ func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor) *c
 		// answer faster, and max.response.bytes bounds the decoded body, so
 		// a small compressed bomb cannot blow up memory.
 	}
-	c := &client{cfg: cfg, red: red, ds: ds, tr: tr}
+	c := &client{cfg: cfg, red: red, ds: ds, tr: tr, pace: &pacer{lim: lim, waitMax: cfg.RetryWaitMax}}
+	// The token endpoint gets its own client: no redirects to follow with
+	// the client secret, and none of the API's pacing.
+	c.auth = newAuthenticator(cfg.Auth, &http.Client{Transport: tr, Timeout: cfg.Timeout,
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil // it would log to stderr, URLs unredacted
-	rc.HTTPClient = &http.Client{Transport: tr, Timeout: cfg.Timeout}
+	rc.HTTPClient = &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: c.checkRedirect}
 	rc.RetryMax = cfg.RetryMax
 	rc.RetryWaitMin = cfg.RetryWaitMin
 	rc.RetryWaitMax = cfg.RetryWaitMax
 	rc.CheckRetry = c.checkRetry
 	rc.Backoff = backoff
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
-	rc.RequestLogHook = func(_ retryablehttp.Logger, _ *http.Request, attempt int) {
+	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
 		c.attempt = attempt
+		// A wait cut short by the context makes the request fail at once
+		// with the context's error.
+		_ = c.pace.wait(req.Context())
 		c.start = time.Now()
 		c.reached = false
 		c.body, c.status = nil, 0
+	}
+	rc.ResponseLogHook = func(_ retryablehttp.Logger, resp *http.Response) {
+		c.pace.observe(resp.Header, time.Now())
 	}
 	c.rc = rc
 	return c
@@ -106,9 +128,48 @@ func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor) *c
 // close drops the idle connections of the pool.
 func (c *client) close() { c.tr.CloseIdleConnections() }
 
-// do sends one request (retrying per policy) and returns the status and the
-// whole body of a 2xx answer. A non-2xx answer is a *StatusError.
-func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (int, []byte, error) {
+// checkRedirect follows at most 10 redirects. None sends a Referer, and one
+// to another origin (scheme, host or port) carries no credentials. See
+// docs/restapi.md#redirects.
+func (c *client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if len(via) >= 10 {
+		return errors.New("stopped after 10 redirects")
+	}
+	req.Header.Del("Referer")
+	if !sameOrigin(req.URL, via[0].URL) {
+		c.auth.strip(req, c.cfg.Header)
+	}
+	return c.pace.wait(req.Context())
+}
+
+func sameOrigin(a, b *url.URL) bool {
+	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && portOf(a) == portOf(b)
+}
+
+func portOf(u *url.URL) string {
+	if p := u.Port(); p != "" {
+		return p
+	}
+	if strings.EqualFold(u.Scheme, "https") {
+		return "443"
+	}
+	return "80"
+}
+
+// do sends one request (retrying per policy) and returns a 2xx answer; a
+// non-2xx answer is a *StatusError. An OAuth2 401 fetches a new token and
+// sends the request once more.
+func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (answer, error) {
+	a, err := c.send(ctx, method, rawURL, body)
+	var se *StatusError
+	if c.auth.refreshable() && errors.As(err, &se) && se.Status == http.StatusUnauthorized {
+		c.auth.refresh()
+		a, err = c.send(ctx, method, rawURL, body)
+	}
+	return a, err
+}
+
+func (c *client) send(ctx context.Context, method, rawURL string, body []byte) (answer, error) {
 	c.method = method
 	c.url = c.red.String(rawURL)
 	trace := &httptrace.ClientTrace{WroteHeaders: func() { c.reached = true }}
@@ -117,16 +178,27 @@ func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (in
 	if body != nil {
 		raw = body
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, method, rawURL, raw)
+	h := http.Header{}
+	sendURL, err := c.auth.apply(ctx, h, rawURL)
 	if err != nil {
-		return 0, nil, c.red.Error(fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), c.stripURLError(err)))
+		return answer{}, c.red.Error(fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), c.stripURLError(err)))
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, method, sendURL, raw)
+	if err != nil {
+		return answer{}, c.red.Error(fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), c.stripURLError(err)))
 	}
 	for k, v := range c.cfg.Header {
-		if k == "Host" {
+		switch k {
+		case "Host":
 			// net/http sends req.Host, never a Host header field.
 			req.Host = v[0]
 			continue
+		case "Referer":
+			continue // no request sends a Referer (docs/restapi.md#redirects)
 		}
+		req.Header[k] = v
+	}
+	for k, v := range h { // the auth scheme's credentials win over a header property
 		req.Header[k] = v
 	}
 	if body != nil {
@@ -138,13 +210,13 @@ func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (in
 		if resp != nil {
 			resp.Body.Close()
 		}
-		return 0, nil, c.red.Error(c.transportError(ctx, method, rawURL, err))
+		return answer{}, c.red.Error(c.transportError(ctx, method, rawURL, err))
 	}
 	if c.body == nil && resp.StatusCode/100 == 2 {
 		// The handler did not run: retries ran out on a status the policy
 		// retries, which is never 2xx; be defensive all the same.
 		if err := c.readBody(resp); err != nil {
-			return resp.StatusCode, nil, c.red.Error(c.transportError(ctx, method, rawURL, err))
+			return answer{status: resp.StatusCode}, c.red.Error(c.transportError(ctx, method, rawURL, err))
 		}
 	}
 	if resp.StatusCode/100 != 2 {
@@ -155,14 +227,14 @@ func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (in
 			resp.Body.Close()
 			c.logAttempt(resp.StatusCode, int64(len(excerpt)), "")
 		}
-		return resp.StatusCode, nil, &StatusError{
+		return answer{status: resp.StatusCode}, &StatusError{
 			Method: method,
 			URL:    c.red.String(rawURL),
 			Status: resp.StatusCode,
 			Body:   c.red.String(quoteExcerpt(excerpt)),
 		}
 	}
-	return resp.StatusCode, c.body, nil
+	return answer{status: resp.StatusCode, header: resp.Header, body: c.body}, nil
 }
 
 // readBody runs inside the retry loop for answers the policy does not

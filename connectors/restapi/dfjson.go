@@ -26,7 +26,3 @@ func pageSyntaxError(err error) (int, error, bool) {
 	one.Docs = 1
 	return se.Doc, &one, true
 }
-
-func jsonLookup(doc []byte, path string) ([]byte, bool, error) {
-	return dataframe.JSONLookup(doc, path)
-}

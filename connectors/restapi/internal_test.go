@@ -93,13 +93,15 @@ func TestNextToken(t *testing.T) {
 		{doc: `{"other":1}`, field: "next"},
 		{doc: `{"meta":"x"}`, field: "meta.next"},
 		{doc: `[1,2]`, field: "next"},
-		{doc: `{"next":{"a":1}}`, field: "next", err: "next-page token next is an object, not a string or a number"},
+		{doc: `{"next":{"a":1}}`, field: "next", err: "next is an object, not a string or a number"},
 		{doc: `{"next":[1]}`, field: "next", err: "is an array"},
 		{doc: `{"next":true}`, field: "next", err: "is a boolean"},
 		{doc: `{"next":`, field: "next", err: "invalid JSON at byte offset"},
 	}
 	for _, tt := range tests {
-		got, ok, err := nextToken([]byte(tt.doc), tt.field)
+		path, err := parsePath(tt.field)
+		require.NoError(t, err)
+		got, _, ok, err := path.lookupScalar([]byte(tt.doc))
 		if tt.err != "" {
 			require.ErrorContains(t, err, tt.err, tt.doc)
 			continue
@@ -116,7 +118,6 @@ func TestParseConfigDefaults(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, &config{
 		WriteMode:        "POST",
-		MaxPages:         1000,
 		Header:           http.Header{},
 		Timeout:          30 * time.Second,
 		RetryMax:         3,
@@ -124,7 +125,9 @@ func TestParseConfigDefaults(t *testing.T) {
 		RetryWaitMax:     30 * time.Second,
 		MaxResponseBytes: 268435456,
 	}, c)
-	require.False(t, c.paginated())
+	rc, err := parseReadConfig(nil, c)
+	require.NoError(t, err)
+	require.Equal(t, "none", rc.paging.typ)
 
 	_, err = parseConfig(map[string]string{"svc.restapi.timeout": "x", "svc.restapi.retry.max": "y"})
 	require.EqualError(t, err, `property svc.restapi.retry.max: "y" is not an integer; property svc.restapi.timeout: "x" is not a duration (use 10s or PT10S)`)

@@ -199,14 +199,6 @@ type config struct {
 	UsePayload bool
 	// WriteMode is the write method, POST or PUT. Defaults to POST.
 	WriteMode string
-	// RecordsPath is the dotted path of the records array in parsed mode. Defaults to none.
-	RecordsPath string
-	// NextField is the dotted path of the next-page token. Defaults to none.
-	NextField string
-	// NextParam is the query parameter carrying the token. Defaults to none.
-	NextParam string
-	// MaxPages bounds the pages of one read. Defaults to 1000.
-	MaxPages int64
 	// Header holds the svc.restapi.header.<Name> request headers. Defaults to none.
 	Header http.Header
 	// Timeout bounds each request, body included. Defaults to 30s.
@@ -219,10 +211,9 @@ type config struct {
 	RetryWaitMax time.Duration
 	// MaxResponseBytes is the largest body accepted. Defaults to 268435456.
 	MaxResponseBytes int64
+	// Auth is the authentication scheme. Defaults to none (nil).
+	Auth *authConfig
 }
-
-// paginated reports whether pagination is on: it needs both properties.
-func (c *config) paginated() bool { return c.NextField != "" && c.NextParam != "" }
 
 // parseConfig reads the properties into a config, applying defaults. Every
 // error names the property at fault.
@@ -233,21 +224,18 @@ func parseConfig(p connectors.Props) (*config, error) {
 		return nil, err
 	}
 	c := &config{
-		RecordsPath: Properties.Value(p, PropRecordsPath),
-		NextField:   Properties.Value(p, PropNextField),
-		NextParam:   Properties.Value(p, PropNextParam),
-		Header:      http.Header{},
+		Header: http.Header{},
 	}
 	// The values parse: Validate checked each against its kind.
 	c.ParsePayload, _ = Properties.Bool(p, PropParsePayload)
 	c.UsePayload, _ = Properties.Bool(p, PropUsePayload)
 	c.WriteMode, _ = Properties.Enum(p, PropWriteMode)
-	c.MaxPages, _ = Properties.Int(p, PropMaxPages)
 	c.MaxResponseBytes, _ = Properties.Int(p, PropMaxResponseBytes)
 	c.Timeout, _ = Properties.Duration(p, PropTimeout)
 	c.RetryWaitMin, _ = Properties.Duration(p, PropRetryWaitMin)
 	c.RetryWaitMax, _ = Properties.Duration(p, PropRetryWaitMax)
 	var errs []error
+	var err error
 	if n, _ := Properties.Int(p, PropRetryMax); n > 100 {
 		errs = append(errs, fmt.Errorf("property %s: %d is above the maximum 100", PropRetryMax, n))
 	} else {
@@ -266,6 +254,12 @@ func parseConfig(p connectors.Props) (*config, error) {
 			continue
 		}
 		c.Header.Set(textproto.CanonicalMIMEHeaderKey(name), v)
+	}
+	if c.Auth, err = parseAuth(p); err != nil {
+		errs = append(errs, err)
+	}
+	if _, err := NewLimiter(p); err != nil {
+		errs = append(errs, err)
 	}
 	if len(errs) > 0 {
 		return nil, connectors.JoinErrors(errs)

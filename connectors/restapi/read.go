@@ -2,198 +2,274 @@ package restapi
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strings"
-	"unsafe"
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 )
 
-// ErrTooManyPages is returned (wrapped) when the last page allowed by
-// svc.restapi.paginate.max.pages still has a next-page token.
-var ErrTooManyPages = errors.New("too many pages")
+// readConfig is the read side of a dataset's properties.
+type readConfig struct {
+	parse       bool
+	method      string // GET or POST
+	format      string // json, ndjson or csv
+	recordsPath jsonPath
+	okField     jsonPath // a page where it is false is an error
+	errorField  jsonPath // a page where it is set is an error
+	paging      *paging
+}
 
-// ErrRepeatedToken is returned (wrapped) when a next-page token comes back
-// a second time: following it would loop for ever.
-var ErrRepeatedToken = errors.New("repeated next-page token")
+func parseReadConfig(p connectors.Props, cfg *config) (*readConfig, error) {
+	rc := &readConfig{parse: cfg.ParsePayload}
+	rc.method, _ = Properties.Enum(p, PropReadMethod)
+	rc.format, _ = Properties.Enum(p, PropResponseFormat)
+	var err error
+	if rc.recordsPath, err = pathProp(p, PropRecordsPath); err != nil {
+		return nil, err
+	}
+	if !rc.recordsPath.isZero() && rc.format != "json" {
+		return nil, fmt.Errorf("property %s applies to JSON responses, but %s=%s (each line or row is a record)", PropRecordsPath, PropResponseFormat, rc.format)
+	}
+	if rc.okField, err = pathProp(p, PropResponseOKField); err != nil {
+		return nil, err
+	}
+	if rc.errorField, err = pathProp(p, PropResponseErrorField); err != nil {
+		return nil, err
+	}
+	if isSet(p, PropReadBody) && rc.method != http.MethodPost {
+		return nil, fmt.Errorf("property %s needs %s=POST", PropReadBody, PropReadMethod)
+	}
+	if rc.paging, err = newPaging(p, rc); err != nil {
+		return nil, err
+	}
+	return rc, nil
+}
 
-// Read GETs the dataset's URL and the pages after it. Payload mode gives one
-// row per page with the body text in `payload`; parsed mode
-// (svc.restapi.parse.payload=true) parses the pages into one frame with
-// merged schemas, one row per element of svc.restapi.records.path when set.
+// Read requests the dataset's URL and the pages after it (see
+// docs/restapi.md). Payload mode gives one row per page with the body
+// text in `payload`; parsed mode (svc.restapi.parse.payload=true) parses
+// the pages into one frame with merged schemas, one row per record.
 func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.Frame, error) {
 	red := connectors.NewRedactor(ds.Props)
 	name := datasetName(ds)
-	cfg, err := parseConfig(ds.Props)
+	r, err := newReader(ctx, ds, red)
 	if err != nil {
 		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
-	base, err := ResolveURL(ds.Props)
+	defer r.close()
+	if err := r.readPages(ctx); err != nil {
+		// "reading yt.subs page 3 (URL): …"
+		return nil, red.Error(fmt.Errorf("reading %s %w", name, err))
+	}
+	f, err := r.frame(ctx)
 	if err != nil {
-		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
-	}
-	cl := newClient(cfg, ds, red)
-	defer cl.close()
-
-	var pages [][]byte
-	var urls []string
-	// The frame copies every value out of the bodies and errors quote
-	// copies, so the buffers are free for the next read once we return.
-	defer func() {
-		for _, p := range pages {
-			putBody(p)
-		}
-	}()
-	seen := map[string]int{} // token → the page that returned it
-	next := base
-	for page := 1; ; page++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading %s page %d: %w", name, page, err)
-		}
-		_, body, err := cl.do(ctx, http.MethodGet, next, nil)
-		if err != nil {
-			return nil, red.Error(fmt.Errorf("reading %s page %d: %w", name, page, err))
-		}
-		pages = append(pages, body)
-		urls = append(urls, next)
-		if !cfg.paginated() {
-			break
-		}
-		tok, ok, err := nextToken(body, cfg.NextField)
-		if err != nil {
-			return nil, red.Error(fmt.Errorf("reading %s page %d (%s): %w", name, page, red.String(next), err))
-		}
-		if !ok {
-			break
-		}
-		if first, dup := seen[tok]; dup {
-			return nil, red.Error(fmt.Errorf("reading %s page %d: %w: %s %q was already returned by page %d",
-				name, page, ErrRepeatedToken, cfg.NextField, tok, first))
-		}
-		seen[tok] = page
-		if int64(page) >= cfg.MaxPages {
-			return nil, red.Error(fmt.Errorf("reading %s: %w: more than %d pages (page %d still has %s; raise %s)",
-				name, ErrTooManyPages, cfg.MaxPages, page, cfg.NextField, PropMaxPages))
-		}
-		next = withQueryParam(base, cfg.NextParam, tok)
-	}
-
-	if !cfg.ParsePayload {
-		vals := make([]string, len(pages))
-		for i, p := range pages {
-			// The builder copies the text; the page buffer is ours alone and
-			// never written again, so a view saves a copy of every body.
-			vals[i] = unsafe.String(unsafe.SliceData(p), len(p))
-		}
-		return dataframe.Strings(nil, PayloadColumn, vals), nil
-	}
-	// A blank body (a 204, an empty list answered as nothing) is a page
-	// without rows, as Spark reads blank JSON input; it is not invalid JSON.
-	docs := make([][]byte, 0, len(pages))
-	pageOf := make([]int, 0, len(pages))
-	for i, p := range pages {
-		if len(trimJSONSpace(p)) == 0 {
-			continue
-		}
-		docs = append(docs, p)
-		pageOf = append(pageOf, i)
-	}
-	f, err := readPages(ctx, docs, cfg.RecordsPath)
-	if err != nil {
-		if doc, perr, ok := pageSyntaxError(err); ok && doc >= 0 && doc < len(pageOf) {
-			page := pageOf[doc]
-			return nil, red.Error(fmt.Errorf("reading %s page %d (%s): %w", name, page+1, red.String(urls[page]), perr))
-		}
 		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
 	return f, nil
 }
 
-// nextToken finds the next-page token at the dotted path field. Absent,
-// null and "" mean the last page, as does a blank body. Numbers are used as written.
-func nextToken(doc []byte, field string) (string, bool, error) {
-	if len(trimJSONSpace(doc)) == 0 {
-		return "", false, nil // a blank page (a 204) ends the listing
-	}
-	raw, found, err := jsonLookup(doc, field)
+// reader is one read: its configuration, client and the pages so far.
+type reader struct {
+	cfg   *config
+	rc    *readConfig
+	cl    *client
+	red   *connectors.Redactor
+	opts  ReadOptions
+	first request
+	pages []*page
+}
+
+func newReader(ctx context.Context, ds *connectors.Dataset, red *connectors.Redactor) (*reader, error) {
+	cfg, err := parseConfig(ds.Props)
 	if err != nil {
-		return "", false, fmt.Errorf("looking for the next-page token %s: %w", field, err)
+		return nil, err
 	}
-	raw = trimJSONSpace(raw)
-	if !found || len(raw) == 0 || string(raw) == "null" {
-		return "", false, nil
+	rc, err := parseReadConfig(ds.Props, cfg)
+	if err != nil {
+		return nil, err
 	}
-	switch c := raw[0]; {
-	case c == '"':
-		var s string
-		if err := json.Unmarshal(raw, &s); err != nil {
-			return "", false, fmt.Errorf("next-page token %s: %w", field, err)
+	u, err := ResolveURL(ds.Props)
+	if err != nil {
+		return nil, err
+	}
+	r := &reader{cfg: cfg, rc: rc, red: red, opts: readOptionsFrom(ctx)}
+	r.first = request{url: r.withQuery(u)}
+	if rc.method == http.MethodPost {
+		if r.first.body, err = resolveBody(ds.Props); err != nil {
+			return nil, err
 		}
-		return s, s != "", nil
-	case c == '-' || ('0' <= c && c <= '9'):
-		return string(raw), true, nil
-	default:
-		return "", false, fmt.Errorf("next-page token %s is %s, not a string or a number", field, describeJSON(raw))
+	}
+	lim := r.opts.Limiter
+	if lim == nil {
+		if lim, err = NewLimiter(ds.Props); err != nil {
+			return nil, err
+		}
+	}
+	r.cl = newClient(cfg, ds, red, lim)
+	return r, nil
+}
+
+func (r *reader) close() {
+	r.cl.close()
+	// The frame copies every value out of the bodies and errors quote
+	// copies, so the buffers are free for the next read.
+	for _, p := range r.pages {
+		putBody(p.body)
 	}
 }
 
-func describeJSON(raw []byte) string {
-	switch raw[0] {
-	case '{':
-		return "an object"
-	case '[':
-		return "an array"
-	case 't', 'f':
-		return "a boolean"
+// withQuery sets ReadOptions.Query on a request URL.
+func (r *reader) withQuery(u string) string {
+	for _, q := range r.opts.Query {
+		u = withQueryParam(u, q.Name, q.Value)
 	}
-	return "not a JSON value"
+	return u
 }
 
-func trimJSONSpace(b []byte) []byte {
-	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\n' || b[0] == '\r') {
-		b = b[1:]
+// readPages requests page after page until the paginator says the listing
+// is complete. Its errors start with "page N" (the caller names the
+// dataset before it).
+func (r *reader) readPages(ctx context.Context) error {
+	pg := r.rc.paging
+	req := r.first
+	if err := pg.p.start(&req); err != nil {
+		return fmt.Errorf("page 1: %w", err)
 	}
-	for len(b) > 0 && (b[len(b)-1] == ' ' || b[len(b)-1] == '\t' || b[len(b)-1] == '\n' || b[len(b)-1] == '\r') {
-		b = b[:len(b)-1]
+	seen := map[string]int{} // token or URL → the page that returned it
+	for n := 1; ; n++ {
+		if err := ctx.Err(); err != nil {
+			return fmt.Errorf("page %d: %w", n, err)
+		}
+		a, err := r.cl.do(ctx, r.rc.method, req.url, req.body)
+		if err != nil {
+			return fmt.Errorf("page %d: %w", n, err)
+		}
+		p := &page{number: n, url: req.url, status: a.status, header: a.header, body: a.body,
+			format: r.rc.format, recordsPath: r.rc.recordsPath}
+		r.pages = append(r.pages, p)
+		where := func(err error) error {
+			return fmt.Errorf("page %d (%s): %w", n, r.red.String(p.url), err)
+		}
+		if err := r.checkPage(p); err != nil {
+			return where(err)
+		}
+		if r.opts.OnPage != nil {
+			recs := -1
+			if p.recs != nil {
+				recs = p.recs.n
+			}
+			info := PageInfo{Number: n, URL: r.red.String(p.url), Status: p.status, Header: p.header, Body: p.body, Records: recs}
+			if err := r.opts.OnPage(info); err != nil {
+				return where(err)
+			}
+		}
+		if stop, err := pg.stopsAfter(p); err != nil {
+			return where(err)
+		} else if stop {
+			return nil
+		}
+		more, key, what, err := pg.p.next(p, &req)
+		if err != nil {
+			return where(err)
+		}
+		if !more {
+			return nil
+		}
+		if key != "" {
+			if first, dup := seen[key]; dup {
+				return fmt.Errorf("page %d: %w: %s %q was already returned by page %d", n, ErrRepeatedToken, what, key, first)
+			}
+			seen[key] = n
+		}
+		if int64(n) >= pg.maxPages {
+			return fmt.Errorf("page %d: %w: more than %d pages (page %d still has a next page; raise %s)", n, ErrTooManyPages, pg.maxPages, n, PropMaxPages)
+		}
+		req.url = r.withQuery(req.url)
+	}
+}
+
+// checkPage applies the page checks: an error reported inside a 2xx
+// (response.ok.field, response.error.field), and, in parsed mode with
+// records.path, that the path holds an array or null.
+func (r *reader) checkPage(p *page) error {
+	body := trimJSONSpace(p.body)
+	if len(body) == 0 || r.rc.format != "json" {
+		if r.rc.parse && r.rc.format != "json" {
+			_, err := p.records() // CSV syntax is checked page by page
+			return err
+		}
+		return nil
+	}
+	if !r.rc.okField.isZero() {
+		ok, set, err := r.rc.okField.lookupBool(body)
+		if err != nil {
+			return fmt.Errorf("%s: %w", PropResponseOKField, err)
+		}
+		if set && !ok {
+			return fmt.Errorf("%w: %s %s is false: %s", ErrResponseError, PropResponseOKField, r.rc.okField.text, quoteExcerpt(limitBytes(body, errBodyLimit)))
+		}
+	}
+	if !r.rc.errorField.isZero() {
+		raw, found, err := r.rc.errorField.lookup(body)
+		if err != nil {
+			return fmt.Errorf("%s: %w", PropResponseErrorField, err)
+		}
+		if v := string(trimJSONSpace(raw)); found && v != "null" && v != "[]" && v != "{}" && v != `""` && v != "false" {
+			return fmt.Errorf("%w: %s %s is set: %s", ErrResponseError, PropResponseErrorField, r.rc.errorField.text, quoteExcerpt(limitBytes(raw, errBodyLimit)))
+		}
+	}
+	if r.rc.parse && !r.rc.recordsPath.isZero() {
+		if _, err := p.records(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func limitBytes(b []byte, n int) []byte {
+	if len(b) > n {
+		return b[:n]
 	}
 	return b
 }
 
-// withQueryParam sets query parameter param to value: it replaces the
-// parameter where the URL already has it (every other part of the URL is
-// kept byte for byte, as the pattern pre-encodes) and appends it otherwise.
-func withQueryParam(rawURL, param, value string) string {
-	frag := ""
-	if i := strings.IndexByte(rawURL, '#'); i >= 0 {
-		rawURL, frag = rawURL[:i], rawURL[i:]
+// resolveBody is svc.restapi.read.body with its {svc.…} tokens resolved as
+// in URLs; other braces are the JSON's own. The result must be JSON.
+func resolveBody(p connectors.Props) ([]byte, error) {
+	tmpl, ok := p[PropReadBody]
+	if !ok || strings.TrimSpace(tmpl) == "" {
+		return []byte("{}"), nil
 	}
-	base, query, hasQuery := strings.Cut(rawURL, "?")
-	pair := url.QueryEscape(param) + "=" + url.QueryEscape(value)
-	var parts []string
-	replaced := false
-	if hasQuery && query != "" {
-		for _, seg := range strings.Split(query, "&") {
-			key, _, _ := strings.Cut(seg, "=")
-			if k, err := url.QueryUnescape(key); err == nil {
-				key = k
-			}
-			if key == param {
-				if !replaced {
-					parts = append(parts, pair)
-					replaced = true
-				}
-				continue
-			}
-			parts = append(parts, seg)
+	res := resolver{props: p, root: PropReadBody, done: map[string]string{}}
+	var b strings.Builder
+	for {
+		i := strings.Index(tmpl, "{svc.")
+		if i < 0 {
+			b.WriteString(tmpl)
+			break
 		}
+		end := strings.IndexByte(tmpl[i:], '}')
+		if end < 0 {
+			b.WriteString(tmpl)
+			break
+		}
+		tok := tmpl[i+1 : i+end]
+		b.WriteString(tmpl[:i])
+		if _, ok := p[tok]; !ok {
+			return nil, &UnresolvedTokenError{Token: tok, Pattern: PropReadBody, In: PropReadBody}
+		}
+		v, err := res.resolve(tok, []string{PropReadBody})
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(v)
+		tmpl = tmpl[i+end+1:]
 	}
-	if !replaced {
-		parts = append(parts, pair)
+	out := []byte(b.String())
+	if !jsonValid(out) {
+		return nil, fmt.Errorf("property %s: after its tokens are resolved the body is not valid JSON", PropReadBody)
 	}
-	return base + "?" + strings.Join(parts, "&") + frag
+	return out, nil
 }

@@ -25,14 +25,18 @@ var (
 
 // Validate checks a table definition at CREATE: the columns are exactly
 // `payload string` (or none, and the catalog stores that column), and the
-// typed properties parse. The URL is not resolved here: its tokens may come
+// properties are known, typed and consistent (pagination, auth). The URL is not resolved here: its tokens may come
 // from session settings made later.
 func (*Connector) Validate(fields []connectors.Field, props connectors.Props) error {
 	red := connectors.NewRedactor(props)
 	if err := checkColumns(fields); err != nil {
 		return red.Error(err)
 	}
-	if _, err := parseConfig(props); err != nil {
+	cfg, err := parseConfig(props)
+	if err == nil {
+		_, err = parseReadConfig(props, cfg)
+	}
+	if err != nil {
 		return red.Error(fmt.Errorf("RESTAPI table: %w", err))
 	}
 	if _, err := parseIncremental(props); err != nil {

@@ -169,3 +169,37 @@ func checkAbsoluteHTTP(s string) error {
 	}
 	return nil
 }
+
+// withQueryParam sets query parameter param to value: it replaces the
+// parameter where the URL already has it (every other part of the URL is
+// kept byte for byte, as the pattern pre-encodes) and appends it otherwise.
+func withQueryParam(rawURL, param, value string) string {
+	frag := ""
+	if i := strings.IndexByte(rawURL, '#'); i >= 0 {
+		rawURL, frag = rawURL[:i], rawURL[i:]
+	}
+	base, query, hasQuery := strings.Cut(rawURL, "?")
+	pair := url.QueryEscape(param) + "=" + url.QueryEscape(value)
+	var parts []string
+	replaced := false
+	if hasQuery && query != "" {
+		for _, seg := range strings.Split(query, "&") {
+			key, _, _ := strings.Cut(seg, "=")
+			if k, err := url.QueryUnescape(key); err == nil {
+				key = k
+			}
+			if key == param {
+				if !replaced {
+					parts = append(parts, pair)
+					replaced = true
+				}
+				continue
+			}
+			parts = append(parts, seg)
+		}
+	}
+	if !replaced {
+		parts = append(parts, pair)
+	}
+	return base + "?" + strings.Join(parts, "&") + frag
+}

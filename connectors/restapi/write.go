@@ -42,7 +42,13 @@ func (*Connector) Write(ctx context.Context, ds *connectors.Dataset, f *datafram
 			return res, fmt.Errorf("writing %s: %s=true: %w", name, PropUsePayload, err)
 		}
 	}
-	cl := newClient(cfg, ds, red)
+	lim := readOptionsFrom(ctx).Limiter
+	if lim == nil {
+		if lim, err = NewLimiter(ds.Props); err != nil {
+			return res, red.Error(fmt.Errorf("writing %s: %w", name, err))
+		}
+	}
+	cl := newClient(cfg, ds, red, lim)
 	defer cl.close()
 
 	var failure error
@@ -52,9 +58,10 @@ func (*Connector) Write(ctx context.Context, ds *connectors.Dataset, f *datafram
 		if cerr := ctx.Err(); cerr != nil {
 			err = cerr
 		} else {
-			var answer []byte
-			status, answer, err = cl.do(ctx, cfg.WriteMode, u, body)
-			putBody(answer) // the answer to a write is not kept
+			var a answer
+			a, err = cl.do(ctx, cfg.WriteMode, u, body)
+			status = a.status
+			putBody(a.body) // the answer to a write is not kept
 		}
 		res.Results = append(res.Results, connectors.RowResult{Row: row, Status: status, Err: err})
 		if err != nil {

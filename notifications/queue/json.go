@@ -1,6 +1,7 @@
 package queue
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -15,7 +16,7 @@ import (
 type recordJSON struct {
 	ID               int64   `json:"id"`
 	WebhookToken     string  `json:"webhookToken"`
-	ObjectToken      string  `json:"objectToken"`
+	ObjectToken      *string `json:"objectToken"`
 	CreationDate     *string `json:"creationDate"`
 	ReceptionDate    *string `json:"receptionDate"`
 	NotificationType string  `json:"notificationType"`
@@ -46,7 +47,7 @@ func dateTextPtr(t *time.Time) *string {
 // milliseconds, unset dates null). The payload is not part of it.
 func (r Record) MarshalJSON() ([]byte, error) {
 	return json.Marshal(recordJSON{
-		ID: r.ID, WebhookToken: r.WebhookToken, ObjectToken: r.ObjectToken,
+		ID: r.ID, WebhookToken: r.WebhookToken, ObjectToken: optional(r.ObjectToken),
 		CreationDate: DateText(r.CreationDate), ReceptionDate: DateText(r.ReceptionDate),
 		NotificationType: r.NotificationType, Status: r.Status, RetryCounter: r.RetryCounter,
 		LastRetryDate: dateTextPtr(r.LastRetryDate), NextRetryDate: dateTextPtr(r.NextRetryDate),
@@ -60,7 +61,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &j); err != nil {
 		return err
 	}
-	out := Record{ID: j.ID, WebhookToken: j.WebhookToken, ObjectToken: j.ObjectToken,
+	out := Record{ID: j.ID, WebhookToken: j.WebhookToken, ObjectToken: deref(j.ObjectToken),
 		NotificationType: j.NotificationType, Status: j.Status, RetryCounter: j.RetryCounter, Program: j.Program}
 	for _, d := range []struct {
 		name string
@@ -85,23 +86,44 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// AppendRecordJSON appends r's JSON form to b without reflection: the
-// dataset export and the marketplace call run it once per record.
+// optional is s, or nil when empty (a record without an object has a null
+// objectToken).
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// AppendRecordJSON appends r's JSON form to b, as MarshalJSON writes it,
+// without reflection over the record: the dataset export and the
+// marketplace call run it once per record.
 func AppendRecordJSON(b []byte, r *Record) []byte {
 	b = append(b, `{"id":`...)
 	b = strconv.AppendInt(b, r.ID, 10)
 	b = append(b, `,"webhookToken":`...)
-	b = strconv.AppendQuote(b, r.WebhookToken)
+	b = AppendJSONString(b, r.WebhookToken)
 	b = append(b, `,"objectToken":`...)
-	b = strconv.AppendQuote(b, r.ObjectToken)
+	if r.ObjectToken == "" {
+		b = append(b, "null"...)
+	} else {
+		b = AppendJSONString(b, r.ObjectToken)
+	}
 	b = append(b, `,"creationDate":`...)
 	b = appendDate(b, r.CreationDate)
 	b = append(b, `,"receptionDate":`...)
 	b = appendDate(b, r.ReceptionDate)
 	b = append(b, `,"notificationType":`...)
-	b = strconv.AppendQuote(b, r.NotificationType)
+	b = AppendJSONString(b, r.NotificationType)
 	b = append(b, `,"status":`...)
-	b = strconv.AppendQuote(b, string(r.Status))
+	b = AppendJSONString(b, string(r.Status))
 	b = append(b, `,"retryCounter":`...)
 	b = strconv.AppendInt(b, int64(r.RetryCounter), 10)
 	b = append(b, `,"lastRetryDate":`...)
@@ -109,8 +131,31 @@ func AppendRecordJSON(b []byte, r *Record) []byte {
 	b = append(b, `,"nextRetryDate":`...)
 	b = appendDatePtr(b, r.NextRetryDate)
 	b = append(b, `,"program":`...)
-	b = strconv.AppendQuote(b, r.Program)
+	b = AppendJSONString(b, r.Program)
 	return append(b, '}')
+}
+
+// AppendJSONString appends s as a JSON string. Printable ASCII without
+// quotes or backslashes is copied as is; anything else goes through
+// encoding/json (control characters escaped, invalid UTF-8 as U+FFFD).
+func AppendJSONString(b []byte, s string) []byte {
+	plain := true
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c >= 0x7f || c == '"' || c == '\\' {
+			plain = false
+			break
+		}
+	}
+	if plain {
+		b = append(b, '"')
+		b = append(b, s...)
+		return append(b, '"')
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(s) // a string always encodes
+	return append(b, bytes.TrimSuffix(buf.Bytes(), []byte("\n"))...)
 }
 
 func appendDate(b []byte, t time.Time) []byte {

@@ -215,6 +215,10 @@ func invalidf(format string, args ...any) error {
 // refuses NUL bytes and invalid UTF-8), so that one bad delivery cannot
 // fail the batch it travels in.
 func checkText(field, s string) error {
+	// Same limit on both stores: a Postgres index row cannot hold ~2.7 KB.
+	if len(s) > queue.MaxTokenBytes {
+		return invalidf("%s is %d bytes long; at most %d are allowed", field, len(s), queue.MaxTokenBytes)
+	}
 	if strings.IndexByte(s, 0) >= 0 {
 		return invalidf("%s contains a NUL byte", field)
 	}

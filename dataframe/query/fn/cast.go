@@ -176,8 +176,8 @@ func IntValue(arr arrow.Array, i int) int64 {
 	panic(fmt.Sprintf("fn: intValue of %s", arr.DataType()))
 }
 
-// floatValue is value i of a float32 or float64 array.
-func floatValue(arr arrow.Array, i int) float64 {
+// FloatValue is value i of a float32 or float64 array.
+func FloatValue(arr arrow.Array, i int) float64 {
 	if a, ok := arr.(*array.Float64); ok {
 		return a.Value(i)
 	}
@@ -320,7 +320,7 @@ func castToInt(mem memory.Allocator, arr arrow.Array, to arrow.DataType) arrow.A
 	case *array.Float32, *array.Float64:
 		for i := 0; i < n; i++ {
 			if valid[i] = arr.IsValid(i); valid[i] {
-				f := floatValue(arr, i)
+				f := FloatValue(arr, i)
 				if id == arrow.INT64 {
 					vals[i] = javaD2L(f)
 				} else {
@@ -378,7 +378,7 @@ func castToFloat(mem memory.Allocator, arr arrow.Array, to arrow.DataType) arrow
 	case *array.Float32, *array.Float64:
 		for i := 0; i < n; i++ {
 			if valid[i] = arr.IsValid(i); valid[i] {
-				vals[i] = floatValue(arr, i)
+				vals[i] = FloatValue(arr, i)
 			}
 		}
 	case *array.Decimal128:
@@ -430,7 +430,7 @@ func castToBool(mem memory.Allocator, arr arrow.Array) arrow.Array {
 		case *array.String:
 			return parseSparkBool(a.Value(i))
 		case *array.Float32, *array.Float64:
-			return floatValue(arr, i) != 0, true
+			return FloatValue(arr, i) != 0, true
 		case *array.Decimal128:
 			return a.Value(i).Sign() != 0, true
 		case *array.Timestamp:
@@ -478,7 +478,7 @@ func castToDecimal(mem memory.Allocator, arr arrow.Array, to *arrow.Decimal128Ty
 			}
 			return decimal128.Num{}, true
 		case *array.Float32, *array.Float64:
-			return floatToDecimal(floatValue(arr, i), to.Precision, to.Scale)
+			return floatToDecimal(FloatValue(arr, i), to.Precision, to.Scale)
 		case *array.Decimal128:
 			return rescaleDecimal(a.Value(i), a.DataType().(*arrow.Decimal128Type).Scale, to.Precision, to.Scale)
 		case *array.Timestamp:
@@ -662,7 +662,7 @@ func timestampMicrosOf(arr arrow.Array, i int) (int64, bool) {
 		}
 		return 0, true
 	case *array.Float32, *array.Float64:
-		f := floatValue(arr, i)
+		f := FloatValue(arr, i)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return 0, false
 		}

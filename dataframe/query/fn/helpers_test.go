@@ -5,6 +5,4 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 )
 
-func nullArray(n int) arrow.Array { return array.NewNull(n) }
-
 func arrowSlice(a arrow.Array, i, j int64) arrow.Array { return array.NewSlice(a, i, j) }

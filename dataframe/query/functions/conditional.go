@@ -130,6 +130,14 @@ func bindExtreme(dir int) func([]fn.Arg) (fn.Bound, error) {
 		if !flatType(t) && t.ID() != arrow.NULL {
 			return fn.Bound{}, fmt.Errorf("arguments must be of an orderable type, got %s", sparkName(t))
 		}
+		// Spark widens here without turning numbers into strings.
+		if isStringType(t) {
+			for i, a := range args {
+				if !isStringType(a.Type) && !isNull(a.Type) {
+					return fn.Bound{}, fmt.Errorf("arguments must all have the same type: argument %d is %s, another is string", i+1, sparkName(a.Type))
+				}
+			}
+		}
 		return fn.Bound{Type: t, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			sel := make([]int32, n)
 			for i := range sel {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 
@@ -91,12 +92,11 @@ func call(t *testing.T, mem memory.Allocator, c fcase, now time.Time) (arrow.Arr
 				vals[k] = a.v[0]
 			}
 		}
-		var arr arrow.Array
-		if a.t.ID() == arrow.NULL {
-			arr = fntest.Array(mem, null, vals...)
-		} else {
-			arr = fntest.Array(mem, a.t, vals...)
-		}
+		// A leading NULL row sliced off: every function must honour the
+		// array offset the executor's slices carry.
+		whole := fntest.Array(mem, a.t, append([]any{nil}, vals...)...)
+		arr := array.NewSlice(whole, 1, int64(len(vals)+1))
+		whole.Release()
 		if bound.Args != nil && bound.Args[i] != nil {
 			cast, err := fn.Cast(mem, arr, bound.Args[i])
 			arr.Release()

@@ -518,6 +518,12 @@ func appendSparkJSON(dst []byte, arr arrow.Array, i int) []byte {
 			dst = appendSparkJSON(dst, items, int(j))
 		}
 		return append(dst, '}')
+	case *array.Float64, *array.Float32:
+		// Jackson writes Java's Double.toString (1.0E21); NaN and the
+		// infinities, which JSON lacks, as strings.
+		if f := fn.FloatValue(arr, i); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return fn.AppendSparkString(dst, arr, i)
+		}
 	}
 	return dataframe.AppendJSONValue(dst, arr, i)
 }

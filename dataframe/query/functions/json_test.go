@@ -1,6 +1,7 @@
 package functions_test
 
 import (
+	"math"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -38,6 +39,7 @@ func TestJSONFunctions(t *testing.T) {
 		{name: "doc map", fn: "to_json", args: []in{lit(arrow.MapOf(str, arrowStruct()), []any{"a", []any{int64(1)}})}, want: []any{`{"a":{"a":1}}`}},
 		{name: "array of maps", fn: "to_json", args: []in{lit(arrow.ListOf(strMap), []any{[]any{"a", int64(1)}})}, want: []any{`[{"a":1}]`}},
 		{name: "timestamps", fn: "to_json", args: []in{lit(arrow.ListOf(ts), []any{tm("2015-08-26 00:00:00")})}, want: []any{`["2015-08-26T00:00:00.000Z"]`}},
+		{name: "doubles as Java prints them", fn: "to_json", args: []in{lit(arrow.ListOf(f64), []any{1.0, 1e21, 2.675, math.NaN(), nil})}, want: []any{`[1.0,1.0E21,2.675,"NaN",null]`}},
 		{name: "scalar", fn: "to_json", args: []in{lit(i64, 1)}, err: "argument 1 must be a struct, an array or a map, got long"},
 	})
 }

@@ -65,19 +65,48 @@ func mapStrings(ctx *fn.Ctx, args []arrow.Array, n int, f func(dst []byte, i int
 	return b.NewArray(), nil
 }
 
-func bindCase(upper bool) func([]fn.Arg) (fn.Bound, error) {
+// row is one row of a function's arguments.
+type row struct {
+	a []arrow.Array
+	i int
+}
+
+// str is string argument k, or def when the optional argument is absent.
+func (r row) str(k int, def string) string {
+	if k >= len(r.a) {
+		return def
+	}
+	return r.a[k].(*array.String).Value(r.i)
+}
+
+// int is int argument k, or def when the optional argument is absent.
+func (r row) int(k int, def int64) int64 {
+	if k >= len(r.a) {
+		return def
+	}
+	return int64(r.a[k].(*array.Int32).Value(r.i))
+}
+
+// bindStrings binds a string function with the signature kinds (see
+// signature) whose value, for a row without NULLs, f appends to dst.
+func bindStrings(kinds string, f func(dst []byte, r row) []byte) func([]fn.Arg) (fn.Bound, error) {
 	return func(args []fn.Arg) (fn.Bound, error) {
-		in, err := signature(args, "s")
+		in, err := signature(args, kinds)
 		if err != nil {
 			return fn.Bound{}, err
 		}
 		return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-			s := a[0].(*array.String)
 			return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-				return appendCase(dst, s.Value(i), upper), true, nil
+				return f(dst, row{a, i}), true, nil
 			})
 		}}, nil
 	}
+}
+
+func bindCase(upper bool) func([]fn.Arg) (fn.Bound, error) {
+	return bindStrings("s", func(dst []byte, r row) []byte {
+		return appendCase(dst, r.str(0, ""), upper)
+	})
 }
 
 // appendCase converts ASCII in place and falls back to Unicode case mapping
@@ -128,52 +157,25 @@ func bindLength(args []fn.Arg) (fn.Bound, error) {
 // any of trimStr's characters — the trim set comes first, as in Spark's
 // function-call form.
 func bindTrim(left, right bool) func([]fn.Arg) (fn.Bound, error) {
-	return func(args []fn.Arg) (fn.Bound, error) {
-		in, err := signature(args, "s|s")
-		if err != nil {
-			return fn.Bound{}, err
+	return bindStrings("s|s", func(dst []byte, r row) []byte {
+		v := r.str(len(r.a)-1, "")
+		cut := " "
+		if len(r.a) == 2 {
+			cut = r.str(0, "")
 		}
-		return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-			src := a[len(a)-1].(*array.String)
-			return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-				v := src.Value(i)
-				cut := " "
-				if len(a) == 2 {
-					cut = a[0].(*array.String).Value(i)
-				}
-				if left {
-					v = strings.TrimLeft(v, cut)
-				}
-				if right {
-					v = strings.TrimRight(v, cut)
-				}
-				return append(dst, v...), true, nil
-			})
-		}}, nil
-	}
+		if left {
+			v = strings.TrimLeft(v, cut)
+		}
+		if right {
+			v = strings.TrimRight(v, cut)
+		}
+		return append(dst, v...)
+	})
 }
 
-func bindSubstr(args []fn.Arg) (fn.Bound, error) {
-	in, err := signature(args, "si|i")
-	if err != nil {
-		return fn.Bound{}, err
-	}
-	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		s := a[0].(*array.String)
-		pos := a[1].(*array.Int32)
-		var length *array.Int32
-		if len(a) == 3 {
-			length = a[2].(*array.Int32)
-		}
-		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			l := int64(1<<31 - 1)
-			if length != nil {
-				l = int64(length.Value(i))
-			}
-			return append(dst, SubstringSQL(s.Value(i), int64(pos.Value(i)), l)...), true, nil
-		})
-	}}, nil
-}
+var bindSubstr = bindStrings("si|i", func(dst []byte, r row) []byte {
+	return append(dst, SubstringSQL(r.str(0, ""), r.int(1, 0), r.int(2, 1<<31-1))...)
+})
 
 // SubstringSQL is Spark's substring with a 1-based position: 0 means 1, a
 // negative position counts from the end, and a length that ends before the
@@ -435,25 +437,13 @@ func splitJava(s, pattern string, re *regexp.Regexp, limit int) []string {
 	return append(parts, s[index:])
 }
 
-func bindReplace(args []fn.Arg) (fn.Bound, error) {
-	in, err := signature(args, "ss|s")
-	if err != nil {
-		return fn.Bound{}, err
+var bindReplace = bindStrings("ss|s", func(dst []byte, r row) []byte {
+	v, search := r.str(0, ""), r.str(1, "")
+	if search == "" {
+		return append(dst, v...)
 	}
-	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		s, search := a[0].(*array.String), a[1].(*array.String)
-		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			with := ""
-			if len(a) == 3 {
-				with = a[2].(*array.String).Value(i)
-			}
-			if search.Value(i) == "" {
-				return append(dst, s.Value(i)...), true, nil
-			}
-			return append(dst, strings.ReplaceAll(s.Value(i), search.Value(i), with)...), true, nil
-		})
-	}}, nil
-}
+	return append(dst, strings.ReplaceAll(v, search, r.str(2, ""))...)
+})
 
 func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
 	in, err := signature(args, "ss|i")
@@ -625,22 +615,9 @@ func javaReplacement(rep string, re *regexp.Regexp) (string, error) {
 }
 
 func bindPad(left bool) func([]fn.Arg) (fn.Bound, error) {
-	return func(args []fn.Arg) (fn.Bound, error) {
-		in, err := signature(args, "si|s")
-		if err != nil {
-			return fn.Bound{}, err
-		}
-		return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-			s, ln := a[0].(*array.String), a[1].(*array.Int32)
-			return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-				pad := " "
-				if len(a) == 3 {
-					pad = a[2].(*array.String).Value(i)
-				}
-				return appendPad(dst, s.Value(i), int(ln.Value(i)), pad, left), true, nil
-			})
-		}}, nil
-	}
+	return bindStrings("si|s", func(dst []byte, r row) []byte {
+		return appendPad(dst, r.str(0, ""), int(r.int(1, 0)), r.str(2, " "), left)
+	})
 }
 
 // appendPad is Spark's lpad/rpad: pad to length characters with pad

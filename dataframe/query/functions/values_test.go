@@ -31,6 +31,7 @@ func TestConditionalFunctions(t *testing.T) {
 		{name: "timestamps", fn: "greatest", args: []in{lit(ts, tm("2021-01-01 00:00:00")), col(ts, tm("2020-01-01 00:00:00"), tm("2022-01-01 00:00:00"))}, want: []any{tm("2021-01-01 00:00:00"), tm("2022-01-01 00:00:00")}},
 		{name: "doc", fn: "least", args: []in{lit(i32, 10), lit(i32, 9), lit(i32, 2), lit(i32, 4), lit(i32, 3)}, want: []any{int32(2)}},
 		{name: "strings", fn: "least", args: []in{col(str, "b", nil), col(str, "a", nil)}, want: []any{"a", nil}},
+		{name: "no string promotion", fn: "least", args: []in{lit(i64, 1), lit(str, "2")}, err: "arguments must all have the same type: argument 1 is long, another is string"},
 		{name: "arity", fn: "least", args: []in{lit(i32, 1)}, err: "takes at least 2 arguments, got 1"},
 	})
 }

@@ -8,12 +8,14 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/valyala/fasthttp"
 
 	"github.com/sluicedata/sluice/notifications/queue"
 )
@@ -31,6 +33,7 @@ func (s *API) newApp() *fiber.App {
 	app := fiber.New(fiber.Config{
 		AppName:               "sluice-sidecar",
 		BodyLimit:             s.cfg.MaxBodyBytes,
+		StreamRequestBody:     true, // bodies are read, bounded and decoded by readBody
 		CaseSensitive:         true, // so that no spelling of a path slips past the auth and toggle checks
 		StrictRouting:         false,
 		DisableStartupMessage: true,
@@ -41,33 +44,122 @@ func (s *API) newApp() *fiber.App {
 		ErrorHandler:          s.errorHandler,
 		JSONEncoder:           marshalNoHTMLEscape,
 	})
+	app.Server().HeaderReceived = s.markTooLarge
+	app.Use(s.boundedBody)
 	app.Use(s.authenticate)
-
+	r := &routes{app: app}
+	s.routes = r
 	for _, p := range []string{"/webhook/notifications", "/webhooks/notifications"} {
-		app.Post(p, s.intake)
-		app.Get(p, s.listRange)
-		app.Delete(p, s.deleteRange)
+		r.add(fiber.MethodPost, p, s.intake)
+		r.add(fiber.MethodGet, p, s.listRange)
+		r.add(fiber.MethodDelete, p, s.deleteRange)
 	}
-	app.Post("/job/process-notifications", func(c *fiber.Ctx) error {
+	r.add(fiber.MethodPost, "/job/process-notifications", func(c *fiber.Ctx) error {
 		s.jobs.TriggerProcessing()
 		c.Status(fiber.StatusAccepted) // empty body, as HMC
 		return nil
 	})
-	app.Post("/job/cleanup-notifications", func(c *fiber.Ctx) error {
+	r.add(fiber.MethodPost, "/job/cleanup-notifications", func(c *fiber.Ctx) error {
 		s.jobs.TriggerCleanup()
 		c.Status(fiber.StatusAccepted)
 		return nil
 	})
-	app.Get("/health", s.health)
-	app.Get("/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.Reg, promhttp.HandlerOpts{})))
-	app.Get("/datasets/notifications", s.dataset)
-	s.recordRoutes(app)
-	s.uiRoutes(app)
-	s.managementRoutes(app)
+	r.add(fiber.MethodGet, "/health", s.health)
+	r.add(fiber.MethodGet, "/metrics", adaptor.HTTPHandler(promhttp.HandlerFor(s.metrics.Reg, promhttp.HandlerOpts{})))
+	r.add(fiber.MethodGet, "/datasets/notifications", s.dataset)
+	s.recordRoutes(app, r)
+	s.uiRoutes(app, r)
+	s.managementRoutes(app, r)
+	// Fiber answers a method it does not know (PROPFIND) with plain text
+	// before any route runs: such requests are answered here.
+	next := app.Server().Handler
+	app.Server().Handler = func(ctx *fasthttp.RequestCtx) {
+		if !slices.Contains(fiber.DefaultMethods, string(ctx.Method())) {
+			allow := r.allowed(string(ctx.Path()))
+			status, msg := fiber.StatusNotFound, fmt.Sprintf("no endpoint %s %s", quoteHeader(string(ctx.Method())), quoteHeader(string(ctx.Path())))
+			if len(allow) > 0 {
+				status = fiber.StatusMethodNotAllowed
+				msg = notAllowedMessage(string(ctx.Method()), string(ctx.Path()), strings.Join(allow, ", "))
+				ctx.Response.Header.Set(fiber.HeaderAllow, strings.Join(allow, ", "))
+			}
+			b, _ := marshalNoHTMLEscape(errorBody{ErrorMessage: msg})
+			ctx.SetStatusCode(status)
+			ctx.SetContentType(fiber.MIMEApplicationJSON)
+			ctx.SetBody(b)
+			return
+		}
+		next(ctx)
+	}
 	app.Use(func(c *fiber.Ctx) error {
-		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("no endpoint %s %s", c.Method(), c.Path()))
+		if allow := r.allowed(c.Path()); len(allow) > 0 {
+			return methodNotAllowed(c, allow)
+		}
+		return jsonError(c, fiber.StatusNotFound, fmt.Sprintf("no endpoint %s %s", quoteHeader(c.Method()), quoteHeader(c.Path())))
 	})
 	return app
+}
+
+// methodNotAllowed answers 405 with Allow.
+func methodNotAllowed(c *fiber.Ctx, allow []string) error {
+	list := strings.Join(allow, ", ")
+	c.Set(fiber.HeaderAllow, list)
+	return jsonError(c, fiber.StatusMethodNotAllowed, notAllowedMessage(c.Method(), c.Path(), list))
+}
+
+func notAllowedMessage(method, path, allow string) string {
+	return fmt.Sprintf("method %s is not allowed on %s (allowed: %s)", quoteHeader(method), quoteHeader(path), allow)
+}
+
+// routes registers handlers and remembers each path's methods, so that an
+// unknown method on a known path is a 405 with Allow.
+type routes struct {
+	app   *fiber.App
+	paths []routePath
+}
+
+type routePath struct {
+	segs    []string // ":x" matches any one segment
+	methods []string
+}
+
+func splitPath(p string) []string { return strings.Split(strings.Trim(p, "/"), "/") }
+
+func (r *routes) add(method, path string, h fiber.Handler) {
+	r.app.Add(method, path, h)
+	if method == fiber.MethodGet {
+		r.app.Add(fiber.MethodHead, path, h)
+	}
+	segs := splitPath(path)
+	for i := range r.paths {
+		if slices.Equal(r.paths[i].segs, segs) {
+			r.paths[i].methods = append(r.paths[i].methods, method)
+			return
+		}
+	}
+	r.paths = append(r.paths, routePath{segs: segs, methods: []string{method}})
+}
+
+// allowed lists the methods of the registered paths matching path, sorted.
+func (r *routes) allowed(path string) []string {
+	segs := splitPath(path)
+	var out []string
+	for _, rp := range r.paths {
+		if len(rp.segs) != len(segs) {
+			continue
+		}
+		match := true
+		for i, s := range rp.segs {
+			if !strings.HasPrefix(s, ":") && s != segs[i] {
+				match = false
+				break
+			}
+		}
+		if match {
+			out = append(out, rp.methods...)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
 }
 
 // errorHandler maps Fiber's errors (413 from BodyLimit, 405, …) to the
@@ -119,11 +211,24 @@ func (s *API) authenticate(c *fiber.Ctx) error {
 func (s *API) health(c *fiber.Ctx) error {
 	ctx, cancel := context.WithTimeout(s.baseCtx, 3*time.Second)
 	defer cancel()
-	if err := s.store.Ping(ctx); err != nil {
-		s.log.Warn("health: store does not answer", "error", err)
-		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "DOWN"})
+	if reason, since, down := s.metrics.Store.Down(); down {
+		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "DOWN",
+			"reason": "the store cannot commit since " + queue.FormatDate(since) + ": " + queue.TruncateText(reason, 300)})
 	}
-	return c.JSON(fiber.Map{"status": "UP"})
+	if err := s.store.Ping(ctx); err != nil {
+		s.metrics.Store.Failed("ping", false, err)
+		return c.Status(fiber.StatusServiceUnavailable).JSON(fiber.Map{"status": "DOWN",
+			"reason": "the store does not answer: " + queue.TruncateText(err.Error(), 300)})
+	}
+	out := fiber.Map{"status": "UP"}
+	if open := s.jobs.OpenBreakers(); len(open) > 0 {
+		b := fiber.Map{}
+		for host, until := range open {
+			b[host] = fiber.Map{"state": "OPEN", "until": queue.FormatDate(until)}
+		}
+		out["downstream"] = b
+	}
+	return c.JSON(out)
 }
 
 // parseRange reads from/to. With required, both must be present.
@@ -167,7 +272,7 @@ func (s *API) deleteRange(c *fiber.Ctx) error {
 // storeError answers a store failure: 503 when unavailable, else 500; the
 // detail goes to the log only.
 func (s *API) storeError(c *fiber.Ctx, err error) error {
-	s.log.Error("store operation failed", "method", c.Method(), "path", c.Path(), "error", err)
+	s.metrics.Store.Failed(c.Method()+" "+c.Route().Path, c.Method() != fiber.MethodGet, err)
 	if errors.Is(err, queue.ErrUnavailable) || errors.Is(err, context.DeadlineExceeded) {
 		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
 	}

@@ -3,6 +3,8 @@ package httpapi
 import (
 	"context"
 	"errors"
+	"time"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -23,11 +25,26 @@ func (s *API) countEnqueue(res queue.EnqueueResult) {
 	}
 }
 
-// intake is POST /webhook(s)/notifications: parse, enqueue, answer 200 once
-// the store has committed.
+// intake is POST /webhook(s)/notifications: verify, parse, enqueue, answer
+// 200 once the store has committed. The body was read, bounded and
+// decoded by boundedBody.
 func (s *API) intake(c *fiber.Ctx) error {
+	start := time.Now()
+	defer func() { s.metrics.IntakeDuration.Observe(time.Since(start).Seconds()) }()
+	body := c.Body()
+	if len(s.cfg.WebhookSecrets) > 0 {
+		if err := s.verifySignature(c, body); err != nil {
+			s.metrics.Unauthenticated.Inc()
+			return jsonError(c, fiber.StatusUnauthorized, err.Error())
+		}
+	}
+	if !utf8.Valid(body) {
+		// Read back, the stored body and its tokens must be valid JSON text.
+		body = queue.ValidUTF8(body)
+		s.metrics.InvalidUTF8.Inc()
+	}
 	// queue.ParseDelivery copies the body: Fiber reuses its buffer after return.
-	rec, err := queue.ParseDelivery(c.Body(), s.now())
+	rec, err := queue.ParseDelivery(body, s.now())
 	if err != nil {
 		s.metrics.Rejected.Inc()
 		s.quarantineRequest(c, err.Error())
@@ -42,10 +59,11 @@ func (s *API) intake(c *fiber.Ctx) error {
 		return jsonError(c, fiber.StatusBadRequest, "the store refuses this notification: "+err.Error())
 	}
 	if err != nil {
-		s.log.Error("enqueue failed; answering 503 so the provider re-sends",
-			"webhookToken", rec.WebhookToken, "error", err)
+		// Answered 503 so that the provider re-sends.
+		s.metrics.Store.Failed("enqueue", true, err)
 		return jsonError(c, fiber.StatusServiceUnavailable, "notification store unavailable, retry later")
 	}
+	s.metrics.Store.Committed()
 	s.countEnqueue(res)
 	// Status, not SendStatus: the contract wants an empty body.
 	c.Status(fiber.StatusOK)

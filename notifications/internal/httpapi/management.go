@@ -57,6 +57,9 @@ func (d *dtoIn) record(now time.Time, keepStatus bool) (queue.Record, error) {
 	if d.NotificationToken == nil || strings.TrimSpace(*d.NotificationToken) == "" {
 		return queue.Record{}, errors.New(`"notificationToken" is required`)
 	}
+	if err := d.checkTexts(); err != nil {
+		return queue.Record{}, err
+	}
 	now = queue.Truncate(now)
 	r := queue.Record{WebhookToken: *d.NotificationToken, Status: queue.StatusFailed, ReceptionDate: now, CreationDate: now}
 	if d.Target != nil {
@@ -71,9 +74,6 @@ func (d *dtoIn) record(now time.Time, keepStatus bool) (queue.Record, error) {
 		r.NotificationType = queue.TypeOf(r.ObjectToken)
 	}
 	if d.RetryCounter != nil {
-		if *d.RetryCounter < 0 {
-			return queue.Record{}, fmt.Errorf("retryCounter must not be negative, got %d", *d.RetryCounter)
-		}
 		r.RetryCounter = *d.RetryCounter
 	}
 	cd, err := d.creationDate()
@@ -105,20 +105,20 @@ func normalizeType(t string) string {
 
 const managementBase = "/management/failed-notifications"
 
-func (s *API) managementRoutes(app *fiber.App) {
+func (s *API) managementRoutes(app *fiber.App, r *routes) {
 	app.Use("/management", func(c *fiber.Ctx) error {
 		if !s.cfg.ManagementAPI {
 			return jsonError(c, fiber.StatusForbidden, "management API is disabled")
 		}
 		return c.Next()
 	})
-	app.Get(managementBase, s.mgmtList)
-	app.Post(managementBase, s.mgmtCreate)
-	app.Put(managementBase, s.mgmtReplace)
-	app.Get(managementBase+"/:token", s.mgmtGet)
-	app.Put(managementBase+"/:token", s.mgmtUpdate)
-	app.Delete(managementBase+"/:token", s.mgmtDelete)
-	app.Post(managementBase+"/:token/retry", s.mgmtRetry)
+	r.add(fiber.MethodGet, managementBase, s.mgmtList)
+	r.add(fiber.MethodPost, managementBase, s.mgmtCreate)
+	r.add(fiber.MethodPut, managementBase, s.mgmtReplace)
+	r.add(fiber.MethodGet, managementBase+"/:token", s.mgmtGet)
+	r.add(fiber.MethodPut, managementBase+"/:token", s.mgmtUpdate)
+	r.add(fiber.MethodDelete, managementBase+"/:token", s.mgmtDelete)
+	r.add(fiber.MethodPost, managementBase+"/:token/retry", s.mgmtRetry)
 }
 
 func tokenParam(c *fiber.Ctx) string {
@@ -127,6 +127,42 @@ func tokenParam(c *fiber.Ctx) string {
 		return c.Params("token")
 	}
 	return t
+}
+
+// checkedToken is the path's token, or a 400 answer (too long, NUL, not
+// UTF-8) with ok false.
+func checkedToken(c *fiber.Ctx) (tok string, ok bool, err error) {
+	tok = tokenParam(c)
+	if cerr := queue.CheckToken("token", tok); cerr != nil {
+		return "", false, jsonError(c, fiber.StatusBadRequest, "path parameter "+cerr.Error())
+	}
+	return tok, true, nil
+}
+
+// maxRetryCounter bounds retryCounter in management bodies.
+const maxRetryCounter = 1000
+
+func checkRetryCounter(n *int) error {
+	if n != nil && (*n < 0 || *n > maxRetryCounter) {
+		return fmt.Errorf("retryCounter must be between 0 and %d, got %d", maxRetryCounter, *n)
+	}
+	return nil
+}
+
+// checkTexts refuses management fields no store could keep as given.
+func (d *dtoIn) checkTexts() error {
+	for _, f := range []struct {
+		name string
+		v    *string
+	}{{"notificationToken", d.NotificationToken}, {"target", d.Target}, {"program", d.Program}, {"type", d.Type}} {
+		if f.v == nil {
+			continue
+		}
+		if err := queue.CheckToken(f.name, *f.v); err != nil {
+			return err
+		}
+	}
+	return checkRetryCounter(d.RetryCounter)
 }
 
 // halPage is the Spring-HATEOAS-shaped page.
@@ -166,6 +202,11 @@ func (s *API) mgmtList(c *fiber.Ctx) error {
 	size, err := queryInt(c, "size", 20, 1, 1000)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	for _, q := range []string{"target", "type"} {
+		if err := queue.CheckToken(q, c.Query(q)); err != nil {
+			return jsonError(c, fiber.StatusBadRequest, "query parameter "+err.Error())
+		}
 	}
 	f := queue.FailedFilter{Target: c.Query("target")}
 	if t := c.Query("type"); t != "" {
@@ -212,7 +253,11 @@ func (s *API) mgmtList(c *fiber.Ctx) error {
 }
 
 func (s *API) mgmtGet(c *fiber.Ctx) error {
-	r, err := s.store.Get(c.UserContext(), tokenParam(c))
+	tok, ok, err := checkedToken(c)
+	if !ok {
+		return err
+	}
+	r, err := s.store.Get(c.UserContext(), tok)
 	if err != nil {
 		return s.mgmtStoreError(c, err)
 	}
@@ -235,6 +280,10 @@ func (s *API) mgmtCreate(c *fiber.Ctx) error {
 }
 
 func (s *API) mgmtUpdate(c *fiber.Ctx) error {
+	tok, ok, err := checkedToken(c)
+	if !ok {
+		return err
+	}
 	var in dtoIn
 	if err := decodeJSON(c.Body(), &in); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -244,15 +293,15 @@ func (s *API) mgmtUpdate(c *fiber.Ctx) error {
 		t := normalizeType(*in.Type)
 		p.NotificationType = &t
 	}
-	if in.RetryCounter != nil && *in.RetryCounter < 0 {
-		return jsonError(c, fiber.StatusBadRequest, fmt.Sprintf("retryCounter must not be negative, got %d", *in.RetryCounter))
+	if err := in.checkTexts(); err != nil {
+		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	cd, err := in.creationDate()
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	p.CreationDate = cd
-	r, err := s.store.Update(c.UserContext(), tokenParam(c), p)
+	r, err := s.store.Update(c.UserContext(), tok, p)
 	if err != nil {
 		return s.mgmtStoreError(c, err)
 	}
@@ -289,8 +338,12 @@ func (s *API) mgmtReplace(c *fiber.Ctx) error {
 }
 
 func (s *API) mgmtDelete(c *fiber.Ctx) error {
+	tok, ok, err := checkedToken(c)
+	if !ok {
+		return err
+	}
 	// SUCCESS and OUTDATED records are the cleanup job's (409).
-	if err := s.store.RemoveLive(c.UserContext(), tokenParam(c)); err != nil {
+	if err := s.store.RemoveLive(c.UserContext(), tok); err != nil {
 		return s.mgmtStoreError(c, err)
 	}
 	c.Status(fiber.StatusOK)
@@ -298,6 +351,10 @@ func (s *API) mgmtDelete(c *fiber.Ctx) error {
 }
 
 func (s *API) mgmtRetry(c *fiber.Ctx) error {
+	tok, ok, err := checkedToken(c)
+	if !ok {
+		return err
+	}
 	force, err := queryBool(c, "force")
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
@@ -307,7 +364,7 @@ func (s *API) mgmtRetry(c *fiber.Ctx) error {
 	if force {
 		requeue = s.store.Requeue
 	}
-	r, err := requeue(c.UserContext(), tokenParam(c))
+	r, err := requeue(c.UserContext(), tok)
 	if err != nil {
 		return s.mgmtStoreError(c, err)
 	}

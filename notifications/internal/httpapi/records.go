@@ -29,14 +29,14 @@ const (
 	quarantineExcerpt      = 256
 )
 
-func (s *API) recordRoutes(app *fiber.App) {
+func (s *API) recordRoutes(app *fiber.App, r *routes) {
 	for _, p := range []string{"/webhook/notifications", "/webhooks/notifications"} {
-		app.Get(p+"/:token", s.getRecord)
+		r.add(fiber.MethodGet, p+"/:token", s.getRecord)
 	}
-	app.Get("/management/quarantine", s.listQuarantine)
-	app.Get("/management/quarantine/:id", s.getQuarantined)
-	app.Delete("/management/quarantine/:id", s.deleteQuarantined)
-	app.Post("/management/quarantine/:id/reparse", s.reparse)
+	r.add(fiber.MethodGet, "/management/quarantine", s.listQuarantine)
+	r.add(fiber.MethodGet, "/management/quarantine/:id", s.getQuarantined)
+	r.add(fiber.MethodDelete, "/management/quarantine/:id", s.deleteQuarantined)
+	r.add(fiber.MethodPost, "/management/quarantine/:id/reparse", s.reparse)
 }
 
 // attemptJSON is an attempt's wire form.

@@ -17,9 +17,11 @@ import (
 // Config is what the HTTP API needs of the sidecar's configuration (see
 // docs/environment.md).
 type Config struct {
-	MaxBodyBytes  int
-	APIToken      string
-	ManagementAPI bool
+	MaxBodyBytes     int
+	APIToken         string
+	ManagementAPI    bool
+	WebhookSecrets   []string      // signed intake when set
+	WebhookTolerance time.Duration // of X-Sluice-Timestamp
 	// QuarantineMax bounds the quarantined bodies kept
 	// (docs/records-api.md#quarantine).
 	QuarantineMax int
@@ -29,6 +31,8 @@ type Config struct {
 type Jobs interface {
 	TriggerProcessing() bool
 	TriggerCleanup() bool
+	// OpenBreakers lists the downstream hosts whose circuit is open.
+	OpenBreakers() map[string]time.Time
 }
 
 // Deps are the API's collaborators.
@@ -53,6 +57,7 @@ type API struct {
 	baseCtx       context.Context
 	intakeTimeout time.Duration
 	app           *fiber.App
+	routes        *routes
 }
 
 // New builds the API and its Fiber app.

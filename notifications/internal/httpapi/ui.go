@@ -65,7 +65,7 @@ func csrfToken(cookie string) string {
 	return hex.EncodeToString(m.Sum(nil))
 }
 
-func (s *API) uiRoutes(app *fiber.App) {
+func (s *API) uiRoutes(app *fiber.App, r *routes) {
 	// The page is a management tool: the same toggle (and, in
 	// authenticate, the same bearer token) as /management/**.
 	app.Use("/ui", func(c *fiber.Ctx) error {
@@ -74,9 +74,9 @@ func (s *API) uiRoutes(app *fiber.App) {
 		}
 		return c.Next()
 	})
-	app.Get("/ui/static/:file", s.uiStatic)
-	app.Get("/ui", s.uiIndex)
-	app.Post("/ui/records/:token/:action", s.uiAction)
+	r.add(fiber.MethodGet, "/ui/static/:file", s.uiStatic)
+	r.add(fiber.MethodGet, "/ui", s.uiIndex)
+	r.add(fiber.MethodPost, "/ui/records/:token/:action", s.uiAction)
 }
 
 func (s *API) uiStatic(c *fiber.Ctx) error {

@@ -20,12 +20,17 @@ type RunStats struct {
 	Failed    int   // → FAILED
 	Skipped   int   // no longer live when finished (outdated/deleted meanwhile)
 	Errors    int   // outcome not saved (the lease expires and the record is processed again)
+	Deferred  int   // left as they were: the downstream host's circuit breaker is open
 	Deleted   int64 // records deleted (cleanup)
 }
 
 func (r *RunStats) String() string {
-	return fmt.Sprintf("batches=%d claimed=%d success=%d retrying=%d failed=%d skipped=%d errors=%d deleted=%d",
+	s := fmt.Sprintf("batches=%d claimed=%d success=%d retrying=%d failed=%d skipped=%d errors=%d deleted=%d",
 		r.Batches, r.Claimed, r.Succeeded, r.Retrying, r.Failed, r.Skipped, r.Errors, r.Deleted)
+	if r.Deferred > 0 {
+		s += fmt.Sprintf(" deferred=%d", r.Deferred)
+	}
+	return s
 }
 
 // maxDrainBatches bounds a drain run; a queue that keeps refilling faster
@@ -210,9 +215,21 @@ func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunS
 // processOne runs the handler for rec and saves the outcome; for a record
 // that became FAILED it sends the alert after the outcome is committed.
 func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats, mu *sync.Mutex) {
+	hosts := s.downstreamHosts(rec)
+	for _, h := range hosts {
+		if !s.breaker.allow(h) {
+			// Not an attempt: the record stays as it is (claimed until its
+			// lease ends) and is taken again once the breaker closes.
+			mu.Lock()
+			st.Deferred++
+			mu.Unlock()
+			return
+		}
+	}
 	start, began := s.now(), time.Now()
 	err := s.handleRecord(ctx, rec)
 	took := time.Since(began)
+	s.metrics.ProcessingDuration.Observe(took.Seconds())
 	if ctx.Err() != nil {
 		// Cut short by shutdown: not an attempt that failed. The record
 		// stays claimed until its lease expires and is processed again.
@@ -222,18 +239,21 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 		mu.Unlock()
 		return
 	}
+	for _, h := range hosts {
+		s.breaker.record(h, !isDownstreamFailure(err))
+	}
 	now := queue.Truncate(s.now())
 	if err == nil {
 		rec.Status = queue.StatusSuccess
 	} else {
 		rec.RetryCounter++
 		rec.LastRetryDate = &now
-		if rec.RetryCounter >= s.cfg.MaxAttempts {
+		if rec.RetryCounter >= s.cfg.MaxAttempts || s.failFast(err) {
 			rec.Status = queue.StatusFailed
 			rec.NextRetryDate = nil
 		} else {
 			rec.Status = queue.StatusRetrying
-			next := queue.Truncate(now.Add(queue.Backoff(s.cfg.InitialRetryDelay, s.cfg.BackoffMultiplier, rec.RetryCounter)))
+			next := queue.Truncate(now.Add(s.retryDelay(rec.RetryCounter, err)))
 			rec.NextRetryDate = &next
 		}
 		s.log.Warn("notification processing failed", "webhookToken", rec.WebhookToken,
@@ -241,11 +261,14 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 	}
 	rec.Attempt = s.attemptOf(rec, start, took, err)
 	ok, ferr := s.store.Finish(ctx, rec)
+	if ferr == nil {
+		s.metrics.Store.Committed()
+	}
 	outcome := ""
 	switch {
 	case ferr != nil:
-		s.log.Error("saving the processing outcome failed; the record will be processed again",
-			"webhookToken", rec.WebhookToken, "error", ferr)
+		// The record will be processed again.
+		s.metrics.Store.Failed("save processing outcome", true, ferr)
 	case !ok:
 		outcome = metrics.OutcomeSkipped
 	case rec.Status == queue.StatusSuccess:
@@ -257,6 +280,7 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 	}
 	if outcome != "" {
 		s.metrics.Processed.WithLabelValues(outcome).Inc()
+		s.metrics.Attempts.WithLabelValues(outcome, rec.NotificationType).Inc()
 	}
 	mu.Lock()
 	switch outcome {

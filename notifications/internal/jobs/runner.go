@@ -38,6 +38,12 @@ type Config struct {
 	DownstreamTimeout time.Duration
 	ProviderAPIURL    string
 	Mail              MailConfig
+	// Downstream opt-ins (docs/environment.md#downstream); zero values keep
+	// the plain back-off.
+	FailFast4xx     bool
+	RetryJitter     float64
+	BreakerFailures int
+	BreakerCooldown time.Duration
 	// QuarantineRetentionDays and LedgerRetentionDays: the cleanup job
 	// expires quarantined bodies and discard ledger entries after them.
 	QuarantineRetentionDays int
@@ -69,6 +75,7 @@ type Runner struct {
 	cleanSem     chan struct{}
 	procTrigger  *trigger
 	cleanTrigger *trigger
+	breaker      *breaker
 }
 
 // Deps are a Runner's collaborators.
@@ -93,6 +100,14 @@ func New(cfg Config, d Deps) *Runner {
 	for t, h := range d.Handlers {
 		s.handlers[strings.ToUpper(t)] = h
 	}
+	s.breaker = newBreaker(cfg.BreakerFailures, cfg.BreakerCooldown, time.Now, func(host string, open bool) {
+		v := 0.0
+		if open {
+			v = 1
+			s.log.Warn("downstream circuit breaker open: records for this host wait", "host", host, "cooldown", cfg.BreakerCooldown)
+		}
+		s.metrics.BreakerOpen.WithLabelValues(host).Set(v)
+	})
 	s.mailer = &mailer{cfg: cfg.Mail, timeout: mailTimeout, now: s.now}
 	s.jobCtx, s.jobCancel = context.WithCancel(context.Background())
 	s.procTrigger = &trigger{name: ProcessingJob, run: func(ctx context.Context) { _, _ = s.RunProcessing(ctx) }}

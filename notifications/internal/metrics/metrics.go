@@ -25,6 +25,15 @@ type Metrics struct {
 	Processed          *prometheus.CounterVec
 	Mails              *prometheus.CounterVec
 	JobRuns            *prometheus.CounterVec
+	InvalidUTF8        prometheus.Counter
+	IntakeDuration     prometheus.Histogram
+	ProcessingDuration prometheus.Histogram
+	Attempts           *prometheus.CounterVec
+	BreakerOpen        *prometheus.GaugeVec
+	StoreErrors        prometheus.Counter
+	Unauthenticated    prometheus.Counter
+	// Store tracks whether the store commits and throttles its error logs.
+	Store *StoreHealth
 }
 
 // Source is what the scrape-time collector asks: the store's figures (of
@@ -83,6 +92,39 @@ func New(src Source) *Metrics {
 		Name: "sluice_notifications_job_runs_total",
 		Help: "Job runs by job and result (ok, error, locked).",
 	}, []string{"job", "result"})
+	m.InvalidUTF8 = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_notifications_invalid_utf8_total",
+		Help: "Webhook bodies whose invalid UTF-8 bytes were replaced by U+FFFD.",
+	})
+	m.IntakeDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "sluice_intake_duration_seconds",
+		Help:    "Time from reading a webhook body to answering it, commit included.",
+		Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
+	})
+	m.ProcessingDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Name:    "sluice_processing_duration_seconds",
+		Help:    "Time of one processing attempt (payload fetch and handler).",
+		Buckets: prometheus.ExponentialBuckets(.001, 2.5, 14),
+	})
+	m.Attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_notifications_attempts_total",
+		Help: "Processing attempts by outcome (success, retrying, failed, skipped) and notification type.",
+	}, []string{"outcome", "type"})
+	m.BreakerOpen = prometheus.NewGaugeVec(prometheus.GaugeOpts{
+		Name: "sluice_downstream_breaker_open",
+		Help: "1 while the circuit breaker of a downstream host is open, else 0.",
+	}, []string{"host"})
+	m.StoreErrors = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_notifications_store_errors_total",
+		Help: "Store operations that failed (the log repeats an error at most once a minute).",
+	})
+	m.Unauthenticated = prometheus.NewCounter(prometheus.CounterOpts{
+		Name: "sluice_notifications_unauthenticated_total",
+		Help: "Webhook deliveries refused with 401 (signature missing, stale or wrong).",
+	})
+	m.Reg.MustRegister(m.Unauthenticated)
+	m.Store = NewStoreHealth(src.Log, time.Now, m.StoreErrors)
+	m.Reg.MustRegister(m.InvalidUTF8, m.IntakeDuration, m.ProcessingDuration, m.Attempts, m.BreakerOpen, m.StoreErrors)
 	m.Reg.MustRegister(m.Received, m.Rejected, m.Outdated, m.Discarded, m.Processed, m.Mails, m.JobRuns,
 		&storeCollector{src: src},
 		collectors.NewGoCollector(),
