@@ -93,9 +93,9 @@ func recordDetail(r *queue.Record, attempts []queue.Attempt) ([]byte, error) {
 // getRecord is GET /webhooks/notifications/{token}: the record with its
 // attempts, or the discard ledger's entry of a discarded delivery.
 func (s *API) getRecord(c *fiber.Ctx) error {
-	token := tokenParam(c)
-	if err := checkLookupToken(token); err != nil {
-		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	token, ok, err := checkedToken(c)
+	if !ok {
+		return err
 	}
 	ctx := c.UserContext()
 	r, err := s.store.Get(ctx, token)
@@ -122,21 +122,6 @@ func (s *API) getRecord(c *fiber.Ctx) error {
 	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSON)
 	return c.Send(body)
-}
-
-// maxLookupToken bounds a token looked up: no longer one is ever stored.
-const maxLookupToken = 255
-
-// checkLookupToken refuses a token no store could hold, so that both stores
-// answer it alike (400) instead of one failing on it.
-func checkLookupToken(token string) error {
-	switch {
-	case len(token) > maxLookupToken:
-		return fmt.Errorf("token is %d bytes long: at most %d", len(token), maxLookupToken)
-	case !utf8.ValidString(token) || strings.IndexByte(token, 0) >= 0:
-		return fmt.Errorf("token %s is not UTF-8 text without NUL characters", strconv.Quote(queue.Excerpt(token, 64)))
-	}
-	return nil
 }
 
 // textParam reads a query parameter that must be valid UTF-8 without NUL.
