@@ -10,8 +10,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/dataframe/query"
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 // Pos is a 1-based line and column in the pipeline file.
@@ -127,9 +128,9 @@ type Step struct {
 	Limit   *LimitStep
 	Write   *WriteStep
 
-	inputs []string       // resolved by Validate
-	query  *Query         // parsed sql
-	where  csql.Predicate // compiled filter
+	inputs []string    // resolved by Validate
+	query  *Query      // parsed sql
+	where  query.Query // the filter's query over its input `_`
 }
 
 // ReadStep reads a dataset: a catalog table, or an inline dataset given by
@@ -596,7 +597,7 @@ func (d *decoder) step(n *yaml.Node, index int) (*Step, error) {
 			s.FromPos = posOf(f.value)
 		default:
 			if !contains(kindStrings(), f.key) {
-				return nil, d.errf(f.keyN, "%s: unknown step kind %q (want one of: %s)", what, f.key, kindList())
+				return nil, d.errf(f.keyN, "%s: unknown step kind %q%s (want one of: %s)", what, f.key, suggest.Phrase(f.key, kindStrings()), kindList())
 			}
 			if kindF != nil {
 				return nil, d.errf(f.keyN, "%s: has two kinds, %q and %q (one kind per step)", what, kindF.key, f.key)

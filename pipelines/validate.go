@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/sluicedata/sluice/connectors/restapi"
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 // Validate checks a pipeline before anything runs — unique ids, `from:`
@@ -65,12 +66,20 @@ func Validate(p *Pipeline) error {
 				return errf(s.SQL.Pos, "%s: %s", what, describeQueryError(err, "query"))
 			}
 			s.query = q
-			if dep, ok := ids[q.From]; ok && !q.FromTable {
-				s.inputs = []string{dep.ID}
-			} else if dep, ok := lower[strings.ToLower(q.From)]; ok && !q.FromTable {
-				s.inputs = []string{dep.ID}
-			} else if !q.FromTable {
-				return errf(s.SQL.Pos, "%s: FROM %s: no step has that id (catalog tables are written namespace.table)", what, q.From)
+			for _, t := range q.Tables {
+				if strings.Contains(t, ".") {
+					continue
+				}
+				dep, ok := ids[t]
+				if !ok {
+					dep, ok = lower[strings.ToLower(t)]
+				}
+				if !ok {
+					return errf(s.SQL.Pos, "%s: FROM %s: no step has that id (catalog tables are written namespace.table)%s", what, t, suggest.Phrase(t, stepIDs(p.Steps)))
+				}
+				if !contains(s.inputs, dep.ID) {
+					s.inputs = append(s.inputs, dep.ID)
+				}
 			}
 		default:
 			if err := s.checkKind(); err != nil {
@@ -87,7 +96,7 @@ func Validate(p *Pipeline) error {
 			case s.From != "":
 				dep, ok := ids[s.From]
 				if !ok {
-					return errf(s.FromPos, "%s: from: no step has the id %q%s", what, s.From, suggest(s.From, p.Steps))
+					return errf(s.FromPos, "%s: from: no step has the id %q%s", what, s.From, suggest.Phrase(s.From, stepIDs(p.Steps)))
 				}
 				s.inputs = []string{dep.ID}
 			case i == 0:
@@ -162,13 +171,13 @@ func describeQueryError(err error, of string) string {
 	return err.Error()
 }
 
-func suggest(id string, steps []*Step) string {
-	for _, s := range steps {
-		if strings.EqualFold(s.ID, id) {
-			return fmt.Sprintf(" (did you mean %q?)", s.ID)
-		}
+// stepIDs lists the steps' ids, for did-you-mean.
+func stepIDs(steps []*Step) []string {
+	ids := make([]string, len(steps))
+	for i, s := range steps {
+		ids[i] = s.ID
 	}
-	return ""
+	return ids
 }
 
 // topoOrder orders the steps so that each runs after its inputs, keeping

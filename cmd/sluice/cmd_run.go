@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 
 	"github.com/mattn/go-isatty"
@@ -35,9 +37,6 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	if *dryRun {
-		return pipelines.WritePlan(env.stdout, p, sf.sets.Map())
-	}
 	// The pipeline's own catalog: sits between --catalog and $SLUICE_CATALOG.
 	dir, err := sf.catalogDirFor(env, p.Catalog)
 	if err != nil {
@@ -46,6 +45,23 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 	cat, err := catalog.Open(dir)
 	if err != nil {
 		return err
+	}
+	if *dryRun {
+		// A dry run runs nothing, but a table that is not there is known now.
+		var missing []error
+		for _, ref := range p.Tables() {
+			ns, name, err := catalog.SplitName(ref.Name)
+			if err == nil {
+				_, err = cat.Get(ctx, ns, name)
+			}
+			if err != nil {
+				missing = append(missing, fmt.Errorf("%s: %s: %w", p.File, ref.Label(), err))
+			}
+		}
+		if len(missing) > 0 {
+			return errors.Join(missing...)
+		}
+		return pipelines.WritePlan(env.stdout, p, sf.sets.Map())
 	}
 	sess := catalog.NewSession(cat)
 	sess.SetLogOutput(env.stderr)

@@ -134,3 +134,28 @@ func TestRunCommandCatalog(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "lake.t")
 }
+
+// A dry run checks that the tables the steps name exist, before anything runs.
+func TestRunDryRunChecksTables(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	cat := filepath.Join(tmp, "cat")
+	code, _, stderr := runCLI(t, map[string]string{"SLUICE_CATALOG": cat}, "sql", "-e",
+		`CREATE TABLE lake.subs TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='`+filepath.Join(tmp, "subs.parquet")+`')`)
+	require.Equal(t, 0, code, stderr)
+	out := filepath.Join(tmp, "out.ndjson")
+	p := writePipeline(t, tmp, `
+name: tables
+steps:
+  - id: src
+    read: {table: lake.sbus}
+  - write: {file: `+out+`}
+`)
+	code, stdout, stderr := runCLI(t, map[string]string{"SLUICE_CATALOG": cat}, "run", p, "--dry-run")
+	require.Equal(t, 1, code, stderr)
+	require.Empty(t, stdout, "no plan for a pipeline that cannot run")
+	require.Contains(t, stderr, `step 1 "src" (read)`)
+	require.Contains(t, stderr, `table not found: lake.sbus (did you mean "lake.subs"?)`)
+	_, err := os.Stat(out)
+	require.ErrorIs(t, err, os.ErrNotExist)
+}
