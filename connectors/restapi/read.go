@@ -157,7 +157,7 @@ func (r *reader) readPages(ctx context.Context) error {
 		}
 		if r.opts.OnPage != nil {
 			recs := -1
-			if p.recs != nil {
+			if p.recs != nil && p.recs.count() == nil {
 				recs = p.recs.n
 			}
 			info := PageInfo{Number: n, URL: r.red.String(p.url), Status: p.status, Header: p.header, Body: p.body, Records: recs}
