@@ -108,6 +108,7 @@ func newReader(ctx context.Context, ds *connectors.Dataset, red *connectors.Reda
 		}
 	}
 	r.cl = newClient(cfg, ds, red, lim)
+	r.cl.reads = true
 	return r, nil
 }
 
