@@ -192,8 +192,11 @@ func (r *runner) cleanup(errp *error) {
 }
 
 // input returns the frame a step reads; done() drops the step's claim.
-func (r *runner) input(s *Step) (*dataframe.Frame, func()) {
-	id := s.inputs[0]
+func (r *runner) input(s *Step) (*dataframe.Frame, func()) { return r.inputOf(s.inputs[0]) }
+
+// inputOf is the output of step id and the function that says this step is
+// done with it.
+func (r *runner) inputOf(id string) (*dataframe.Frame, func()) {
 	f := r.frames[id]
 	return f, func() {
 		r.uses[id]--
@@ -251,7 +254,7 @@ func (r *runner) exec(ctx context.Context, s *Step, sr *StepResult) (out *datafr
 	case KindSelect:
 		return project(in, s.Select.Columns)
 	case KindFilter:
-		return filter(in, s.where)
+		return runOver(ctx, r.opts.Session, s.where, map[string]*dataframe.Frame{"_": in}, filterPrefix)
 	case KindExplode:
 		return dataframe.Explode(in, s.Explode.Path)
 	case KindFlatten:
@@ -315,24 +318,18 @@ func userProps(name, typ string, p map[string]string) map[string]any {
 }
 
 func (r *runner) sql(ctx context.Context, s *Step) (*dataframe.Frame, error) {
-	q := s.query
-	var src *dataframe.Frame
-	if len(s.inputs) > 0 {
-		in, done := r.input(s)
+	frames := map[string]*dataframe.Frame{}
+	for _, id := range s.inputs {
+		f, done := r.inputOf(id)
 		defer done()
-		src = in
-	} else {
-		if r.opts.Session == nil {
-			return nil, fmt.Errorf("FROM %s: %w", q.From, errNoSession)
-		}
-		f, err := r.opts.Session.Read(ctx, q.From, nil)
-		if err != nil {
-			return nil, fmt.Errorf("FROM %s: %w", q.From, err)
-		}
-		defer f.Release()
-		src = f
+		frames[id] = f
 	}
-	return runQuery(src, q)
+	for _, t := range s.query.Tables {
+		if strings.Contains(t, ".") && r.opts.Session == nil {
+			return nil, fmt.Errorf("FROM %s: %w", t, errNoSession)
+		}
+	}
+	return runOver(ctx, r.opts.Session, s.query.ast, frames, "")
 }
 
 func project(f *dataframe.Frame, cols []Projection) (*dataframe.Frame, error) {

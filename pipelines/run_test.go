@@ -500,8 +500,8 @@ func TestRunStepErrors(t *testing.T) {
 		{"rename unknown", "  - rename: {nope: x}\n", `step 2 (rename) failed: rename: no column "nope"`},
 		{"rename collision", "  - rename: {etag: kind}\n", `step 2 (rename) failed: rename: two columns would be called "kind"`},
 		{"select unknown nested", "  - select: [pageInfo.nope]\n", `step 2 (select) failed: dataframe: column path "pageInfo.nope": struct "pageInfo" has no field "nope"`},
-		{"filter unknown column", "  - filter: nope = 1\n", `step 2 (filter) failed: row 0: WHERE: column nope: dataframe: unknown column "nope"`},
-		{"sql missing table", "  - sql: SELECT * FROM lake.none\n", `step 2 (sql) failed: FROM lake.none: `},
+		{"filter unknown column", "  - filter: nope = 1\n", `step 2 (filter) failed: line 1, column 1: unknown column nope`},
+		{"sql missing table", "  - sql: SELECT * FROM lake.none\n", `step 2 (sql) failed: reading lake.none: table not found`},
 		{"write to a directory", "  - write: {file: " + tmp + ", format: csv}\n", "is a directory; give a file name"},
 		{"partitioned over a file", "  - write: {file: " + src + ", partition_by: [kind]}\n", "is a file; a partitioned output is a directory"},
 	}

@@ -187,7 +187,7 @@ func ParseDate(str string) (int32, bool) {
 	if rest != "" && rest[0] != ' ' && rest[0] != 'T' {
 		return 0, false
 	}
-	return civilDays(y, m, d)
+	return CivilDays(y, m, d)
 }
 
 // parseDatePart reads `[+-]yyyy[-[m]m[-[d]d]]` and returns what follows.
@@ -222,17 +222,39 @@ func parseDatePart(s string) (y, m, d int, rest string, ok bool) {
 	return y, m, d, s[i:], true
 }
 
-// civilDays is the day number of y-m-d since 1970-01-01, false if the date
-// does not exist (2021-02-30).
-func civilDays(y, m, d int) (int32, bool) {
-	if m < 1 || m > 12 || d < 1 || d > 31 {
+// CivilDays is the day number of y-m-d since 1970-01-01 in the proleptic
+// Gregorian calendar, false if the date does not exist (2021-02-30).
+func CivilDays(y, m, d int) (int32, bool) {
+	if m < 1 || m > 12 || d < 1 || d > daysIn(y, m) {
 		return 0, false
 	}
-	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if t.Day() != d {
-		return 0, false
+	// Howard Hinnant's days_from_civil.
+	if m <= 2 {
+		y--
 	}
-	return int32(floorDiv(t.Unix(), 86400)), true
+	era := y
+	if era < 0 {
+		era -= 399
+	}
+	era /= 400
+	yoe := y - era*400
+	mp := (m + 9) % 12
+	doy := (153*mp+2)/5 + d - 1
+	doe := yoe*365 + yoe/4 - yoe/100 + doy
+	return int32(era*146097 + doe - 719468), true
+}
+
+func daysIn(y, m int) int {
+	switch m {
+	case 2:
+		if y%4 == 0 && (y%100 != 0 || y%400 == 0) {
+			return 29
+		}
+		return 28
+	case 4, 6, 9, 11:
+		return 30
+	}
+	return 31
 }
 
 // ParseTimestamp is Spark's string → timestamp in the UTC session time
@@ -247,7 +269,7 @@ func ParseTimestamp(str string) (int64, bool) {
 		// The date part may end where a zone starts: "2020-01-01Z".
 		return 0, false
 	}
-	days, ok := civilDays(y, mo, d)
+	days, ok := CivilDays(y, mo, d)
 	if !ok {
 		return 0, false
 	}
