@@ -47,8 +47,6 @@ func (l *listOut) appendLen(k int) {
 	l.valid = append(l.valid, true)
 }
 
-func (l *listOut) release() {}
-
 // finish takes the elements values[idx[k]] and wraps them in the lists.
 func (l *listOut) finish(values arrow.Array, idx []int64) (arrow.Array, error) {
 	elems, err := takeValues(l.mem, values, idx)
