@@ -305,7 +305,9 @@ func malformed() error {
 		func(i int) (string, string) { return fmt.Sprintf(`{"token":"m-%d","createdOn":"yesterday"}`, i), "" },
 		func(i int) (string, string) { return fmt.Sprintf(`{"token":"m-%d\u0000x"}`, i), "" },
 		func(i int) (string, string) { return fmt.Sprintf("{\"token\":\"m-%d-\xff\xfe\"}", i), "" },
-		func(i int) (string, string) { return `{"token":"` + strings.Repeat("t", 3000) + fmt.Sprint(i) + `"}`, "" },
+		func(i int) (string, string) {
+			return `{"token":"` + strings.Repeat("t", 3000) + fmt.Sprint(i) + `"}`, ""
+		},
 		func(i int) (string, string) {
 			return fmt.Sprintf(`{"token":"m-o-%d","object":{"token":"`+strings.Repeat("o", 3000)+`"}}`, i), ""
 		},
