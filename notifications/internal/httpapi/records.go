@@ -93,7 +93,10 @@ func recordDetail(r *queue.Record, attempts []queue.Attempt) ([]byte, error) {
 // getRecord is GET /webhooks/notifications/{token}: the record with its
 // attempts, or the discard ledger's entry of a discarded delivery.
 func (s *API) getRecord(c *fiber.Ctx) error {
-	token := tokenParam(c)
+	token, ok, err := checkedToken(c)
+	if !ok {
+		return err
+	}
 	ctx := c.UserContext()
 	r, err := s.store.Get(ctx, token)
 	if errors.Is(err, queue.ErrNotFound) {
