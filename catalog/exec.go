@@ -14,7 +14,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// ExecuteBatch runs a batch of SQL statements (CONTRACT §5) in order and
+// ExecuteBatch runs a batch of SQL statements (docs/catalog.md, docs/sql.md) in order and
 // returns the last statement's frame; the caller releases it. The whole
 // batch is parsed and planned first, so a syntax error anywhere runs
 // nothing. A failing statement stops the batch; the error starts with its
@@ -29,7 +29,7 @@ func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Fra
 	// A SQL file saved by a Windows editor starts with a byte order mark;
 	// positions are counted as the editor shows them, without it.
 	text = strings.TrimPrefix(text, "\ufeff")
-	stmts, plans, err := sql.PlanBatch(text)
+	stmts, err := sql.Parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -41,7 +41,7 @@ func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Fra
 			}
 			return nil, fmt.Errorf("statement %d: %w", st.Number(), err)
 		}
-		f, err := s.execute(ctx, st, plans)
+		f, err := s.execute(ctx, st)
 		if last != nil {
 			last.Release()
 			last = nil
@@ -59,7 +59,7 @@ func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Fra
 
 func noColumns() (*dataframe.Frame, error) { return dataframe.FromValues(nil, nil) }
 
-func (s *Session) execute(ctx context.Context, st sql.Statement, plans map[*sql.Select]*sql.SelectPlan) (*dataframe.Frame, error) {
+func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Frame, error) {
 	switch x := st.(type) {
 	case *sql.CreateTable:
 		return s.execCreate(ctx, x)
@@ -112,9 +112,9 @@ func (s *Session) execute(ctx context.Context, st sql.Statement, plans map[*sql.
 		}
 		return noColumns()
 	case *sql.Select:
-		return s.execSelect(ctx, x, plans[x])
+		return s.execSelect(ctx, x)
 	case *sql.Insert:
-		return s.execInsert(ctx, x, plans)
+		return s.execInsert(ctx, x)
 	}
 	return nil, fmt.Errorf("unsupported statement %T", st)
 }
@@ -230,53 +230,24 @@ func tableRef(t sql.TableName) string {
 	return t.Namespace + "." + t.Name
 }
 
-// runSelect reads the table then filters, projects and limits.
-func (s *Session) runSelect(ctx context.Context, x *sql.Select, pl *sql.SelectPlan) (*dataframe.Frame, error) {
-	if pl == nil {
-		var err error
-		if pl, err = x.Plan(); err != nil {
+func (s *Session) execSelect(ctx context.Context, x *sql.Select) (*dataframe.Frame, error) {
+	if x.Explain {
+		plan, release, err := s.compileQuery(ctx, x.Query)
+		if err != nil {
 			return nil, err
 		}
-	}
-	name := tableRef(x.From)
-	f, err := s.Read(ctx, name, nil)
-	if err != nil {
-		return nil, err
-	}
-	if pl.Where != nil {
-		where := pl.Where
-		g, err := dataframe.Filter(f, func(r *dataframe.Row) (bool, error) { return where(r) })
-		f.Release()
-		if err != nil {
-			return nil, fmt.Errorf("selecting from %s: %w", name, err)
+		defer release()
+		lines := strings.Split(strings.TrimRight(plan.Explain(), "\n"), "\n")
+		rows := make([][]any, len(lines))
+		for i, l := range lines {
+			rows[i] = []any{l}
 		}
-		f = g
+		return dataframe.FromValues([]string{"plan"}, rows)
 	}
-	if pl.Limit >= 0 {
-		g := dataframe.Limit(f, pl.Limit)
-		f.Release()
-		f = g
-	}
-	if !pl.Star {
-		proj := make([]dataframe.Projection, len(pl.Projections))
-		for i, p := range pl.Projections {
-			proj[i] = dataframe.Projection{Path: p.Path, Alias: p.Alias}
-		}
-		g, err := dataframe.Project(f, proj)
-		f.Release()
-		if err != nil {
-			return nil, fmt.Errorf("selecting from %s: %w", name, err)
-		}
-		f = g
-	}
-	return f, nil
+	return s.Query(ctx, x.Query)
 }
 
-func (s *Session) execSelect(ctx context.Context, x *sql.Select, pl *sql.SelectPlan) (*dataframe.Frame, error) {
-	return s.runSelect(ctx, x, pl)
-}
-
-func (s *Session) execInsert(ctx context.Context, x *sql.Insert, plans map[*sql.Select]*sql.SelectPlan) (*dataframe.Frame, error) {
+func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Frame, error) {
 	target := tableRef(x.Table)
 	r, err := s.resolve(ctx, target, nil)
 	if err != nil {
@@ -291,7 +262,7 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert, plans map[*sql.
 		d.FullRefresh = outer.FullRefresh
 	}
 	if x.Query != nil {
-		if f, err = s.runSelect(WithDelivery(ctx, d), x.Query, plans[x.Query]); err != nil {
+		if f, err = s.Query(WithDelivery(ctx, d), x.Query.Query); err != nil {
 			return nil, err
 		}
 		// A table whose columns are its connector's fixed ones (a RESTAPI

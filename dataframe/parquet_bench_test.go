@@ -28,6 +28,7 @@ func ioBenchFrame(b *testing.B) *Frame {
 // BenchmarkWriteParquet reports MB/s of NDJSON-equivalent input encoded to
 // snappy Parquet (frame already in memory).
 func BenchmarkWriteParquet(b *testing.B) {
+	UseFastParquetCodecs() // as the sluice binary does
 	f := ioBenchFrame(b)
 	defer f.Release()
 	for _, tc := range []struct {

@@ -15,13 +15,26 @@ import (
 // encoder per level (EncodeAll is safe for concurrent use) and pool gzip
 // writers; the bytes they produce are the same formats. Decoding is left to
 // Arrow's codecs, which already share their decoders.
-func init() {
-	if z, err := compress.GetCodec(compress.Codecs.Zstd); err == nil {
-		compress.RegisterCodec(compress.Codecs.Zstd, &cachedZstd{Codec: z})
-	}
-	if g, err := compress.GetCodec(compress.Codecs.Gzip); err == nil {
-		compress.RegisterCodec(compress.Codecs.Gzip, &pooledGzip{Codec: g})
-	}
+//
+// Arrow looks codecs up in one process-wide registry, so installing them
+// changes every Parquet writer in the process: that is the caller's
+// explicit choice (the sluice binary makes it in main), never a side effect
+// of importing this package. See docs/frames.md#parquet.
+
+var fastCodecsOnce sync.Once
+
+// UseFastParquetCodecs registers the cached zstd and pooled gzip encoders
+// in Arrow's codec registry for the whole process. It is safe to call more
+// than once and from several goroutines.
+func UseFastParquetCodecs() {
+	fastCodecsOnce.Do(func() {
+		if z, err := compress.GetCodec(compress.Codecs.Zstd); err == nil {
+			compress.RegisterCodec(compress.Codecs.Zstd, &cachedZstd{Codec: z})
+		}
+		if g, err := compress.GetCodec(compress.Codecs.Gzip); err == nil {
+			compress.RegisterCodec(compress.Codecs.Gzip, &pooledGzip{Codec: g})
+		}
+	})
 }
 
 type cachedZstd struct {

@@ -312,3 +312,22 @@ func FuzzBlockReader(f *testing.F) {
 		require.Equal(t, string(data), string(got))
 	})
 }
+
+// TestFastParquetCodecsRoundTrip: after the explicit opt-in, zstd and gzip
+// files written with the cached encoders read back the same.
+func TestFastParquetCodecsRoundTrip(t *testing.T) {
+	t.Parallel()
+	UseFastParquetCodecs()
+	UseFastParquetCodecs() // idempotent
+	mem := ioCheckedAlloc(t)
+	src := ioNestedFrame(t, mem, 2)
+	defer src.Release()
+	for _, codec := range []string{"zstd", "gzip"} {
+		path := filepath.Join(t.TempDir(), "x.parquet")
+		require.NoError(t, WriteFile(path, src, FileOptions{Parquet: ParquetOptions{Compression: codec}}))
+		back, err := ReadFile(path, FileOptions{Allocator: mem})
+		require.NoError(t, err)
+		ioRequireFramesEqual(t, src, back)
+		back.Release()
+	}
+}

@@ -368,3 +368,15 @@ func copyValueBytes[T int32 | int64](mem memory.Allocator, src *memory.Buffer, o
 	}
 	return buf
 }
+
+// Take returns the elements of arr at idx (repeats allowed, any order) as a
+// new array from mem, in time linear in the input and output. The query
+// executor selects rows with it (filters, joins, sorts).
+func Take(mem memory.Allocator, arr arrow.Array, idx []int64) (arrow.Array, error) {
+	return takeArray(mem, arr, idx)
+}
+
+// TakeRecord is Take for every column of rec.
+func TakeRecord(mem memory.Allocator, rec arrow.Record, idx []int64) (arrow.Record, error) {
+	return takeRecord(mem, rec, idx)
+}

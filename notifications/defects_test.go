@@ -17,6 +17,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"runtime"
 	"strings"
@@ -530,4 +531,40 @@ func TestD2SlowClientsHoldLittleMemory(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	grown := int64(after.HeapInuse) - int64(before.HeapInuse)
 	require.Less(t, grown, int64(64<<20), "%d connections announcing 1 MiB grew the heap by %d MiB", n, grown>>20)
+}
+
+// D6: a secret echoed by a downstream is masked even when the excerpt
+// would cut it in two, or when it comes back URL-encoded or JSON-escaped.
+func TestD6ExcerptRedaction(t *testing.T) {
+	t.Parallel()
+	const secret = "tok/en+with=specials&more"
+	for _, tc := range []struct {
+		name string
+		echo func() string
+	}{
+		{"cut at the excerpt boundary", func() string { return strings.Repeat("x", 500) + secret + strings.Repeat("y", 100) }},
+		{"URL-encoded", func() string { return "refused ?key=" + url.QueryEscape(secret) }},
+		{"JSON-escaped", func() string { b, _ := json.Marshal(map[string]string{"key": secret + "\u2028"}); return string(b) }},
+		{"path-escaped", func() string { return "GET /x/" + url.PathEscape(secret) }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logs syncBuffer
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.WriteHeader(502)
+				io.WriteString(w, tc.echo())
+			}))
+			t.Cleanup(srv.Close)
+			cfg := testConfig()
+			cfg.MarketplaceURL = srv.URL + "/hook?key=" + url.QueryEscape(secret)
+			st := openStore(t)
+			svc := newService(t, cfg, st, notifications.WithLogger(jsonLogger(&logs)))
+			deliver(t, svc, "wbh-d6", "usr-1", "")
+			_, err := svc.RunProcessing(context.Background())
+			require.NoError(t, err)
+			require.Contains(t, logs.String(), "marketplace answered 502")
+			for _, form := range []string{secret, url.QueryEscape(secret), url.PathEscape(secret), secret[:12], "en+with=spec"} {
+				require.NotContains(t, logs.String(), form)
+			}
+		})
+	}
 }

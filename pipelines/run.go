@@ -13,6 +13,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/termline"
 )
 
 // Session is what a pipeline needs of a catalog session (catalog.Session
@@ -118,7 +119,7 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 		}
 		res.Steps = append(res.Steps, sr)
 		r.progressf("  %d/%d %-10s %-8s %s rows, %s, %s%s\n", i+1, len(p.order), s.ID, s.Kind,
-			groupDigits(sr.Rows), humanBytes(sr.Bytes), round(sr.Elapsed), targetSuffix(sr.Target))
+			termline.Count(sr.Rows), termline.Bytes(sr.Bytes), round(sr.Elapsed), targetSuffix(sr.Target))
 	}
 	if err := r.commit(); err != nil {
 		return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
@@ -143,13 +144,13 @@ type runner struct {
 	frames  map[string]*dataframe.Frame // live outputs
 	uses    map[string]int              // remaining readers of each output
 	staged  []staged                    // file outputs waiting for the end
-	spinner *spinner
+	spinner *termline.Line
 }
 
 func (r *runner) progressf(format string, args ...any) {
 	if r.opts.Progress != nil {
 		if r.spinner != nil {
-			r.spinner.clear()
+			r.spinner.Clear()
 		}
 		fmt.Fprintf(r.opts.Progress, format, args...)
 	}
@@ -191,8 +192,11 @@ func (r *runner) cleanup(errp *error) {
 }
 
 // input returns the frame a step reads; done() drops the step's claim.
-func (r *runner) input(s *Step) (*dataframe.Frame, func()) {
-	id := s.inputs[0]
+func (r *runner) input(s *Step) (*dataframe.Frame, func()) { return r.inputOf(s.inputs[0]) }
+
+// inputOf is the output of step id and the function that says this step is
+// done with it.
+func (r *runner) inputOf(id string) (*dataframe.Frame, func()) {
 	f := r.frames[id]
 	return f, func() {
 		r.uses[id]--
@@ -211,7 +215,7 @@ func (r *runner) step(ctx context.Context, s *Step, n int) (StepResult, error) {
 	}
 	out, err := r.exec(ctx, s, &sr)
 	if r.spinner != nil {
-		r.spinner.stop()
+		r.spinner.Stop()
 		r.spinner = nil
 	}
 	sr.Elapsed = time.Since(start)
@@ -250,7 +254,7 @@ func (r *runner) exec(ctx context.Context, s *Step, sr *StepResult) (out *datafr
 	case KindSelect:
 		return project(in, s.Select.Columns)
 	case KindFilter:
-		return filter(in, s.where)
+		return runOver(ctx, r.opts.Session, s.where, map[string]*dataframe.Frame{"_": in}, filterPrefix)
 	case KindExplode:
 		return dataframe.Explode(in, s.Explode.Path)
 	case KindFlatten:
@@ -314,24 +318,18 @@ func userProps(name, typ string, p map[string]string) map[string]any {
 }
 
 func (r *runner) sql(ctx context.Context, s *Step) (*dataframe.Frame, error) {
-	q := s.query
-	var src *dataframe.Frame
-	if len(s.inputs) > 0 {
-		in, done := r.input(s)
+	frames := map[string]*dataframe.Frame{}
+	for _, id := range s.inputs {
+		f, done := r.inputOf(id)
 		defer done()
-		src = in
-	} else {
-		if r.opts.Session == nil {
-			return nil, fmt.Errorf("FROM %s: %w", q.From, errNoSession)
-		}
-		f, err := r.opts.Session.Read(ctx, q.From, nil)
-		if err != nil {
-			return nil, fmt.Errorf("FROM %s: %w", q.From, err)
-		}
-		defer f.Release()
-		src = f
+		frames[id] = f
 	}
-	return runQuery(src, q)
+	for _, t := range s.query.Tables {
+		if strings.Contains(t, ".") && r.opts.Session == nil {
+			return nil, fmt.Errorf("FROM %s: %w", t, errNoSession)
+		}
+	}
+	return runOver(ctx, r.opts.Session, s.query.ast, frames, "")
 }
 
 func project(f *dataframe.Frame, cols []Projection) (*dataframe.Frame, error) {
@@ -442,7 +440,7 @@ func (r *runner) summary(res *Result) {
 	if res.Output != nil {
 		rows = res.Output.NumRows()
 	}
-	fmt.Fprintf(r.opts.Progress, "pipeline %s: %d steps, %s rows out, %s\n", res.Pipeline, len(res.Steps), groupDigits(rows), round(res.Elapsed))
+	fmt.Fprintf(r.opts.Progress, "pipeline %s: %d steps, %s rows out, %s\n", res.Pipeline, len(res.Steps), termline.Count(rows), round(res.Elapsed))
 	for _, s := range res.Steps {
 		share := 0.0
 		if total > 0 {
@@ -460,34 +458,4 @@ func round(d time.Duration) time.Duration {
 		return d.Round(10 * time.Microsecond)
 	}
 	return d.Round(time.Microsecond)
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-func groupDigits(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -111,11 +111,11 @@ steps:
     explode: items
   - id: sel
     select:
-      - id
-      - snippet.title AS title
-      - path: snippet.resourceId.channelId
+      - items.id AS id
+      - items.snippet.title AS title
+      - path: items.snippet.resourceId.channelId
         as: channel
-      - snippet.publishedAt
+      - items.snippet.publishedAt AS publishedAt
   - filter: title <> 'TEDx Talks' AND channel IS NOT NULL
   - rename: {publishedAt: published}
   - id: top
@@ -319,7 +319,7 @@ name: to_table
 steps:
   - read: {type: PARQUET, properties: {svc.parquet.path: `+src+`}}
   - explode: items
-  - select: [id, snippet.title AS title]
+  - select: [items.id AS id, items.snippet.title AS title]
   - write: {table: lake.items}
 `, nil, pipelines.Options{Session: sess})
 	require.NoError(t, err)
@@ -500,8 +500,8 @@ func TestRunStepErrors(t *testing.T) {
 		{"rename unknown", "  - rename: {nope: x}\n", `step 2 (rename) failed: rename: no column "nope"`},
 		{"rename collision", "  - rename: {etag: kind}\n", `step 2 (rename) failed: rename: two columns would be called "kind"`},
 		{"select unknown nested", "  - select: [pageInfo.nope]\n", `step 2 (select) failed: dataframe: column path "pageInfo.nope": struct "pageInfo" has no field "nope"`},
-		{"filter unknown column", "  - filter: nope = 1\n", `step 2 (filter) failed: row 0: WHERE: column nope: dataframe: unknown column "nope"`},
-		{"sql missing table", "  - sql: SELECT * FROM lake.none\n", `step 2 (sql) failed: FROM lake.none: `},
+		{"filter unknown column", "  - filter: nope = 1\n", `step 2 (filter) failed: line 1, column 1: unknown column nope`},
+		{"sql missing table", "  - sql: SELECT * FROM lake.none\n", `step 2 (sql) failed: reading lake.none: table not found`},
 		{"write to a directory", "  - write: {file: " + tmp + ", format: csv}\n", "is a directory; give a file name"},
 		{"partitioned over a file", "  - write: {file: " + src + ", partition_by: [kind]}\n", "is a file; a partitioned output is a directory"},
 	}
@@ -574,7 +574,7 @@ name: inline_write
 steps:
   - read: {type: PARQUET, properties: {svc.parquet.path: "` + src + `"}}
   - explode: items
-  - select: [id]
+  - select: [items.id AS id]
   - write:
       type: PARQUET
       properties:

@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/internal/suggest"
 )
 
@@ -128,9 +128,9 @@ type Step struct {
 	Limit   *LimitStep
 	Write   *WriteStep
 
-	inputs []string       // resolved by Validate
-	query  *Query         // parsed sql
-	where  csql.Predicate // compiled filter
+	inputs []string    // resolved by Validate
+	query  *Query      // parsed sql
+	where  query.Query // the filter's query over its input `_`
 }
 
 // ReadStep reads a dataset: a catalog table, or an inline dataset given by
@@ -170,8 +170,9 @@ type FilterStep struct {
 	Pos  Pos
 }
 
-// ExplodeStep makes one row per element of an array column; struct elements
-// become the row.
+// ExplodeStep makes one row per element of an array column, the other
+// columns kept beside it (Spark's explode); a flatten step after it turns
+// struct elements' fields into columns (docs/pipelines.md#explode).
 type ExplodeStep struct {
 	Path string
 }

@@ -1,29 +1,32 @@
 package pipelines
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"strings"
 
+	"github.com/sluicedata/sluice/catalog"
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query"
 )
 
 // The `sql` and `filter` steps speak the SQL dialect of `sluice sql`
-// (CONTRACT §5), parsed and compiled by package catalog/sql, so a WHERE
-// clause means the same thing in a pipeline as in a SQL batch. They are
-// evaluated with the dataframe operations over the frames of earlier steps:
-// no temporary view is registered in the session, so a pipeline leaves no
+// (docs/sql.md) and run on the same query engine (package dataframe/query):
+// FROM names earlier step ids or catalog tables (namespace.table). No
+// temporary view is registered in the session, so a pipeline leaves no
 // state behind in the catalog.
-//
-//	SELECT * | path [AS alias], … FROM step_id | ns.table [WHERE expr] [LIMIT n]
 
-// Query is the parsed SELECT of an sql step.
+// Query is the parsed query of an sql step.
 type Query struct {
-	// From is the step id or the catalog table (ns.table) the query reads.
+	// From is the first table or step id the query reads.
 	From string
 	// FromTable is true when From names a catalog table (it has a namespace).
 	FromTable bool
-	plan      *csql.SelectPlan
+	// Tables are every table or step id the query reads, in order.
+	Tables []string
+	ast    query.Query
 }
 
 // queryError is a mistake in a query or a filter, at a 1-based line and
@@ -40,21 +43,29 @@ func (e *queryError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
 
-// sqlError maps an error of the catalog/sql parser on text whose first
-// line starts with prefix (added by us) to the user's positions.
+// sqlError maps an error of the catalog/sql parser or the query engine on
+// text whose first line starts with prefix (added by us) to the user's
+// positions.
 func sqlError(err error, prefix string) error {
+	var line, col int
+	var msg string
 	var se *csql.SyntaxError
-	if !errors.As(err, &se) {
+	var qe *query.Error
+	switch {
+	case errors.As(err, &se):
+		line, col, msg = se.Pos.Line, se.Pos.Col, se.Msg
+	case errors.As(err, &qe) && qe.Pos.Line > 0:
+		line, col, msg = qe.Pos.Line, qe.Pos.Col, qe.Msg
+	default:
 		return &queryError{Msg: err.Error()}
 	}
-	line, col := se.Pos.Line, se.Pos.Col
 	if line == 1 {
 		col -= len([]rune(prefix))
 		if col < 1 {
 			col = 1
 		}
 	}
-	return &queryError{Line: line, Column: col, Msg: se.Msg}
+	return &queryError{Line: line, Column: col, Msg: msg}
 }
 
 func parseQuery(src string) (*Query, error) {
@@ -63,80 +74,51 @@ func parseQuery(src string) (*Query, error) {
 		return nil, sqlError(err, "")
 	}
 	sel, ok := st.(*csql.Select)
-	if !ok {
+	if !ok || sel.Explain {
 		return nil, &queryError{Msg: "an sql step runs one SELECT (other statements belong to sluice sql)"}
 	}
-	pl, err := sel.Plan()
-	if err != nil {
-		return nil, sqlError(err, "")
+	q := &Query{ast: sel.Query}
+	for _, name := range query.TableNames(sel.Query) {
+		q.Tables = append(q.Tables, strings.Join(name, "."))
 	}
-	return &Query{From: sel.From.String(), FromTable: sel.From.Namespace != "", plan: pl}, nil
+	if len(q.Tables) == 0 {
+		return nil, &queryError{Msg: "the query reads no step or table (add FROM)"}
+	}
+	q.From, q.FromTable = q.Tables[0], strings.Contains(q.Tables[0], ".")
+	return q, nil
 }
 
 // filterPrefix turns a filter expression into a statement the SQL parser
 // takes; positions are mapped back by its length.
 const filterPrefix = "SELECT * FROM _ WHERE "
 
-func parseFilter(expr string) (csql.Predicate, error) {
+// parseFilter parses a filter step's expression into the query it runs
+// over its input (named `_`).
+func parseFilter(expr string) (query.Query, error) {
 	st, err := csql.ParseOne(filterPrefix + expr)
 	if err != nil {
 		return nil, sqlError(err, filterPrefix)
 	}
 	sel, ok := st.(*csql.Select)
-	if !ok || sel.Where == nil {
+	q, isSel := sel.Query.(*query.Select)
+	if !ok || !isSel || q.Where == nil {
 		return nil, &queryError{Msg: "want a WHERE expression"}
 	}
-	if sel.Limit >= 0 {
-		return nil, &queryError{Msg: "a filter is a WHERE expression only (use a limit step for LIMIT)"}
+	if q.Limit != nil || q.OrderBy != nil || q.GroupBy != nil {
+		return nil, &queryError{Msg: "a filter is a WHERE expression only (use a limit or sort step)"}
 	}
-	pl, err := sel.Plan()
+	return q, nil
+}
+
+// runOver runs q with its input frames named.
+func runOver(ctx context.Context, s catalog.TableReader, q query.Query, frames map[string]*dataframe.Frame, prefix string) (*dataframe.Frame, error) {
+	f, err := catalog.QueryFrames(ctx, s, q, frames)
 	if err != nil {
-		return nil, sqlError(err, filterPrefix)
-	}
-	return pl.Where, nil
-}
-
-func filter(f *dataframe.Frame, where csql.Predicate) (*dataframe.Frame, error) {
-	return dataframe.Filter(f, func(r *dataframe.Row) (bool, error) { return where(r) })
-}
-
-// runQuery evaluates WHERE, then LIMIT, then the projection, as `sluice
-// sql` does.
-func runQuery(src *dataframe.Frame, q *Query) (*dataframe.Frame, error) {
-	pl := q.plan
-	cur, owned := src, false
-	replace := func(g *dataframe.Frame) {
-		if owned {
-			cur.Release()
+		var qe *query.Error
+		if errors.As(err, &qe) && qe.Pos.Line > 0 {
+			return nil, sqlError(err, prefix)
 		}
-		cur, owned = g, true
+		return nil, err
 	}
-	if pl.Where != nil {
-		g, err := filter(cur, pl.Where)
-		if err != nil {
-			return nil, err
-		}
-		replace(g)
-	}
-	if pl.Limit >= 0 {
-		replace(dataframe.Limit(cur, pl.Limit))
-	}
-	if !pl.Star {
-		proj := make([]dataframe.Projection, len(pl.Projections))
-		for i, p := range pl.Projections {
-			proj[i] = dataframe.Projection{Path: p.Path, Alias: p.Alias}
-		}
-		g, err := dataframe.Project(cur, proj)
-		if err != nil {
-			if owned {
-				cur.Release()
-			}
-			return nil, err
-		}
-		replace(g)
-	}
-	if !owned {
-		return share(cur)
-	}
-	return cur, nil
+	return f, nil
 }

@@ -1,6 +1,7 @@
 package pipelines
 
 import (
+	"context"
 	"fmt"
 	"testing"
 	"time"
@@ -8,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query"
 )
 
 func TestParseQuery(t *testing.T) {
@@ -16,14 +18,18 @@ func TestParseQuery(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "ns.tbl", q.From)
 	require.True(t, q.FromTable)
-	require.Equal(t, int64(10), q.plan.Limit)
-	require.Len(t, q.plan.Projections, 3)
+	sel := q.ast.(*query.Select)
+	require.Equal(t, int64(10), *sel.Limit)
+	require.Len(t, sel.Items, 3)
 
 	q, err = parseQuery("SELECT * FROM items -- all of it\n")
 	require.NoError(t, err)
 	require.Equal(t, "items", q.From)
 	require.False(t, q.FromTable)
-	require.True(t, q.plan.Star)
+
+	q, err = parseQuery("SELECT i.id, t.n FROM items i JOIN ns.tags t ON i.id = t.id UNION ALL SELECT id, 1 FROM items")
+	require.NoError(t, err)
+	require.Equal(t, []string{"items", "ns.tags"}, q.Tables)
 }
 
 func TestQueryAndFilterErrors(t *testing.T) {
@@ -40,7 +46,7 @@ func TestQueryAndFilterErrors(t *testing.T) {
 		{src: "a = = 1", want: "line 1, column 5: ", filter: true},
 		{src: "a = 1\n  AND = 2", want: "line 2, column 7: ", filter: true},
 		{src: "a = 1 LIMIT 3", want: "a filter is a WHERE expression only", filter: true},
-		{src: "1", want: "line 1, column 1: ", filter: true},
+		{src: "a INTERSECT b", want: "line 1, column 3: INTERSECT is not supported", filter: true},
 	}
 	for _, tt := range tests {
 		var err error
@@ -87,7 +93,7 @@ func TestFilterSemantics(t *testing.T) {
 	for _, tt := range tests {
 		where, err := parseFilter(tt.expr)
 		require.NoError(t, err, tt.expr)
-		g, err := filter(f, where)
+		g, err := runOver(context.Background(), nil, where, map[string]*dataframe.Frame{"_": f}, filterPrefix)
 		require.NoError(t, err, tt.expr)
 		var got []int64
 		require.NoError(t, g.EachRowJSON(func(_ int64, obj []byte) error {
@@ -99,10 +105,14 @@ func TestFilterSemantics(t *testing.T) {
 		g.Release()
 		require.Equal(t, tt.want, got, tt.expr)
 	}
-	where, err := parseFilter("nope = 1")
+	where, err := parseFilter("ids = 1")
 	require.NoError(t, err)
-	_, err = filter(f, where)
-	require.ErrorContains(t, err, `unknown column "nope"`)
+	_, err = runOver(context.Background(), nil, where, map[string]*dataframe.Frame{"_": f}, filterPrefix)
+	require.EqualError(t, err, `line 1, column 1: unknown column ids (did you mean id?)`)
+	where, err = parseFilter("n + 'x' > 1 AND 1")
+	require.NoError(t, err)
+	_, err = runOver(context.Background(), nil, where, map[string]*dataframe.Frame{"_": f}, filterPrefix)
+	require.EqualError(t, err, `line 1, column 17: 1 is integer, not a boolean`)
 }
 
 // fmtSscanID reads the leading {"id":N of a row's JSON.

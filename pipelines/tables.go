@@ -1,5 +1,7 @@
 package pipelines
 
+import "strings"
+
 // TableRef is a catalog table a step reads or writes.
 type TableRef struct {
 	Name string // ns.table as written
@@ -17,6 +19,12 @@ func (p *Pipeline) Tables() []TableRef {
 			out = append(out, TableRef{Name: s.Read.Table, Step: s})
 		case s.Write != nil && s.Write.Table != "":
 			out = append(out, TableRef{Name: s.Write.Table, Step: s})
+		case s.query != nil:
+			for _, t := range s.query.Tables {
+				if strings.Contains(t, ".") {
+					out = append(out, TableRef{Name: t, Step: s})
+				}
+			}
 		}
 	}
 	return out

@@ -66,12 +66,20 @@ func Validate(p *Pipeline) error {
 				return errf(s.SQL.Pos, "%s: %s", what, describeQueryError(err, "query"))
 			}
 			s.query = q
-			if dep, ok := ids[q.From]; ok && !q.FromTable {
-				s.inputs = []string{dep.ID}
-			} else if dep, ok := lower[strings.ToLower(q.From)]; ok && !q.FromTable {
-				s.inputs = []string{dep.ID}
-			} else if !q.FromTable {
-				return errf(s.SQL.Pos, "%s: FROM %s: no step has that id (catalog tables are written namespace.table)", what, q.From)
+			for _, t := range q.Tables {
+				if strings.Contains(t, ".") {
+					continue
+				}
+				dep, ok := ids[t]
+				if !ok {
+					dep, ok = lower[strings.ToLower(t)]
+				}
+				if !ok {
+					return errf(s.SQL.Pos, "%s: FROM %s: no step has that id (catalog tables are written namespace.table)%s", what, t, suggest.Phrase(t, stepIDs(p.Steps)))
+				}
+				if !contains(s.inputs, dep.ID) {
+					s.inputs = append(s.inputs, dep.ID)
+				}
 			}
 		default:
 			if err := s.checkKind(); err != nil {

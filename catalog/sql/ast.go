@@ -1,6 +1,6 @@
 package sql
 
-import "strings"
+import "github.com/sluicedata/sluice/dataframe/query"
 
 // Statement is one parsed SQL statement. Every statement knows its number in
 // the batch (from 1) and where it starts.
@@ -99,32 +99,12 @@ type Reset struct {
 	Key string
 }
 
-// SelectItem is one projected column: a dotted path and its alias.
-type SelectItem struct {
-	Path  []string
-	Alias string
-	Pos   Pos
-}
-
-// Name is the output column name: the alias, else the path's last segment
-// (as Spark names `pageInfo.totalResults` → `totalResults`).
-func (it SelectItem) Name() string {
-	if it.Alias != "" {
-		return it.Alias
-	}
-	return it.Path[len(it.Path)-1]
-}
-
-// Select is SELECT * | items FROM ns.t [WHERE …] [LIMIT n].
+// Select is a query: SELECT … [UNION …] with its clauses (docs/sql.md),
+// parsed into the query engine's syntax tree; Explain marks EXPLAIN SELECT.
 type Select struct {
 	stmtBase
-	Star  bool
-	Items []SelectItem
-	From  TableName
-	// Alias is the table alias (`FROM yt.subs s`), or "".
-	Alias string
-	Where Expr  // nil without WHERE
-	Limit int64 // -1 without LIMIT
+	Query   query.Query
+	Explain bool
 }
 
 // Insert is INSERT INTO ns.t [(cols)] SELECT … | VALUES (…), ….
@@ -136,66 +116,13 @@ type Insert struct {
 	Rows    [][]*Literal
 }
 
-// Expr is a WHERE expression.
-type Expr interface {
-	Position() Pos
-	String() string
-	expr()
-}
-
-// ColumnRef is a column or a dotted nested path.
-type ColumnRef struct {
-	Path []string
-	Pos  Pos
-}
-
-// Literal is a string, number, boolean or NULL. Value is nil, string,
-// int64, float64 or bool.
+// Literal is a value of INSERT … VALUES: nil, string, int64, float64 or
+// bool.
 type Literal struct {
 	Value any
 	Raw   string
 	Pos   Pos
 }
 
-// Binary is a comparison (= != <> < <= > >=) or AND / OR.
-type Binary struct {
-	Op   string
-	L, R Expr
-	Pos  Pos
-}
-
-// Not is NOT x.
-type Not struct {
-	X   Expr
-	Pos Pos
-}
-
-// IsNull is x IS [NOT] NULL.
-type IsNull struct {
-	X   Expr
-	Not bool
-	Pos Pos
-}
-
-func (e *ColumnRef) Position() Pos { return e.Pos }
-func (e *Literal) Position() Pos   { return e.Pos }
-func (e *Binary) Position() Pos    { return e.Pos }
-func (e *Not) Position() Pos       { return e.Pos }
-func (e *IsNull) Position() Pos    { return e.Pos }
-
-func (*ColumnRef) expr() {}
-func (*Literal) expr()   {}
-func (*Binary) expr()    {}
-func (*Not) expr()       {}
-func (*IsNull) expr()    {}
-
-func (e *ColumnRef) String() string { return strings.Join(e.Path, ".") }
-func (e *Literal) String() string   { return e.Raw }
-func (e *Binary) String() string    { return "(" + e.L.String() + " " + e.Op + " " + e.R.String() + ")" }
-func (e *Not) String() string       { return "(NOT " + e.X.String() + ")" }
-func (e *IsNull) String() string {
-	if e.Not {
-		return "(" + e.X.String() + " IS NOT NULL)"
-	}
-	return "(" + e.X.String() + " IS NULL)"
-}
+func (e *Literal) Position() Pos  { return e.Pos }
+func (e *Literal) String() string { return e.Raw }

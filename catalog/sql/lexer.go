@@ -4,17 +4,14 @@ import (
 	"fmt"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/sluicedata/sluice/dataframe/query"
 )
 
 // Pos is a position in the batch text: a 0-based byte offset and the 1-based
-// line and column (columns count characters, not bytes).
-type Pos struct {
-	Offset int
-	Line   int
-	Col    int
-}
-
-func (p Pos) String() string { return fmt.Sprintf("line %d, column %d", p.Line, p.Col) }
+// line and column (columns count characters, not bytes). It is the query
+// engine's Pos, so positions of query errors need no translation.
+type Pos = query.Pos
 
 // Kind is a token's kind.
 type Kind int
@@ -216,13 +213,19 @@ func (l *lexer) next() Token {
 		if l.off+1 < len(l.src) {
 			two = l.src[l.off : l.off+2]
 		}
+		if l.off+2 < len(l.src) && l.src[l.off:l.off+3] == "<=>" {
+			two = "<=>"
+		}
 		switch two {
-		case "!=", "<>", "<=", ">=":
+		case "<=>":
+			tok.Kind, tok.Text = Symbol, two
+			l.advance(3)
+		case "!=", "<>", "<=", ">=", "||", "==":
 			tok.Kind, tok.Text = Symbol, two
 			l.advance(2)
 		default:
 			switch c {
-			case '(', ')', ',', '.', ';', '*', '=', '<', '>', '-', '+', ':':
+			case '(', ')', ',', '.', ';', '*', '=', '<', '>', '-', '+', ':', '/', '%', '[', ']', '|', '&', '^', '!', '~':
 				tok.Kind, tok.Text = Symbol, string(c)
 				l.advance(1)
 			default:

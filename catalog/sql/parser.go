@@ -240,8 +240,15 @@ func (p *parser) statement() (Statement, error) {
 		return p.set(base)
 	case t.isKeyword("RESET"):
 		return p.reset(base)
-	case t.isKeyword("SELECT"):
+	case t.isKeyword("SELECT"), t.isKeyword("WITH"), t.Kind == Symbol && t.Text == "(":
 		s, err = p.selectStmt(base)
+	case t.isKeyword("EXPLAIN"):
+		p.next()
+		var sel *Select
+		if sel, err = p.selectStmt(stmtBase{N: base.N, Pos: p.peek().Pos}); err == nil {
+			sel.stmtBase, sel.Explain = base, true
+			s = sel
+		}
 	case t.isKeyword("INSERT"):
 		s, err = p.insert(base)
 	default:
@@ -260,6 +267,13 @@ func (p *parser) statement() (Statement, error) {
 var reserved = map[string]bool{
 	"SELECT": true, "FROM": true, "WHERE": true, "LIMIT": true, "AND": true, "OR": true, "NOT": true,
 	"IS": true, "NULL": true, "TRUE": true, "FALSE": true, "AS": true,
+	"GROUP": true, "BY": true, "ORDER": true, "HAVING": true, "JOIN": true, "ON": true, "USING": true,
+	"UNION": true, "LATERAL": true, "INNER": true, "LEFT": true, "RIGHT": true, "FULL": true, "CROSS": true,
+	"OUTER": true, "DISTINCT": true, "CASE": true, "WHEN": true, "THEN": true, "ELSE": true, "END": true,
+	"IN": true, "BETWEEN": true, "LIKE": true, "ILIKE": true, "WITH": true, "OFFSET": true,
+	"INTERSECT": true, "EXCEPT": true, "MINUS": true, "NATURAL": true, "SEMI": true, "ANTI": true,
+	"WINDOW": true, "CLUSTER": true, "DISTRIBUTE": true, "SORT": true, "QUALIFY": true, "PIVOT": true,
+	"UNPIVOT": true, "TABLESAMPLE": true, "RLIKE": true, "REGEXP": true, "ESCAPE": true, "EXISTS": true,
 }
 
 func isReserved(t Token) bool { return t.Kind == Ident && reserved[strings.ToUpper(t.Text)] }
@@ -612,213 +626,6 @@ func unquoteValue(v string) string {
 	return strings.ReplaceAll(inner, doubled, string(q))
 }
 
-func (p *parser) selectStmt(base stmtBase) (*Select, error) {
-	p.next() // SELECT
-	s := &Select{stmtBase: base, Limit: -1}
-	if p.acceptSymbol("*") {
-		s.Star = true
-	} else {
-		seen := map[string]Pos{}
-		for {
-			it, err := p.selectItem()
-			if err != nil {
-				return nil, err
-			}
-			if prev, dup := seen[it.Name()]; dup {
-				return nil, p.errorf(it.Pos, "column name %s appears twice in SELECT (first at line %d, column %d); use AS to rename one", it.Name(), prev.Line, prev.Col)
-			}
-			seen[it.Name()] = it.Pos
-			s.Items = append(s.Items, it)
-			if !p.acceptSymbol(",") {
-				break
-			}
-		}
-	}
-	if _, err := p.expectKeyword("FROM"); err != nil {
-		return nil, err
-	}
-	var err error
-	if s.From, err = p.tableName(); err != nil {
-		return nil, err
-	}
-	if p.acceptKeyword("AS") {
-		a, err := p.ident("a table alias after AS")
-		if err != nil {
-			return nil, err
-		}
-		s.Alias = a.Text
-	} else if a := p.peek(); a.Kind == QuotedID || a.Kind == Ident && !isReserved(a) {
-		p.next()
-		s.Alias = a.Text
-	}
-	if p.acceptKeyword("WHERE") {
-		if s.Where, err = p.orExpr(); err != nil {
-			return nil, err
-		}
-	}
-	if p.acceptKeyword("LIMIT") {
-		t := p.next()
-		if t.Kind != Number {
-			return nil, p.unexpected(t, "a row count after LIMIT")
-		}
-		n, err := strconv.ParseInt(t.Text, 10, 64)
-		if err != nil || n < 0 {
-			return nil, p.errorf(t.Pos, "LIMIT %s is not a whole number of rows", t.Text)
-		}
-		s.Limit = n
-	}
-	return s, nil
-}
-
-func (p *parser) selectItem() (SelectItem, error) {
-	t := p.peek()
-	if t.Kind == Symbol && t.Text == "*" {
-		return SelectItem{}, p.errorf(t.Pos, "* must be the only item of SELECT")
-	}
-	ref, err := p.path()
-	if err != nil {
-		return SelectItem{}, err
-	}
-	it := SelectItem{Path: ref.Path, Pos: ref.Pos}
-	if p.acceptKeyword("AS") {
-		a, err := p.ident("an alias after AS")
-		if err != nil {
-			return SelectItem{}, err
-		}
-		it.Alias = a.Text
-	} else if a := p.peek(); a.Kind == QuotedID || a.Kind == Ident && !isReserved(a) {
-		p.next()
-		it.Alias = a.Text
-	}
-	return it, nil
-}
-
-// path reads a column or dotted nested path.
-func (p *parser) path() (*ColumnRef, error) {
-	first, err := p.ident("a column")
-	if err != nil {
-		return nil, err
-	}
-	ref := &ColumnRef{Path: []string{first.Text}, Pos: first.Pos}
-	for p.acceptSymbol(".") {
-		seg, err := p.fieldIdent("a field name after \".\"")
-		if err != nil {
-			return nil, err
-		}
-		ref.Path = append(ref.Path, seg.Text)
-	}
-	for _, seg := range ref.Path {
-		if strings.Contains(seg, ".") {
-			return nil, p.errorf(first.Pos, "column name %q holds a \".\", which nested paths cannot address", seg)
-		}
-	}
-	return ref, nil
-}
-
-func (p *parser) orExpr() (Expr, error) {
-	l, err := p.andExpr()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		t := p.peek()
-		if !t.isKeyword("OR") {
-			return l, nil
-		}
-		p.next()
-		r, err := p.andExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Op: "OR", L: l, R: r, Pos: t.Pos}
-	}
-}
-
-func (p *parser) andExpr() (Expr, error) {
-	l, err := p.notExpr()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		t := p.peek()
-		if !t.isKeyword("AND") {
-			return l, nil
-		}
-		p.next()
-		r, err := p.notExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &Binary{Op: "AND", L: l, R: r, Pos: t.Pos}
-	}
-}
-
-func (p *parser) notExpr() (Expr, error) {
-	if t := p.peek(); t.isKeyword("NOT") {
-		p.next()
-		x, err := p.notExpr()
-		if err != nil {
-			return nil, err
-		}
-		return &Not{X: x, Pos: t.Pos}, nil
-	}
-	return p.predicate()
-}
-
-var comparisons = map[string]bool{"=": true, "!=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true}
-
-func (p *parser) predicate() (Expr, error) {
-	l, err := p.operand()
-	if err != nil {
-		return nil, err
-	}
-	t := p.peek()
-	switch {
-	case t.Kind == Symbol && comparisons[t.Text]:
-		p.next()
-		r, err := p.operand()
-		if err != nil {
-			return nil, err
-		}
-		op := t.Text
-		if op == "<>" {
-			op = "!="
-		}
-		return &Binary{Op: op, L: l, R: r, Pos: t.Pos}, nil
-	case t.isKeyword("IS"):
-		p.next()
-		not := p.acceptKeyword("NOT")
-		if _, err := p.expectKeyword("NULL"); err != nil {
-			return nil, err
-		}
-		return &IsNull{X: l, Not: not, Pos: t.Pos}, nil
-	}
-	return l, nil
-}
-
-func (p *parser) operand() (Expr, error) {
-	t := p.peek()
-	switch {
-	case t.Kind == Symbol && t.Text == "(":
-		p.next()
-		x, err := p.orExpr()
-		if err != nil {
-			return nil, err
-		}
-		if _, err := p.expectSymbol(")"); err != nil {
-			return nil, err
-		}
-		return x, nil
-	case t.Kind == Ident && !isReserved(t), t.Kind == QuotedID:
-		return p.path()
-	}
-	lit, err := p.literal("a column, a value or \"(\"")
-	if err != nil {
-		return nil, err
-	}
-	return lit, nil
-}
-
 // literal reads a string, a number (with an optional sign), TRUE, FALSE or NULL.
 func (p *parser) literal(want string) (*Literal, error) {
 	t := p.next()
@@ -903,13 +710,10 @@ func (p *parser) insert(base stmtBase) (Statement, error) {
 	}
 	t := p.peek()
 	switch {
-	case t.isKeyword("SELECT"):
+	case t.isKeyword("SELECT"), t.isKeyword("WITH"):
 		q, err := p.selectStmt(stmtBase{N: base.N, Pos: t.Pos})
 		if err != nil {
 			return nil, err
-		}
-		if len(s.Columns) > 0 && !q.Star && len(q.Items) != len(s.Columns) {
-			return nil, p.errorf(t.Pos, "INSERT lists %d columns but SELECT gives %d", len(s.Columns), len(q.Items))
 		}
 		s.Query = q
 		return s, nil

@@ -2,6 +2,7 @@ package sql
 
 import (
 	"errors"
+	"github.com/sluicedata/sluice/dataframe/query"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -21,14 +22,14 @@ func TestParseStatements(t *testing.T) {
 			sql: "create external table IF NOT EXISTS yt.Subs (payload STRING) location '/tmp/x' " +
 				"TBLPROPERTIES ('svc.storage.type'='RESTAPI', \"svc.restapi.url\" = 'http://h/a?b=1', svc.restapi.retry.max=2)",
 			want: &CreateTable{
-				stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, External: true, IfNotExists: true,
-				Table:    TableName{Namespace: "yt", Name: "Subs", Pos: Pos{36, 1, 37}},
-				Columns:  []ColumnDef{{Name: "payload", Type: "string", Pos: Pos{45, 1, 46}}},
+				stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, External: true, IfNotExists: true,
+				Table:    TableName{Namespace: "yt", Name: "Subs", Pos: Pos{Offset: 36, Line: 1, Col: 37}},
+				Columns:  []ColumnDef{{Name: "payload", Type: "string", Pos: Pos{Offset: 45, Line: 1, Col: 46}}},
 				Location: "/tmp/x",
 				Properties: []Property{
-					{Key: "svc.storage.type", Value: "RESTAPI", Pos: Pos{94, 1, 95}},
-					{Key: "svc.restapi.url", Value: "http://h/a?b=1", Pos: Pos{124, 1, 125}},
-					{Key: "svc.restapi.retry.max", Value: "2", Pos: Pos{162, 1, 163}},
+					{Key: "svc.storage.type", Value: "RESTAPI", Pos: Pos{Offset: 94, Line: 1, Col: 95}},
+					{Key: "svc.restapi.url", Value: "http://h/a?b=1", Pos: Pos{Offset: 124, Line: 1, Col: 125}},
+					{Key: "svc.restapi.retry.max", Value: "2", Pos: Pos{Offset: 162, Line: 1, Col: 163}},
 				},
 			},
 		},
@@ -36,90 +37,49 @@ func TestParseStatements(t *testing.T) {
 			name: "create with nested types and aliases",
 			sql:  "CREATE TABLE t (a bigint, `b c` array<struct<x:int,y:string>>, d decimal(10,2))",
 			want: &CreateTable{
-				stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}},
-				Table:    TableName{Name: "t", Pos: Pos{13, 1, 14}},
+				stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}},
+				Table:    TableName{Name: "t", Pos: Pos{Offset: 13, Line: 1, Col: 14}},
 				Columns: []ColumnDef{
-					{Name: "a", Type: "long", Pos: Pos{16, 1, 17}},
-					{Name: "b c", Type: "array<struct<x:integer,y:string>>", Pos: Pos{26, 1, 27}},
-					{Name: "d", Type: "decimal(10,2)", Pos: Pos{63, 1, 64}},
+					{Name: "a", Type: "long", Pos: Pos{Offset: 16, Line: 1, Col: 17}},
+					{Name: "b c", Type: "array<struct<x:integer,y:string>>", Pos: Pos{Offset: 26, Line: 1, Col: 27}},
+					{Name: "d", Type: "decimal(10,2)", Pos: Pos{Offset: 63, Line: 1, Col: 64}},
 				},
-			},
-		},
-		{
-			name: "reserved words after a dot, keywords as names",
-			sql:  "SELECT page.limit, values, `from` FROM ns.select WHERE table.is IS NULL",
-			want: &Select{
-				stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}},
-				Items: []SelectItem{
-					{Path: []string{"page", "limit"}, Pos: Pos{7, 1, 8}},
-					{Path: []string{"values"}, Pos: Pos{19, 1, 20}},
-					{Path: []string{"from"}, Pos: Pos{27, 1, 28}},
-				},
-				From:  TableName{"ns", "select", Pos{39, 1, 40}},
-				Where: &IsNull{X: &ColumnRef{[]string{"table", "is"}, Pos{55, 1, 56}}, Pos: Pos{64, 1, 65}},
-				Limit: -1,
 			},
 		},
 		{
 			name: "drop if exists",
 			sql:  "DROP TABLE IF EXISTS a.b",
-			want: &DropTable{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, IfExists: true, Table: TableName{"a", "b", Pos{21, 1, 22}}},
+			want: &DropTable{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, IfExists: true, Table: TableName{"a", "b", Pos{Offset: 21, Line: 1, Col: 22}}},
 		},
-		{name: "show tables", sql: "show tables", want: &ShowTables{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}}},
-		{name: "show tables in", sql: "SHOW TABLES IN yt", want: &ShowTables{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Namespace: "yt"}},
-		{name: "show databases", sql: "SHOW DATABASES", want: &ShowNamespaces{stmtBase{N: 1, Pos: Pos{0, 1, 1}}}},
-		{name: "describe", sql: "DESC TABLE yt.s", want: &Describe{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Table: TableName{"yt", "s", Pos{11, 1, 12}}}},
-		{name: "describe extended", sql: "DESCRIBE EXTENDED yt.s", want: &Describe{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Table: TableName{"yt", "s", Pos{18, 1, 19}}}},
-		{name: "set all", sql: "SET", want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}}},
-		{name: "set key", sql: "set svc.catalog.provider  ", want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Key: "svc.catalog.provider", HasKey: true}},
+		{name: "show tables", sql: "show tables", want: &ShowTables{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}}},
+		{name: "show tables in", sql: "SHOW TABLES IN yt", want: &ShowTables{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, Namespace: "yt"}},
+		{name: "show databases", sql: "SHOW DATABASES", want: &ShowNamespaces{stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}}},
+		{name: "describe", sql: "DESC TABLE yt.s", want: &Describe{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, Table: TableName{"yt", "s", Pos{Offset: 11, Line: 1, Col: 12}}}},
+		{name: "describe extended", sql: "DESCRIBE EXTENDED yt.s", want: &Describe{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, Table: TableName{"yt", "s", Pos{Offset: 18, Line: 1, Col: 19}}}},
+		{name: "set all", sql: "SET", want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}}},
+		{name: "set key", sql: "set svc.catalog.provider  ", want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, Key: "svc.catalog.provider", HasKey: true}},
 		{
 			name: "set raw value keeps braces and percent signs",
 			sql:  "SET svc.restapi.pattern.s = https://{svc.restapi.baseURL}/subs?part=snippet%2Cid&x=a=b -- note",
-			want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Key: "svc.restapi.pattern.s", Value: "https://{svc.restapi.baseURL}/subs?part=snippet%2Cid&x=a=b", HasKey: true, HasValue: true},
+			want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, Key: "svc.restapi.pattern.s", Value: "https://{svc.restapi.baseURL}/subs?part=snippet%2Cid&x=a=b", HasKey: true, HasValue: true},
 		},
 		{
 			name: "set quoted value with semicolon",
 			sql:  "SET k='a;b''c'",
-			want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Key: "k", Value: "a;b'c", HasKey: true, HasValue: true},
+			want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, Key: "k", Value: "a;b'c", HasKey: true, HasValue: true},
 		},
-		{name: "set empty value", sql: "SET k=", want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Key: "k", HasKey: true, HasValue: true}},
-		{name: "reset", sql: "RESET", want: &Reset{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}}},
-		{name: "reset key", sql: "RESET svc.logging.level", want: &Reset{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Key: "svc.logging.level"}},
-		{
-			name: "select star",
-			sql:  "SELECT * FROM yt.subs LIMIT 5",
-			want: &Select{stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}}, Star: true, From: TableName{"yt", "subs", Pos{14, 1, 15}}, Limit: 5},
-		},
-		{
-			name: "select paths aliases where",
-			sql:  "SELECT id, snippet.title AS t, pageInfo.totalResults n FROM yt.subs WHERE NOT a = 1 OR b IS NOT NULL AND c <> 'x'",
-			want: &Select{
-				stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}},
-				Items: []SelectItem{
-					{Path: []string{"id"}, Pos: Pos{7, 1, 8}},
-					{Path: []string{"snippet", "title"}, Alias: "t", Pos: Pos{11, 1, 12}},
-					{Path: []string{"pageInfo", "totalResults"}, Alias: "n", Pos: Pos{31, 1, 32}},
-				},
-				From: TableName{"yt", "subs", Pos{60, 1, 61}},
-				Where: &Binary{Op: "OR", Pos: Pos{84, 1, 85},
-					L: &Not{Pos: Pos{74, 1, 75}, X: &Binary{Op: "=", Pos: Pos{80, 1, 81}, L: &ColumnRef{[]string{"a"}, Pos{78, 1, 79}}, R: &Literal{int64(1), "1", Pos{82, 1, 83}}}},
-					R: &Binary{Op: "AND", Pos: Pos{101, 1, 102},
-						L: &IsNull{X: &ColumnRef{[]string{"b"}, Pos{87, 1, 88}}, Not: true, Pos: Pos{89, 1, 90}},
-						R: &Binary{Op: "!=", Pos: Pos{107, 1, 108}, L: &ColumnRef{[]string{"c"}, Pos{105, 1, 106}}, R: &Literal{"x", "'x'", Pos{110, 1, 111}}},
-					},
-				},
-				Limit: -1,
-			},
-		},
+		{name: "set empty value", sql: "SET k=", want: &Set{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, Key: "k", HasKey: true, HasValue: true}},
+		{name: "reset", sql: "RESET", want: &Reset{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}}},
+		{name: "reset key", sql: "RESET svc.logging.level", want: &Reset{stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}}, Key: "svc.logging.level"}},
 		{
 			name: "insert values",
 			sql:  "INSERT INTO yt.out VALUES ('{\"a\":1}'), ('x''y')",
 			want: &Insert{
-				stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}},
-				Table:    TableName{"yt", "out", Pos{12, 1, 13}},
+				stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}},
+				Table:    TableName{"yt", "out", Pos{Offset: 12, Line: 1, Col: 13}},
 				Rows: [][]*Literal{
-					{{Value: `{"a":1}`, Raw: `'{"a":1}'`, Pos: Pos{27, 1, 28}}},
-					{{Value: "x'y", Raw: "'x''y'", Pos: Pos{40, 1, 41}}},
+					{{Value: `{"a":1}`, Raw: `'{"a":1}'`, Pos: Pos{Offset: 27, Line: 1, Col: 28}}},
+					{{Value: "x'y", Raw: "'x''y'", Pos: Pos{Offset: 40, Line: 1, Col: 41}}},
 				},
 			},
 		},
@@ -127,20 +87,10 @@ func TestParseStatements(t *testing.T) {
 			name: "insert columns values with signs",
 			sql:  "INSERT INTO t (a, b, c) VALUES (-1, 2.5, NULL)",
 			want: &Insert{
-				stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}},
-				Table:    TableName{Name: "t", Pos: Pos{12, 1, 13}},
+				stmtBase: stmtBase{N: 1, Pos: Pos{Offset: 0, Line: 1, Col: 1}},
+				Table:    TableName{Name: "t", Pos: Pos{Offset: 12, Line: 1, Col: 13}},
 				Columns:  []string{"a", "b", "c"},
-				Rows:     [][]*Literal{{{Value: int64(-1), Raw: "-1", Pos: Pos{32, 1, 33}}, {Value: 2.5, Raw: "2.5", Pos: Pos{36, 1, 37}}, {Value: nil, Raw: "NULL", Pos: Pos{41, 1, 42}}}},
-			},
-		},
-		{
-			name: "insert select",
-			sql:  "INSERT INTO a.b SELECT payload FROM c.d",
-			want: &Insert{
-				stmtBase: stmtBase{N: 1, Pos: Pos{0, 1, 1}},
-				Table:    TableName{"a", "b", Pos{12, 1, 13}},
-				Query: &Select{stmtBase: stmtBase{N: 1, Pos: Pos{16, 1, 17}}, Items: []SelectItem{{Path: []string{"payload"}, Pos: Pos{23, 1, 24}}},
-					From: TableName{"c", "d", Pos{36, 1, 37}}, Limit: -1},
+				Rows:     [][]*Literal{{{Value: int64(-1), Raw: "-1", Pos: Pos{Offset: 32, Line: 1, Col: 33}}, {Value: 2.5, Raw: "2.5", Pos: Pos{Offset: 36, Line: 1, Col: 37}}, {Value: nil, Raw: "NULL", Pos: Pos{Offset: 41, Line: 1, Col: 42}}}},
 			},
 		},
 	}
@@ -163,7 +113,7 @@ func TestParseBatchSplitting(t *testing.T) {
 	require.Equal(t, "x;y", stmts[0].(*Set).Value)
 	sel := stmts[1].(*Select)
 	require.Equal(t, 2, sel.Number())
-	require.Equal(t, []string{"we;ird"}, sel.Items[0].Path)
+	require.Equal(t, []string{"we;ird"}, sel.Query.(*query.Select).Items[0].Expr.(*query.Column).Path)
 	require.Equal(t, Pos{Offset: 58, Line: 4, Col: 22}, sel.Position())
 
 	empty, err := Parse("  -- nothing\n ; ")
@@ -179,18 +129,34 @@ func TestParseErrors(t *testing.T) {
 	}{
 		{"SELEC * FROM t", `statement 1, line 1, column 1: expected a statement (CREATE, DROP, SHOW, DESCRIBE, SET, RESET, SELECT or INSERT), found "SELEC"`},
 		{"SET a=1;\nSELECT *\n  FORM t", `statement 2, line 3, column 3: expected FROM, found "FORM"`},
-		{"SELECT * FROM", `statement 1, line 1, column 14: expected a table name (ns.table), found end of statement`},
-		{"SELECT * FROM t;  \n SELECT a FROM t WHERE", `statement 2, line 2, column 23: expected a column, a value or "(", found end of statement`},
+		{"SELECT * FROM", `statement 1, line 1, column 14: expected a table name, found end of statement`},
+		{"SELECT * FROM t;  \n SELECT a FROM t WHERE", `statement 2, line 2, column 23: expected an expression, found end of statement`},
 		{"SELECT a FROM t WHERE a = 'x", `statement 1, line 1, column 27: unterminated string`},
-		{"SELECT a FROM t WHERE a == 1", `statement 1, line 1, column 26: expected a column, a value or "(", found "="`},
+		{"SELECT a FROM t WHERE a === 1", `statement 1, line 1, column 27: expected an expression, found "="`},
 		{"SELECT a FROM t WHERE (a = 1", `statement 1, line 1, column 29: expected ")", found end of statement`},
 		{"SELECT a FROM t LIMIT x", `statement 1, line 1, column 23: expected a row count after LIMIT, found "x"`},
 		{"SELECT a FROM t LIMIT 1.5", `statement 1, line 1, column 23: LIMIT 1.5 is not a whole number of rows`},
-		{"SELECT a, b.a FROM t", `statement 1, line 1, column 11: column name a appears twice in SELECT (first at line 1, column 8); use AS to rename one`},
-		{"SELECT *, a FROM t", `statement 1, line 1, column 9: expected FROM, found ","`},
-		{"SELECT a FROM a.b.c", `statement 1, line 1, column 18: table name a.b.… has too many parts (want ns.table)`},
+		{"SELECT a FROM a.b.c", `statement 1, line 1, column 15: table name a.b.c has more than two parts (ns.table)`},
+		{"SELECT a FROM t INTERSECT SELECT a FROM u", `statement 1, line 1, column 17: INTERSECT is not supported`},
+		{"SELECT a FROM t EXCEPT SELECT a FROM u", `statement 1, line 1, column 17: EXCEPT is not supported`},
+		{"SELECT rank() OVER (ORDER BY a) FROM t", `statement 1, line 1, column 15: a window function (OVER) is not supported`},
+		{"SELECT a FROM t NATURAL JOIN u", `statement 1, line 1, column 17: NATURAL JOIN is not supported; use USING (…)`},
+		{"SELECT a FROM t LEFT SEMI JOIN u ON a = b", `statement 1, line 1, column 22: LEFT SEMI JOIN is not supported`},
+		{"SELECT a FROM t WHERE a IN (SELECT b FROM u)", `statement 1, line 1, column 29: IN (subquery) is not supported`},
+		{"SELECT a FROM t WHERE EXISTS (SELECT 1)", `statement 1, line 1, column 23: EXISTS is not supported`},
+		{"SELECT a & 1 FROM t", `statement 1, line 1, column 10: the operator & is not supported`},
+		{"SELECT a FROM t GROUP BY ROLLUP (a)", `statement 1, line 1, column 26: ROLLUP is not supported`},
+		{"SELECT a FROM t CLUSTER BY a", `statement 1, line 1, column 17: CLUSTER BY is not supported`},
+		{"SELECT INTERVAL 1 DAY", `statement 1, line 1, column 8: INTERVAL is not supported`},
+		{"SELECT (SELECT 1)", `statement 1, line 1, column 9: a subquery as an expression is not supported`},
+		{"WITH RECURSIVE r AS (SELECT 1) SELECT * FROM r", `statement 1, line 1, column 6: WITH RECURSIVE is not supported`},
+		{"SELECT a FROM t JOIN u", `statement 1, line 1, column 23: expected ON or USING after INNER JOIN, found end of statement`},
+		{"SELECT CASE WHEN a THEN 1 FROM t", `statement 1, line 1, column 27: expected WHEN, ELSE or END, found "FROM"`},
+		{"SELECT CAST(a AS foo) FROM t", `statement 1, line 1, column 18: CAST to foo: invalid type "foo" at position 3: unknown type "foo"`},
+		{"SELECT a FROM t LATERAL VIEW explode(x)", `statement 1, line 1, column 40: expected a table alias after LATERAL VIEW explode(x), found end of statement`},
+		{"SELECT a FROM t ORDER BY a NULLS", `statement 1, line 1, column 33: expected FIRST or LAST after NULLS, found end of statement`},
 		{"SELECT a FROM t x y", `statement 1, line 1, column 19: expected end of statement, found "y"`},
-		{"SELECT a FROM t AS WHERE", `statement 1, line 1, column 20: expected a table alias after AS, found "WHERE"`},
+		{"SELECT a FROM t AS WHERE", `statement 1, line 1, column 20: expected an alias after AS, found "WHERE"`},
 		{"SELECT a FROM t WHERE a = 1 b", `statement 1, line 1, column 29: expected end of statement, found "b"`},
 		{"SELECT a FROM t WHERE a ? 1", `statement 1, line 1, column 25: unexpected character '?'`},
 		{"SELECT a FROM t WHERE a = 12x", `statement 1, line 1, column 27: invalid number "12x"`},
@@ -216,14 +182,12 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT `` FROM t", `statement 1, line 1, column 8: empty a column`},
 		{"SELECT a FROM `t", `statement 1, line 1, column 15: unterminated back-quoted identifier`},
 		{"SELECT é FROM t", `statement 1, line 1, column 8: unexpected character 'é'`},
-		{"SELECT 'é' x, y FROM t WHERE", `statement 1, line 1, column 8: expected a column, found a quoted string`},
-		{"SELECT a FROM t WHERE 'é' = 1 OR y", `statement 1, line 1, column 27: WHERE: cannot compare 'é' (string) with 1 (long)`},
-		{"SELECT a FROM t WHERE 1", `statement 1, line 1, column 23: WHERE: 1 is long, not a condition`},
+		{"SELECT 'é' x, y FROM t WHERE", `statement 1, line 1, column 29: expected an expression, found end of statement`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.sql, func(t *testing.T) {
 			t.Parallel()
-			_, _, err := PlanBatch(tt.sql)
+			_, err := Parse(tt.sql)
 			require.Error(t, err)
 			require.Equal(t, tt.want, err.Error())
 			require.True(t, errors.Is(err, ErrSyntax))
@@ -242,7 +206,7 @@ func FuzzParse(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
-		stmts, plans, err := PlanBatch(text)
+		stmts, err := Parse(text)
 		if err != nil {
 			var se *SyntaxError
 			if !errors.As(err, &se) {
@@ -264,9 +228,6 @@ func FuzzParse(f *testing.F) {
 			p := st.Position()
 			if p.Offset < 0 || p.Offset >= len(text) || p.Col > utf8.RuneCountInString(text)+1 {
 				t.Fatalf("statement position %+v outside text", p)
-			}
-			if sel, ok := st.(*Select); ok && plans[sel] == nil {
-				t.Fatalf("select without a plan")
 			}
 		}
 	})

@@ -53,7 +53,10 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	// the -o file in place. Printed rows are not a delivery.
 	d := &catalog.Delivery{FullRefresh: *fullRefresh}
 	ctx, stats := dataframe.WithReadSettings(ctx, smp.settings())
-	f, err := s.Read(catalog.WithDelivery(ctx, d), name, props)
+	pctx, prog := startReadProgress(catalog.WithDelivery(ctx, d), env, "reading "+name)
+	s.SetLogOutput(prog.logWriter(env.stderr))
+	f, err := s.Read(pctx, name, props)
+	prog.stop()
 	if err != nil {
 		return err
 	}

@@ -127,7 +127,7 @@ func TestSQLCommand(t *testing.T) {
 	// --schema prints the last frame's schema.
 	code, stdout, stderr = datasetCLI(t, "", env, "sql", "--schema", "SELECT pageInfo.totalResults FROM yt.subs")
 	require.Equal(t, 1, code)
-	require.Contains(t, stderr, `unknown column "pageInfo.totalResults"`)
+	require.Contains(t, stderr, "line 1, column 8: unknown column pageInfo.totalResults")
 	code, stdout, _ = datasetCLI(t, "", env, "sql", "--schema", "SELECT snippet.resourceId FROM yt.subs")
 	require.Equal(t, 0, code)
 	require.Equal(t, "root\n |-- resourceId: struct (nullable = true)\n |    |-- channelId: string (nullable = true)\n |    |-- kind: string (nullable = true)\n", stdout)

@@ -16,6 +16,7 @@ import (
 	"syscall"
 
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/internal/suggest"
 )
 
@@ -42,6 +43,9 @@ type cliEnv struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// terminal, when set, says whether stderr is a terminal (live progress
+	// lines); nil asks the operating system.
+	terminal func() bool
 	// workdir is the directory relative paths start from for files a
 	// command creates on its own (the demo's); "" is the process's.
 	workdir string
@@ -58,6 +62,9 @@ func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(f
 var errHelp = flag.ErrHelp
 
 func main() {
+	// The binary opts in to the faster Parquet zstd/gzip encoders, a
+	// process-wide choice (see docs/frames.md#parquet).
+	dataframe.UseFastParquetCodecs()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()

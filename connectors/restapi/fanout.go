@@ -103,6 +103,16 @@ func (c *Connector) ReadFanout(ctx context.Context, ds *connectors.Dataset, pare
 		delete(base, k)
 	}
 
+	// One limiter for every child: svc.restapi.rate.limit paces the whole
+	// fan-out, not each child (docs/incremental.md#fan-out).
+	opts := readOptionsFrom(ctx)
+	if opts.Limiter == nil {
+		if opts.Limiter, err = NewLimiter(base); err != nil {
+			return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
+		}
+	}
+	ctx = WithReadOptions(ctx, opts)
+
 	results := make([]*dataframe.Frame, len(values))
 	errs := make([]error, len(values))
 	ctx, cancel := context.WithCancel(ctx)

@@ -8,7 +8,9 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
+	"sort"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -82,7 +84,7 @@ func fanoutDS(url string, extra ...string) *connectors.Dataset {
 
 // parentOf is a frame with a struct column channel{id}: ids in order
 // (nil for a null id).
-func parentOf(t *testing.T, ids ...any) *dataframe.Frame {
+func parentOf(t testing.TB, ids ...any) *dataframe.Frame {
 	t.Helper()
 	var b strings.Builder
 	for _, id := range ids {
@@ -172,4 +174,36 @@ func TestFanoutConfigErrors(t *testing.T) {
 	defer parent.Release()
 	_, err := c.ReadFanout(context.Background(), fanoutDS("http://127.0.0.1:1", restapi.PropFanoutColumn, "channel.name"), parent, nil)
 	require.ErrorContains(t, err, `svc.restapi.fanout.column "channel.name"`)
+}
+
+// The children of one fan-out share svc.restapi.rate.limit: eight at once
+// still send no two requests closer than the limit allows. (A lower bound
+// only: a slow machine spaces them further, never closer.)
+func TestFanoutSharesTheRateLimit(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var arrivals []time.Time
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		arrivals = append(arrivals, time.Now())
+		mu.Unlock()
+		fmt.Fprint(w, `{"items":[{"v":1}]}`)
+	}))
+	defer srv.Close()
+	ids := []any{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}
+	parent := parentOf(t, ids...)
+	defer parent.Release()
+	ds := fanoutDS(srv.URL, restapi.PropFanoutConcurrency, "8", restapi.PropRateLimit, "50", restapi.PropRateBurst, "1")
+	delete(ds.Props, restapi.PropNextField)
+	delete(ds.Props, restapi.PropNextParam)
+	f, err := (&restapi.Connector{}).ReadFanout(context.Background(), ds, parent, nil)
+	require.NoError(t, err)
+	f.Release()
+	mu.Lock()
+	defer mu.Unlock()
+	require.Len(t, arrivals, len(ids))
+	sort.Slice(arrivals, func(i, j int) bool { return arrivals[i].Before(arrivals[j]) })
+	// 10 requests at 50/s with a bucket of 1: at least 9 × 20 ms from first
+	// to last (less a little for clock granularity).
+	require.GreaterOrEqual(t, arrivals[len(arrivals)-1].Sub(arrivals[0]), 150*time.Millisecond)
 }

@@ -82,26 +82,21 @@ func (c *Connector) ReadIncremental(ctx context.Context, ds *connectors.Dataset,
 		return nil, nil, fmt.Errorf("reading %s: the stored state is for cursor %q, the table now says %s=%q (run sluice state reset %s, or --full-refresh)",
 			name, prev.Cursor, PropIncrementalCursor, in.Cursor, name)
 	}
-	base, err := ResolveURL(ds.Props)
-	if err != nil {
-		return nil, nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
-	}
-	u := base
+	// The parameters go on every request of the read, next_url and link
+	// pages included (see docs/incremental.md#incremental-reads).
+	opts := readOptionsFrom(ctx)
+	opts.Query = append([]QueryParam(nil), opts.Query...)
 	switch {
 	case prev != nil && prev.LastValue != "":
-		u = withQueryParam(u, in.Param, prev.LastValue)
+		opts.Query = append(opts.Query, QueryParam{Name: in.Param, Value: prev.LastValue})
 	case in.Initial != "":
-		u = withQueryParam(u, in.Param, in.Initial)
+		opts.Query = append(opts.Query, QueryParam{Name: in.Param, Value: in.Initial})
 	}
 	if in.EndParam != "" {
-		u = withQueryParam(u, in.EndParam, in.End)
+		opts.Query = append(opts.Query, QueryParam{Name: in.EndParam, Value: in.End})
 	}
-	child := *ds
-	child.Props = ds.Props.Clone()
-	// The resolved URL replaces the pattern: its values are final, and the
-	// pagination keeps the parameters on every page.
-	child.Props[PropURL] = u
-	f, err := c.Read(ctx, &child)
+	ctx = WithReadOptions(ctx, opts)
+	f, err := c.Read(ctx, ds)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -1,0 +1,122 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query"
+	_ "github.com/sluicedata/sluice/dataframe/query/functions" // the scalar SQL functions
+)
+
+// Query runs a parsed query (docs/sql.md#select) over the session's tables
+// on the query engine and returns its rows.
+func (s *Session) Query(ctx context.Context, q query.Query) (*dataframe.Frame, error) {
+	plan, release, err := s.compileQuery(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return plan.Frame(ctx)
+}
+
+// compileQuery plans q, reading the tables it names through the session;
+// release drops them once the plan has run.
+func (s *Session) compileQuery(ctx context.Context, q query.Query) (*query.Plan, func(), error) {
+	r := &sessionTables{s: s}
+	opts := query.Options{}
+	if v, ok := s.Get(query.SortLimitSetting); ok {
+		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+		if err != nil || n <= 0 {
+			return nil, nil, fmt.Errorf("setting %s=%q: want a number of bytes", query.SortLimitSetting, v)
+		}
+		opts.SortMemory = n
+	}
+	plan, err := query.Compile(ctx, q, r, opts)
+	if err != nil {
+		r.release()
+		return nil, nil, err
+	}
+	return plan, r.release, nil
+}
+
+// TableReader reads catalog tables by name: a Session, or a pipeline's.
+type TableReader interface {
+	Read(ctx context.Context, name string, props map[string]any) (*dataframe.Frame, error)
+}
+
+// sessionTables resolves a query's table names with Read.
+type sessionTables struct {
+	s      TableReader
+	frames []*dataframe.Frame
+}
+
+func (r *sessionTables) Table(ctx context.Context, name []string) (query.Table, error) {
+	f, err := r.s.Read(ctx, strings.Join(name, "."), nil)
+	if err != nil {
+		return nil, err
+	}
+	r.frames = append(r.frames, f)
+	return query.FrameTable(f), nil
+}
+
+func (r *sessionTables) release() {
+	for _, f := range r.frames {
+		f.Release()
+	}
+	r.frames = nil
+}
+
+// QueryFrames runs q where a one-part table name is looked up in frames
+// first (case-insensitively: pipeline step ids, frames of a Go program),
+// then — when s is not nil — in the session's catalog. It is the Go API for
+// running SQL over frames; frames stay the caller's.
+func QueryFrames(ctx context.Context, s TableReader, q query.Query, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
+	r := &frameTables{frames: map[string]*dataframe.Frame{}}
+	for k, f := range frames {
+		r.frames[strings.ToLower(k)] = f
+	}
+	if s != nil && !isNilReader(s) {
+		r.session = &sessionTables{s: s}
+		defer r.session.release()
+	}
+	plan, err := query.Compile(ctx, q, r, query.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return plan.Frame(ctx)
+}
+
+type frameTables struct {
+	frames  map[string]*dataframe.Frame
+	session *sessionTables
+}
+
+func (r *frameTables) Table(ctx context.Context, name []string) (query.Table, error) {
+	if len(name) == 1 {
+		if f, ok := r.frames[strings.ToLower(name[0])]; ok {
+			return query.FrameTable(f), nil
+		}
+	}
+	if r.session == nil || len(name) == 1 {
+		m := query.Tables{}
+		for k, f := range r.frames {
+			m[k] = query.FrameTable(f)
+		}
+		return m.Table(ctx, name)
+	}
+	return r.session.Table(ctx, name)
+}
+
+func isNilReader(s TableReader) bool {
+	ss, ok := s.(*Session)
+	return ok && ss == nil
+}
+
+// TableColumns reads a table with only the columns need names, where its
+// connector can skip columns (Parquet files).
+func (r *sessionTables) TableColumns(ctx context.Context, name []string, need []string) (query.Table, error) {
+	return r.Table(dataframe.WithColumns(ctx, need), name)
+}

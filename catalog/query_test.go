@@ -1,0 +1,115 @@
+package catalog_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/catalog"
+	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+func runSQL(t *testing.T, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
+	t.Helper()
+	st, err := csql.ParseOne(text)
+	if err != nil {
+		return nil, err
+	}
+	return catalog.QueryFrames(context.Background(), nil, st.(*csql.Select).Query, frames)
+}
+
+func ndjson(t *testing.T, s string) *dataframe.Frame {
+	t.Helper()
+	f, err := dataframe.ReadNDJSON([]byte(s), dataframe.JSONOptions{})
+	require.NoError(t, err)
+	return f
+}
+
+func queryJSON(t *testing.T, f *dataframe.Frame) string {
+	t.Helper()
+	var b bytes.Buffer
+	require.NoError(t, dataframe.WriteNDJSON(&b, f))
+	return b.String()
+}
+
+// Expected results are Spark 3.5's for the same data and query.
+func TestQueryEngine(t *testing.T) {
+	t.Parallel()
+	emp := ndjson(t, `{"name":"ann","dept":1,"sal":100.0,"tags":["a","b"]}
+{"name":"bob","dept":1,"sal":50.0,"tags":[]}
+{"name":"cy","dept":2,"sal":70.0,"tags":["c"]}
+{"name":"dee","dept":null,"sal":null,"tags":null}
+`)
+	defer emp.Release()
+	depts := ndjson(t, `{"id":1,"title":"eng"}
+{"id":3,"title":"ops"}
+`)
+	defer depts.Release()
+	frames := map[string]*dataframe.Frame{"emp": emp, "depts": depts}
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT dept, count(*) AS n, sum(sal), avg(sal) FROM emp GROUP BY dept ORDER BY 2 DESC, dept",
+			`{"dept":1,"n":2,"sum(sal)":150.0,"avg(sal)":75.0}` + "\n" + `{"dept":null,"n":1,"sum(sal)":null,"avg(sal)":null}` + "\n" + `{"dept":2,"n":1,"sum(sal)":70.0,"avg(sal)":70.0}` + "\n"},
+		{"SELECT count(*), count(dept), count(DISTINCT dept), min(name), max(sal) FROM emp",
+			`{"count(1)":4,"count(dept)":3,"count(DISTINCT dept)":2,"min(name)":"ann","max(sal)":100.0}` + "\n"},
+		{"SELECT name FROM emp WHERE name LIKE '_o%' OR dept IN (2) ORDER BY name DESC",
+			`{"name":"cy"}` + "\n" + `{"name":"bob"}` + "\n"},
+		{"SELECT e.name, d.title FROM emp e LEFT JOIN depts d ON e.dept = d.id ORDER BY e.name",
+			`{"name":"ann","title":"eng"}` + "\n" + `{"name":"bob","title":"eng"}` + "\n" + `{"name":"cy","title":null}` + "\n" + `{"name":"dee","title":null}` + "\n"},
+		{"SELECT name, t FROM emp LATERAL VIEW explode(tags) x AS t",
+			`{"name":"ann","t":"a"}` + "\n" + `{"name":"ann","t":"b"}` + "\n" + `{"name":"cy","t":"c"}` + "\n"},
+		{"SELECT name, sal / 0 AS z, sal % 30 AS m, CASE WHEN sal > 60 THEN 'hi' ELSE 'lo' END AS b FROM emp ORDER BY sal DESC LIMIT 2",
+			`{"name":"ann","z":null,"m":10.0,"b":"hi"}` + "\n" + `{"name":"cy","z":null,"m":10.0,"b":"hi"}` + "\n"},
+		{"WITH d AS (SELECT DISTINCT dept FROM emp WHERE dept IS NOT NULL) SELECT dept FROM d UNION ALL SELECT 9 ORDER BY dept",
+			`{"dept":1}` + "\n" + `{"dept":2}` + "\n" + `{"dept":9}` + "\n"},
+		{"SELECT name, tags[0] AS first FROM emp ORDER BY name NULLS FIRST LIMIT 2 OFFSET 1",
+			`{"name":"bob","first":null}` + "\n" + `{"name":"cy","first":"c"}` + "\n"},
+	} {
+		f, err := runSQL(t, tc.q, frames)
+		require.NoError(t, err, tc.q)
+		require.Equal(t, tc.want, queryJSON(t, f), tc.q)
+		f.Release()
+	}
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT nme FROM emp", "line 1, column 8: unknown column nme (did you mean name?)"},
+		{"SELECT * FROM emps", "line 1, column 15: unknown table emps (did you mean emp?)"},
+		{"SELECT cont(*) FROM emp", "line 1, column 8: unknown function cont (did you mean count?)"},
+		{"SELECT name, count(*) FROM emp GROUP BY dept", "line 1, column 8: column name is neither in GROUP BY nor inside an aggregate function"},
+		{"SELECT name FROM emp WHERE sum(sal) > 1", "line 1, column 28: aggregate function sum is not allowed in WHERE"},
+	} {
+		_, err := runSQL(t, tc.q, frames)
+		require.Error(t, err, tc.q)
+		require.Equal(t, tc.want, err.Error(), tc.q)
+	}
+	for _, tc := range []struct{ q, want string }{
+		{"SELECT a FROM t INTERSECT SELECT a FROM u", "INTERSECT is not supported"},
+		{"SELECT rank() OVER (ORDER BY a) FROM t", "a window function (OVER) is not supported"},
+		{"SELECT a FROM t NATURAL JOIN u", "NATURAL JOIN is not supported; use USING (…)"},
+	} {
+		_, err := csql.ParseOne(tc.q)
+		require.ErrorContains(t, err, tc.want, tc.q)
+	}
+}
+
+// A query over a Parquet table reads only the columns it names; count(*)
+// still counts every row, and a mistyped column is named with the whole
+// table's columns as candidates.
+func TestQueryParquetColumns(t *testing.T) {
+	t.Parallel()
+	s, _ := newSession(t)
+	dir := t.TempDir()
+	f := ndjson(t, `{"k":1,"s":"a","x":1.5}
+{"k":2,"s":"b","x":2.5}
+{"k":1,"s":"c","x":null}
+`)
+	defer f.Release()
+	path := dir + "/t.parquet"
+	require.NoError(t, dataframe.WriteFile(path, f, dataframe.FileOptions{}))
+	exec(t, s, "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
+	require.Equal(t, []string{`{"count(1)":3}`}, exec(t, s, "SELECT count(*) FROM p.t"))
+	require.Equal(t, []string{`{"k":1,"n":2,"sx":1.5}`, `{"k":2,"n":1,"sx":2.5}`}, exec(t, s, "SELECT k, count(*) AS n, sum(x) AS sx FROM p.t GROUP BY k ORDER BY k"))
+	_, err := s.ExecuteBatch(context.Background(), "SELECT kk FROM p.t")
+	require.EqualError(t, err, "statement 1: line 1, column 8: unknown column kk")
+}

@@ -1,0 +1,1006 @@
+package sql
+
+import (
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query"
+	"github.com/sluicedata/sluice/internal/suggest"
+)
+
+// The query grammar (docs/sql.md#select): SELECT blocks, UNION, WITH,
+// joins, LATERAL VIEW and Spark's expression syntax, parsed into the query
+// engine's tree (package dataframe/query). Constructs of Spark SQL outside
+// the dialect are reported as "… is not supported" where they start.
+
+// notSupported names Spark SQL words that begin a construct the dialect
+// lacks.
+var notSupported = map[string]string{
+	"INTERSECT": "INTERSECT", "EXCEPT": "EXCEPT", "MINUS": "MINUS", "NATURAL": "NATURAL JOIN",
+	"SEMI": "SEMI JOIN", "ANTI": "ANTI JOIN", "WINDOW": "WINDOW", "CLUSTER": "CLUSTER BY",
+	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
+	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE", "RLIKE": "RLIKE", "REGEXP": "REGEXP",
+	"EXISTS": "EXISTS", "OVER": "a window function (OVER)", "INTERVAL": "INTERVAL", "ROLLUP": "ROLLUP",
+	"CUBE": "CUBE", "GROUPING": "GROUPING SETS", "DIV": "DIV", "FILTER": "FILTER (…)",
+	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE", "VALUES": "VALUES as a query",
+}
+
+// unsupportedAt is the error for t when it starts an unsupported construct,
+// else nil.
+func (p *parser) unsupportedAt(t Token) error {
+	if t.Kind == Ident {
+		if what, ok := notSupported[strings.ToUpper(t.Text)]; ok {
+			return p.errorf(t.Pos, "%s is not supported", what)
+		}
+	}
+	if t.Kind == Symbol {
+		switch t.Text {
+		case "&", "|", "^", "~", "!":
+			return p.errorf(t.Pos, "the operator %s is not supported", t.Text)
+		}
+	}
+	return nil
+}
+
+// fail is unexpected(t, want), unless t starts an unsupported construct.
+func (p *parser) fail(t Token, want string) error {
+	if err := p.unsupportedAt(t); err != nil {
+		return err
+	}
+	return p.unexpected(t, want)
+}
+
+func (p *parser) selectStmt(base stmtBase) (*Select, error) {
+	q, err := p.queryExpr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.Kind != EOF {
+		if t.Kind == Ident {
+			if _, near := suggest.Closest(t.Text, []string{"FROM"}); near && !t.isKeyword("FROM") {
+				return nil, p.unexpected(t, "FROM")
+			}
+		}
+		return nil, p.fail(t, "end of statement")
+	}
+	return &Select{stmtBase: base, Query: q}, nil
+}
+
+// queryExpr is [WITH …] block {UNION [ALL] block} [ORDER BY …] [LIMIT n
+// [OFFSET m]].
+func (p *parser) queryExpr() (query.Query, error) {
+	start := p.peek()
+	var with []query.CTE
+	if p.acceptKeyword("WITH") {
+		if t := p.peek(); t.isKeyword("RECURSIVE") {
+			return nil, p.errorf(t.Pos, "WITH RECURSIVE is not supported")
+		}
+		for {
+			name, err := p.ident("a name for the WITH query")
+			if err != nil {
+				return nil, err
+			}
+			if _, err := p.expectKeyword("AS"); err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol("("); err != nil {
+				return nil, err
+			}
+			q, err := p.queryExpr()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.fail(p.peek(), `")"`)
+			}
+			with = append(with, query.CTE{Name: name.Text, Query: q, Pos: name.Pos})
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+	}
+	q, err := p.queryBlock()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("UNION") {
+			break
+		}
+		p.next()
+		all := p.acceptKeyword("ALL")
+		if !all {
+			p.acceptKeyword("DISTINCT")
+		}
+		r, err := p.queryBlock()
+		if err != nil {
+			return nil, err
+		}
+		q = &query.SetOp{Op: "UNION", All: all, L: q, R: r, Pos: t.Pos}
+	}
+	order, limit, offset, err := p.orderLimit()
+	if err != nil {
+		return nil, err
+	}
+	switch x := q.(type) {
+	case *query.Select:
+		if order != nil || limit != nil || offset != nil {
+			if x.OrderBy != nil || x.Limit != nil {
+				// (SELECT … LIMIT 1) ORDER BY …: wrap.
+				q = &query.Select{Items: []query.SelectItem{{Expr: &query.Star{Pos: start.Pos}, Pos: start.Pos}},
+					From: &query.SubqueryRef{Query: x, Pos: start.Pos}, Pos: start.Pos}
+				x = q.(*query.Select)
+			}
+			x.OrderBy, x.Limit, x.Offset = order, limit, offset
+		}
+		x.With = append(with, x.With...)
+	case *query.SetOp:
+		x.OrderBy, x.Limit, x.Offset = order, limit, offset
+		x.With = with
+	}
+	return q, nil
+}
+
+// queryBlock is a SELECT block or a parenthesised query.
+func (p *parser) queryBlock() (query.Query, error) {
+	t := p.peek()
+	if t.Kind == Symbol && t.Text == "(" {
+		p.next()
+		q, err := p.queryExpr()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.fail(p.peek(), `")"`)
+		}
+		return q, nil
+	}
+	if !t.isKeyword("SELECT") {
+		return nil, p.fail(t, "SELECT")
+	}
+	p.next()
+	s := &query.Select{Pos: t.Pos}
+	if p.acceptKeyword("DISTINCT") {
+		s.Distinct = true
+	} else {
+		p.acceptKeyword("ALL")
+	}
+	for {
+		it, err := p.selectItem()
+		if err != nil {
+			return nil, err
+		}
+		s.Items = append(s.Items, it)
+		if !p.acceptSymbol(",") {
+			break
+		}
+	}
+	var err error
+	if p.acceptKeyword("FROM") {
+		if s.From, err = p.fromClause(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKeyword("WHERE") {
+		if s.Where, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	if t := p.peek(); t.isKeyword("GROUP") {
+		p.next()
+		if _, err := p.expectKeyword("BY"); err != nil {
+			return nil, err
+		}
+		if t := p.peek(); t.isKeyword("GROUPING") || t.isKeyword("ROLLUP") || t.isKeyword("CUBE") {
+			return nil, p.unsupportedAt(t)
+		}
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			s.GroupBy = append(s.GroupBy, e)
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+		if t := p.peek(); t.isKeyword("WITH") {
+			return nil, p.errorf(t.Pos, "WITH ROLLUP/CUBE is not supported")
+		}
+	}
+	if p.acceptKeyword("HAVING") {
+		if s.Having, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	if t := p.peek(); t.Kind == Ident && notSupported[strings.ToUpper(t.Text)] != "" && !t.isKeyword("VALUES") {
+		return nil, p.unsupportedAt(t)
+	}
+	return s, nil
+}
+
+func (p *parser) orderLimit() ([]query.OrderItem, *int64, *int64, error) {
+	var order []query.OrderItem
+	if t := p.peek(); t.isKeyword("ORDER") {
+		p.next()
+		if _, err := p.expectKeyword("BY"); err != nil {
+			return nil, nil, nil, err
+		}
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			it := query.OrderItem{Expr: e}
+			if p.acceptKeyword("DESC") {
+				it.Desc = true
+			} else {
+				p.acceptKeyword("ASC")
+			}
+			if t := p.peek(); t.isKeyword("NULLS") {
+				p.next()
+				first := p.peek()
+				switch {
+				case p.acceptKeyword("FIRST"):
+					v := true
+					it.NullsFirst = &v
+				case p.acceptKeyword("LAST"):
+					v := false
+					it.NullsFirst = &v
+				default:
+					return nil, nil, nil, p.fail(first, "FIRST or LAST after NULLS")
+				}
+			}
+			order = append(order, it)
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+	}
+	count := func(what string) (*int64, error) {
+		t := p.next()
+		if t.Kind != Number {
+			if t.isKeyword("ALL") && what == "LIMIT" {
+				return nil, nil
+			}
+			return nil, p.fail(t, "a row count after "+what)
+		}
+		n, err := strconv.ParseInt(t.Text, 10, 64)
+		if err != nil || n < 0 {
+			return nil, p.errorf(t.Pos, "%s %s is not a whole number of rows", what, t.Text)
+		}
+		return &n, nil
+	}
+	var limit, offset *int64
+	var err error
+	if p.acceptKeyword("LIMIT") {
+		if limit, err = count("LIMIT"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	if p.acceptKeyword("OFFSET") {
+		if offset, err = count("OFFSET"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	return order, limit, offset, nil
+}
+
+// aliasNext reads an optional `[AS] alias`.
+func (p *parser) alias() (string, error) {
+	if p.acceptKeyword("AS") {
+		a, err := p.ident("an alias after AS")
+		return a.Text, err
+	}
+	if a := p.peek(); a.Kind == QuotedID || a.Kind == Ident && !isReserved(a) && !clauseWord(a) {
+		p.next()
+		return a.Text, nil
+	}
+	return "", nil
+}
+
+// clauseWord is a word that may follow an item without AS and so is never
+// taken for an alias.
+func clauseWord(t Token) bool {
+	switch strings.ToUpper(t.Text) {
+	case "ASC", "DESC", "NULLS", "LIMIT", "OFFSET", "OVER", "FILTER", "VALUES":
+		return true
+	}
+	return false
+}
+
+func (p *parser) selectItem() (query.SelectItem, error) {
+	t := p.peek()
+	if t.Kind == Symbol && t.Text == "*" {
+		p.next()
+		return query.SelectItem{Expr: &query.Star{Pos: t.Pos}, Pos: t.Pos}, nil
+	}
+	// t.* and ns.t.*
+	if (t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID) && p.peekAt(1).Text == "." {
+		k := 1
+		qual := []string{t.Text}
+		for p.peekAt(k).Kind == Symbol && p.peekAt(k).Text == "." {
+			nt := p.peekAt(k + 1)
+			if nt.Kind == Symbol && nt.Text == "*" {
+				for i := 0; i < k+1; i++ {
+					p.next()
+				}
+				return query.SelectItem{Expr: &query.Star{Qualifier: strings.Join(qual, "."), Pos: t.Pos}, Pos: t.Pos}, nil
+			}
+			if nt.Kind != Ident && nt.Kind != QuotedID {
+				break
+			}
+			qual = append(qual, nt.Text)
+			k += 2
+		}
+	}
+	e, err := p.expr()
+	if err != nil {
+		return query.SelectItem{}, err
+	}
+	it := query.SelectItem{Expr: e, Pos: t.Pos}
+	if p.acceptKeyword("AS") {
+		if p.acceptSymbol("(") {
+			return it, p.errorf(t.Pos, "a multi-column alias AS (…) is not supported; use LATERAL VIEW posexplode(…) t AS pos, col")
+		}
+		a, err := p.ident("an alias after AS")
+		if err != nil {
+			return it, err
+		}
+		it.Alias = a.Text
+	} else if a := p.peek(); a.Kind == QuotedID || a.Kind == Ident && !isReserved(a) && !clauseWord(a) {
+		p.next()
+		it.Alias = a.Text
+	}
+	return it, nil
+}
+
+// fromClause is a source followed by joins and lateral views.
+func (p *parser) fromClause() (query.Source, error) {
+	src, err := p.sourceItem()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		switch {
+		case t.Kind == Symbol && t.Text == ",":
+			p.next()
+			r, err := p.sourceItem()
+			if err != nil {
+				return nil, err
+			}
+			src = &query.JoinRef{L: src, R: r, Kind: query.CrossJoin, Pos: t.Pos}
+		case t.isKeyword("LATERAL"):
+			p.next()
+			if _, err := p.expectKeyword("VIEW"); err != nil {
+				return nil, err
+			}
+			lv := &query.LateralView{Input: src, Pos: t.Pos}
+			lv.Outer = p.acceptKeyword("OUTER")
+			g, err := p.primary()
+			if err != nil {
+				return nil, err
+			}
+			call, ok := g.(*query.Call)
+			if !ok {
+				return nil, p.errorf(g.Position(), "LATERAL VIEW needs a generator call such as explode(x)")
+			}
+			lv.Gen = call
+			a, err := p.ident("a table alias after LATERAL VIEW " + call.String())
+			if err != nil {
+				return nil, err
+			}
+			lv.Alias = a.Text
+			if p.acceptKeyword("AS") {
+				for {
+					c, err := p.ident("a column name")
+					if err != nil {
+						return nil, err
+					}
+					lv.Columns = append(lv.Columns, c.Text)
+					if !p.acceptSymbol(",") {
+						break
+					}
+				}
+			}
+			src = lv
+		case t.isKeyword("JOIN"), t.isKeyword("INNER"), t.isKeyword("LEFT"), t.isKeyword("RIGHT"),
+			t.isKeyword("FULL"), t.isKeyword("CROSS"), t.isKeyword("NATURAL"):
+			kind := query.InnerJoin
+			p.next()
+			switch strings.ToUpper(t.Text) {
+			case "NATURAL":
+				return nil, p.errorf(t.Pos, "NATURAL JOIN is not supported; use USING (…)")
+			case "LEFT", "RIGHT", "FULL":
+				kind = query.JoinKind(strings.ToUpper(t.Text))
+				if n := p.peek(); n.isKeyword("SEMI") || n.isKeyword("ANTI") {
+					return nil, p.errorf(n.Pos, "%s %s JOIN is not supported", strings.ToUpper(t.Text), strings.ToUpper(n.Text))
+				}
+				p.acceptKeyword("OUTER")
+			case "CROSS":
+				kind = query.CrossJoin
+			}
+			if !t.isKeyword("JOIN") {
+				if _, err := p.expectKeyword("JOIN"); err != nil {
+					return nil, err
+				}
+			}
+			r, err := p.sourceItem()
+			if err != nil {
+				return nil, err
+			}
+			j := &query.JoinRef{L: src, R: r, Kind: kind, Pos: t.Pos}
+			switch {
+			case p.acceptKeyword("ON"):
+				if j.On, err = p.expr(); err != nil {
+					return nil, err
+				}
+			case p.acceptKeyword("USING"):
+				if _, err := p.expectSymbol("("); err != nil {
+					return nil, err
+				}
+				for {
+					c, err := p.ident("a column name")
+					if err != nil {
+						return nil, err
+					}
+					j.Using = append(j.Using, c.Text)
+					if !p.acceptSymbol(",") {
+						break
+					}
+				}
+				if _, err := p.expectSymbol(")"); err != nil {
+					return nil, err
+				}
+			case kind != query.CrossJoin:
+				return nil, p.fail(p.peek(), "ON or USING after "+string(kind)+" JOIN")
+			}
+			src = j
+		default:
+			return src, nil
+		}
+	}
+}
+
+func (p *parser) sourceItem() (query.Source, error) {
+	t := p.peek()
+	if t.Kind == Symbol && t.Text == "(" {
+		p.next()
+		q, err := p.queryExpr()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.fail(p.peek(), `")"`)
+		}
+		a, err := p.alias()
+		if err != nil {
+			return nil, err
+		}
+		return &query.SubqueryRef{Query: q, Alias: a, Pos: t.Pos}, nil
+	}
+	if err := p.unsupportedAt(t); err != nil {
+		return nil, err
+	}
+	first, err := p.ident("a table name")
+	if err != nil {
+		return nil, err
+	}
+	ref := &query.TableRef{Name: []string{first.Text}, Pos: first.Pos}
+	for p.acceptSymbol(".") {
+		seg, err := p.fieldIdent("a table name after the namespace")
+		if err != nil {
+			return nil, err
+		}
+		ref.Name = append(ref.Name, seg.Text)
+	}
+	if len(ref.Name) > 2 {
+		return nil, p.errorf(first.Pos, "table name %s has more than two parts (ns.table)", strings.Join(ref.Name, "."))
+	}
+	if n := p.peek(); n.isKeyword("TABLESAMPLE") {
+		return nil, p.unsupportedAt(n)
+	}
+	if ref.Alias, err = p.alias(); err != nil {
+		return nil, err
+	}
+	return ref, nil
+}
+
+// Expressions, loosest binding first: OR, AND, NOT, comparison and
+// predicates, + - ||, * / %, unary -, postfix [i] and .f, primary.
+
+func (p *parser) expr() (query.Expr, error) { return p.orExpr() }
+
+func (p *parser) orExpr() (query.Expr, error) {
+	l, err := p.andExpr()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("OR") {
+			return l, nil
+		}
+		p.next()
+		r, err := p.andExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &query.Binary{Op: "OR", L: l, R: r, Pos: t.Pos}
+	}
+}
+
+func (p *parser) andExpr() (query.Expr, error) {
+	l, err := p.notExpr()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("AND") {
+			return l, nil
+		}
+		p.next()
+		r, err := p.notExpr()
+		if err != nil {
+			return nil, err
+		}
+		l = &query.Binary{Op: "AND", L: l, R: r, Pos: t.Pos}
+	}
+}
+
+func (p *parser) notExpr() (query.Expr, error) {
+	if t := p.peek(); t.isKeyword("NOT") {
+		p.next()
+		x, err := p.notExpr()
+		if err != nil {
+			return nil, err
+		}
+		return &query.Unary{Op: "NOT", X: x, Pos: t.Pos}, nil
+	}
+	return p.predicate()
+}
+
+var comparisons = map[string]bool{"=": true, "==": true, "!=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "<=>": true}
+
+func (p *parser) predicate() (query.Expr, error) {
+	l, err := p.additive()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		switch {
+		case t.Kind == Symbol && comparisons[t.Text]:
+			p.next()
+			r, err := p.additive()
+			if err != nil {
+				return nil, err
+			}
+			op := t.Text
+			if op == "<>" {
+				op = "!="
+			}
+			l = &query.Binary{Op: op, L: l, R: r, Pos: t.Pos}
+			continue
+		case t.isKeyword("IS"):
+			p.next()
+			not := p.acceptKeyword("NOT")
+			n := p.peek()
+			if n.isKeyword("TRUE") || n.isKeyword("FALSE") || n.isKeyword("DISTINCT") || n.isKeyword("UNKNOWN") {
+				return nil, p.errorf(n.Pos, "IS %s is not supported", strings.ToUpper(n.Text))
+			}
+			if _, err := p.expectKeyword("NULL"); err != nil {
+				return nil, err
+			}
+			l = &query.IsNull{X: l, Not: not, Pos: t.Pos}
+			continue
+		}
+		not := false
+		if t.isKeyword("NOT") {
+			n := p.peekAt(1)
+			if !n.isKeyword("IN") && !n.isKeyword("BETWEEN") && !n.isKeyword("LIKE") && !n.isKeyword("ILIKE") {
+				if err := p.unsupportedAt(n); err != nil {
+					return nil, err
+				}
+				return l, nil
+			}
+			p.next()
+			not = true
+			t = p.peek()
+		}
+		switch {
+		case t.isKeyword("IN"):
+			p.next()
+			if _, err := p.expectSymbol("("); err != nil {
+				return nil, err
+			}
+			if n := p.peek(); n.isKeyword("SELECT") || n.isKeyword("WITH") {
+				return nil, p.errorf(n.Pos, "IN (subquery) is not supported")
+			}
+			in := &query.In{X: l, Not: not, Pos: t.Pos}
+			for {
+				e, err := p.expr()
+				if err != nil {
+					return nil, err
+				}
+				in.List = append(in.List, e)
+				if !p.acceptSymbol(",") {
+					break
+				}
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, err
+			}
+			l = in
+		case t.isKeyword("BETWEEN"):
+			p.next()
+			lo, err := p.additive()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := p.expectKeyword("AND"); err != nil {
+				return nil, err
+			}
+			hi, err := p.additive()
+			if err != nil {
+				return nil, err
+			}
+			l = &query.Between{X: l, Lo: lo, Hi: hi, Not: not, Pos: t.Pos}
+		case t.isKeyword("LIKE"), t.isKeyword("ILIKE"):
+			p.next()
+			if n := p.peek(); n.isKeyword("ANY") || n.isKeyword("ALL") || n.isKeyword("SOME") {
+				return nil, p.errorf(n.Pos, "LIKE %s is not supported", strings.ToUpper(n.Text))
+			}
+			pat, err := p.additive()
+			if err != nil {
+				return nil, err
+			}
+			lk := &query.Like{X: l, Pattern: pat, Not: not, ILike: t.isKeyword("ILIKE"), Pos: t.Pos}
+			if p.acceptKeyword("ESCAPE") {
+				e := p.next()
+				if e.Kind != String || len([]rune(e.Text)) != 1 {
+					return nil, p.fail(e, "one character in quotes after ESCAPE")
+				}
+				lk.Escape = []rune(e.Text)[0]
+			}
+			l = lk
+		default:
+			if err := p.unsupportedAt(t); err != nil && t.Kind == Ident {
+				return nil, err
+			}
+			return l, nil
+		}
+	}
+}
+
+func (p *parser) additive() (query.Expr, error) {
+	l, err := p.multiplicative()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if t.Kind != Symbol || t.Text != "+" && t.Text != "-" && t.Text != "||" {
+			if err := p.unsupportedAt(t); err != nil && t.Kind == Symbol {
+				return nil, err
+			}
+			return l, nil
+		}
+		p.next()
+		r, err := p.multiplicative()
+		if err != nil {
+			return nil, err
+		}
+		l = &query.Binary{Op: t.Text, L: l, R: r, Pos: t.Pos}
+	}
+}
+
+func (p *parser) multiplicative() (query.Expr, error) {
+	l, err := p.unary()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if t.isKeyword("DIV") {
+			return nil, p.unsupportedAt(t)
+		}
+		if t.Kind != Symbol || t.Text != "*" && t.Text != "/" && t.Text != "%" {
+			return l, nil
+		}
+		p.next()
+		r, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		l = &query.Binary{Op: t.Text, L: l, R: r, Pos: t.Pos}
+	}
+}
+
+func (p *parser) unary() (query.Expr, error) {
+	t := p.peek()
+	if t.Kind == Symbol && (t.Text == "-" || t.Text == "+") {
+		p.next()
+		if n := p.peek(); n.Kind == Number {
+			lit, err := p.numberLiteral(p.next(), t.Text)
+			if err != nil {
+				return nil, err
+			}
+			lit.Pos = t.Pos
+			return p.postfix(lit)
+		}
+		x, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		if t.Text == "+" {
+			return x, nil
+		}
+		return &query.Unary{Op: "-", X: x, Pos: t.Pos}, nil
+	}
+	x, err := p.primary()
+	if err != nil {
+		return nil, err
+	}
+	return p.postfix(x)
+}
+
+// postfix reads [i], ['k'] and .field after an expression.
+func (p *parser) postfix(x query.Expr) (query.Expr, error) {
+	for {
+		t := p.peek()
+		switch {
+		case t.Kind == Symbol && t.Text == "[":
+			p.next()
+			i, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol("]"); err != nil {
+				return nil, err
+			}
+			x = &query.Index{X: x, Index: i, Pos: t.Pos}
+		case t.Kind == Symbol && t.Text == ".":
+			p.next()
+			f, err := p.fieldIdent("a field name after \".\"")
+			if err != nil {
+				return nil, err
+			}
+			if col, ok := x.(*query.Column); ok {
+				col.Path = append(col.Path, f.Text)
+				continue
+			}
+			x = &query.Field{X: x, Name: f.Text, Pos: f.Pos}
+		default:
+			return x, nil
+		}
+	}
+}
+
+func (p *parser) primary() (query.Expr, error) {
+	t := p.peek()
+	switch {
+	case t.Kind == Symbol && t.Text == "(":
+		p.next()
+		if n := p.peek(); n.isKeyword("SELECT") || n.isKeyword("WITH") {
+			return nil, p.errorf(n.Pos, "a subquery as an expression is not supported")
+		}
+		x, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.fail(p.peek(), `")"`)
+		}
+		return x, nil
+	case t.Kind == String:
+		p.next()
+		return &query.Literal{Value: t.Text, Type: arrow.BinaryTypes.String, Raw: t.Raw, Pos: t.Pos}, nil
+	case t.Kind == Number:
+		p.next()
+		return p.numberLiteral(t, "")
+	case t.isKeyword("TRUE"), t.isKeyword("FALSE"):
+		p.next()
+		return &query.Literal{Value: t.isKeyword("TRUE"), Type: arrow.FixedWidthTypes.Boolean, Raw: strings.ToLower(t.Text), Pos: t.Pos}, nil
+	case t.isKeyword("NULL"):
+		p.next()
+		return &query.Literal{Value: nil, Type: arrow.Null, Raw: "NULL", Pos: t.Pos}, nil
+	case t.isKeyword("CASE"):
+		return p.caseExpr()
+	case t.isKeyword("CAST") && p.peekAt(1).Text == "(":
+		return p.castExpr()
+	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP"):
+		if n := p.peekAt(1); n.Kind == String {
+			p.next()
+			p.next()
+			typ := "date"
+			if t.isKeyword("TIMESTAMP") {
+				typ = "timestamp"
+			}
+			dt, _ := dataframe.ParseSparkType(typ)
+			return &query.Cast{X: &query.Literal{Value: n.Text, Type: arrow.BinaryTypes.String, Raw: n.Raw, Pos: n.Pos}, To: dt, TypeName: strings.ToUpper(typ), Pos: t.Pos}, nil
+		}
+	case t.isKeyword("INTERVAL") || t.isKeyword("EXISTS"):
+		return nil, p.unsupportedAt(t)
+	}
+	if t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID {
+		p.next()
+		if t.Kind == QuotedID && t.Text == "" {
+			return nil, p.errorf(t.Pos, "empty a column")
+		}
+		if t.Kind == Ident && p.peek().Kind == Symbol && p.peek().Text == "(" {
+			return p.call(t)
+		}
+		return &query.Column{Path: []string{t.Text}, Pos: t.Pos}, nil
+	}
+	return nil, p.fail(t, "an expression")
+}
+
+func (p *parser) call(name Token) (query.Expr, error) {
+	p.next() // (
+	c := &query.Call{Name: name.Text, Pos: name.Pos}
+	if t := p.peek(); t.Kind == Symbol && t.Text == "*" {
+		p.next()
+		c.Star = true
+	} else if !p.acceptSymbol(")") {
+		if p.acceptKeyword("DISTINCT") {
+			c.Distinct = true
+		} else {
+			p.acceptKeyword("ALL")
+		}
+		for {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			c.Args = append(c.Args, e)
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+	} else {
+		return p.afterCall(c)
+	}
+	if _, err := p.expectSymbol(")"); err != nil {
+		return nil, p.fail(p.peek(), `")" after the arguments of `+name.Text)
+	}
+	return p.afterCall(c)
+}
+
+func (p *parser) afterCall(c *query.Call) (query.Expr, error) {
+	if t := p.peek(); t.isKeyword("OVER") || t.isKeyword("FILTER") {
+		return nil, p.unsupportedAt(t)
+	}
+	if t := p.peek(); t.isKeyword("IGNORE") || t.isKeyword("RESPECT") {
+		return nil, p.errorf(t.Pos, "%s NULLS is not supported; use first(x, true)", strings.ToUpper(t.Text))
+	}
+	return c, nil
+}
+
+func (p *parser) caseExpr() (query.Expr, error) {
+	t := p.next() // CASE
+	c := &query.Case{Pos: t.Pos}
+	if n := p.peek(); !n.isKeyword("WHEN") {
+		op, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		c.Operand = op
+	}
+	for p.acceptKeyword("WHEN") {
+		cond, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectKeyword("THEN"); err != nil {
+			return nil, err
+		}
+		then, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		c.Whens = append(c.Whens, query.When{Cond: cond, Then: then})
+	}
+	if len(c.Whens) == 0 {
+		return nil, p.fail(p.peek(), "WHEN")
+	}
+	if p.acceptKeyword("ELSE") {
+		e, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		c.Else = e
+	}
+	if _, err := p.expectKeyword("END"); err != nil {
+		return nil, p.fail(p.peek(), "WHEN, ELSE or END")
+	}
+	return c, nil
+}
+
+func (p *parser) castExpr() (query.Expr, error) {
+	t := p.next() // CAST
+	p.next()      // (
+	x, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expectKeyword("AS"); err != nil {
+		return nil, err
+	}
+	// The type is every token up to the matching ")".
+	start := p.peek()
+	var b strings.Builder
+	depth := 0
+	for {
+		n := p.peek()
+		if n.Kind == EOF {
+			return nil, p.fail(n, `")" after the type`)
+		}
+		if n.Kind == Symbol && n.Text == ")" {
+			if depth == 0 {
+				break
+			}
+			depth--
+		}
+		if n.Kind == Symbol && (n.Text == "(" || n.Text == "<") {
+			depth++
+		}
+		if n.Kind == Symbol && n.Text == ">" {
+			depth--
+		}
+		b.WriteString(n.Raw)
+		if n.Kind == Ident && p.peekAt(1).Kind == Ident {
+			b.WriteString(" ")
+		}
+		p.next()
+	}
+	p.next() // )
+	name := b.String()
+	dt, err := dataframe.ParseSparkType(name)
+	if err != nil {
+		return nil, p.errorf(start.Pos, "CAST to %s: %v", name, err)
+	}
+	return &query.Cast{X: x, To: dt, TypeName: strings.ToUpper(name), Pos: t.Pos}, nil
+}
+
+// numberLiteral is an integer (int when it fits, else long, as Spark types
+// literals) or a decimal number (double).
+func (p *parser) numberLiteral(t Token, sign string) (*query.Literal, error) {
+	text := t.Text
+	if sign == "-" {
+		text = "-" + text
+	}
+	if !strings.ContainsAny(t.Text, ".eE") {
+		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
+			if n >= math.MinInt32 && n <= math.MaxInt32 {
+				return &query.Literal{Value: int32(n), Type: arrow.PrimitiveTypes.Int32, Raw: text, Pos: t.Pos}, nil
+			}
+			return &query.Literal{Value: n, Type: arrow.PrimitiveTypes.Int64, Raw: text, Pos: t.Pos}, nil
+		}
+	}
+	f, err := strconv.ParseFloat(text, 64)
+	if err != nil || math.IsInf(f, 0) {
+		return nil, p.errorf(t.Pos, "number %s is out of range", text)
+	}
+	return &query.Literal{Value: f, Type: arrow.PrimitiveTypes.Float64, Raw: text, Pos: t.Pos}, nil
+}
+
+// ParseExpr parses one SQL expression (a pipeline's filter, sort key or
+// aggregate). Positions count in expr itself.
+func ParseExpr(expr string) (query.Expr, error) {
+	p := &parser{lx: newLexer(expr), buf: make([]Token, 0, 4), n: 1}
+	e, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if t := p.peek(); t.Kind != EOF {
+		return nil, p.fail(t, "end of the expression")
+	}
+	return e, nil
+}

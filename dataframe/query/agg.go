@@ -1,0 +1,631 @@
+package query
+
+import (
+	"encoding/binary"
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// aggSpec is one aggregate call, compiled over the aggregation's input.
+type aggSpec struct {
+	name        string // lower-case function name
+	text        string // as written, for EXPLAIN
+	distinct    bool
+	arg         *cexpr // nil for count(*)
+	typ         arrow.DataType
+	ignoreNulls bool // first/last(x, true)
+}
+
+// accumulator folds the rows of each group into one value. gids has one
+// group per row (-1: skip the row); groups is the number of groups so far.
+type accumulator interface {
+	update(gids []int32, groups int, a arrow.Array) error
+	result(mem memory.Allocator, groups int) (arrow.Array, error)
+	release()
+}
+
+// compileAggregate checks an aggregate call and decides its types (Spark's:
+// count → long, sum → long or double, avg → double, min/max/first/last →
+// the argument's, collect_* → array of it).
+func (c *compiler) compileAggregate(x *Call) (*aggSpec, error) {
+	name := strings.ToLower(x.Name)
+	switch name {
+	case "mean":
+		name = "avg"
+	case "first_value":
+		name = "first"
+	case "last_value":
+		name = "last"
+	}
+	sp := &aggSpec{name: name, text: x.String(), distinct: x.Distinct}
+	if x.Star {
+		if name != "count" {
+			return nil, errorf(x.Pos, "%s(*) is not supported; only count(*)", x.Name)
+		}
+		sp.typ = tLong
+		return sp, nil
+	}
+	want := 1
+	if name == "first" || name == "last" {
+		if len(x.Args) == 2 {
+			want = 2
+		}
+	}
+	if len(x.Args) != want {
+		return nil, errorf(x.Pos, "%s takes %d argument(s), got %d", x.Name, want, len(x.Args))
+	}
+	if want == 2 {
+		ig, err := c.compile(x.Args[1])
+		if err != nil {
+			return nil, err
+		}
+		b, ok := ig.val.(bool)
+		if !ig.konst || !ok {
+			return nil, errorf(x.Args[1].Position(), "%s: the second argument (ignoreNulls) must be true or false", x)
+		}
+		sp.ignoreNulls = b
+	}
+	for _, a := range x.Args {
+		var nested bool
+		visit(a, func(e Expr) bool {
+			nested = nested || isAggregate(e)
+			return !nested
+		})
+		if nested {
+			return nil, errorf(a.Position(), "%s: an aggregate function cannot contain another", x)
+		}
+	}
+	arg, err := c.compile(x.Args[0])
+	if err != nil {
+		return nil, err
+	}
+	cast := func(dt arrow.DataType) error {
+		arg, err = c.cast(arg, dt, x.Args[0].Position(), x.Args[0])
+		return err
+	}
+	switch name {
+	case "count":
+		sp.typ = tLong
+	case "sum":
+		switch {
+		case isString(arg.typ) || isNull(arg.typ) || numRank(arg.typ) >= 5:
+			err = cast(tDouble)
+		case isNumeric(arg.typ):
+			err = cast(tLong)
+		default:
+			return nil, errorf(x.Pos, "%s: sum needs numbers, got %s", x, typeName(arg.typ))
+		}
+		sp.typ = arg.typ
+	case "avg":
+		if !isNumeric(arg.typ) && !isString(arg.typ) && !isNull(arg.typ) {
+			return nil, errorf(x.Pos, "%s: avg needs numbers, got %s", x, typeName(arg.typ))
+		}
+		err = cast(tDouble)
+		sp.typ = tDouble
+	case "min", "max":
+		switch {
+		case isNull(arg.typ):
+			err = cast(tString)
+		case numRank(arg.typ) > 0 && numRank(arg.typ) <= 3:
+			err = cast(tInt)
+		case numRank(arg.typ) >= 5:
+			err = cast(tDouble)
+		case arg.typ.ID() == arrow.BOOL || arg.typ.ID() == arrow.STRUCT || arg.typ.ID() == arrow.LIST:
+			return nil, errorf(x.Pos, "%s of %s is not supported", name, typeName(arg.typ))
+		}
+		sp.typ = arg.typ
+	case "collect_list", "collect_set":
+		sp.typ = arrow.ListOf(arg.typ)
+	case "first", "last":
+		sp.typ = arg.typ
+	}
+	if err != nil {
+		return nil, err
+	}
+	sp.arg = arg
+	return sp, nil
+}
+
+func (sp *aggSpec) accumulator() accumulator {
+	var acc accumulator
+	switch sp.name {
+	case "count":
+		acc = &countAcc{star: sp.arg == nil}
+	case "sum":
+		if sp.typ.ID() == arrow.INT64 {
+			acc = &sumAcc[int64]{typ: sp.typ}
+		} else {
+			acc = &sumAcc[float64]{typ: sp.typ}
+		}
+	case "avg":
+		acc = &avgAcc{}
+	case "min", "max":
+		less := sp.name == "min"
+		switch sp.typ.ID() {
+		case arrow.INT32, arrow.DATE32:
+			acc = &minMaxAcc[int32]{min: less, typ: sp.typ}
+		case arrow.INT64, arrow.TIMESTAMP:
+			acc = &minMaxAcc[int64]{min: less, typ: sp.typ}
+		case arrow.FLOAT64:
+			acc = &minMaxAcc[float64]{min: less, typ: sp.typ}
+		default:
+			acc = &rowsAcc{mode: sp.name, typ: sp.typ}
+		}
+	default:
+		acc = &rowsAcc{mode: sp.name, typ: sp.typ, ignoreNulls: sp.ignoreNulls}
+	}
+	if sp.distinct && sp.name != "min" && sp.name != "max" {
+		acc = &distinctAcc{inner: acc, seen: map[string]struct{}{}}
+	}
+	return acc
+}
+
+func growTo[T any](s []T, n int) []T {
+	if len(s) >= n {
+		return s
+	}
+	if cap(s) >= n {
+		return s[:n]
+	}
+	out := make([]T, n, max(n, 2*cap(s)))
+	copy(out, s)
+	return out
+}
+
+type countAcc struct {
+	star   bool
+	counts []int64
+}
+
+func (a *countAcc) update(gids []int32, groups int, arr arrow.Array) error {
+	a.counts = growTo(a.counts, groups)
+	c := a.counts
+	if a.star || arr.NullN() == 0 {
+		for _, g := range gids {
+			if g >= 0 {
+				c[g]++
+			}
+		}
+		return nil
+	}
+	for i, g := range gids {
+		if g >= 0 && arr.IsValid(i) {
+			c[g]++
+		}
+	}
+	return nil
+}
+
+func (a *countAcc) result(mem memory.Allocator, groups int) (arrow.Array, error) {
+	a.counts = growTo(a.counts, groups)
+	buf, out := allocFixed[int64](mem, groups)
+	copy(out, a.counts)
+	return fixedArray(tLong, groups, nil, buf), nil
+}
+
+func (a *countAcc) release() {}
+
+type sumAcc[T int64 | float64] struct {
+	typ  arrow.DataType
+	sums []T
+	seen []bool
+}
+
+func (a *sumAcc[T]) update(gids []int32, groups int, arr arrow.Array) error {
+	a.sums, a.seen = growTo(a.sums, groups), growTo(a.seen, groups)
+	v := fixedValues[T](arr)
+	s, seen := a.sums, a.seen
+	if arr.NullN() == 0 {
+		for i, g := range gids {
+			if g >= 0 {
+				s[g] += v[i]
+				seen[g] = true
+			}
+		}
+		return nil
+	}
+	for i, g := range gids {
+		if g >= 0 && arr.IsValid(i) {
+			s[g] += v[i]
+			seen[g] = true
+		}
+	}
+	return nil
+}
+
+func (a *sumAcc[T]) result(mem memory.Allocator, groups int) (arrow.Array, error) {
+	a.sums, a.seen = growTo(a.sums, groups), growTo(a.seen, groups)
+	return valuesSeen(mem, a.typ, a.sums, a.seen), nil
+}
+
+func (a *sumAcc[T]) release() {}
+
+// valuesSeen is an array of vals, NULL where the group saw no value.
+func valuesSeen[T any](mem memory.Allocator, dt arrow.DataType, vals []T, seen []bool) arrow.Array {
+	n := len(seen)
+	buf, out := allocFixed[T](mem, n)
+	copy(out, vals[:n])
+	var valid *memory.Buffer
+	for i, ok := range seen {
+		if !ok {
+			if valid == nil {
+				valid = newValidity(mem, n)
+			}
+			valid.Bytes()[i/8] &^= 1 << (i % 8)
+		}
+	}
+	return fixedArray(dt, n, valid, buf)
+}
+
+type avgAcc struct {
+	sums   []float64
+	counts []int64
+}
+
+func (a *avgAcc) update(gids []int32, groups int, arr arrow.Array) error {
+	a.sums, a.counts = growTo(a.sums, groups), growTo(a.counts, groups)
+	v := fixedValues[float64](arr)
+	s, c := a.sums, a.counts
+	nulls := arr.NullN() > 0
+	for i, g := range gids {
+		if g >= 0 && (!nulls || arr.IsValid(i)) {
+			s[g] += v[i]
+			c[g]++
+		}
+	}
+	return nil
+}
+
+func (a *avgAcc) result(mem memory.Allocator, groups int) (arrow.Array, error) {
+	a.sums, a.counts = growTo(a.sums, groups), growTo(a.counts, groups)
+	seen := make([]bool, groups)
+	avg := make([]float64, groups)
+	for g := 0; g < groups; g++ {
+		if a.counts[g] > 0 {
+			seen[g] = true
+			avg[g] = a.sums[g] / float64(a.counts[g])
+		}
+	}
+	return valuesSeen(mem, tDouble, avg, seen), nil
+}
+
+func (a *avgAcc) release() {}
+
+type minMaxAcc[T int32 | int64 | float64] struct {
+	min  bool
+	typ  arrow.DataType
+	vals []T
+	seen []bool
+}
+
+func (a *minMaxAcc[T]) update(gids []int32, groups int, arr arrow.Array) error {
+	a.vals, a.seen = growTo(a.vals, groups), growTo(a.seen, groups)
+	v := fixedValues[T](arr)
+	nulls := arr.NullN() > 0
+	for i, g := range gids {
+		if g < 0 || nulls && arr.IsNull(i) {
+			continue
+		}
+		x := v[i]
+		switch {
+		case !a.seen[g]:
+			a.vals[g], a.seen[g] = x, true
+		case a.min && cmpOrdered(x, a.vals[g]) < 0, !a.min && cmpOrdered(x, a.vals[g]) > 0:
+			a.vals[g] = x
+		}
+	}
+	return nil
+}
+
+func (a *minMaxAcc[T]) result(mem memory.Allocator, groups int) (arrow.Array, error) {
+	a.vals, a.seen = growTo(a.vals, groups), growTo(a.seen, groups)
+	return valuesSeen(mem, a.typ, a.vals, a.seen), nil
+}
+
+func (a *minMaxAcc[T]) release() {}
+
+// rowsAcc keeps references to input rows: min/max of strings, first, last,
+// collect_list and collect_set pick rows and take them at the end.
+type rowsAcc struct {
+	mode        string
+	typ         arrow.DataType
+	ignoreNulls bool
+	chunks      []arrow.Array
+	base        int64
+	pick        []int64   // first/last/min/max: the row, -1 none
+	lists       [][]int64 // collect_*
+	setSeen     map[string]struct{}
+	cmp         []func(i, j int) int
+}
+
+func (a *rowsAcc) update(gids []int32, groups int, arr arrow.Array) error {
+	arr.Retain()
+	a.chunks = append(a.chunks, arr)
+	base := a.base
+	a.base += int64(arr.Len())
+	switch a.mode {
+	case "collect_list", "collect_set":
+		a.lists = growTo(a.lists, groups)
+		var enc func([]byte, int) []byte
+		if a.mode == "collect_set" {
+			if a.setSeen == nil {
+				a.setSeen = map[string]struct{}{}
+			}
+			enc = keyEncoder(arr)
+		}
+		var buf []byte
+		for i, g := range gids {
+			if g < 0 || arr.IsNull(i) {
+				continue
+			}
+			if enc != nil {
+				buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(g))
+				buf = enc(buf, i)
+				if _, dup := a.setSeen[string(buf)]; dup {
+					continue
+				}
+				a.setSeen[string(buf)] = struct{}{}
+			}
+			a.lists[g] = append(a.lists[g], base+int64(i))
+		}
+		return nil
+	}
+	n := len(a.pick)
+	a.pick = growTo(a.pick, groups)
+	for g := n; g < groups; g++ {
+		a.pick[g] = -1
+	}
+	for i, g := range gids {
+		if g < 0 {
+			continue
+		}
+		null := arr.IsNull(i)
+		switch a.mode {
+		case "first":
+			if a.pick[g] < 0 && (!null || !a.ignoreNulls) {
+				a.pick[g] = base + int64(i)
+			}
+		case "last":
+			if !null || !a.ignoreNulls {
+				a.pick[g] = base + int64(i)
+			}
+		default: // min, max of strings
+			if null {
+				continue
+			}
+			if a.pick[g] < 0 || a.better(arr, i, a.pick[g]) {
+				a.pick[g] = base + int64(i)
+			}
+		}
+	}
+	return nil
+}
+
+// better says whether row i of arr beats the picked global row p for min
+// (or max).
+func (a *rowsAcc) better(arr arrow.Array, i int, p int64) bool {
+	var chunk arrow.Array
+	off := p
+	for _, c := range a.chunks {
+		if off < int64(c.Len()) {
+			chunk = c
+			break
+		}
+		off -= int64(c.Len())
+	}
+	c := comparer(arr, chunk)(i, int(off))
+	if a.mode == "min" {
+		return c < 0
+	}
+	return c > 0
+}
+
+func (a *rowsAcc) result(mem memory.Allocator, groups int) (arrow.Array, error) {
+	vt := a.typ
+	if lt, ok := a.typ.(*arrow.ListType); ok && (a.mode == "collect_list" || a.mode == "collect_set") {
+		vt = lt.Elem()
+	}
+	all, err := concatArrays(mem, vt, a.chunks)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	switch a.mode {
+	case "collect_list", "collect_set":
+		a.lists = growTo(a.lists, groups)
+		offsets := make([]int32, groups+1)
+		var idx []int64
+		for g, l := range a.lists {
+			idx = append(idx, l...)
+			offsets[g+1] = int32(len(idx))
+		}
+		vals, err := dataframe.Take(mem, all, idx)
+		if err != nil {
+			return nil, err
+		}
+		defer vals.Release()
+		ob, ov := allocFixed[int32](mem, groups+1)
+		copy(ov, offsets)
+		d := array.NewData(a.typ, groups, []*memory.Buffer{nil, ob}, []arrow.ArrayData{vals.Data()}, 0, 0)
+		ob.Release()
+		defer d.Release()
+		return array.MakeFromData(d), nil
+	}
+	n := len(a.pick)
+	a.pick = growTo(a.pick, groups)
+	for g := n; g < groups; g++ {
+		a.pick[g] = -1
+	}
+	idx := make([]int64, groups)
+	valid := make([]bool, groups)
+	for g, p := range a.pick {
+		if p >= 0 {
+			idx[g], valid[g] = p, true
+		}
+	}
+	return takeNullable(mem, all, idx, valid)
+}
+
+func (a *rowsAcc) release() {
+	for _, c := range a.chunks {
+		c.Release()
+	}
+	a.chunks = nil
+}
+
+// distinctAcc passes each (group, value) pair to inner only once.
+type distinctAcc struct {
+	inner accumulator
+	seen  map[string]struct{}
+}
+
+func (a *distinctAcc) update(gids []int32, groups int, arr arrow.Array) error {
+	enc := keyEncoder(arr)
+	own := make([]int32, len(gids))
+	var buf []byte
+	for i, g := range gids {
+		own[i] = -1
+		if g < 0 || arr.IsNull(i) {
+			continue
+		}
+		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(g))
+		buf = enc(buf, i)
+		if _, dup := a.seen[string(buf)]; dup {
+			continue
+		}
+		a.seen[string(buf)] = struct{}{}
+		own[i] = g
+	}
+	return a.inner.update(own, groups, arr)
+}
+
+func (a *distinctAcc) result(mem memory.Allocator, groups int) (arrow.Array, error) {
+	return a.inner.result(mem, groups)
+}
+
+func (a *distinctAcc) release() { a.inner.release() }
+
+// aggOp is the hash aggregation: it reads its whole input, then yields one
+// row per group (one row in all without GROUP BY, even over no input).
+type aggOp struct {
+	in     op
+	keys   []*cexpr
+	aggs   []*aggSpec
+	schema *arrow.Schema
+	e      *env
+	done   bool
+}
+
+func (o *aggOp) next() (arrow.Record, error) {
+	if o.done {
+		return nil, nil
+	}
+	o.done = true
+	types := make([]arrow.DataType, len(o.keys))
+	for i, k := range o.keys {
+		types[i] = k.typ
+	}
+	var g *grouper
+	if len(o.keys) > 0 {
+		g = newGrouper(o.e.mem, types)
+		defer g.release()
+	}
+	accs := make([]accumulator, len(o.aggs))
+	for i, sp := range o.aggs {
+		accs[i] = sp.accumulator()
+		defer accs[i].release()
+	}
+	groups := 0
+	if g == nil {
+		groups = 1
+	}
+	var zeros []int32
+	for {
+		rec, err := o.in.next()
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			break
+		}
+		err = func() error {
+			defer rec.Release()
+			n := int(rec.NumRows())
+			var gids []int32
+			if g != nil {
+				keys := make([]arrow.Array, len(o.keys))
+				defer func() {
+					for _, k := range keys {
+						if k != nil {
+							k.Release()
+						}
+					}
+				}()
+				for i, k := range o.keys {
+					if keys[i], err = k.eval(o.e.ec, rec); err != nil {
+						return err
+					}
+				}
+				if gids, err = g.ids(keys, n); err != nil {
+					return err
+				}
+				groups = int(g.n)
+			} else {
+				zeros = growTo(zeros, n)
+				gids = zeros[:n]
+			}
+			for i, sp := range o.aggs {
+				var a arrow.Array = rec.Column(0)
+				if sp.arg != nil {
+					if a, err = sp.arg.eval(o.e.ec, rec); err != nil {
+						return err
+					}
+				} else if rec.NumCols() == 0 {
+					a = array.NewNull(n)
+				} else {
+					a.Retain()
+				}
+				err = accs[i].update(gids, groups, a)
+				a.Release()
+				if err != nil {
+					return fmt.Errorf("%s: %w", sp.text, err)
+				}
+			}
+			return nil
+		}()
+		if err != nil {
+			return nil, err
+		}
+	}
+	var cols []arrow.Array
+	defer func() {
+		for _, c := range cols {
+			c.Release()
+		}
+	}()
+	if g != nil {
+		ks, err := g.keyArrays()
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, ks...)
+	}
+	for _, acc := range accs {
+		a, err := acc.result(o.e.mem, groups)
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, a)
+	}
+	if groups == 0 {
+		return nil, nil
+	}
+	return array.NewRecord(o.schema, cols, int64(groups)), nil
+}
+
+func (o *aggOp) close() { o.in.close() }

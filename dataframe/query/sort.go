@@ -1,0 +1,260 @@
+package query
+
+import (
+	"fmt"
+	"sort"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// sortKey is one ORDER BY key compiled over the sort's input.
+type sortKey struct {
+	x          *cexpr
+	desc       bool
+	nullsFirst bool
+}
+
+// rowCmp orders row i of (a…) against row j of (b…), key by key.
+func rowCmp(keys []sortKey, a, b []arrow.Array) func(i, j int) int {
+	cmps := make([]func(i, j int) int, len(keys))
+	for k := range keys {
+		cmps[k] = comparer(a[k], b[k])
+	}
+	return func(i, j int) int {
+		for k, key := range keys {
+			an, bn := a[k].IsNull(i), b[k].IsNull(j)
+			if an || bn {
+				if an && bn {
+					continue
+				}
+				if an == key.nullsFirst {
+					return -1
+				}
+				return 1
+			}
+			c := cmps[k](i, j)
+			if c == 0 {
+				continue
+			}
+			if key.desc {
+				return -c
+			}
+			return c
+		}
+		return 0
+	}
+}
+
+func evalKeys(e *env, keys []sortKey, rec arrow.Record) ([]arrow.Array, error) {
+	out := make([]arrow.Array, 0, len(keys))
+	for _, k := range keys {
+		a, err := k.x.eval(e.ec, rec)
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+func releaseAll(arrs []arrow.Array) {
+	for _, a := range arrs {
+		a.Release()
+	}
+}
+
+// sortOp sorts its whole input in memory (stable, as Spark's sort is for
+// equal keys in practice); more than the sort limit is an error naming it.
+type sortOp struct {
+	in     op
+	keys   []sortKey
+	schema *arrow.Schema
+	e      *env
+	done   bool
+}
+
+func (o *sortOp) next() (arrow.Record, error) {
+	if o.done {
+		return nil, nil
+	}
+	o.done = true
+	var recs []arrow.Record
+	defer func() {
+		for _, r := range recs {
+			r.Release()
+		}
+	}()
+	var size int64
+	for {
+		rec, err := o.in.next()
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			break
+		}
+		recs = append(recs, rec)
+		for _, c := range rec.Columns() {
+			size += int64(c.Data().SizeInBytes())
+		}
+		if o.e.sortLimit > 0 && size > o.e.sortLimit {
+			return nil, fmt.Errorf("ORDER BY: the rows to sort take more than the sort memory limit of %d MiB (setting %s); add a LIMIT (a top-N needs little memory) or raise the limit", o.e.sortLimit>>20, SortLimitSetting)
+		}
+	}
+	if len(recs) == 0 {
+		return nil, nil
+	}
+	all, err := concatRecords(o.e.mem, o.schema, recs)
+	if err != nil {
+		return nil, err
+	}
+	defer all.Release()
+	keys, err := evalKeys(o.e, o.keys, all)
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(keys)
+	cmp := rowCmp(o.keys, keys, keys)
+	idx := make([]int64, all.NumRows())
+	for i := range idx {
+		idx[i] = int64(i)
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return cmp(int(idx[a]), int(idx[b])) < 0 })
+	return dataframe.TakeRecord(o.e.mem, all, idx)
+}
+
+func (o *sortOp) close() { o.in.close() }
+
+// SortLimitSetting is the session setting for the in-memory sort's limit.
+const SortLimitSetting = "svc.sql.sort.memory"
+
+// topNOp keeps the first n rows of ORDER BY … LIMIT n with memory for n
+// rows: each batch only contributes rows that beat the current n-th.
+type topNOp struct {
+	in     op
+	keys   []sortKey
+	n      int64
+	schema *arrow.Schema
+	e      *env
+	done   bool
+}
+
+func (o *topNOp) next() (arrow.Record, error) {
+	if o.done || o.n == 0 {
+		return nil, nil
+	}
+	o.done = true
+	var best arrow.Record // sorted, at most n rows
+	var bestKeys []arrow.Array
+	defer func() {
+		if best != nil {
+			best.Release()
+			releaseAll(bestKeys)
+		}
+	}()
+	for {
+		rec, err := o.in.next()
+		if err != nil {
+			return nil, err
+		}
+		if rec == nil {
+			break
+		}
+		nb, nk, err := o.merge(best, bestKeys, rec)
+		rec.Release()
+		if err != nil {
+			return nil, err
+		}
+		if nb != nil {
+			if best != nil {
+				best.Release()
+				releaseAll(bestKeys)
+			}
+			best, bestKeys = nb, nk
+		}
+	}
+	if best == nil {
+		return nil, nil
+	}
+	best.Retain()
+	return best, nil
+}
+
+// merge returns the best n rows of best and rec, or nil when rec adds none.
+func (o *topNOp) merge(best arrow.Record, bestKeys []arrow.Array, rec arrow.Record) (arrow.Record, []arrow.Array, error) {
+	keys, err := evalKeys(o.e, o.keys, rec)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer releaseAll(keys)
+	rows := int(rec.NumRows())
+	cand := make([]int64, 0, min(rows, int(o.n)))
+	if best != nil && best.NumRows() >= o.n {
+		worst := int(best.NumRows()) - 1
+		cmp := rowCmp(o.keys, keys, bestKeys)
+		for i := 0; i < rows; i++ {
+			if cmp(i, worst) < 0 {
+				cand = append(cand, int64(i))
+			}
+		}
+		if len(cand) == 0 {
+			return nil, nil, nil
+		}
+	} else {
+		for i := 0; i < rows; i++ {
+			cand = append(cand, int64(i))
+		}
+	}
+	// Sort the candidates of this batch and keep at most n of them.
+	cmpSelf := rowCmp(o.keys, keys, keys)
+	sort.SliceStable(cand, func(a, b int) bool { return cmpSelf(int(cand[a]), int(cand[b])) < 0 })
+	if int64(len(cand)) > o.n {
+		cand = cand[:o.n]
+	}
+	part, err := dataframe.TakeRecord(o.e.mem, rec, cand)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer part.Release()
+	if best == nil {
+		part.Retain()
+		k, err := evalKeys(o.e, o.keys, part)
+		return part, k, err
+	}
+	merged, err := concatRecords(o.e.mem, o.schema, []arrow.Record{best, part})
+	if err != nil {
+		return nil, nil, err
+	}
+	defer merged.Release()
+	mk, err := evalKeys(o.e, o.keys, merged)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer releaseAll(mk)
+	cmp := rowCmp(o.keys, mk, mk)
+	idx := make([]int64, merged.NumRows())
+	for i := range idx {
+		idx[i] = int64(i)
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return cmp(int(idx[a]), int(idx[b])) < 0 })
+	if int64(len(idx)) > o.n {
+		idx = idx[:o.n]
+	}
+	out, err := dataframe.TakeRecord(o.e.mem, merged, idx)
+	if err != nil {
+		return nil, nil, err
+	}
+	k, err := evalKeys(o.e, o.keys, out)
+	if err != nil {
+		out.Release()
+		return nil, nil, err
+	}
+	return out, k, nil
+}
+
+func (o *topNOp) close() { o.in.close() }
+
+var _ = array.NewRecord
