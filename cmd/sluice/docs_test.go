@@ -6,8 +6,12 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -53,5 +57,102 @@ func TestCLIDoc(t *testing.T) {
 	// The hand-written guide above the reference speaks of every command too.
 	for name := range commands {
 		require.Contains(t, text[:i], "sluice "+name, "the guide part of docs/cli.md never mentions `sluice %s`", name)
+	}
+}
+
+const archDoc = "../../docs/architecture.md"
+
+// architecture renders docs/architecture.md from `go list`: every package
+// with its synopsis and the module's packages it imports, and a diagram of
+// those imports, so the picture is the code's, not a memory of it.
+func architecture(t *testing.T) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "list", "-f", "{{.ImportPath}}\t{{.Doc}}\t{{join .Imports \" \"}}", "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list")
+	const mod = "github.com/sluicedata/sluice/"
+	type pkg struct {
+		path, doc string
+		deps      []string
+	}
+	var pkgs []pkg
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		require.Len(t, f, 3, line)
+		p := pkg{path: strings.TrimPrefix(f[0], mod), doc: f[1]}
+		if strings.HasPrefix(p.path, "bench/") {
+			continue // measuring scripts' helpers, not the product
+		}
+		for _, imp := range strings.Fields(f[2]) {
+			if rest, ok := strings.CutPrefix(imp, mod); ok {
+				p.deps = append(p.deps, rest)
+			}
+		}
+		pkgs = append(pkgs, p)
+	}
+	var b strings.Builder
+	b.WriteString("# Architecture\n\nGenerated from `go list` (`go test ./cmd/sluice -run TestArchitectureDoc -update-docs`); do not edit by hand.\n")
+	b.WriteString("An arrow points from a package to one it imports (tests not counted); `internal/` packages are helpers, not API.\n\n")
+	b.WriteString("```mermaid\nflowchart LR\n")
+	for _, p := range pkgs {
+		for _, d := range p.deps {
+			fmt.Fprintf(&b, "  %s --> %s\n", mermaidID(p.path), mermaidID(d))
+		}
+	}
+	b.WriteString("```\n\n| package | what it is | imports (of this module) |\n|---|---|---|\n")
+	for _, p := range pkgs {
+		deps := "—"
+		if len(p.deps) > 0 {
+			deps = "`" + strings.Join(p.deps, "`, `") + "`"
+		}
+		doc := p.doc
+		if doc == "" {
+			doc = "(no package comment)"
+		}
+		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", p.path, strings.ReplaceAll(doc, "|", `\|`), deps)
+	}
+	return b.String()
+}
+
+// mermaidID is a node id with the package path as its label.
+func mermaidID(path string) string {
+	return strings.NewReplacer("/", "_", ".", "_", "-", "_").Replace(path) + `["` + path + `"]`
+}
+
+func TestArchitectureDoc(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not running go list")
+	}
+	want := architecture(t)
+	if *updateDocs {
+		require.NoError(t, os.WriteFile(archDoc, []byte(want), 0o644))
+	}
+	got, err := os.ReadFile(archDoc)
+	require.NoError(t, err, "docs/architecture.md is missing: go test ./cmd/sluice -run TestArchitectureDoc -update-docs")
+	require.Equal(t, want, string(got), "docs/architecture.md differs from the code: go test ./cmd/sluice -run TestArchitectureDoc -update-docs")
+}
+
+// TestDocsLinks checks that every relative link of README.md and docs/
+// names a file that exists, so the reference has no dead ends.
+func TestDocsLinks(t *testing.T) {
+	files, err := filepath.Glob("../../docs/*.md")
+	require.NoError(t, err)
+	files = append(files, "../../README.md")
+	link := regexp.MustCompile(`\]\(([^)\s]+)\)`)
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		require.NoError(t, err)
+		for _, m := range link.FindAllStringSubmatch(string(data), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "#") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			target, _, _ = strings.Cut(target, "#")
+			_, err := os.Stat(filepath.Join(filepath.Dir(f), target))
+			require.NoError(t, err, "%s links to %s, which does not exist", strings.TrimPrefix(f, "../../"), m[1])
+		}
 	}
 }
