@@ -4,7 +4,6 @@ package restapi_test
 // section of the README, through the registry as a user of the connector
 // sees it.
 
-
 import (
 	"bytes"
 	"context"
