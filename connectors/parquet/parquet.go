@@ -201,7 +201,7 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 		return nil, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
 	if !isDir(path) {
-		f, err := readFile(path)
+		f, err := readFile(path, dataframe.ColumnsFrom(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
 		}
@@ -214,14 +214,16 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 	return f, nil
 }
 
-func readFile(path string) (f *dataframe.Frame, err error) {
+// readFile reads one Parquet file, only the columns cols names when it is
+// not nil (a query's projection, see dataframe.WithColumns).
+func readFile(path string, cols []string) (f *dataframe.Frame, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			f, err = nil, fmt.Errorf("reading %s: malformed parquet file: %v", path, v)
 		}
 	}()
 	// dataframe.ReadParquet's errors already name the path.
-	return dataframe.ReadParquet(path, nil)
+	return dataframe.ReadParquetColumns(path, nil, cols)
 }
 
 // part is one data file of a directory and its partition values.
@@ -322,7 +324,7 @@ func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataf
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f, err := readFile(p.path)
+		f, err := readFile(p.path, nil)
 		if err != nil {
 			return nil, err
 		}
