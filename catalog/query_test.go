@@ -10,6 +10,7 @@ import (
 	"github.com/sluicedata/sluice/catalog"
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 func runSQL(t *testing.T, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
@@ -31,7 +32,7 @@ func ndjson(t *testing.T, s string) *dataframe.Frame {
 func queryJSON(t *testing.T, f *dataframe.Frame) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, dataframe.WriteNDJSON(&b, f))
+	require.NoError(t, fileio.WriteNDJSON(&b, f))
 	return b.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 // The fixture lives with the dataframe IO tests (see its NOTICE.md).
@@ -44,7 +45,7 @@ func TestConvertFormats(t *testing.T) {
 		code, _, stderr = runSluice(t, "convert", step[0], step[1])
 		require.Equal(t, 0, code, stderr)
 	}
-	got, err := dataframe.ReadFile(arrowFile, dataframe.FileOptions{})
+	got, err := fileio.ReadFile(arrowFile, fileio.FileOptions{})
 	require.NoError(t, err)
 	defer got.Release()
 	require.Equal(t, want.NumRows(), got.NumRows())

@@ -1,9 +1,10 @@
-package dataframe
+package fileio
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"runtime"
 	"strings"
@@ -99,12 +100,12 @@ func (o ParquetOptions) writerProps(mem memory.Allocator, schema *arrow.Schema, 
 // (balanced, so the last one is not a small remainder). Several row groups
 // are encoded in parallel, one per CPU, and written in order as they are
 // done.
-func WriteParquet(w io.Writer, f *Frame, o ParquetOptions) error {
+func WriteParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions) error {
 	return writeParquet(w, f, o, runtime.GOMAXPROCS(0))
 }
 
 // writeParquet encodes up to workers row groups at a time.
-func writeParquet(w io.Writer, f *Frame, o ParquetOptions, workers int) (err error) {
+func writeParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions, workers int) (err error) {
 	defer recoverAs(&err, "parquet")
 	if err := o.validate(); err != nil {
 		return err
@@ -147,7 +148,7 @@ func writeParquet(w io.Writer, f *Frame, o ParquetOptions, workers int) (err err
 
 // ReadParquet reads a whole Parquet file into a frame, restoring the Arrow
 // schema stored by WriteParquet when present. The caller releases the frame.
-func ReadParquet(path string, mem memory.Allocator) (f *Frame, err error) {
+func ReadParquet(path string, mem memory.Allocator) (f *dataframe.Frame, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -166,7 +167,7 @@ func ReadParquet(path string, mem memory.Allocator) (f *Frame, err error) {
 	return f, nil
 }
 
-func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *Frame, err error) {
+func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *dataframe.Frame, err error) {
 	// Not pqarrow's Parallel: its reader goroutines would panic on corrupt
 	// pages where no recover of ours can reach; row groups are read in
 	// parallel below instead.
@@ -209,7 +210,7 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *Frame,
 		}
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
-	return New(schema, recs...)
+	return dataframe.New(schema, recs...)
 }
 
 // readRowGroup reads row group i into records the caller releases.
