@@ -119,7 +119,7 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 		}
 		res.Steps = append(res.Steps, sr)
 		r.progressf("  %d/%d %-10s %-8s %s rows, %s, %s%s\n", i+1, len(p.order), s.ID, s.Kind,
-			groupDigits(sr.Rows), humanBytes(sr.Bytes), round(sr.Elapsed), targetSuffix(sr.Target))
+			termline.Count(sr.Rows), termline.Bytes(sr.Bytes), round(sr.Elapsed), targetSuffix(sr.Target))
 	}
 	if err := r.commit(); err != nil {
 		return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
@@ -440,7 +440,7 @@ func (r *runner) summary(res *Result) {
 	if res.Output != nil {
 		rows = res.Output.NumRows()
 	}
-	fmt.Fprintf(r.opts.Progress, "pipeline %s: %d steps, %s rows out, %s\n", res.Pipeline, len(res.Steps), groupDigits(rows), round(res.Elapsed))
+	fmt.Fprintf(r.opts.Progress, "pipeline %s: %d steps, %s rows out, %s\n", res.Pipeline, len(res.Steps), termline.Count(rows), round(res.Elapsed))
 	for _, s := range res.Steps {
 		share := 0.0
 		if total > 0 {
@@ -458,34 +458,4 @@ func round(d time.Duration) time.Duration {
 		return d.Round(10 * time.Microsecond)
 	}
 	return d.Round(time.Microsecond)
-}
-
-func humanBytes(n int64) string {
-	const unit = 1024
-	if n < unit {
-		return fmt.Sprintf("%d B", n)
-	}
-	div, exp := int64(unit), 0
-	for m := n / unit; m >= unit; m /= unit {
-		div *= unit
-		exp++
-	}
-	return fmt.Sprintf("%.1f %ciB", float64(n)/float64(div), "KMGTPE"[exp])
-}
-
-func groupDigits(n int64) string {
-	s := fmt.Sprint(n)
-	neg := strings.HasPrefix(s, "-")
-	s = strings.TrimPrefix(s, "-")
-	var b strings.Builder
-	for i, c := range s {
-		if i > 0 && (len(s)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	if neg {
-		return "-" + b.String()
-	}
-	return b.String()
 }

@@ -53,7 +53,9 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	// the -o file in place. Printed rows are not a delivery.
 	d := &catalog.Delivery{FullRefresh: *fullRefresh}
 	ctx, stats := dataframe.WithReadSettings(ctx, smp.settings())
-	f, err := s.Read(catalog.WithDelivery(ctx, d), name, props)
+	pctx, prog := startReadProgress(catalog.WithDelivery(ctx, d), env, "reading "+name)
+	f, err := s.Read(pctx, name, props)
+	prog.stop()
 	if err != nil {
 		return err
 	}

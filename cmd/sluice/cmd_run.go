@@ -70,7 +70,7 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 		Session:     sess,
 		Settings:    sf.sets.Map(),
 		Progress:    env.stderr,
-		Terminal:    runIsTerminal(env),
+		Terminal:    stderrIsTerminal(env),
 		FullRefresh: *fullRefresh,
 	})
 	if err != nil {
@@ -82,9 +82,13 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 	return nil
 }
 
-// runIsTerminal reports whether progress goes to a terminal, where a live
-// spinner helps; pipes and logs get plain lines.
-func runIsTerminal(env *cliEnv) bool {
+// stderrIsTerminal reports whether progress goes to a terminal, where a
+// live line helps; pipes and logs get plain lines. env.terminal, when set,
+// decides instead (tests).
+func stderrIsTerminal(env *cliEnv) bool {
+	if env.terminal != nil {
+		return env.terminal()
+	}
 	f, ok := env.stderr.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
 }

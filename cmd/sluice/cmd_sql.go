@@ -63,7 +63,9 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := s.ExecuteBatch(ctx, text)
+	pctx, prog := startReadProgress(ctx, env, "sql")
+	f, err := s.ExecuteBatch(pctx, text)
+	prog.stop()
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,9 @@ type cliEnv struct {
 	stdin          io.Reader
 	stdout, stderr io.Writer
 	getenv         func(string) string
+	// terminal, when set, says whether stderr is a terminal (live progress
+	// lines); nil asks the operating system.
+	terminal func() bool
 	// workdir is the directory relative paths start from for files a
 	// command creates on its own (the demo's); "" is the process's.
 	workdir string

@@ -188,6 +188,35 @@ func Run(t *testing.T, name string, h Harness) {
 		}
 	})
 
+	t.Run("PropertyDeclaration", func(t *testing.T) {
+		d, ok := c.(connectors.Describer)
+		if !ok || !isValidator {
+			t.Skip("the connector declares no properties or has no Validator")
+		}
+		set := d.Properties()
+		require.NotEmpty(t, set.Specs)
+		tc := h.NewDataset(t)
+		for _, sp := range set.Specs {
+			require.True(t, strings.HasPrefix(sp.Name, set.Prefix), "%s is under %s", sp.Name, set.Prefix)
+			require.NotEmpty(t, sp.Doc, "%s has a doc line for docs/properties.md", sp.Name)
+			if sp.Family {
+				continue
+			}
+			got, found := set.Lookup(sp.Name)
+			require.True(t, found)
+			require.Equal(t, sp.Name, got.Name)
+			// A misspelling of a declared name is rejected with a suggestion.
+			typo := sp.Name[:len(sp.Name)-1] + "Q"
+			if _, declared := set.Lookup(typo); !declared {
+				props := tc.Dataset.Props.Clone()
+				props[typo] = "x"
+				err := v.Validate(h.Fields, props)
+				require.Error(t, err, "Validate accepted the misspelt %s", typo)
+				require.Contains(t, err.Error(), "did you mean "+sp.Name+"?")
+			}
+		}
+	})
+
 	t.Run("ContextCancelled", func(t *testing.T) {
 		tc := h.NewDataset(t)
 		cctx, cancel := context.WithCancel(context.Background())

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/connectors/restapi/restapitest"
 	"github.com/sluicedata/sluice/dataframe"
 )
 
@@ -53,15 +54,7 @@ func BenchmarkReadListing(b *testing.B) {
 		"svc.restapi.records.path":  "items",
 	}}
 	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		f, err := c.Read(context.Background(), ds)
-		if err != nil {
-			b.Fatal(err)
-		}
-		f.Release()
-	}
+	readLoop(b, c, ds, -1)
 }
 
 // BenchmarkReadListingPayload is the HTTP part alone: the same listing in
@@ -76,15 +69,7 @@ func BenchmarkReadListingPayload(b *testing.B) {
 	c := connector(b)
 	ds := &connectors.Dataset{Name: "bench", Props: connectors.Props{"svc.restapi.url": srv.URL}}
 	b.SetBytes(int64(len(body)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		f, err := c.Read(context.Background(), ds)
-		if err != nil {
-			b.Fatal(err)
-		}
-		f.Release()
-	}
+	readLoop(b, c, ds, -1)
 }
 
 // BenchmarkReadListingInMemory parses the same bytes without HTTP.
@@ -133,19 +118,43 @@ func BenchmarkPaginate2000(b *testing.B) {
 				"svc.restapi.paginate.next.param": "pageToken",
 				"svc.restapi.paginate.max.pages":  strconv.Itoa(pages),
 			}}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				f, err := c.Read(context.Background(), ds)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if f.NumRows() != pages {
-					b.Fatalf("%d rows, want %d", f.NumRows(), pages)
-				}
-				f.Release()
-			}
+			readLoop(b, c, ds, pages)
 			b.ReportMetric(float64(pages)*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 		})
+	}
+}
+
+// BenchmarkPaginators reads 2,000 small pages (2 records each) of every
+// paginator type from a loopback fake in parsed mode; the figure is pages/s
+// (bench/restapi/paginators.sh measures the same through `sluice read`).
+func BenchmarkPaginators(b *testing.B) {
+	const pages = 2000
+	for _, kind := range restapitest.Kinds {
+		b.Run(kind, func(b *testing.B) {
+			l := restapitest.Uniform(kind, pages*2, 2)
+			srv := httptest.NewServer(l)
+			defer srv.Close()
+			c := connector(b)
+			ds := &connectors.Dataset{Name: "bench", Props: l.Props(srv.URL)}
+			readLoop(b, c, ds, pages*2)
+			b.ReportMetric(float64(l.Requests())*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
+		})
+	}
+}
+
+// readLoop reads ds b.N times, checking the row count unless rows < 0.
+func readLoop(b *testing.B, c connectors.Connector, ds *connectors.Dataset, rows int64) {
+	b.Helper()
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		f, err := c.Read(context.Background(), ds)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rows >= 0 && f.NumRows() != rows {
+			b.Fatalf("%d rows, want %d", f.NumRows(), rows)
+		}
+		f.Release()
 	}
 }

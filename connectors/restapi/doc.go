@@ -1,14 +1,18 @@
 // Package restapi is the RESTAPI connector (svc.storage.type=RESTAPI): Gimel's
 // RESTAPI connector for Sluice, with its gaps closed.
 //
-// A read GETs a URL built from the dataset's properties — svc.restapi.url, or
-// the template named by svc.restapi.url.pattern with its {property} tokens
-// replaced — follows next-page tokens, and returns either one `payload` row
-// per page or, with svc.restapi.parse.payload=true, the pages parsed into
-// typed columns (one row per element of svc.restapi.records.path). Requests
-// are retried on transport errors, 429 and 5xx with exponential back-off
-// that honours Retry-After. A write sends one POST or PUT per row. Secret
-// property values never reach an error or a log line.
+// A read requests a URL built from the dataset's properties — svc.restapi.url,
+// or the template named by svc.restapi.url.pattern with its {property}
+// tokens replaced — follows the pages with one of the paginators (token,
+// next_url, link, offset, page; one small type each behind one interface),
+// and returns either one `payload` row per page or, with
+// svc.restapi.parse.payload=true, the pages parsed into typed columns (one
+// row per element of svc.restapi.records.path). Requests carry the auth
+// scheme's credentials, are paced by the rate limit and retried on
+// transport errors, 429 and 5xx with back-off that honours Retry-After. A
+// write sends one POST or PUT per row. Secret property values never reach
+// an error or a log line. The properties are declared once (Properties);
+// docs/restapi.md is the guide and docs/properties.md the reference.
 //
 // Import it for its side effect (or import connectors/all):
 //

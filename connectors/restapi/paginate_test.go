@@ -1,155 +1,44 @@
 package restapi_test
 
 import (
-	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
-	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
+	"github.com/sluicedata/sluice/connectors/restapi/restapitest"
 )
-
-// matrixServer serves a listing of three pages whose shape the scenario
-// sets, with the navigation of one paginator kind.
-type matrixServer struct {
-	kind     string // token-body, token-header, token-record, next_url, link, offset, page
-	scenario string // normal, max, repeated, empty, missing
-}
-
-func (m matrixServer) sizes() []int {
-	switch m.scenario {
-	case "empty":
-		return []int{10, 10, 0}
-	case "missing":
-		return []int{10, 10, -1} // -1: the page has no records array
-	}
-	return []int{10, 10, 5}
-}
-
-// index is the 0-based page a request asks for.
-func (m matrixServer) index(r *http.Request) int {
-	q := r.URL.Query()
-	n := 0
-	switch m.kind {
-	case "token-body", "token-header":
-		n, _ = strconv.Atoi(strings.TrimPrefix(q.Get("cursor"), "c"))
-	case "token-record":
-		if a := q.Get("after"); a != "" {
-			p, _ := strconv.Atoi(strings.TrimPrefix(strings.Split(a, "-")[0], "r"))
-			n = p + 1
-		}
-	case "next_url", "link":
-		n, _ = strconv.Atoi(q.Get("p"))
-	case "offset":
-		off, _ := strconv.Atoi(q.Get("offset"))
-		n = off / 10
-	case "page":
-		p, _ := strconv.Atoi(q.Get("page"))
-		n = p - 1
-	}
-	if m.scenario == "repeated" && (m.kind == "offset" || m.kind == "page") {
-		return 0 // a server that ignores the paging parameter
-	}
-	return n
-}
-
-func (m matrixServer) serve(w http.ResponseWriter, r *http.Request, _ int) {
-	idx := m.index(r)
-	sizes := m.sizes()
-	if idx >= len(sizes) {
-		w.Write([]byte(`{"data":[]}`))
-		return
-	}
-	recIdx := idx
-	if m.scenario == "repeated" && m.kind == "token-record" && idx == 1 {
-		recIdx = 0 // page 2 repeats page 1: its last id is the same token
-	}
-	doc := map[string]any{}
-	if sizes[idx] >= 0 {
-		recs := []map[string]any{}
-		for j := 0; j < sizes[idx]; j++ {
-			recs = append(recs, map[string]any{"id": fmt.Sprintf("r%d-%d", recIdx, j), "n": recIdx*10 + j})
-		}
-		doc["data"] = recs
-	}
-	next := idx + 1
-	if m.scenario == "repeated" && idx == 1 {
-		next = 1 // page 2 points at itself
-	}
-	if idx < len(sizes)-1 {
-		switch m.kind {
-		case "token-body":
-			doc["next"] = "c" + strconv.Itoa(next)
-		case "token-header":
-			w.Header().Set("X-Next", "c"+strconv.Itoa(next))
-		case "next_url":
-			doc["next"] = "/items?p=" + strconv.Itoa(next)
-		case "link":
-			w.Header().Add("Link", fmt.Sprintf(`<http://%s/items?p=%d>; rel="next"`, r.Host, next))
-		}
-	}
-	b, _ := json.Marshal(doc)
-	w.Header().Set("Content-Type", "application/json")
-	w.Write(b)
-}
-
-func (m matrixServer) props(base string) connectors.Props {
-	p := connectors.Props{
-		"svc.restapi.url":           base + "/items",
-		"svc.restapi.parse.payload": "true",
-		"svc.restapi.records.path":  "data",
-		"svc.restapi.retry.max":     "0",
-	}
-	set := func(kv ...string) {
-		for i := 0; i < len(kv); i += 2 {
-			p["svc.restapi.paginate."+kv[i]] = kv[i+1]
-		}
-	}
-	switch m.kind {
-	case "token-body":
-		set("next.field", "next", "next.param", "cursor")
-	case "token-header":
-		set("type", "token", "next.header", "X-Next", "next.param", "cursor")
-	case "token-record":
-		set("next.record.field", "id", "next.param", "after")
-	case "next_url":
-		set("type", "next_url")
-	case "link":
-		set("type", "link")
-	case "offset":
-		set("type", "offset", "limit", "10")
-	case "page":
-		set("type", "page")
-	}
-	if m.scenario == "max" {
-		set("max.pages", "2")
-	}
-	return p
-}
 
 // TestPaginatorMatrix runs every paginator through a normal end, max.pages
 // hit, a repeated token (or a server ignoring the page parameter), an empty
 // last page and a last page without the records array.
 func TestPaginatorMatrix(t *testing.T) {
 	t.Parallel()
-	normalPages := map[string]int{"token-body": 3, "token-header": 3, "token-record": 4, "next_url": 3, "link": 3, "offset": 3, "page": 4}
-	for _, kind := range []string{"token-body", "token-header", "token-record", "next_url", "link", "offset", "page"} {
+	for _, kind := range restapitest.Kinds {
 		for _, scenario := range []string{"normal", "max", "repeated", "empty", "missing"} {
 			t.Run(kind+"/"+scenario, func(t *testing.T) {
 				t.Parallel()
-				m := matrixServer{kind: kind, scenario: scenario}
-				srv, rec := newServer(t, m.serve)
-				f, err := read(t, m.props(srv.URL), nil)
+				l := &restapitest.Listing{Kind: kind, Sizes: []int{10, 10, 5}, Loop: scenario == "repeated"}
+				switch scenario {
+				case "empty":
+					l.Sizes[2] = 0
+				case "missing":
+					l.Sizes[2] = -1 // no data array at all
+				}
+				srv, rec := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) { l.ServeHTTP(w, r) })
+				p := connectors.Props(l.Props(srv.URL))
+				if scenario == "max" {
+					p["svc.restapi.paginate.max.pages"] = "2"
+				}
+				f, err := read(t, p, nil)
 				switch scenario {
 				case "normal":
 					require.NoError(t, err)
 					require.EqualValues(t, 25, f.NumRows())
-					require.Equal(t, normalPages[kind], rec.count())
+					require.Equal(t, l.Requests(), rec.count())
 				case "max":
 					require.ErrorIs(t, err, restapi.ErrTooManyPages)
 					require.ErrorContains(t, err, "more than 2 pages")

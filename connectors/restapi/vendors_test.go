@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -478,5 +480,33 @@ func TestVendors(t *testing.T) {
 			_, err = read(t, noAuth, nil)
 			require.ErrorContains(t, err, "HTTP 401")
 		})
+	}
+}
+
+// TestDocRecipes: every vendor recipe in docs/restapi.md is a table
+// definition the connector accepts at CREATE, and there is one per vendor
+// the tests fake.
+func TestDocRecipes(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/restapi.md")
+	require.NoError(t, err)
+	text := string(doc)
+	i := strings.Index(text, "## Vendor recipes")
+	require.Positive(t, i)
+	pair := regexp.MustCompile(`'([^']*)'='([^']*)'`)
+	v := connector(t).(connectors.Validator)
+	n := 0
+	for _, stmt := range strings.Split(text[i:], "CREATE TABLE ")[1:] {
+		props := connectors.Props{}
+		for _, m := range pair.FindAllStringSubmatch(stmt, -1) {
+			props[m[1]] = m[2]
+		}
+		require.Equal(t, "RESTAPI", props["svc.storage.type"])
+		require.NoError(t, v.Validate(nil, props), "recipe %s", strings.SplitN(stmt, " ", 2)[0])
+		n++
+	}
+	require.Len(t, vendors, n, "one recipe per faked vendor")
+	for _, vd := range vendors {
+		require.Contains(t, text[i:], "-- "+vd.name+":", "docs/restapi.md has a %s recipe", vd.name)
 	}
 }

@@ -54,3 +54,13 @@ func TestLineRedrawsAndErases(t *testing.T) {
 	require.True(t, strings.HasPrefix(s, "\r\x1b[Kstatus"), "%q", s)
 	require.True(t, strings.HasSuffix(s, "\r\x1b[K"), "the line is erased at the end: %q", s)
 }
+
+func TestFormat(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "3,700", Count(3700))
+	require.Equal(t, "-1,234,567", Count(-1234567))
+	require.Equal(t, "12", Count(12))
+	require.Equal(t, "512 B", Bytes(512))
+	require.Equal(t, "1.5 KiB", Bytes(1536))
+	require.Equal(t, "1.2 MiB", Bytes(1258291))
+}

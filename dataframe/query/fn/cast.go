@@ -202,8 +202,8 @@ func toMicros(v int64, unit arrow.TimeUnit) int64 {
 	return v
 }
 
-// fromMicros converts microseconds to unit, flooring toward the past.
-func fromMicros(us int64, unit arrow.TimeUnit) int64 {
+// FromMicros converts microseconds to unit, flooring toward the past.
+func FromMicros(us int64, unit arrow.TimeUnit) int64 {
 	switch unit {
 	case arrow.Second:
 		return floorDiv(us, 1_000_000)
@@ -645,7 +645,7 @@ func castToTimestamp(mem memory.Allocator, arr arrow.Array, to *arrow.TimestampT
 	defer b.Release()
 	appendEach(b, arr, func(i int) (arrow.Timestamp, bool) {
 		us, ok := timestampMicrosOf(arr, i)
-		return arrow.Timestamp(fromMicros(us, to.Unit)), ok
+		return arrow.Timestamp(FromMicros(us, to.Unit)), ok
 	})
 	return b.NewArray()
 }

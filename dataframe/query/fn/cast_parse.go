@@ -7,23 +7,11 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // Text → value conversions of Spark's CAST (ansi off): each reports false
 // where Spark gives NULL. See docs/sql-functions.md#cast.
-
-// trimSpaceControl drops leading and trailing bytes Spark's UTF8String
-// trimAll drops: whitespace and ISO control characters (≤ 0x20, 0x7f).
-func trimSpaceControl(s string) string {
-	i, j := 0, len(s)
-	for i < j && (s[i] <= ' ' || s[i] == 0x7f) {
-		i++
-	}
-	for j > i && (s[j-1] <= ' ' || s[j-1] == 0x7f) {
-		j--
-	}
-	return s[i:j]
-}
 
 // parseSparkInt is UTF8String.toLong/toInt as CAST uses them: trimmed,
 // an optional sign, digits, and an optional fraction that is checked and
@@ -166,198 +154,20 @@ func parseSparkBool(str string) (bool, bool) {
 	return false, false
 }
 
-// digitsRun reads 1..max ASCII digits from s at i; it returns the value,
-// the position after them and how many there were.
-func digitsRun(s string, i, max int) (v, next, n int) {
-	for next = i; next < len(s) && next-i < max && s[next] >= '0' && s[next] <= '9'; next++ {
-		v = v*10 + int(s[next]-'0')
-	}
-	return v, next, next - i
-}
-
-// ParseDate is Spark's string → date: `yyyy`, `yyyy-[m]m`, `yyyy-[m]m-[d]d`,
-// optionally followed by a space or `T` and anything. It returns days since
+// ParseDate is Spark's string → date (sparktype.ParseDateDays): days since
 // the epoch.
-func ParseDate(str string) (int32, bool) {
-	s := trimSpaceControl(str)
-	y, m, d, rest, ok := parseDatePart(s)
-	if !ok {
-		return 0, false
-	}
-	if rest != "" && rest[0] != ' ' && rest[0] != 'T' {
-		return 0, false
-	}
-	return civilDays(y, m, d)
-}
+func ParseDate(str string) (int32, bool) { return sparktype.ParseDateDays(str) }
 
-// parseDatePart reads `[+-]yyyy[-[m]m[-[d]d]]` and returns what follows.
-func parseDatePart(s string) (y, m, d int, rest string, ok bool) {
-	i, neg := 0, false
-	if i < len(s) && (s[i] == '-' || s[i] == '+') {
-		neg = s[i] == '-'
-		i++
-	}
-	y, i, n := digitsRun(s, i, 7)
-	if n < 4 {
-		return 0, 0, 0, "", false
-	}
-	if neg {
-		y = -y
-	}
-	m, d = 1, 1
-	if i < len(s) && s[i] == '-' {
-		if m, i, n = digitsRun(s, i+1, 2); n == 0 {
-			return 0, 0, 0, "", false
-		}
-		if i < len(s) && s[i] == '-' {
-			if d, i, n = digitsRun(s, i+1, 2); n == 0 {
-				return 0, 0, 0, "", false
-			}
-		} else if i < len(s) {
-			return 0, 0, 0, "", false
-		}
-	} else if i < len(s) {
-		return 0, 0, 0, "", false
-	}
-	return y, m, d, s[i:], true
-}
+// ParseTimestamp is Spark's string → timestamp in the UTC session time zone
+// (sparktype.ParseTimestampMicros): microseconds since the epoch.
+func ParseTimestamp(str string) (int64, bool) { return sparktype.ParseTimestampMicros(str) }
 
-// civilDays is the day number of y-m-d since 1970-01-01, false if the date
-// does not exist (2021-02-30).
-func civilDays(y, m, d int) (int32, bool) {
-	if m < 1 || m > 12 || d < 1 || d > 31 {
-		return 0, false
-	}
-	t := time.Date(y, time.Month(m), d, 0, 0, 0, 0, time.UTC)
-	if t.Day() != d {
-		return 0, false
-	}
-	return int32(floorDiv(t.Unix(), 86400)), true
-}
+func trimSpaceControl(s string) string { return sparktype.TrimSpaceControl(s) }
 
-// ParseTimestamp is Spark's string → timestamp in the UTC session time
-// zone: `yyyy[-[m]m[-[d]d]]`, then optionally ` ` or `T` and
-// `[h]h[:[m]m[:[s]s[.fraction]]]` and a zone (`Z`, `+hh[:mm]`, `-hhmm`,
-// `UTC`, `GMT+h`, a region such as `Europe/Paris`). It returns microseconds
-// since the epoch.
-func ParseTimestamp(str string) (int64, bool) {
-	s := trimSpaceControl(str)
-	y, mo, d, rest, ok := parseDatePart(s)
-	if !ok {
-		// The date part may end where a zone starts: "2020-01-01Z".
-		return 0, false
-	}
-	days, ok := civilDays(y, mo, d)
-	if !ok {
-		return 0, false
-	}
-	var h, mi, sec, frac int
-	loc := time.UTC
-	if rest != "" {
-		if rest[0] != ' ' && rest[0] != 'T' {
-			return 0, false
-		}
-		rest = rest[1:]
-		if rest != "" && rest[0] >= '0' && rest[0] <= '9' {
-			var n, i int
-			if h, i, n = digitsRun(rest, 0, 2); n == 0 {
-				return 0, false
-			}
-			if i < len(rest) && rest[i] == ':' {
-				if mi, i, n = digitsRun(rest, i+1, 2); n == 0 {
-					return 0, false
-				}
-				if i < len(rest) && rest[i] == ':' {
-					if sec, i, n = digitsRun(rest, i+1, 2); n == 0 {
-						return 0, false
-					}
-					if i < len(rest) && rest[i] == '.' {
-						var fd int
-						frac, i, fd = digitsRun(rest, i+1, 9)
-						for ; fd < 6; fd++ {
-							frac *= 10
-						}
-						for ; fd > 6; fd-- {
-							frac /= 10
-						}
-					}
-				}
-			}
-			if h > 23 || mi > 59 || sec > 59 {
-				return 0, false
-			}
-			rest = rest[i:]
-		}
-		if rest != "" {
-			if loc, ok = ParseZone(rest); !ok {
-				return 0, false
-			}
-		}
-	}
-	local := time.Date(y, time.Month(mo), d, h, mi, sec, 0, loc)
-	if loc == time.UTC {
-		return int64(days)*microsPerDay + int64(h*3600+mi*60+sec)*1_000_000 + int64(frac), true
-	}
-	return local.Unix()*1_000_000 + int64(frac), true
-}
+// ParseZone reads a time zone as Spark's timestamp texts write it
+// (sparktype.ParseZone).
+func ParseZone(z string) (*time.Location, bool) { return sparktype.ParseZone(z) }
 
-// ParseZone reads a time zone as Spark's timestamp texts write it: Z, UTC,
-// GMT, UT, an offset (+h, +hh, +hh:mm, +hhmm, optionally after UTC/GMT/UT)
-// or a region id (Europe/Paris). A leading space is allowed.
-func ParseZone(z string) (*time.Location, bool) {
-	z = strings.TrimPrefix(z, " ")
-	if z == "" {
-		return nil, false
-	}
-	if z == "Z" {
-		return time.UTC, true
-	}
-	for _, p := range []string{"UTC", "GMT", "UT"} {
-		if strings.HasPrefix(z, p) {
-			rest := z[len(p):]
-			if rest == "" {
-				return time.UTC, true
-			}
-			if rest[0] == '+' || rest[0] == '-' {
-				return parseOffset(rest)
-			}
-		}
-	}
-	if z[0] == '+' || z[0] == '-' {
-		return parseOffset(z)
-	}
-	loc, err := time.LoadLocation(z)
-	if err != nil || z == "Local" {
-		return nil, false
-	}
-	return loc, true
-}
-
-func parseOffset(z string) (*time.Location, bool) {
-	sign := 1
-	if z[0] == '-' {
-		sign = -1
-	}
-	h, i, n := digitsRun(z, 1, 2)
-	if n == 0 {
-		return nil, false
-	}
-	m := 0
-	if i < len(z) {
-		if z[i] == ':' {
-			i++
-		}
-		if m, i, n = digitsRun(z, i, 2); n != 2 {
-			return nil, false
-		}
-		if i < len(z) && z[i] == ':' {
-			if _, i, n = digitsRun(z, i+1, 2); n != 2 {
-				return nil, false
-			}
-		}
-	}
-	if i != len(z) || h > 18 || m > 59 {
-		return nil, false
-	}
-	return time.FixedZone(z, sign*(h*3600+m*60)), true
-}
+// CivilDays is the day number of y-m-d since 1970-01-01 in the proleptic
+// Gregorian calendar (sparktype.CivilDays).
+func CivilDays(y, m, d int) (int32, bool) { return sparktype.CivilDays(y, m, d) }

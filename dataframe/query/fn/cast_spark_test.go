@@ -227,3 +227,19 @@ func TestCastOtherEncodings(t *testing.T) {
 	require.Equal(t, []any{int32(7), int32(8), int32(7)}, fntest.Values(out))
 	out.Release()
 }
+
+func TestCivilDaysMatchesTime(t *testing.T) {
+	t.Parallel()
+	for day := int64(-1_000_000); day <= 1_000_000; day += 37 {
+		tt := time.Unix(day*86400, 0).UTC()
+		got, ok := fn.CivilDays(tt.Year(), int(tt.Month()), tt.Day())
+		require.True(t, ok)
+		require.Equal(t, day, int64(got), "%s", tt)
+	}
+	for _, bad := range [][3]int{{2021, 2, 29}, {1900, 2, 29}, {2021, 4, 31}, {2021, 13, 1}, {2021, 0, 1}, {2021, 1, 0}} {
+		_, ok := fn.CivilDays(bad[0], bad[1], bad[2])
+		require.False(t, ok, "%v", bad)
+	}
+	_, ok := fn.CivilDays(2000, 2, 29)
+	require.True(t, ok)
+}

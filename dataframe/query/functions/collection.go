@@ -47,8 +47,6 @@ func (l *listOut) appendLen(k int) {
 	l.valid = append(l.valid, true)
 }
 
-func (l *listOut) release() {}
-
 // finish takes the elements values[idx[k]] and wraps them in the lists.
 func (l *listOut) finish(values arrow.Array, idx []int64) (arrow.Array, error) {
 	elems, err := takeValues(l.mem, values, idx)
@@ -56,6 +54,29 @@ func (l *listOut) finish(values arrow.Array, idx []int64) (arrow.Array, error) {
 		return nil, err
 	}
 	defer elems.Release()
+	return l.wrap(arrow.ListOf(l.elem), elems.Data()), nil
+}
+
+// finishMap takes the entries keys[idx[k]] → items[idx[k]] into maps.
+func (l *listOut) finishMap(mt *arrow.MapType, keys, items arrow.Array, idx []int64) (arrow.Array, error) {
+	k, err := takeValues(l.mem, keys, idx)
+	if err != nil {
+		return nil, err
+	}
+	defer k.Release()
+	v, err := takeValues(l.mem, items, idx)
+	if err != nil {
+		return nil, err
+	}
+	defer v.Release()
+	entries := array.NewData(mt.Elem(), k.Len(), []*memory.Buffer{nil}, []arrow.ArrayData{k.Data(), v.Data()}, 0, 0)
+	defer entries.Release()
+	return l.wrap(mt, entries), nil
+}
+
+// wrap makes the list-shaped array of type dt (list or map) over child
+// from the collected offsets and validity.
+func (l *listOut) wrap(dt arrow.DataType, child arrow.ArrayData) arrow.Array {
 	n := len(l.valid)
 	bitmap := memory.NewResizableBuffer(l.mem)
 	bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
@@ -71,11 +92,11 @@ func (l *listOut) finish(values arrow.Array, idx []int64) (arrow.Array, error) {
 	offs := memory.NewResizableBuffer(l.mem)
 	offs.Resize(len(l.offsets) * arrow.Int32SizeBytes)
 	copy(arrow.Int32Traits.CastFromBytes(offs.Bytes()), l.offsets)
-	data := array.NewData(arrow.ListOf(l.elem), n, []*memory.Buffer{bitmap, offs}, []arrow.ArrayData{elems.Data()}, l.nulls, 0)
+	data := array.NewData(dt, n, []*memory.Buffer{bitmap, offs}, []arrow.ArrayData{child}, l.nulls, 0)
 	bitmap.Release()
 	offs.Release()
 	defer data.Release()
-	return array.MakeFromData(data), nil
+	return array.MakeFromData(data)
 }
 
 func bindSize(args []fn.Arg) (fn.Bound, error) {

@@ -18,10 +18,12 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/compute"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/dataframe/query/fn"
@@ -226,7 +228,16 @@ func appendLiteral(b array.Builder, v any) {
 		x.Append(v.(float64))
 	case *array.BooleanBuilder:
 		x.Append(v.(bool))
+	case *array.Decimal128Builder:
+		x.Append(v.(decimal128.Num))
+	case *array.TimestampBuilder:
+		x.Append(arrow.Timestamp(fn.FromMicros(v.(time.Time).UnixMicro(), x.Type().(*arrow.TimestampType).Unit)))
+	case *array.Date32Builder:
+		x.Append(arrow.Date32FromTime(v.(time.Time)))
+	case *array.BinaryBuilder:
+		x.Append(v.([]byte))
 	default:
+		// The literal types fn.Arg documents are all handled above.
 		if err := b.AppendValueFromString(fmt.Sprint(v)); err != nil {
 			b.AppendNull()
 		}

@@ -415,8 +415,7 @@ func appendJSONScalar(b array.Builder, v any) {
 		}
 	case *array.TimestampBuilder:
 		if us, ok := fn.ParseTimestamp(str); isStr && ok {
-			unit := x.Type().(*arrow.TimestampType).Unit
-			x.Append(arrow.Timestamp(us / unitDivisor(unit)))
+			x.Append(arrow.Timestamp(fn.FromMicros(us, x.Type().(*arrow.TimestampType).Unit)))
 			return
 		}
 	case *array.Date32Builder:
@@ -426,16 +425,6 @@ func appendJSONScalar(b array.Builder, v any) {
 		}
 	}
 	b.AppendNull()
-}
-
-func unitDivisor(unit arrow.TimeUnit) int64 {
-	switch unit {
-	case arrow.Second:
-		return 1_000_000
-	case arrow.Millisecond:
-		return 1_000
-	}
-	return 1
 }
 
 func fitsInt(dt arrow.DataType, v int64) bool {

@@ -40,6 +40,9 @@ func TestNullInNullOut(t *testing.T) {
 		"current_timestamp": "no arguments",
 		"now":               "no arguments",
 		"from_json":         "the schema is a literal (TestJSONFunctions)",
+		"array":             "NULL arguments are NULL elements (TestConstructors)",
+		"map":               "a NULL key is an error, a NULL value an entry (TestConstructors)",
+		"named_struct":      "NULL values are NULL fields (TestConstructors)",
 	}
 	for _, name := range fn.Names() {
 		if why, ok := special[name]; ok {

@@ -296,17 +296,27 @@ func (p *dtPattern) parse(s string) (int64, bool) {
 			st.hour += 12
 		}
 	}
+	if st.hour > 23 || st.minute > 59 || st.second > 59 {
+		return 0, false
+	}
 	if st.doy > 0 {
-		st.month, st.day = 1, st.doy
+		t := time.Date(st.year, 1, st.doy, 0, 0, 0, 0, time.UTC)
+		if t.Year() != st.year {
+			return 0, false
+		}
+		st.month, st.day = int(t.Month()), t.Day()
 	}
-	if st.month < 1 || st.month > 12 || st.day < 1 || st.day > 31 || st.hour > 23 || st.minute > 59 || st.second > 59 {
+	days, ok := fn.CivilDays(st.year, st.month, st.day)
+	if !ok {
 		return 0, false
 	}
-	t := time.Date(st.year, time.Month(st.month), st.day, st.hour, st.minute, st.second, st.nanos, st.loc)
-	if st.doy == 0 && t.Day() != st.day || st.doy > 0 && t.Year() != st.year {
-		return 0, false
+	us := (int64(days)*86400+int64(st.hour*3600+st.minute*60+st.second))*1_000_000 + int64(st.nanos/1000)
+	if st.loc != time.UTC {
+		// The wall time is in st.loc: take its offset at that instant.
+		_, off := time.Unix(us/1_000_000, 0).In(st.loc).Zone()
+		us -= int64(off) * 1_000_000
 	}
-	return t.Unix()*1_000_000 + int64(t.Nanosecond()/1000), true
+	return us, true
 }
 
 // nextIsNumber reports whether the field after fields[k] is a number that

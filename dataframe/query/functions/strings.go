@@ -288,7 +288,6 @@ func bindConcatArrays(args []fn.Arg) (fn.Bound, error) {
 		defer all.Release()
 		var idx []int64
 		lb := newListOf(ctx, elem, n)
-		defer lb.release()
 		for i := 0; i < n; i++ {
 			if anyNull(a, i) {
 				lb.appendNull()

@@ -43,6 +43,7 @@ func TestStringFunctions(t *testing.T) {
 		{name: "empty pattern", fn: "split", args: []in{col(str, "abc", ""), lit(str, "")}, want: []any{[]any{"a", "b", "c"}, []any{""}}},
 		{name: "no match, null", fn: "split", args: []in{col(str, "abc", nil), lit(str, ",")}, want: []any{[]any{"abc"}, nil}},
 		{name: "pattern column", fn: "split", args: []in{lit(str, "a1b2c"), col(str, `\d`, "b")}, want: []any{[]any{"a", "b", "c"}, []any{"a1", "2c"}}},
+		{name: "number literal as pattern", fn: "split", args: []in{lit(str, "a1b"), lit(i64, 1)}, want: []any{[]any{"a", "b"}}},
 		{name: "bad regex", fn: "split", args: []in{lit(str, "a"), lit(str, "(")}, err: "argument 2: invalid regular expression \"(\""},
 		{name: "doc", fn: "replace", args: []in{lit(str, "ABCabc"), lit(str, "abc"), lit(str, "DEF")}, want: []any{"ABCDEF"}},
 		{name: "default removes", fn: "replace", args: []in{lit(str, "ABCabc"), lit(str, "abc")}, want: []any{"ABC"}},

@@ -1,0 +1,46 @@
+// Command fakeapi serves one fake paginated listing per RESTAPI paginator
+// type on loopback (connectors/restapi/restapitest) for
+// bench/restapi/paginators.sh. It prints one line per type, "<type>
+// <--prop k=v …>", then serves until stdin closes.
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"sort"
+	"strings"
+
+	"github.com/sluicedata/sluice/connectors/restapi/restapitest"
+)
+
+func main() {
+	pages := flag.Int("pages", 10000, "pages per listing")
+	per := flag.Int("per", 2, "records per page")
+	flag.Parse()
+	for _, kind := range restapitest.Kinds {
+		l := restapitest.Uniform(kind, *pages**per, *per)
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "fakeapi:", err)
+			os.Exit(1)
+		}
+		go func() { _ = http.Serve(ln, l) }()
+		props := l.Props("http://" + ln.Addr().String())
+		keys := make([]string, 0, len(props))
+		for k := range props {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		var b strings.Builder
+		for _, k := range keys {
+			fmt.Fprintf(&b, " --prop %s=%s", k, props[k])
+		}
+		fmt.Printf("%s%s\n", kind, b.String())
+	}
+	fmt.Println("ready")
+	_, _ = io.Copy(io.Discard, os.Stdin) // serve until the script closes stdin
+}

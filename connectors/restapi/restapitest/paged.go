@@ -1,0 +1,172 @@
+// Package restapitest serves fake paginated REST listings on loopback, one
+// per paginator type of the RESTAPI connector, for its tests, benchmarks
+// and bench/restapi/paginators.sh. See docs/restapi.md#pagination.
+package restapitest
+
+import (
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+)
+
+// Kinds are the paginator shapes a Listing serves.
+var Kinds = []string{"token-body", "token-header", "token-record", "next_url", "link", "offset", "page"}
+
+// Listing serves pages of small JSON records under {"data":[…]}, navigated
+// the way Kind says. Sizes[i] is the record count of page i (-1: the page
+// has no data array). Loop makes page 2 point back at itself (a token or
+// URL seen twice), or, for offset and page, makes the server ignore the
+// paging parameter.
+type Listing struct {
+	Kind  string
+	Sizes []int
+	Loop  bool
+}
+
+// Uniform is a listing of pages of per records each, the last one short
+// when total does not divide.
+func Uniform(kind string, total, per int) *Listing {
+	l := &Listing{Kind: kind}
+	for total > 0 {
+		l.Sizes = append(l.Sizes, min(per, total))
+		total -= per
+	}
+	return l
+}
+
+// Per is the page size the listing's props ask for (the first page's size).
+func (l *Listing) Per() int {
+	if len(l.Sizes) == 0 || l.Sizes[0] <= 0 {
+		return 10
+	}
+	return l.Sizes[0]
+}
+
+// index is the 0-based page a request asks for.
+func (l *Listing) index(r *http.Request) int {
+	q := r.URL.Query()
+	n := 0
+	switch l.Kind {
+	case "token-body", "token-header":
+		n, _ = strconv.Atoi(strings.TrimPrefix(q.Get("cursor"), "c"))
+	case "token-record":
+		if a := q.Get("after"); a != "" {
+			p, _ := strconv.Atoi(strings.TrimPrefix(strings.Split(a, "-")[0], "r"))
+			n = p + 1
+		}
+	case "next_url", "link":
+		n, _ = strconv.Atoi(q.Get("p"))
+	case "offset":
+		off, _ := strconv.Atoi(q.Get("offset"))
+		n = off / l.Per()
+	case "page":
+		p, _ := strconv.Atoi(q.Get("page"))
+		n = p - 1
+	}
+	if l.Loop && (l.Kind == "offset" || l.Kind == "page") {
+		return 0
+	}
+	return n
+}
+
+// ServeHTTP answers one page.
+func (l *Listing) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	idx := l.index(r)
+	w.Header().Set("Content-Type", "application/json")
+	if idx < 0 || idx >= len(l.Sizes) {
+		w.Write([]byte(`{"data":[]}`))
+		return
+	}
+	recIdx := idx
+	if l.Loop && l.Kind == "token-record" && idx == 1 {
+		recIdx = 0 // page 2 repeats page 1: its last id is the same token
+	}
+	next := idx + 1
+	if l.Loop && idx == 1 {
+		next = 1
+	}
+	hasNext := idx < len(l.Sizes)-1
+	b := make([]byte, 0, 64*max(l.Sizes[idx], 1)+64)
+	b = append(b, '{')
+	if l.Sizes[idx] >= 0 {
+		b = append(b, `"data":[`...)
+		for j := 0; j < l.Sizes[idx]; j++ {
+			if j > 0 {
+				b = append(b, ',')
+			}
+			b = fmt.Appendf(b, `{"id":"r%d-%d","n":%d}`, recIdx, j, recIdx*l.Per()+j)
+		}
+		b = append(b, ']')
+	} else {
+		b = append(b, `"meta":{}`...)
+	}
+	if hasNext {
+		switch l.Kind {
+		case "token-body":
+			b = fmt.Appendf(b, `,"next":"c%d"`, next)
+		case "token-header":
+			w.Header().Set("X-Next", "c"+strconv.Itoa(next))
+		case "next_url":
+			b = fmt.Appendf(b, `,"next":"/items?p=%d"`, next)
+		case "link":
+			w.Header().Set("Link", fmt.Sprintf(`<http://%s/items?p=%d>; rel="next"`, r.Host, next))
+		}
+	}
+	b = append(b, '}')
+	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
+	w.Write(b)
+}
+
+// Props are the RESTAPI properties that read the listing at base in
+// parsed mode.
+func (l *Listing) Props(base string) map[string]string {
+	p := map[string]string{
+		"svc.restapi.url":                base + "/items",
+		"svc.restapi.parse.payload":      "true",
+		"svc.restapi.records.path":       "data",
+		"svc.restapi.retry.max":          "0",
+		"svc.restapi.paginate.max.pages": strconv.Itoa(len(l.Sizes) + 2),
+	}
+	set := func(kv ...string) {
+		for i := 0; i < len(kv); i += 2 {
+			p["svc.restapi.paginate."+kv[i]] = kv[i+1]
+		}
+	}
+	switch l.Kind {
+	case "token-body":
+		set("next.field", "next", "next.param", "cursor")
+	case "token-header":
+		set("type", "token", "next.header", "X-Next", "next.param", "cursor")
+	case "token-record":
+		set("next.record.field", "id", "next.param", "after")
+	case "next_url":
+		set("type", "next_url")
+	case "link":
+		set("type", "link")
+	case "offset":
+		set("type", "offset", "limit", strconv.Itoa(l.Per()))
+	case "page":
+		set("type", "page")
+	}
+	return p
+}
+
+// Requests is the number of requests a full read of the listing takes:
+// token-record and page stop on an empty page, so they ask once more after
+// a non-empty last page; offset does after a full last page.
+func (l *Listing) Requests() int {
+	n := len(l.Sizes)
+	last := l.Sizes[n-1]
+	switch l.Kind {
+	case "token-record", "page":
+		if last > 0 {
+			return n + 1
+		}
+	case "offset":
+		if last == l.Per() {
+			return n + 1
+		}
+	}
+	return n
+}
