@@ -13,7 +13,7 @@ import (
 )
 
 // The fixture lives with the dataframe IO tests (see its NOTICE.md).
-const subscriptionsFixture = "../../dataframe/testdata/io/youtube_subscriptions_by_channel_p1.json"
+const subscriptionsFixture = "../../dataframe/fileio/testdata/io/youtube_subscriptions_by_channel_p1.json"
 
 func TestConvertFormats(t *testing.T) {
 	t.Parallel()
