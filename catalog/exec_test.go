@@ -127,7 +127,7 @@ func TestExecuteErrors(t *testing.T) {
 		want string
 	}{
 		{"SELECT * FROM yt.nope", "statement 1: reading yt.nope: table not found: yt.nope"},
-		{"SET a=1;\nSELECT * FROM yt.subs WHERE snippet.title = array(5)", "statement 2: line 2, column 45: unknown function array"},
+		{"SET a=1;\nSELECT * FROM yt.subs WHERE snippet.title = frobnicate(5)", "statement 2: line 2, column 45: unknown function frobnicate"},
 		{"SELECT * FROM yt.subs WHERE pageInfo.totalResults > 1", `statement 1: line 1, column 29: unknown column pageInfo.totalResults`},
 		{"CREATE TABLE yt.subs TBLPROPERTIES ('svc.storage.type'='RESTAPI')", "statement 1: creating yt.subs: table already exists"},
 		{"CREATE TABLE yt.x (a string)", "statement 1: creating yt.x: table property svc.storage.type is required: it names the connector (RESTAPI, PARQUET, NOTIFICATIONS, …)"},

@@ -156,6 +156,10 @@ func (d *Delivery) add(cat *Catalog, ns, table string, st *connectors.State) {
 func (d *Delivery) Tables() []string {
 	d.mu.Lock()
 	defer d.mu.Unlock()
+	return d.sortedLocked()
+}
+
+func (d *Delivery) sortedLocked() []string {
 	out := make([]string, 0, len(d.pending))
 	for k := range d.pending {
 		out = append(out, k)
@@ -169,12 +173,7 @@ func (d *Delivery) Tables() []string {
 func (d *Delivery) Commit(ctx context.Context) error {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	keys := make([]string, 0, len(d.pending))
-	for k := range d.pending {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	for _, k := range keys {
+	for _, k := range d.sortedLocked() {
 		p := d.pending[k]
 		if err := p.cat.SaveState(context.WithoutCancel(ctx), p.ns, p.table, p.st); err != nil {
 			return err

@@ -108,8 +108,8 @@ func ExampleExplode() {
 	defer rows.Release()
 	_ = rows.EachRowJSON(func(_ int64, obj []byte) error { fmt.Println(string(obj)); return nil })
 	// Output:
-	// {"id":"a"}
-	// {"id":"b"}
+	// {"items":{"id":"a"},"page":1}
+	// {"items":{"id":"b"},"page":1}
 }
 
 func ExampleFlatten() {

@@ -366,11 +366,12 @@ func Limit(f *Frame, n int64) *Frame {
 }
 
 // Explode turns the list at path (a column or a dotted nested path) into
-// one row per element; a null or empty list gives no row. When the
-// elements are structs the rows are the elements themselves (their fields
-// become the columns, as with a records path). Otherwise the other columns
-// repeat and the list column is replaced by the element, under the same
-// name.
+// one row per element, as Spark's explode; a null or empty list gives no
+// row. The other columns repeat beside the element, which replaces a
+// top-level list column under the same name (a nested path adds a column
+// named by its last segment). Elements that are structs stay one struct
+// column: Flatten after Explode turns their fields into columns (see
+// docs/pipelines.md#explode).
 func Explode(f *Frame, path string) (*Frame, error) {
 	fp, err := resolvePath(f.schema, path)
 	if err != nil {
@@ -388,22 +389,16 @@ func Explode(f *Frame, path string) (*Frame, error) {
 		}
 		return nil, err
 	}
-	elemStruct, isStruct := lt.Elem().(*arrow.StructType)
-	var schema *arrow.Schema
-	if isStruct {
-		schema = arrow.NewSchema(elemStruct.Fields(), nil)
+	fields := f.schema.Fields()
+	if fp.topLevel() {
+		fields[fp.col] = arrow.Field{Name: fields[fp.col].Name, Type: lt.Elem(), Nullable: true}
 	} else {
-		fields := f.schema.Fields()
-		if fp.topLevel() {
-			fields[fp.col] = arrow.Field{Name: fields[fp.col].Name, Type: lt.Elem(), Nullable: true}
-		} else {
-			fields = append(fields, arrow.Field{Name: fp.name, Type: lt.Elem(), Nullable: true})
-		}
-		schema = arrow.NewSchema(fields, nil)
+		fields = append(fields, arrow.Field{Name: fp.name, Type: lt.Elem(), Nullable: true})
 	}
+	schema := arrow.NewSchema(fields, nil)
 	for _, rec := range f.records {
 		list := columnAt(mem, rec, fp).(array.ListLike)
-		out, err := explodeRecord(mem, rec, list, fp, schema, isStruct)
+		out, err := explodeRecord(mem, rec, list, fp, schema)
 		list.Release()
 		if err != nil {
 			return fail(fmt.Errorf("dataframe: explode %q: %w", path, err))
@@ -415,7 +410,7 @@ func Explode(f *Frame, path string) (*Frame, error) {
 	return newFrom(f, schema, recs)
 }
 
-func explodeRecord(mem memory.Allocator, rec arrow.Record, list array.ListLike, fp fieldPath, schema *arrow.Schema, isStruct bool) (arrow.Record, error) {
+func explodeRecord(mem memory.Allocator, rec arrow.Record, list array.ListLike, fp fieldPath, schema *arrow.Schema) (arrow.Record, error) {
 	// The elements of adjacent lists are one span of the list's values,
 	// so the usual all-lists-present case is a single zero-copy slice.
 	n := list.Len()
@@ -437,23 +432,6 @@ func explodeRecord(mem memory.Allocator, rec arrow.Record, list array.ListLike, 
 		return nil, err
 	}
 	defer values.Release()
-	if isStruct {
-		st := values.(*array.Struct)
-		cols := make([]arrow.Array, st.NumField())
-		for k := range cols {
-			if st.NullN() == 0 {
-				cols[k] = st.Field(k)
-				cols[k].Retain()
-			} else {
-				cols[k] = maskNulls(mem, st.Field(k), st)
-			}
-		}
-		out := array.NewRecord(schema, cols, rows)
-		for _, c := range cols {
-			c.Release()
-		}
-		return out, nil
-	}
 	cols := make([]arrow.Array, 0, schema.NumFields())
 	defer func() {
 		for _, c := range cols {

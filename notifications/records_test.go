@@ -78,6 +78,10 @@ func TestRecordAttemptsAndLastError(t *testing.T) {
 	code, body = do(t, svc, "GET", "/webhooks/notifications/nope", "")
 	require.Equal(t, 404, code, body)
 	require.Contains(t, body, `"errorMessage"`)
+	for _, bad := range []string{"a%00b", "%FF%FE", strings.Repeat("t", 256)} {
+		code, body = do(t, svc, "GET", "/webhooks/notifications/"+bad, "")
+		require.Equal(t, 400, code, bad+": "+body)
+	}
 }
 
 func TestDiscardLedgerThroughAPI(t *testing.T) {

@@ -64,15 +64,17 @@ func BenchmarkRESTToParquet(b *testing.B) {
 	b.Run("Explode", func(b *testing.B) {
 		benchREST(b, `
   - id: explode
-    explode: items`, "")
+    explode: items`, "", "items.")
 	})
 	b.Run("RecordsPath", func(b *testing.B) {
 		benchREST(b, "", `
-        svc.restapi.records.path: items`)
+        svc.restapi.records.path: items`, "")
 	})
 }
 
-func benchREST(b *testing.B, explode, recordsPath string) {
+// prefix is where the item's fields are: under the exploded `items` column,
+// or at the top level with a records path.
+func benchREST(b *testing.B, explode, recordsPath, prefix string) {
 	total, size := benchTotal(), 1000
 	srv := pagedAPI(b, total, size)
 	out := filepath.Join(b.TempDir(), "subs.parquet")
@@ -89,10 +91,10 @@ steps:
         svc.restapi.paginate.next.param: pageToken` + recordsPath + explode + `
   - id: select
     select:
-      - id
-      - snippet.title AS title
-      - snippet.publishedAt AS publishedAt
-      - snippet.resourceId.channelId AS channelId
+      - ` + prefix + `id AS id
+      - ` + prefix + `snippet.title AS title
+      - ` + prefix + `snippet.publishedAt AS publishedAt
+      - ` + prefix + `snippet.resourceId.channelId AS channelId
   - id: write
     write: {file: "` + out + `"}
 `

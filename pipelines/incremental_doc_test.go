@@ -14,6 +14,8 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/pipelines"
 )
 
@@ -81,4 +83,25 @@ func TestIncrementalDocExamplesRun(t *testing.T) {
 	require.Equal(t, "2024-05-02T08:00:00Z", st.LastValue)
 	require.Equal(t, []string{"2"}, st.KeysAtLastValue)
 	require.FileExists(t, filepath.Join(lake, "comments.parquet"))
+}
+
+// TestIncrementalDocCoversEveryProperty fails when a declared incremental,
+// fan-out or merge property is missing from docs/incremental.md.
+func TestIncrementalDocCoversEveryProperty(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile(filepath.Join("..", "docs", "incremental.md"))
+	require.NoError(t, err)
+	var names []string
+	for _, sp := range restapi.Properties.Specs {
+		if strings.Contains(sp.Name, ".incremental.") || strings.Contains(sp.Name, ".fanout.") || strings.HasSuffix(sp.Name, ".primary.key") {
+			names = append(names, sp.Name)
+		}
+	}
+	require.GreaterOrEqual(t, len(names), 11)
+	names = append(names, parquet.PropMode, parquet.PropMergeKey, "sluice state show", "sluice state reset", "--full-refresh", "mode: merge", "_parent_")
+	for _, n := range names {
+		if !strings.Contains(string(doc), n) {
+			t.Errorf("docs/incremental.md does not mention %s", n)
+		}
+	}
 }

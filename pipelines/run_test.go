@@ -112,11 +112,11 @@ steps:
     explode: items
   - id: sel
     select:
-      - id
-      - snippet.title AS title
-      - path: snippet.resourceId.channelId
+      - items.id AS id
+      - items.snippet.title AS title
+      - path: items.snippet.resourceId.channelId
         as: channel
-      - snippet.publishedAt
+      - items.snippet.publishedAt AS publishedAt
   - filter: title <> 'TEDx Talks' AND channel IS NOT NULL
   - rename: {publishedAt: published}
   - id: top
@@ -320,7 +320,7 @@ name: to_table
 steps:
   - read: {type: PARQUET, properties: {svc.parquet.path: `+src+`}}
   - explode: items
-  - select: [id, snippet.title AS title]
+  - select: [items.id AS id, items.snippet.title AS title]
   - write: {table: lake.items}
 `, nil, pipelines.Options{Session: sess})
 	require.NoError(t, err)
@@ -575,7 +575,7 @@ name: inline_write
 steps:
   - read: {type: PARQUET, properties: {svc.parquet.path: "` + src + `"}}
   - explode: items
-  - select: [id]
+  - select: [items.id AS id]
   - write:
       type: PARQUET
       properties:

@@ -170,8 +170,9 @@ type FilterStep struct {
 	Pos  Pos
 }
 
-// ExplodeStep makes one row per element of an array column; struct elements
-// become the row.
+// ExplodeStep makes one row per element of an array column, the other
+// columns kept beside it (Spark's explode); a flatten step after it turns
+// struct elements' fields into columns (docs/pipelines.md#explode).
 type ExplodeStep struct {
 	Path string
 }

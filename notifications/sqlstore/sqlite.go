@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/sluicedata/sluice/notifications/queue"
-	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+	"modernc.org/sqlite" // registers the "sqlite" database/sql driver
 )
 
 // sqliteStore keeps records in one SQLite file in WAL mode. Every write goes
@@ -120,7 +120,7 @@ func openSQLite(ctx context.Context, path string, o options) (_ queue.Store, err
 	s.wdb.SetMaxIdleConns(1)
 	s.wdb.SetConnMaxLifetime(0)
 	s.wdb.SetConnMaxIdleTime(0)
-	if err := s.migrate(ctx); err != nil {
+	if err := s.migrateRetrying(ctx); err != nil {
 		return nil, fmt.Errorf("sqlstore: migrating %s: %w", path, err)
 	}
 	if s.rdb, err = sql.Open("sqlite", sqliteDSN(abs, o, roleReader)); err != nil {
@@ -243,6 +243,30 @@ func holderID() string {
 	_, _ = rand.Read(b[:])
 	return fmt.Sprintf("%s/%d/%s", host, os.Getpid(), hex.EncodeToString(b[:]))
 }
+
+// migrateRetrying is migrate, tried again while the file answers
+// SQLITE_BUSY, within the busy timeout: a new file's first connections
+// switch it to WAL, and that switch answers SQLITE_BUSY at once, without
+// the busy handler, while another process's connection holds the file
+// (sidecars starting together on one new file).
+func (s *sqliteStore) migrateRetrying(ctx context.Context) error {
+	deadline := time.Now().Add(s.o.busyTimeout)
+	for {
+		err := s.migrate(ctx)
+		var se *sqlite.Error
+		if err == nil || !errors.As(err, &se) || se.Code()&0xff != sqliteBusy || time.Now().After(deadline) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// sqliteBusy is SQLITE_BUSY, the primary result code of a locked file.
+const sqliteBusy = 5
 
 // migrate applies each pending migration in its own BEGIN IMMEDIATE
 // transaction: sidecars starting together take turns, and the later ones

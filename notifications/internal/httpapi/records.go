@@ -93,7 +93,10 @@ func recordDetail(r *queue.Record, attempts []queue.Attempt) ([]byte, error) {
 // getRecord is GET /webhooks/notifications/{token}: the record with its
 // attempts, or the discard ledger's entry of a discarded delivery.
 func (s *API) getRecord(c *fiber.Ctx) error {
-	token := tokenParam(c)
+	token, ok, err := checkedToken(c)
+	if !ok {
+		return err
+	}
 	ctx := c.UserContext()
 	r, err := s.store.Get(ctx, token)
 	if errors.Is(err, queue.ErrNotFound) {
@@ -413,9 +416,14 @@ func (s *API) quarantineRequest(c *fiber.Ctx, reason string) {
 	q := &queue.Quarantined{ReceivedAt: s.now(), Reason: reason, Headers: hdr, Body: c.Body()}
 	ctx, cancel := context.WithTimeout(s.baseCtx, 5*time.Second)
 	defer cancel()
+	// A full disk under a flood of bad bodies must not flood the log:
+	// failures are logged once a minute with a count, and mark the store
+	// down like any failed commit (/health).
 	if err := s.store.Quarantine(ctx, q, s.cfg.QuarantineMax); err != nil {
-		s.log.Warn("keeping a refused body in quarantine failed", "error", err)
+		s.metrics.Store.Failed("quarantine a refused body", true, err)
+		return
 	}
+	s.metrics.Store.Committed()
 }
 
 // queryBool reads an optional boolean query parameter.

@@ -192,6 +192,9 @@ func (s *API) uiIndex(c *fiber.Ctx) error {
 	}
 	refresh := cloneValues(d.base)
 	if tok := c.Query("token"); tok != "" {
+		if err := queue.CheckToken("token", tok); err != nil {
+			return jsonError(c, fiber.StatusBadRequest, "query parameter "+err.Error())
+		}
 		d.Selected = tok
 		refresh.Set("token", tok)
 		r, err := s.store.Get(ctx, tok)
@@ -248,9 +251,11 @@ func (s *API) uiAction(c *fiber.Ctx) error {
 	if len(cookie) != 64 || subtle.ConstantTimeCompare([]byte(want), []byte(got)) != 1 {
 		return jsonError(c, fiber.StatusForbidden, "missing or invalid CSRF token: reload the operator page and try again")
 	}
-	token := tokenParam(c)
+	token, ok, err := checkedToken(c)
+	if !ok {
+		return err
+	}
 	ctx := c.UserContext()
-	var err error
 	done := ""
 	switch c.Params("action") {
 	case "retry":
