@@ -36,7 +36,7 @@ fi
     gobench ./dataframe 'NDJSONToFrame|NDJSONToParquet|WriteParquet|FrameToGota'
     gobench ./dataframe 'TakeStrings|FilterStrings|ExplodeStrings|ExplodeListing'
     # Issue 3: REST, SQL
-    gobench ./connectors/restapi 'ReadListing|Paginate2000'
+    gobench ./connectors/restapi 'ReadListing|Paginate2000|Paginators'
     gobench ./catalog/sql 'ParseBatch100'
     # Issue 4: sidecar
     # Parallel and per-record figures need time, not a fixed count: batches
@@ -56,6 +56,8 @@ fi
     MB=${MB:-200} RUNS=${RUNS:-3} bash bench/duckdb/compare.sh 2>&1 || echo "compare.sh failed"
     echo "## bench/intake/run.sh (wrk, 64 connections)"
     bash bench/intake/run.sh 2>&1 || echo "intake/run.sh failed"
+    echo "## bench/restapi/paginators.sh (sluice read per paginator type; rate.limit=20 over 100 pages)"
+    bash bench/restapi/paginators.sh 2>&1 || echo "paginators.sh failed"
   fi
 } 2>&1 | tee "$out"
 echo "kept in $out"

@@ -1,6 +1,9 @@
 package dataframe
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -565,6 +568,18 @@ func TestSparkInference(t *testing.T) {
 				f, err := readJSONSplit([]docSpan{{data: in}}, true, JSONOptions{}, sp)
 				require.NoError(t, err, "%+v", sp)
 				require.Equal(t, c.schema, SchemaString(f.Schema()), "%+v", sp)
+				f.Release()
+			}
+			// The streaming file reader (sluice convert) in small blocks.
+			path := filepath.Join(t.TempDir(), "in.ndjson")
+			require.NoError(t, os.WriteFile(path, in, 0o644))
+			for _, block := range []int{64, 1 << 20} {
+				s, err := openNDJSON(context.Background(), path, JSONOptions{}, block)
+				require.NoError(t, err)
+				f, err := Collect(s)
+				s.Release()
+				require.NoError(t, err)
+				require.Equal(t, c.schema, SchemaString(f.Schema()), "block %d", block)
 				f.Release()
 			}
 		})

@@ -1,7 +1,7 @@
 package notifications_test
 
-// Black-box acceptance tests written from CONTRACT §6, §7 and the
-// "Sidecar" part of §9, sentence by sentence, over real HTTP against a
+// Black-box acceptance tests written from docs/http-api.md,
+// docs/environment.md and the README's store section, sentence by sentence, over real HTTP against a
 // started Service and a real SQLite store (and Postgres when
 // SLUICE_TEST_POSTGRES_DSN is set). They read only what a client sees: the
 // HTTP answers, the marketplace's and provider's requests, the SMTP
@@ -203,7 +203,7 @@ func (m *accMarket) tokens(t *testing.T) []string {
 	return out
 }
 
-// §6.1: the record's exact JSON shape and date format.
+// docs/http-api.md#record: the record's exact JSON shape and date format.
 func TestAcceptanceRecordShape(t *testing.T) {
 	t.Parallel()
 	a := accStart(t, accOpt{})
@@ -235,7 +235,7 @@ func TestAcceptanceRecordShape(t *testing.T) {
 	}
 }
 
-// §6.2: 200 with an empty body on both paths, also for discards.
+// docs/http-api.md#intake: 200 with an empty body on both paths, also for discards.
 func TestAcceptanceIntakeAnswers(t *testing.T) {
 	t.Parallel()
 	a := accStart(t, accOpt{mut: func(c *notifications.Config) { c.MaxBodyBytes = 2048 }})
@@ -288,7 +288,7 @@ func TestAcceptanceIntakeAnswers(t *testing.T) {
 	require.Len(t, a.all(t), 4)
 }
 
-// §6.2: store unavailable → 503 (and /health 503).
+// docs/http-api.md#intake: store unavailable → 503 (and /health 503).
 func TestAcceptanceStoreUnavailable(t *testing.T) {
 	t.Parallel()
 	st, err := sqlstore.Open(context.Background(), "sqlite:"+filepath.Join(t.TempDir(), "n.db"))
@@ -314,7 +314,7 @@ func accStoreUnavailable(t *testing.T, st notifications.Store) {
 	require.Equal(t, 503, code)
 }
 
-// §6.2: type derivation, createdOn forms.
+// docs/http-api.md#intake: type derivation, createdOn forms.
 func TestAcceptanceIntakeDerivation(t *testing.T) {
 	t.Parallel()
 	a := accStart(t, accOpt{})
@@ -371,7 +371,7 @@ func TestAcceptanceIntakeDerivation(t *testing.T) {
 	}
 }
 
-// §6.2: concurrent identical deliveries store exactly one record.
+// docs/http-api.md#intake: concurrent identical deliveries store exactly one record.
 func TestAcceptanceConcurrentDuplicates(t *testing.T) {
 	t.Parallel()
 	a := accStart(t, accOpt{})
@@ -396,7 +396,7 @@ func TestAcceptanceConcurrentDuplicates(t *testing.T) {
 	require.Len(t, a.all(t), 1)
 }
 
-// §6.2 enqueue rules on a given store.
+// docs/http-api.md#intake enqueue rules on a given store.
 func accEnqueueRules(t *testing.T, st notifications.Store) {
 	m := newAccMarket(t)
 	a := accStart(t, accOpt{store: st, mut: func(c *notifications.Config) {
@@ -469,7 +469,7 @@ func TestAcceptanceEnqueueRulesPostgres(t *testing.T) {
 	accEnqueueRules(t, openPostgres(t))
 }
 
-// §6.3: eligibility, order, batch size, drain.
+// docs/http-api.md#processing: eligibility, order, batch size, drain.
 func TestAcceptanceProcessingSelection(t *testing.T) {
 	t.Parallel()
 	m := newAccMarket(t)
@@ -519,7 +519,7 @@ func TestAcceptanceProcessingSelection(t *testing.T) {
 	require.Equal(t, []string{"e4", "e3", "e2", "e1", "e0"}, m2.tokens(t), "drain takes every batch, oldest first")
 }
 
-// §6.3/§9: back-off, max attempts, FAILED, one mail.
+// docs/http-api.md#processing: back-off, max attempts, FAILED, one mail.
 func accBackoff(t *testing.T, st notifications.Store) {
 	m := newAccMarket(t)
 	m.setCode(500)
@@ -581,7 +581,7 @@ func TestAcceptanceBackoffPostgres(t *testing.T) {
 	accBackoff(t, openPostgres(t))
 }
 
-// §9: max attempts 1 fails at once; success keeps retryCounter and
+// docs/http-api.md: max attempts 1 fails at once; success keeps retryCounter and
 // lastRetryDate; no marketplace = failure.
 func TestAcceptanceAttemptsAndSuccess(t *testing.T) {
 	t.Parallel()
@@ -609,7 +609,7 @@ func TestAcceptanceAttemptsAndSuccess(t *testing.T) {
 	require.Equal(t, before["lastRetryDate"], after["lastRetryDate"])
 }
 
-// §6.3: the marketplace body and the provider re-fetch.
+// docs/http-api.md#processing: the marketplace body and the provider re-fetch.
 func TestAcceptanceMarketplaceBodyAndProviderFetch(t *testing.T) {
 	t.Parallel()
 	m := newAccMarket(t)
@@ -659,7 +659,7 @@ func TestAcceptanceMarketplaceBodyAndProviderFetch(t *testing.T) {
 	require.Equal(t, "SUCCESS", a.status(t, "wbh-2"))
 }
 
-// §6.4: cleanup retention.
+// docs/http-api.md#jobs: cleanup retention.
 func TestAcceptanceCleanup(t *testing.T) {
 	t.Parallel()
 	for _, days := range []int{0, 3} {
@@ -705,7 +705,7 @@ func TestAcceptanceCleanup(t *testing.T) {
 	}
 }
 
-// §6.5: date-range GET/DELETE.
+// docs/http-api.md: date-range GET/DELETE.
 func TestAcceptanceDateRange(t *testing.T) {
 	t.Parallel()
 	a := accStart(t, accOpt{})
@@ -759,7 +759,7 @@ func TestAcceptanceDateRange(t *testing.T) {
 	require.Len(t, a.all(t), 1)
 }
 
-// §6.5: job triggers answer 202 and a trigger during a run is coalesced into
+// docs/http-api.md: job triggers answer 202 and a trigger during a run is coalesced into
 // exactly one more run.
 func TestAcceptanceJobTriggersCoalesce(t *testing.T) {
 	t.Parallel()
@@ -800,7 +800,7 @@ func TestAcceptanceJobTriggersCoalesce(t *testing.T) {
 	mu.Unlock()
 }
 
-// §6.5: /health, /metrics, /datasets/notifications.
+// docs/http-api.md: /health, /metrics, /datasets/notifications.
 func TestAcceptanceHealthMetricsDataset(t *testing.T) {
 	t.Parallel()
 	a := accStart(t, accOpt{})
@@ -869,7 +869,7 @@ func TestAcceptanceHealthMetricsDataset(t *testing.T) {
 	}
 }
 
-// §6.5: the management API.
+// docs/http-api.md: the management API.
 func TestAcceptanceManagementToggle(t *testing.T) {
 	t.Parallel()
 	a := accStart(t, accOpt{})
@@ -1072,7 +1072,7 @@ func TestAcceptanceManagementPostgres(t *testing.T) {
 	accMgmt(t, openPostgres(t))
 }
 
-// §6.5: CONN_API_TOKEN guards every endpoint but intake and /health.
+// docs/http-api.md: CONN_API_TOKEN guards every endpoint but intake and /health.
 func TestAcceptanceAPIToken(t *testing.T) {
 	t.Parallel()
 	a := accStart(t, accOpt{mut: func(c *notifications.Config) { c.APIToken = "tok-123"; c.ManagementAPI = true }})
@@ -1104,7 +1104,7 @@ func TestAcceptanceAPIToken(t *testing.T) {
 	}
 }
 
-// §6.7/§9: every variable and its default; invalid values name the variable.
+// docs/environment.md: every variable and its default; invalid values name the variable.
 func TestAcceptanceConfigFromEnv(t *testing.T) {
 	t.Parallel()
 	c, err := notifications.ConfigFromEnv(func(string) string { return "" })
@@ -1210,7 +1210,7 @@ func TestAcceptanceConfigFromEnv(t *testing.T) {
 	}
 }
 
-// §6.3/§7/§9: one processing run at a time across sidecars sharing a store.
+// docs/http-api.md#processing and the README store section: one processing run at a time across sidecars sharing a store.
 func accOneRunAcrossSidecars(t *testing.T, open func() notifications.Store) {
 	release := make(chan struct{})
 	entered := make(chan struct{}, 16)
@@ -1292,7 +1292,7 @@ func TestAcceptanceOneRunAcrossSidecarsPostgres(t *testing.T) {
 	})
 }
 
-// §6.6: a mail failure is logged and never changes the record.
+// docs/http-api.md#e-mail-alert: a mail failure is logged and never changes the record.
 func TestAcceptanceMailFailureKeepsRecord(t *testing.T) {
 	t.Parallel()
 	m := newAccMarket(t)
@@ -1351,7 +1351,7 @@ func TestAcceptanceConcurrentDuplicatesPostgres(t *testing.T) {
 	require.Len(t, a.all(t), 1)
 }
 
-// §9: CONN_PROCESSING_CONCURRENCY runs different objectTokens in parallel;
+// docs/http-api.md: CONN_PROCESSING_CONCURRENCY runs different objectTokens in parallel;
 // one objectToken's records never overlap and keep their order.
 func TestAcceptanceProcessingConcurrency(t *testing.T) {
 	t.Parallel()
@@ -1421,7 +1421,7 @@ func TestAcceptanceProcessingConcurrency(t *testing.T) {
 	require.Equal(t, []string{"a1", "a2"}, as, "one objectToken's records keep their order")
 }
 
-// §6.3: 2xx = success, anything else a failure: a redirect answer too (it
+// docs/http-api.md#processing: 2xx = success, anything else a failure: a redirect answer too (it
 // is not followed into a GET that would look like a success).
 func TestAcceptanceMarketplaceRedirectIsFailure(t *testing.T) {
 	t.Parallel()
@@ -1447,7 +1447,7 @@ func TestAcceptanceMarketplaceRedirectIsFailure(t *testing.T) {
 	mu.Unlock()
 }
 
-// §6.2/§7: identical deliveries reaching two sidecars that share one SQLite
+// docs/http-api.md#intake/the README store section: identical deliveries reaching two sidecars that share one SQLite
 // file at the same time store exactly one record; a later one and an older
 // one racing on the same object keep the rules too.
 func TestAcceptanceDuplicatesAcrossSidecars(t *testing.T) {

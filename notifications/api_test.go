@@ -67,7 +67,7 @@ func TestDateRangeQueries(t *testing.T) {
 		require.Equal(t, 200, code, body)
 		require.Equal(t, tt.want, tokensOf(t, body), "%s..%s", tt.from, tt.to)
 	}
-	// The record form of §6.1.
+	// The record form of docs/http-api.md#record.
 	_, body := do(t, svc, "GET", q("2024-05-01T10:00:00Z", "2024-05-01T10:00:00Z"), "")
 	var raw []map[string]any
 	require.NoError(t, json.Unmarshal([]byte(body), &raw))

@@ -64,7 +64,7 @@ func TestParseDelivery(t *testing.T) {
 		{"numeric createdOn", `{"token":"a","createdOn":1714557600}`, notifications.Record{}, `"createdOn" must be an ISO-8601`},
 		{"NUL in token", `{"token":"a\u0000b"}`, notifications.Record{}, `"token" contains a NUL character`},
 		{"NUL in program", `{"token":"a","object":{"programToken":"\u0000"}}`, notifications.Record{}, `"object.programToken" contains a NUL`},
-		// CONTRACT §6.2 refuses only empty or malformed JSON and a missing
+		// docs/http-api.md#intake refuses only empty or malformed JSON and a missing
 		// token; an object (or its tokens) of another JSON type counts as
 		// missing: type UNK.
 		{"object not object", `{"token":"a","object":"usr-1"}`,

@@ -7,7 +7,9 @@
 #      SLUICE_BIN (a prebuilt sluice binary; default: go build ./cmd/sluice),
 #      SLUICE_TEST_POSTGRES_DSN (postgres://…; a scratch schema is created and dropped),
 #      DRAIN_LOAD (seconds of intake load before the drain measurement, default 5),
-#      INTAKE_ONLY=1 (skip the drain measurements).
+#      INTAKE_ONLY=1 (skip the drain measurements),
+#      SIGNED=1 (also measure SQLite intake with signed deliveries, CONN_WEBHOOK_SECRET;
+#      pre-signed by bench/gateway/signgen, sent by bench/gateway/signed.lua).
 # Prints one line per measurement; the figures go to BENCHMARKS.md by hand.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -16,6 +18,7 @@ CONNS=${CONNS:-64}
 THREADS=${THREADS:-2}
 DRAIN_LOAD=${DRAIN_LOAD:-5}
 INTAKE_ONLY=${INTAKE_ONLY:-0}
+SIGNED=${SIGNED:-0}
 WORK=$(mktemp -d)
 PIDS=()
 cleanup() {
@@ -45,10 +48,10 @@ wait_up() { # url
   echo "server at $1 did not come up" >&2; return 1
 }
 
-# wrk_run NAME URL: prints acknowledged/s and p99.
+# wrk_run NAME URL [SCRIPT]: prints acknowledged/s and p99.
 wrk_run() {
-  local name=$1 url=$2 out
-  out=$(wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" --latency -s "$LUA" "$url")
+  local name=$1 url=$2 script=${3:-$LUA} out
+  out=$(WRK_THREADS=$THREADS wrk -t"$THREADS" -c"$CONNS" -d"${DURATION}s" --latency -s "$script" "$url")
   local reqs non2xx secs p99
   reqs=$(echo "$out" | awk '/requests in/ {print $1}')
   secs=$(echo "$out" | awk '/requests in/ {gsub(/s,/,"",$4); print $4}')
@@ -96,6 +99,19 @@ PORT=$(free_port)
 start_sidecar "sqlite:$WORK/intake.db" "$PORT"
 wrk_run "sluice serve, SQLite FULL" "http://127.0.0.1:$PORT/webhooks/notifications"
 stop_last
+
+if [ "$SIGNED" = 1 ]; then
+  SECRET=bench-secret-0123456789abcdef
+  go build -o "$WORK/signgen" ./bench/gateway/signgen
+  "$WORK/signgen" -secret "$SECRET" -n $((45000 * DURATION)) -o "$WORK/signed.tsv"
+  PORT=$(free_port)
+  start_sidecar "sqlite:$WORK/signed.db" "$PORT" CONN_WEBHOOK_SECRET="$SECRET" CONN_WEBHOOK_TOLERANCE=1h
+  export SIGNED_FILE=$WORK/signed.tsv
+  wrk_run "sluice serve, SQLite, signed" "http://127.0.0.1:$PORT/webhooks/notifications" \
+    bench/gateway/signed.lua
+  stop_last
+  rm -f "$WORK/signed.tsv"
+fi
 
 MPORT=$(free_port)
 "$WORK/market" -addr "127.0.0.1:$MPORT" & PIDS+=($!)

@@ -207,3 +207,22 @@ func TestRateLimitHeaders(t *testing.T) {
 	require.Equal(t, 2, rec.count())
 	require.True(t, strings.HasSuffix(rec.all()[1].URI, "c=a"))
 }
+
+// TestPOSTReadRetried: a POST read is retried like a GET (it reads).
+func TestPOSTReadRetried(t *testing.T) {
+	t.Parallel()
+	srv, rec := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		if n == 1 {
+			http.Error(w, "busy", http.StatusBadGateway)
+			return
+		}
+		w.Write([]byte(`{"results":[{"id":1}]}`))
+	})
+	f, err := read(t, connectors.Props{"svc.restapi.url": srv.URL, "svc.restapi.read.method": "POST", "svc.restapi.read.body": `{"q":"x"}`,
+		"svc.restapi.retry.wait.min": "1ms", "svc.restapi.retry.wait.max": "5ms", "svc.restapi.parse.payload": "true", "svc.restapi.records.path": "results"}, nil)
+	require.NoError(t, err)
+	require.EqualValues(t, 1, f.NumRows())
+	require.Equal(t, 2, rec.count())
+	require.Equal(t, `{"q":"x"}`, rec.all()[1].Body)
+	require.Equal(t, "application/json", rec.all()[1].Header.Get("Content-Type"))
+}

@@ -61,6 +61,7 @@ type client struct {
 	tr     *http.Transport
 	auth   *authenticator
 	pace   *pacer
+	reads  bool // the requests read (a POST search is retried like a GET)
 	method string
 	url    string // redacted, for the log
 
@@ -309,10 +310,10 @@ func (c *client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	}
 	retry := false
 	if err != nil {
-		retry = c.method != http.MethodPost || !c.reached
+		retry = !c.unsafePost() || !c.reached
 	} else if resp != nil {
 		s := resp.StatusCode
-		if c.method == http.MethodPost {
+		if c.unsafePost() {
 			retry = (s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable) && resp.Header.Get("Retry-After") != ""
 		} else {
 			retry = s == http.StatusTooManyRequests || s/100 == 5
@@ -330,6 +331,9 @@ func (c *client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	}
 	return retry, nil
 }
+
+// unsafePost reports a POST that may change the server's state: a write's.
+func (c *client) unsafePost() bool { return c.method == http.MethodPost && !c.reads }
 
 // backoff doubles from min up to max; a Retry-After (seconds or an HTTP
 // date) wins, capped at max.

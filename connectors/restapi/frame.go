@@ -34,7 +34,7 @@ func (r *reader) frame(ctx context.Context) (*dataframe.Frame, error) {
 	}
 	switch r.rc.format {
 	case "ndjson":
-		return r.ndjsonFrame()
+		return r.ndjsonFrame(ctx)
 	case "csv":
 		return r.csvFrame()
 	}
@@ -98,8 +98,9 @@ func (r *reader) jsonFrame(ctx context.Context) (*dataframe.Frame, error) {
 	return f, nil
 }
 
-// ndjsonFrame reads the pages' lines as one JSON-lines input.
-func (r *reader) ndjsonFrame() (*dataframe.Frame, error) {
+// ndjsonFrame reads the pages' lines as one JSON-lines input, with the
+// JSON read settings ctx carries (see docs/inference.md#sampling).
+func (r *reader) ndjsonFrame(ctx context.Context) (*dataframe.Frame, error) {
 	var buf bytes.Buffer
 	starts := make([]int64, len(r.pages))
 	for i, p := range r.pages {
@@ -107,7 +108,7 @@ func (r *reader) ndjsonFrame() (*dataframe.Frame, error) {
 		buf.Write(p.body)
 		buf.WriteByte('\n')
 	}
-	f, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.JSONOptions{})
+	f, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.ReadSettingsFrom(ctx, dataframe.JSONOptions{}))
 	if err != nil {
 		var se *dataframe.SyntaxError
 		if errors.As(err, &se) {

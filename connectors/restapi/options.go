@@ -33,7 +33,7 @@ type PageInfo struct {
 	Status  int         // HTTP status
 	Header  http.Header // the response header
 	Body    []byte      // the body; valid only during the call, never modify it
-	Records int         // records on the page (-1 when not counted)
+	Records int         // records on the page (-1 when the read does not locate them)
 }
 
 type readOptionsKey struct{}

@@ -29,7 +29,7 @@ type pageRecords struct {
 	found bool   // the path is there (null counts), or the body is an array / lines
 	raw   []byte // json: the array (nil when null)
 	plain bool   // json: found as plain dotted keys (dataframe reads the page with the path itself)
-	n     int    // records on the page
+	n     int    // records on the page; -1 until counted (json arrays are counted only when a paginator asks)
 	last  []byte // json/ndjson: the last record's JSON
 }
 
@@ -92,17 +92,26 @@ func (p *page) records() (*pageRecords, error) {
 		}
 	}
 	if r.raw != nil {
-		var elems []json.RawMessage
-		if err := json.Unmarshal(r.raw, &elems); err != nil {
-			return nil, err
-		}
-		r.n = len(elems)
-		if r.n > 0 {
-			r.last = elems[r.n-1]
-		}
+		r.n = -1
 	}
 	p.recs = r
 	return r, nil
+}
+
+// count fills in the number of records of a json array and the last one.
+func (r *pageRecords) count() error {
+	if r.n >= 0 {
+		return nil
+	}
+	var elems []json.RawMessage
+	if err := json.Unmarshal(r.raw, &elems); err != nil {
+		return err
+	}
+	r.n = len(elems)
+	if r.n > 0 {
+		r.last = elems[r.n-1]
+	}
+	return nil
 }
 
 // needRecords is the records of a page for a paginator that counts them.
@@ -118,6 +127,9 @@ func (p *page) needRecords(typ string) (*pageRecords, error) {
 			return nil, fmt.Errorf("%w: %s=%s counts records: set %s (the response has: %s)", ErrPagination, PropPaginateType, typ, PropRecordsPath, topFields(p.body))
 		}
 		return nil, &RecordsPathError{Path: p.recordsPath.text, Fields: topFields(p.body)}
+	}
+	if err := r.count(); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

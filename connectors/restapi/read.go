@@ -108,6 +108,7 @@ func newReader(ctx context.Context, ds *connectors.Dataset, red *connectors.Reda
 		}
 	}
 	r.cl = newClient(cfg, ds, red, lim)
+	r.cl.reads = true
 	return r, nil
 }
 
@@ -157,7 +158,7 @@ func (r *reader) readPages(ctx context.Context) error {
 		}
 		if r.opts.OnPage != nil {
 			recs := -1
-			if p.recs != nil {
+			if p.recs != nil && p.recs.count() == nil {
 				recs = p.recs.n
 			}
 			info := PageInfo{Number: n, URL: r.red.String(p.url), Status: p.status, Header: p.header, Body: p.body, Records: recs}

@@ -1,6 +1,7 @@
 package restapi_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -81,4 +82,20 @@ func TestValidate(t *testing.T) {
 			require.NotContains(t, err.Error(), testKey)
 		})
 	}
+}
+
+// FuzzValidate: any property set is accepted or rejected without a panic,
+// and a rejection never quotes the secret.
+func FuzzValidate(f *testing.F) {
+	f.Add("svc.restapi.paginate.next.feild", "next", "svc.restapi.paginate.type", "offset")
+	f.Add("svc.restapi.auth.type", "oauth2", "svc.restapi.auth.token.url", "http://h/t")
+	f.Add("svc.restapi.read.body", `{"a":{svc.restapi.x}}`, "svc.restapi.response.format", "csv")
+	f.Add("svc.restapi.records.path", `a\.b..c`, "svc.restapi.rate.limit", "1e400")
+	v := connector(f).(connectors.Validator)
+	f.Fuzz(func(t *testing.T, k1, v1, k2, v2 string) {
+		p := connectors.Props{"svc.restapi.url": "http://127.0.0.1/x", "svc.restapi.auth.token": testKey, k1: v1, k2: v2}
+		if err := v.Validate(nil, p); err != nil && strings.Contains(err.Error(), testKey) {
+			t.Fatalf("the error quotes the secret: %v", err)
+		}
+	})
 }

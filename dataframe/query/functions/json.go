@@ -279,6 +279,9 @@ func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
 	default:
 		return fn.Bound{}, fmt.Errorf("argument 2: schema %q must be a struct, an array or a map", schema)
 	}
+	if err := stringKeyed(dt); err != nil {
+		return fn.Bound{}, fmt.Errorf("argument 2: schema %q: %w", schema, err)
+	}
 	return fn.Bound{Type: dt, Args: []arrow.DataType{stringType, nil}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		doc := a[0].(*array.String)
 		b := array.NewBuilder(ctx.Mem, dt)
@@ -308,6 +311,27 @@ func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
 		}
 		return b.NewArray(), nil
 	}}, nil
+}
+
+// stringKeyed checks that every map in dt has string keys: JSON object
+// keys are text.
+func stringKeyed(dt arrow.DataType) error {
+	switch t := dt.(type) {
+	case *arrow.MapType:
+		if !isStringType(t.KeyType()) {
+			return fmt.Errorf("map keys must be strings, got %s", sparkName(t.KeyType()))
+		}
+		return stringKeyed(t.ItemType())
+	case *arrow.ListType:
+		return stringKeyed(t.Elem())
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			if err := stringKeyed(f.Type); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // appendJSONAs appends a decoded JSON value to b as b's type, the way

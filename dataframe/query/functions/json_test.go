@@ -33,6 +33,8 @@ func TestJSONFunctions(t *testing.T) {
 		{name: "schema not literal", fn: "from_json", args: []in{lit(str, `{}`), col(str, "a int")}, err: "argument 2 must be a schema string literal, got string"},
 		{name: "bad schema", fn: "from_json", args: []in{lit(str, `{}`), lit(str, "a nosuchtype")}, err: "argument 2: schema \"a nosuchtype\""},
 		{name: "scalar schema", fn: "from_json", args: []in{lit(str, `1`), lit(str, "int")}, err: "must be a struct, an array or a map"},
+		{name: "map schema", fn: "from_json", args: []in{col(str, `{"a":1,"b":null}`, `[1]`), lit(str, "map<string,bigint>")}, typ: strMap, want: []any{map[string]any{"a": int64(1), "b": nil}, nil}},
+		{name: "map keys", fn: "from_json", args: []in{lit(str, `{}`), lit(str, "a map<int,int>")}, err: "map keys must be strings, got int"},
 		{name: "options", fn: "from_json", args: []in{lit(str, `{}`), lit(str, "a int"), lit(str, "x")}, err: "options are not supported"},
 		{name: "doc struct", fn: "to_json", args: []in{col(abLong, []any{int64(1), "2"}, []any{nil, "<x>"}, nil)}, typ: str, want: []any{`{"a":1,"b":"2"}`, `{"b":"<x>"}`, nil}},
 		{name: "doc array of structs", fn: "to_json", args: []in{lit(arrow.ListOf(abLong), []any{[]any{int64(1), "2"}})}, want: []any{`[{"a":1,"b":"2"}]`}},

@@ -19,7 +19,7 @@ import (
 )
 
 // DatasetColumns are the dataset's columns and their types (docs/http-api.md,
-// §4: id long, dates timestamp, counters integer).
+// docs/http-api.md#datasets: id long, dates timestamp, counters integer).
 var DatasetColumns = []struct{ Name, Type string }{
 	{"id", "long"}, {"webhookToken", "string"}, {"objectToken", "string"},
 	{"creationDate", "timestamp"}, {"receptionDate", "timestamp"}, {"notificationType", "string"},

@@ -1,4 +1,4 @@
--- Notification records (CONTRACT §6.1). Dates are timestamptz(3): the
+-- Notification records (see docs/http-api.md#record). Dates are timestamptz(3): the
 -- store keeps milliseconds, so from = to = receptionDate matches.
 -- claimed_until is the claim lease of a record handed out by Claim and not
 -- yet finished.

@@ -1,4 +1,4 @@
--- Notification records (CONTRACT §6.1). Dates are INTEGER unix milliseconds
+-- Notification records (see docs/http-api.md#record). Dates are INTEGER unix milliseconds
 -- in UTC: exact, compact and fast to compare. claimed_until is the claim
 -- lease of a record handed out by Claim and not yet finished.
 CREATE TABLE notifications (
