@@ -54,6 +54,7 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	d := &catalog.Delivery{FullRefresh: *fullRefresh}
 	ctx, stats := dataframe.WithReadSettings(ctx, smp.settings())
 	pctx, prog := startReadProgress(catalog.WithDelivery(ctx, d), env, "reading "+name)
+	s.SetLogOutput(prog.logWriter(env.stderr))
 	f, err := s.Read(pctx, name, props)
 	prog.stop()
 	if err != nil {

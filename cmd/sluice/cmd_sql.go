@@ -64,6 +64,7 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	pctx, prog := startReadProgress(ctx, env, "sql")
+	s.SetLogOutput(prog.logWriter(env.stderr))
 	f, err := s.ExecuteBatch(pctx, text)
 	prog.stop()
 	if err != nil {

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"sync/atomic"
 	"time"
 
@@ -56,6 +57,26 @@ func (p *readProgress) String() string {
 	}
 	return fmt.Sprintf("%s: %s pages, %s rows, %s, %.1f pages/s",
 		p.label, termline.Count(pages), termline.Count(p.rows.Load()), termline.Bytes(p.nbytes.Load()), rate)
+}
+
+// logWriter is w for log and warning lines (CONSOLE logging, fan-out
+// skips): the live line is erased first so they do not run into it, and
+// drawn again on the next tick.
+func (p *readProgress) logWriter(w io.Writer) io.Writer {
+	if p.line == nil {
+		return w
+	}
+	return clearingWriter{line: p.line, w: w}
+}
+
+type clearingWriter struct {
+	line *termline.Line
+	w    io.Writer
+}
+
+func (c clearingWriter) Write(b []byte) (int, error) {
+	c.line.Clear()
+	return c.w.Write(b)
 }
 
 // stop erases the line.

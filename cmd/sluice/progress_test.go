@@ -96,3 +96,41 @@ func TestReadProgressQuietOffATerminal(t *testing.T) {
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stderr)
 }
+
+// A fan-out with on.error=skip through the CLI: one warning line per
+// skipped value, then the count, on stderr; the rows of the others on stdout.
+func TestFanoutSkipWarningsOnStderr(t *testing.T) {
+	t.Parallel()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/parents":
+			fmt.Fprint(w, `[{"n":1},{"n":2},{"n":3}]`)
+		case "/children/2":
+			http.Error(w, "gone", http.StatusGone)
+		default:
+			fmt.Fprintf(w, `[{"child":%q}]`, r.URL.Path)
+		}
+	}))
+	defer srv.Close()
+	cat := filepath.Join(t.TempDir(), "cat")
+	code, _, stderr := datasetCLI(t, "", nil, "sql", "--catalog", cat, "-e", `
+		CREATE TABLE api.parents TBLPROPERTIES ('svc.storage.type'='RESTAPI', 'svc.restapi.url'='`+srv.URL+`/parents', 'svc.restapi.parse.payload'='true');
+		CREATE TABLE api.children TBLPROPERTIES ('svc.storage.type'='RESTAPI', 'svc.restapi.parse.payload'='true',
+		  'svc.restapi.url.pattern'='svc.restapi.pattern.c', 'svc.restapi.pattern.c'='`+srv.URL+`/children/{svc.restapi.n}',
+		  'svc.restapi.retry.max'='0', 'svc.restapi.fanout.from'='api.parents', 'svc.restapi.fanout.column'='n',
+		  'svc.restapi.fanout.token'='svc.restapi.n', 'svc.restapi.fanout.on.error'='skip')`)
+	require.Equal(t, 0, code, stderr)
+	code, stdout, stderr := datasetCLI(t, "", nil, "read", "api.children", "--catalog", cat, "--format", "csv")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "child,_parent_n\n/children/1,1\n/children/3,3\n", stdout)
+	lines := strings.Split(strings.TrimSuffix(stderr, "\n"), "\n")
+	require.Len(t, lines, 2, stderr)
+	require.True(t, strings.HasPrefix(lines[0], "sluice: warning: skipped n=2: "), lines[0])
+	require.Contains(t, lines[0], "HTTP 410")
+	require.Equal(t, "sluice: warning: skipped 1 of 3 parent values", lines[1])
+
+	// Without skip, the first failure stops the read, naming the value.
+	code, _, stderr = datasetCLI(t, "", nil, "read", "api.children", "--catalog", cat, "--set", "svc.restapi.fanout.on.error=fail")
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "fan-out child n=2")
+}
