@@ -727,14 +727,19 @@ func pgRange(r queue.Range, first int) (string, []any) {
 
 func (s *pgStore) List(ctx context.Context, r queue.Range) ([]queue.Record, error) {
 	where, args := pgRange(r, 1)
-	rows, err := s.pool.Query(ctx, `SELECT `+pgCols+` FROM notifications WHERE `+where+
-		` ORDER BY reception_date, id`, args...)
+	return s.selectRecords(ctx, "list", `WHERE `+where+` ORDER BY reception_date, id`, args...)
+}
+
+// selectRecords reads the records a query tail (WHERE … ORDER BY …)
+// selects.
+func (s *pgStore) selectRecords(ctx context.Context, op, tail string, args ...any) ([]queue.Record, error) {
+	rows, err := s.pool.Query(ctx, `SELECT `+pgCols+` FROM notifications `+tail, args...)
 	if err != nil {
-		return nil, storeErr(pgName+": list", err)
+		return nil, storeErr(pgName+": "+op, err)
 	}
 	recs, err := collectPG(rows)
 	if err != nil {
-		return nil, storeErr(pgName+": list", err)
+		return nil, storeErr(pgName+": "+op, err)
 	}
 	return recs, nil
 }

@@ -35,16 +35,8 @@ func (s *pgStore) Page(ctx context.Context, q queue.Query) ([]queue.Record, erro
 		args = append(args, fromMS(ms(q.After.Reception)), q.After.ID)
 		where += fmt.Sprintf(" AND (reception_date, id) %s ($%d, $%d)", cmp, len(args)-1, len(args))
 	}
-	rows, err := s.pool.Query(ctx, fmt.Sprintf(`SELECT %s FROM notifications WHERE %s
-		ORDER BY reception_date %s, id %s LIMIT %d`, pgCols, where, order, order, q.Limit), args...)
-	if err != nil {
-		return nil, storeErr(pgName+": page", err)
-	}
-	recs, err := collectPG(rows)
-	if err != nil {
-		return nil, storeErr(pgName+": page", err)
-	}
-	return recs, nil
+	return s.selectRecords(ctx, "page", fmt.Sprintf(`WHERE %s ORDER BY reception_date %s, id %s LIMIT %d`,
+		where, order, order, q.Limit), args...)
 }
 
 func (s *pgStore) Attempts(ctx context.Context, token string) ([]queue.Attempt, error) {

@@ -765,14 +765,19 @@ func sqliteRange(r queue.Range) (string, []any) {
 
 func (s *sqliteStore) List(ctx context.Context, r queue.Range) ([]queue.Record, error) {
 	where, args := sqliteRange(r)
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE `+where+
-		` ORDER BY reception_date, id`, args...)
+	return s.selectRecords(ctx, "list", `WHERE `+where+` ORDER BY reception_date, id`, args...)
+}
+
+// selectRecords reads the records a query tail (WHERE … ORDER BY …)
+// selects, on the read pool.
+func (s *sqliteStore) selectRecords(ctx context.Context, op, tail string, args ...any) ([]queue.Record, error) {
+	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqliteCols+` FROM notifications `+tail, args...)
 	if err != nil {
-		return nil, storeErr(sqliteName+": list", err)
+		return nil, storeErr(sqliteName+": "+op, err)
 	}
 	recs, err := collectSQLite(rows)
 	if err != nil {
-		return nil, storeErr(sqliteName+": list", err)
+		return nil, storeErr(sqliteName+": "+op, err)
 	}
 	return recs, nil
 }

@@ -41,16 +41,8 @@ func (s *sqliteStore) Page(ctx context.Context, q queue.Query) ([]queue.Record, 
 		where += " AND (reception_date, id) " + cmp + " (?, ?)"
 		args = append(args, ms(q.After.Reception), q.After.ID)
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT `+sqliteCols+` FROM notifications WHERE `+where+
-		` ORDER BY reception_date `+order+`, id `+order+` LIMIT `+strconv.Itoa(q.Limit), args...)
-	if err != nil {
-		return nil, storeErr(sqliteName+": page", err)
-	}
-	recs, err := collectSQLite(rows)
-	if err != nil {
-		return nil, storeErr(sqliteName+": page", err)
-	}
-	return recs, nil
+	return s.selectRecords(ctx, "page", `WHERE `+where+` ORDER BY reception_date `+order+`, id `+order+
+		` LIMIT `+strconv.Itoa(q.Limit), args...)
 }
 
 func (s *sqliteStore) Attempts(ctx context.Context, token string) ([]queue.Attempt, error) {
