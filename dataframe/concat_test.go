@@ -96,3 +96,19 @@ func TestConcatTimestamps(t *testing.T) {
 		`{"t":"2024-05-01T10:00:00.123456Z","u":"text"}`,
 	}, rowsJSON(t, got))
 }
+
+func TestConcatDecimals(t *testing.T) {
+	t.Parallel()
+	a, err := ReadNDJSON([]byte(`{"a":1,"b":2.5}`+"\n"), JSONOptions{})
+	require.NoError(t, err)
+	defer a.Release()
+	b, err := ReadNDJSON([]byte(`{"a":92233720368547758070,"b":12345678901234567890123}`+"\n"), JSONOptions{})
+	require.NoError(t, err)
+	defer b.Release()
+	c, err := Concat(a, b)
+	require.NoError(t, err)
+	defer c.Release()
+	// long + decimal(20,0) → decimal(20,0); double + decimal → double.
+	require.Equal(t, "root\n |-- a: decimal(20,0) (nullable = true)\n |-- b: double (nullable = true)\n", SchemaString(c.Schema()))
+	require.Equal(t, []string{`{"a":1,"b":2.5}`, `{"a":92233720368547758070,"b":1.2345678901234568e+22}`}, rowsJSON(t, c))
+}
