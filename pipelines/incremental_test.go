@@ -98,6 +98,14 @@ steps:
 		`{"id":3,"title":"t3 v2","version":2}`,
 	}, stored())
 
+	// Nothing new: the run succeeds and the stored rows stay.
+	res, err = run(t, src, nil, pipelines.Options{Session: sess})
+	require.NoError(t, err)
+	require.EqualValues(t, 0, res.Output.NumRows())
+	res.Output.Release()
+	require.Len(t, stored(), 3)
+	require.Equal(t, "2 [2 3]", state())
+
 	// A pipeline that fails after reading moves nothing.
 	api.set(4, 3)
 	before := stored()

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/sluicedata/sluice/catalog"
+	"github.com/sluicedata/sluice/internal/suggest"
 )
 
 func init() {
@@ -33,7 +34,7 @@ func runStateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	verb, name := pos[0], pos[1]
 	if verb != "show" && verb != "reset" {
-		return usagef("unknown action %q (want show or reset)", verb)
+		return usagef("unknown action %q%s (want show or reset)", verb, suggest.Phrase(verb, []string{"show", "reset"}))
 	}
 	s, err := sess.open(env)
 	if err != nil {

@@ -101,6 +101,16 @@ func replaceDirWith(ctx context.Context, dir string, f *dataframe.Frame, o Write
 // the rows kept; of several rows of f with one key the last wins. f stays
 // the caller's.
 func MergeWithExisting(ctx context.Context, path string, fields []connectors.Field, f *dataframe.Frame, keys []string) (*dataframe.Frame, error) {
+	if f.NumRows() == 0 {
+		// Nothing new (an incremental load on a quiet day): the stored data
+		// stays as it is, whatever columns the empty frame has.
+		old, err := readExisting(ctx, path, fields)
+		if err != nil || old != nil {
+			return old, err
+		}
+		f.Retain()
+		return dataframe.New(f.Schema(), f.Records()...)
+	}
 	if err := checkKeys("the incoming rows", f, keys); err != nil {
 		return nil, err
 	}

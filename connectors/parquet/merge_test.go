@@ -72,6 +72,11 @@ func TestMergeFileAndDirectory(t *testing.T) {
 		// Running the same merge again changes nothing: no duplicates.
 		require.NoError(t, writeMerge(t, ds, rowsOf(t, cols, []any{int64(3), "c", "d2"})))
 		require.Equal(t, got, readJSON(t, ds))
+		// An empty frame (a quiet day, no columns at all) changes nothing.
+		empty, err := dataframe.FromValues(nil, nil)
+		require.NoError(t, err)
+		require.NoError(t, writeMerge(t, ds, empty))
+		require.Equal(t, got, readJSON(t, ds))
 		noTempLeft(t, root)
 	}
 }
