@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -56,11 +57,13 @@ func CompareValues(a, b string) int {
 	return strings.Compare(a, b)
 }
 
+var decimalNumber = regexp.MustCompile(`^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$`)
+
 // parseNumber parses decimal text exactly (no float rounding between two
 // 19-digit ids).
 func parseNumber(s string) (*big.Rat, bool) {
-	if s == "" || strings.ContainsAny(s, "/_") {
-		return nil, false
+	if !decimalNumber.MatchString(s) {
+		return nil, false // not 0x1F, 1_000 or 1/2, which big.Rat would take
 	}
 	r, ok := new(big.Rat).SetString(s)
 	return r, ok

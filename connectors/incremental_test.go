@@ -24,6 +24,8 @@ func TestCompareValues(t *testing.T) {
 		{"b", "a", 1},
 		{"10", "a", -1}, // mixed: strings
 		{"", "", 0},
+		{"0x10", "0x9", -1}, // hex is text here
+		{"1e3", "999", 1},
 	} {
 		require.Equal(t, tc.want, connectors.CompareValues(tc.a, tc.b), "%q vs %q", tc.a, tc.b)
 	}
