@@ -67,7 +67,7 @@ func (t *Table) Fields() []connectors.Field {
 
 // DefaultFielder may be implemented by a connector whose tables have fixed
 // columns: a CREATE without a column list stores these. The RESTAPI
-// connector's tables default to `payload string` (CONTRACT §9); when the
+// connector's tables default to `payload string` (docs/catalog.md); when the
 // registered connector does not implement this interface, the catalog
 // applies that default itself for type RESTAPI.
 type DefaultFielder interface {
@@ -102,7 +102,7 @@ func Open(dir string) (*Catalog, error) {
 // Dir is the catalog's absolute directory.
 func (c *Catalog) Dir() string { return c.dir }
 
-// ResolveDir picks the catalog directory as CONTRACT §2 says: the flag
+// ResolveDir picks the catalog directory as docs/catalog.md says: the flag
 // value, else $SLUICE_CATALOG, else .sluice/catalog under the working
 // directory wd. getenv may be nil.
 func ResolveDir(flagValue string, getenv func(string) string, wd string) string {

@@ -14,7 +14,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// ExecuteBatch runs a batch of SQL statements (CONTRACT §5) in order and
+// ExecuteBatch runs a batch of SQL statements (docs/catalog.md, docs/sql.md) in order and
 // returns the last statement's frame; the caller releases it. The whole
 // batch is parsed and planned first, so a syntax error anywhere runs
 // nothing. A failing statement stops the batch; the error starts with its

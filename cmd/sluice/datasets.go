@@ -10,7 +10,7 @@ import (
 )
 
 // sessionFlags are the flags of every command that touches datasets (sql,
-// read, write, run): --catalog DIR and repeated --set k=v (CONTRACT §9).
+// read, write, run): --catalog DIR and repeated --set k=v (docs/cli.md#conventions).
 type sessionFlags struct {
 	catalogDir string
 	sets       *kvFlag
