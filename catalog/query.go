@@ -114,3 +114,9 @@ func isNilReader(s TableReader) bool {
 	ss, ok := s.(*Session)
 	return ok && ss == nil
 }
+
+// TableColumns reads a table with only the columns need names, where its
+// connector can skip columns (Parquet files).
+func (r *sessionTables) TableColumns(ctx context.Context, name []string, need []string) (query.Table, error) {
+	return r.Table(dataframe.WithColumns(ctx, need), name)
+}

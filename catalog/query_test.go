@@ -93,3 +93,24 @@ func TestQueryEngine(t *testing.T) {
 		require.ErrorContains(t, err, tc.want, tc.q)
 	}
 }
+
+// A query over a Parquet table reads only the columns it names; count(*)
+// still counts every row, and a mistyped column is named with the whole
+// table's columns as candidates.
+func TestQueryParquetColumns(t *testing.T) {
+	t.Parallel()
+	s, _ := newSession(t)
+	dir := t.TempDir()
+	f := ndjson(t, `{"k":1,"s":"a","x":1.5}
+{"k":2,"s":"b","x":2.5}
+{"k":1,"s":"c","x":null}
+`)
+	defer f.Release()
+	path := dir + "/t.parquet"
+	require.NoError(t, fileio.WriteFile(path, f, fileio.FileOptions{}))
+	exec(t, s, "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
+	require.Equal(t, []string{`{"count(1)":3}`}, exec(t, s, "SELECT count(*) FROM p.t"))
+	require.Equal(t, []string{`{"k":1,"n":2,"sx":1.5}`, `{"k":2,"n":1,"sx":2.5}`}, exec(t, s, "SELECT k, count(*) AS n, sum(x) AS sx FROM p.t GROUP BY k ORDER BY k"))
+	_, err := s.ExecuteBatch(context.Background(), "SELECT kk FROM p.t")
+	require.EqualError(t, err, "statement 1: line 1, column 8: unknown column kk")
+}

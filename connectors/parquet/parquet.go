@@ -202,7 +202,7 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 		return nil, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
 	if !isDir(path) {
-		f, err := readFile(path)
+		f, err := readFile(path, dataframe.ColumnsFrom(ctx))
 		if err != nil {
 			return nil, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
 		}
@@ -215,14 +215,16 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 	return f, nil
 }
 
-func readFile(path string) (f *dataframe.Frame, err error) {
+// readFile reads one Parquet file, only the columns cols names when it is
+// not nil (a query's projection, see dataframe.WithColumns).
+func readFile(path string, cols []string) (f *dataframe.Frame, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			f, err = nil, fmt.Errorf("reading %s: malformed parquet file: %v", path, v)
 		}
 	}()
 	// fileio.ReadParquet's errors already name the path.
-	return fileio.ReadParquet(path, nil)
+	return fileio.ReadParquetColumns(path, nil, cols)
 }
 
 // part is one data file of a directory and its partition values.
@@ -323,7 +325,7 @@ func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataf
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f, err := readFile(p.path)
+		f, err := readFile(p.path, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -149,6 +149,14 @@ func writeParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions, workers int
 // ReadParquet reads a whole Parquet file into a frame, restoring the Arrow
 // schema stored by WriteParquet when present. The caller releases the frame.
 func ReadParquet(path string, mem memory.Allocator) (f *dataframe.Frame, err error) {
+	return ReadParquetColumns(path, mem, nil)
+}
+
+// ReadParquetColumns is ReadParquet for the top-level columns named in
+// cols only (all when cols is nil): a query that needs three columns of
+// five decodes three (see docs/sql.md#performance). Unknown names are
+// ignored.
+func ReadParquetColumns(path string, mem memory.Allocator, cols []string) (f *dataframe.Frame, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -159,7 +167,7 @@ func ReadParquet(path string, mem memory.Allocator) (f *dataframe.Frame, err err
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
 	defer rdr.Close()
-	f, err = readParquet(path, rdr, bounded)
+	f, err = readParquet(path, rdr, bounded, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -167,7 +175,7 @@ func ReadParquet(path string, mem memory.Allocator) (f *dataframe.Frame, err err
 	return f, nil
 }
 
-func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *dataframe.Frame, err error) {
+func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []string) (f *dataframe.Frame, err error) {
 	// Not pqarrow's Parallel: its reader goroutines would panic on corrupt
 	// pages where no recover of ours can reach; row groups are read in
 	// parallel below instead.
@@ -181,6 +189,35 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *datafr
 	schema, err := fr.Schema()
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	}
+	var leaves []int
+	if cols != nil {
+		keep := map[string]bool{}
+		for _, c := range cols {
+			keep[strings.ToLower(c)] = true
+		}
+		var fields []arrow.Field
+		for _, fd := range schema.Fields() {
+			if keep[strings.ToLower(fd.Name)] {
+				fields = append(fields, fd)
+			}
+		}
+		if len(fields) == 0 && schema.NumFields() > 0 {
+			// No column is needed (count(*)): the rows still are, so
+			// read the first column for them.
+			fields = schema.Fields()[:1]
+			keep[strings.ToLower(fields[0].Name)] = true
+		}
+		ps := rdr.MetaData().Schema
+		for j := 0; j < ps.NumColumns(); j++ {
+			if path := ps.Column(j).ColumnPath(); len(path) > 0 && keep[strings.ToLower(path[0])] {
+				leaves = append(leaves, j)
+			}
+		}
+		schema = arrow.NewSchema(fields, nil)
+		if len(leaves) == 0 || len(fields) == 0 {
+			return dataframe.Empty(schema), nil
+		}
 	}
 	n := rdr.NumRowGroups()
 	results := make([][]arrow.Record, n)
@@ -196,7 +233,7 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *datafr
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-slots }()
-			results[i], errs[i] = readRowGroup(rdr, mem, i)
+			results[i], errs[i] = readRowGroup(rdr, mem, i, leaves)
 		}(i)
 	}
 	wg.Wait()
@@ -210,11 +247,14 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator) (f *datafr
 		}
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
+	if len(recs) > 0 && cols != nil {
+		schema = recs[0].Schema()
+	}
 	return dataframe.New(schema, recs...)
 }
 
 // readRowGroup reads row group i into records the caller releases.
-func readRowGroup(rdr *file.Reader, mem memory.Allocator, i int) (recs []arrow.Record, err error) {
+func readRowGroup(rdr *file.Reader, mem memory.Allocator, i int, leaves []int) (recs []arrow.Record, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("row group %d: %v (recovered panic)", i, r)
@@ -230,7 +270,7 @@ func readRowGroup(rdr *file.Reader, mem memory.Allocator, i int) (recs []arrow.R
 	if err != nil {
 		return nil, err
 	}
-	rr, err := fr.GetRecordReader(context.Background(), nil, []int{i})
+	rr, err := fr.GetRecordReader(context.Background(), leaves, []int{i})
 	if err != nil {
 		return nil, err
 	}

@@ -141,7 +141,7 @@ func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqa
 				ch <- group{err: fmt.Errorf("reading %s: parquet: %w", path, err)}
 				return
 			}
-			recs, err := readRowGroup(rdr, mem, i)
+			recs, err := readRowGroup(rdr, mem, i, nil)
 			if err != nil {
 				err = fmt.Errorf("reading %s: parquet: %w", path, err)
 			}

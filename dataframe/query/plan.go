@@ -141,6 +141,16 @@ func Compile(ctx context.Context, q Query, r Resolver, opts Options) (*Plan, err
 	if opts.SortMemory == 0 {
 		opts.SortMemory = DefaultSortMemory
 	}
+	if cr, ok := r.(ColumnsResolver); ok {
+		if need := neededColumns(q); need != nil {
+			p := &planner{ctx: ctx, r: pruning{cr, need}, now: opts.Now}
+			if root, err := p.query(q, nil); err == nil {
+				return &Plan{root: root, opts: opts}, nil
+			}
+			// Plan again over whole tables: the error then names what
+			// the table really has.
+		}
+	}
 	p := &planner{ctx: ctx, r: r, now: opts.Now}
 	root, err := p.query(q, nil)
 	if err != nil {

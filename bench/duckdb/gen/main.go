@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
-
 )
 
 func main() {

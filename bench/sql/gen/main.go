@@ -1,0 +1,100 @@
+// Command gen writes the SQL benchmark's tables as Parquet: a fact table
+// of -rows rows (k: long with 10,000 distinct values, s: string with 1,000,
+// x and y: double, ts: timestamp) and a dimension table of 100,000 rows
+// (k: long, name: string, weight: double) whose keys cover the fact's.
+//
+//	go run ./bench/sql/gen -rows 10000000 -o /tmp/sqlbench
+package main
+
+import (
+	"flag"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
+)
+
+func main() {
+	rows := flag.Int("rows", 10_000_000, "rows of the fact table")
+	out := flag.String("o", ".", "output directory")
+	flag.Parse()
+	if err := run(*rows, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+}
+
+const batch = 1 << 16
+
+func run(rows int, dir string) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	mem := memory.DefaultAllocator
+	r := rand.New(rand.NewPCG(1, 2))
+	factSchema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "y", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "ts", Type: dataframe.TimestampType, Nullable: true},
+	}, nil)
+	strs := make([]string, 1000)
+	for i := range strs {
+		strs[i] = fmt.Sprintf("key-%04d", i)
+	}
+	var recs []arrow.Record
+	b := array.NewRecordBuilder(mem, factSchema)
+	defer b.Release()
+	start := int64(1_700_000_000_000)
+	for done := 0; done < rows; {
+		n := min(batch, rows-done)
+		kb := b.Field(0).(*array.Int64Builder)
+		sb := b.Field(1).(*array.StringBuilder)
+		xb := b.Field(2).(*array.Float64Builder)
+		yb := b.Field(3).(*array.Float64Builder)
+		tb := b.Field(4).(*array.TimestampBuilder)
+		for i := 0; i < n; i++ {
+			kb.Append(int64(r.IntN(10_000)))
+			sb.Append(strs[r.IntN(1000)])
+			xb.Append(r.Float64() * 1000)
+			yb.Append(r.NormFloat64())
+			tb.Append(arrow.Timestamp(start + int64(done+i)*10))
+		}
+		recs = append(recs, b.NewRecord())
+		done += n
+	}
+	fact, err := dataframe.New(factSchema, recs...)
+	if err != nil {
+		return err
+	}
+	defer fact.Release()
+	if err := fileio.WriteFile(filepath.Join(dir, "fact.parquet"), fact, fileio.FileOptions{}); err != nil {
+		return err
+	}
+	dimSchema := arrow.NewSchema([]arrow.Field{
+		{Name: "k", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
+		{Name: "weight", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+	}, nil)
+	db := array.NewRecordBuilder(mem, dimSchema)
+	defer db.Release()
+	for i := 0; i < 100_000; i++ {
+		db.Field(0).(*array.Int64Builder).Append(int64(i))
+		db.Field(1).(*array.StringBuilder).Append(fmt.Sprintf("name-%d", i%5000))
+		db.Field(2).(*array.Float64Builder).Append(r.Float64())
+	}
+	dim, err := dataframe.New(dimSchema, db.NewRecord())
+	if err != nil {
+		return err
+	}
+	defer dim.Release()
+	return fileio.WriteFile(filepath.Join(dir, "dim.parquet"), dim, fileio.FileOptions{})
+}

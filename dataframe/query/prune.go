@@ -1,0 +1,106 @@
+package query
+
+import (
+	"context"
+	"strings"
+)
+
+// ColumnsResolver is a Resolver that can read fewer columns: need says
+// whether a top-level column may be used by the query. The planner asks it
+// only when it can tell (no `*` in the query), and plans again with every
+// column when the pruned plan fails, so that errors (did-you-mean) see the
+// whole table.
+type ColumnsResolver interface {
+	Resolver
+	TableColumns(ctx context.Context, name []string, need []string) (Table, error)
+}
+
+// neededColumns lists every name a column reference of q may use (each
+// segment of each path: `t.a.b` may be column t, a or b), or nil when q
+// has a `*` and needs everything.
+func neededColumns(q Query) []string {
+	seen := map[string]bool{}
+	star := false
+	addExpr := func(e Expr) {
+		visit(e, func(x Expr) bool {
+			switch c := x.(type) {
+			case *Column:
+				for _, p := range c.Path {
+					seen[strings.ToLower(p)] = true
+				}
+			case *Star:
+				star = true
+			}
+			return true
+		})
+	}
+	var walkQ func(q Query)
+	var walkS func(s Source)
+	walkS = func(s Source) {
+		switch x := s.(type) {
+		case *SubqueryRef:
+			walkQ(x.Query)
+		case *JoinRef:
+			walkS(x.L)
+			walkS(x.R)
+			addExpr(x.On)
+			for _, u := range x.Using {
+				seen[strings.ToLower(u)] = true
+			}
+		case *LateralView:
+			walkS(x.Input)
+			addExpr(x.Gen)
+		}
+	}
+	walkQ = func(q Query) {
+		switch x := q.(type) {
+		case *Select:
+			for _, c := range x.With {
+				walkQ(c.Query)
+			}
+			for _, it := range x.Items {
+				addExpr(it.Expr)
+			}
+			if x.From != nil {
+				walkS(x.From)
+			}
+			addExpr(x.Where)
+			addExpr(x.Having)
+			for _, g := range x.GroupBy {
+				addExpr(g)
+			}
+			for _, o := range x.OrderBy {
+				addExpr(o.Expr)
+			}
+		case *SetOp:
+			for _, c := range x.With {
+				walkQ(c.Query)
+			}
+			walkQ(x.L)
+			walkQ(x.R)
+			for _, o := range x.OrderBy {
+				addExpr(o.Expr)
+			}
+		}
+	}
+	walkQ(q)
+	if star {
+		return nil
+	}
+	out := make([]string, 0, len(seen))
+	for k := range seen {
+		out = append(out, k)
+	}
+	return out
+}
+
+// pruning wraps a ColumnsResolver so that every table is read with the
+// query's columns only.
+type pruning struct {
+	r    ColumnsResolver
+	need []string
+}
+
+func (p pruning) Table(ctx context.Context, name []string) (Table, error) {
+	return p.r.TableColumns(ctx, name, p.need)
+}
