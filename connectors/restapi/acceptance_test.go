@@ -1,7 +1,8 @@
 package restapi_test
 
-// Black-box acceptance tests written from CONTRACT §3 and the RESTAPI part
-// of §9, through the registry as a user of the connector sees it.
+// Black-box acceptance tests written from docs/restapi.md and the RESTAPI
+// section of the README, through the registry as a user of the connector
+// sees it.
 
 import (
 	"bytes"
