@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/connectors"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 type accLog struct {
@@ -66,7 +66,7 @@ func accRead(t *testing.T, p connectors.Props) (string, error) {
 	}
 	defer f.Release()
 	var out bytes.Buffer
-	require.NoError(t, dataframe.WriteNDJSON(&out, f))
+	require.NoError(t, fileio.WriteNDJSON(&out, f))
 	return out.String(), nil
 }
 
