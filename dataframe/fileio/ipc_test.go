@@ -1,7 +1,9 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/internal/frametest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -12,8 +14,8 @@ import (
 func TestArrowIPCRoundTrip(t *testing.T) {
 	t.Parallel()
 	for _, batch := range []int{0, 1, 2} {
-		mem := ioCheckedAlloc(t)
-		f := ioNestedFrame(t, mem, batch)
+		mem := frametest.CheckedAlloc(t)
+		f := fixtures.NestedFrame(t, mem, batch)
 		var buf bytes.Buffer
 		require.NoError(t, WriteArrowIPC(&buf, f))
 		require.True(t, bytes.HasPrefix(buf.Bytes(), []byte("ARROW1")))
@@ -23,7 +25,7 @@ func TestArrowIPCRoundTrip(t *testing.T) {
 		got, err := ReadArrowIPC(path, mem)
 		require.NoError(t, err)
 		require.Equal(t, len(f.Records()), len(got.Records()))
-		ioRequireFramesEqual(t, f, got)
+		frametest.RequireFramesEqual(t, f, got)
 		got.Release()
 		f.Release()
 	}
@@ -31,8 +33,8 @@ func TestArrowIPCRoundTrip(t *testing.T) {
 
 func TestReadArrowIPCCorrupt(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	f := ioNestedFrame(t, mem, 0)
+	mem := frametest.CheckedAlloc(t)
+	f := fixtures.NestedFrame(t, mem, 0)
 	defer f.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteArrowIPC(&buf, f))

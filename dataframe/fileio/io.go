@@ -1,9 +1,10 @@
-package dataframe
+package fileio
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,11 +30,11 @@ type FileOptions struct {
 	// Allocator backs the frame's buffers. Defaults to memory.DefaultAllocator.
 	Allocator memory.Allocator
 	// SampleRows, Strict, Mode and Stats apply to JSON input as in
-	// JSONOptions (see docs/inference.md#sampling).
+	// dataframe.JSONOptions (see docs/inference.md#sampling).
 	SampleRows int
 	Strict     bool
 	Mode       string
-	Stats      *ReadStats
+	Stats      *dataframe.ReadStats
 }
 
 func (o FileOptions) allocator() memory.Allocator {
@@ -91,11 +92,11 @@ func unknownFormat(path, ext, want string) error {
 }
 
 // ReadFile reads a file into a frame, choosing the format by extension:
-// .json (one JSON document, inferred as ReadJSON does; RecordsPath picks the
+// .json (one JSON document, inferred as dataframe.ReadJSON does; RecordsPath picks the
 // rows), .ndjson and .jsonl (JSON lines), .csv (header row, types inferred),
 // .parquet and .arrow (Arrow IPC file format). The whole file ends up in
 // memory; OpenFile streams it instead. The caller releases the frame.
-func ReadFile(path string, o FileOptions) (*Frame, error) {
+func ReadFile(path string, o FileOptions) (*dataframe.Frame, error) {
 	format, ext := formatOf(path)
 	mem := o.allocator()
 	switch format {
@@ -104,13 +105,13 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 		if err != nil {
 			return nil, err
 		}
-		var f *Frame
-		jo := JSONOptions{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Mode: o.Mode, Stats: o.Stats}
+		var f *dataframe.Frame
+		jo := dataframe.JSONOptions{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Mode: o.Mode, Stats: o.Stats}
 		if format == formatJSON {
 			jo.RecordsPath = o.RecordsPath
-			f, err = ReadJSON(data, jo)
+			f, err = dataframe.ReadJSON(data, jo)
 		} else {
-			f, err = ReadNDJSON(data, jo)
+			f, err = dataframe.ReadNDJSON(data, jo)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)
@@ -122,7 +123,7 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 			return nil, err
 		}
 		defer s.Release()
-		f, err := Collect(s)
+		f, err := dataframe.Collect(s)
 		if err != nil {
 			return nil, err
 		}
@@ -144,7 +145,7 @@ func ReadFile(path string, o FileOptions) (*Frame, error) {
 // directory, is synced, and is renamed over path only when complete, so a
 // reader never sees half a file and a failed write leaves nothing behind.
 // A frame's Parquet row groups are encoded on all cores (WriteParquet).
-func WriteFile(path string, f *Frame, o FileOptions) error {
+func WriteFile(path string, f *dataframe.Frame, o FileOptions) error {
 	if format, _ := formatOf(path); format == formatParquet {
 		if err := o.Parquet.validate(); err != nil {
 			return err

@@ -1,8 +1,11 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
 	"flag"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/internal/frametest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,37 +31,37 @@ func ioRequireGolden(t *testing.T, name string, got []byte) {
 	require.Equal(t, string(want), string(got))
 }
 
-func ioSubscriptionsFrame(t *testing.T, mem memory.Allocator) *Frame {
+func ioSubscriptionsFrame(t *testing.T, mem memory.Allocator) *dataframe.Frame {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("testdata", "io", "youtube_subscriptions_by_channel_p1.json"))
 	require.NoError(t, err)
-	f, err := ReadJSON(doc, JSONOptions{RecordsPath: "items", Allocator: mem})
+	f, err := dataframe.ReadJSON(doc, dataframe.JSONOptions{RecordsPath: "items", Allocator: mem})
 	require.NoError(t, err)
 	return f
 }
 
 func TestWriteTableGolden(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	nested := ioNestedFrame(t, mem, 2)
+	mem := frametest.CheckedAlloc(t)
+	nested := fixtures.NestedFrame(t, mem, 2)
 	defer nested.Release()
 	subs := ioSubscriptionsFrame(t, mem)
 	defer subs.Release()
 	for _, tc := range []struct {
 		golden string
-		f      *Frame
-		o      TableOptions
+		f      *dataframe.Frame
+		o      dataframe.TableOptions
 	}{
-		{"nested_truncate20.txt", nested, TableOptions{Truncate: 20}},
-		{"nested_full.txt", nested, TableOptions{}},
-		{"nested_top1.txt", nested, TableOptions{MaxRows: 1, Truncate: 20}},
-		{"nested_top2_narrow.txt", nested, TableOptions{MaxRows: 2, Truncate: 3}},
-		{"subscriptions_table.txt", subs, TableOptions{Truncate: 20}},
-		{"subscriptions_table_top2.txt", subs, TableOptions{MaxRows: 2, Truncate: 30}},
+		{"nested_truncate20.txt", nested, dataframe.TableOptions{Truncate: 20}},
+		{"nested_full.txt", nested, dataframe.TableOptions{}},
+		{"nested_top1.txt", nested, dataframe.TableOptions{MaxRows: 1, Truncate: 20}},
+		{"nested_top2_narrow.txt", nested, dataframe.TableOptions{MaxRows: 2, Truncate: 3}},
+		{"subscriptions_table.txt", subs, dataframe.TableOptions{Truncate: 20}},
+		{"subscriptions_table_top2.txt", subs, dataframe.TableOptions{MaxRows: 2, Truncate: 30}},
 	} {
 		t.Run(tc.golden, func(t *testing.T) {
 			var buf bytes.Buffer
-			require.NoError(t, WriteTable(&buf, tc.f, tc.o))
+			require.NoError(t, dataframe.WriteTable(&buf, tc.f, tc.o))
 			ioRequireGolden(t, tc.golden, buf.Bytes())
 		})
 	}
@@ -68,52 +71,33 @@ func TestWriteTableEdges(t *testing.T) {
 	t.Parallel()
 	schema := arrow.NewSchema([]arrow.Field{{Name: "a", Type: arrow.PrimitiveTypes.Int64, Nullable: true}}, nil)
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, Empty(schema), TableOptions{Truncate: 20}))
+	require.NoError(t, dataframe.WriteTable(&buf, dataframe.Empty(schema), dataframe.TableOptions{Truncate: 20}))
 	require.Equal(t, "+---+\n|  a|\n+---+\n+---+\n", buf.String())
 
-	f := ioFrameFromJSON(t, memory.DefaultAllocator, schema, `[{"a":1},{"a":null},{"a":3}]`, 1)
+	f := fixtures.FrameFromJSON(t, memory.DefaultAllocator, schema, `[{"a":1},{"a":null},{"a":3}]`, 1)
 	defer f.Release()
 	buf.Reset()
-	require.NoError(t, WriteTable(&buf, f, TableOptions{MaxRows: -1, Truncate: 20}))
+	require.NoError(t, dataframe.WriteTable(&buf, f, dataframe.TableOptions{MaxRows: -1, Truncate: 20}))
 	require.Equal(t, "+----+\n|   a|\n+----+\n|   1|\n|null|\n|   3|\n+----+\n", buf.String())
 	buf.Reset()
-	require.NoError(t, WriteTable(&buf, f, TableOptions{MaxRows: 1}))
+	require.NoError(t, dataframe.WriteTable(&buf, f, dataframe.TableOptions{MaxRows: 1}))
 	require.Equal(t, "+---+\n|a  |\n+---+\n|1  |\n+---+\nonly showing top 1 row\n", buf.String())
 }
 
 func TestWriteTableWideCharacters(t *testing.T) {
 	t.Parallel()
-	f, err := ReadJSON([]byte(`[{"city":"東京","n":1},{"city":"Zürich","n":22}]`), JSONOptions{})
+	f, err := dataframe.ReadJSON([]byte(`[{"city":"東京","n":1},{"city":"Zürich","n":22}]`), dataframe.JSONOptions{})
 	require.NoError(t, err)
 	defer f.Release()
 	var buf bytes.Buffer
-	require.NoError(t, WriteTable(&buf, f, TableOptions{Truncate: 20}))
+	require.NoError(t, dataframe.WriteTable(&buf, f, dataframe.TableOptions{Truncate: 20}))
 	// East Asian wide characters take two columns, as in Spark's show().
 	require.Equal(t, "+------+---+\n|  city|  n|\n+------+---+\n|  東京|  1|\n|Zürich| 22|\n+------+---+\n", buf.String())
 }
 
-func TestJavaDouble(t *testing.T) {
-	t.Parallel()
-	for in, want := range map[float64]string{
-		1: "1.0", 0.5: "0.5", 1e7: "1.0E7", 12345678.9: "1.23456789E7", 0.001: "0.001",
-		0.0001: "1.0E-4", -2.5e-10: "-2.5E-10", 1e21: "1.0E21", 123456.5: "123456.5",
-	} {
-		require.Equal(t, want, javaDouble(in, 64), "%v", in)
-	}
-}
-
-func TestTruncateCell(t *testing.T) {
-	t.Parallel()
-	require.Equal(t, "abcdefg", truncateCell("abcdefg", 0))
-	require.Equal(t, "ab...", truncateCell("abcdefg", 5))
-	require.Equal(t, "abc", truncateCell("abcdefg", 3))
-	require.Equal(t, "héllo", truncateCell("héllo", 5))
-	require.Equal(t, "hé...", truncateCell("héllo!", 5))
-}
-
 func TestWriteNDJSONGolden(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	subs := ioSubscriptionsFrame(t, mem)
 	defer subs.Release()
 	var buf bytes.Buffer
@@ -122,29 +106,29 @@ func TestWriteNDJSONGolden(t *testing.T) {
 	require.Equal(t, int(subs.NumRows()), strings.Count(buf.String(), "\n"))
 
 	// What we print reads back to the same frame.
-	back, err := ReadNDJSON(buf.Bytes(), JSONOptions{Allocator: mem})
+	back, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.JSONOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer back.Release()
-	ioRequireFramesEqual(t, subs, back)
+	frametest.RequireFramesEqual(t, subs, back)
 
 	buf.Reset()
 	require.NoError(t, WriteJSONArray(&buf, subs))
-	arr, err := ReadJSON(buf.Bytes(), JSONOptions{Allocator: mem})
+	arr, err := dataframe.ReadJSON(buf.Bytes(), dataframe.JSONOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer arr.Release()
-	ioRequireFramesEqual(t, subs, arr)
+	frametest.RequireFramesEqual(t, subs, arr)
 }
 
 func TestWriteCSVGolden(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	subs := ioSubscriptionsFrame(t, mem)
 	defer subs.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteCSV(&buf, subs))
 	ioRequireGolden(t, "subscriptions.csv", buf.Bytes())
 
-	nested := ioNestedFrame(t, mem, 0)
+	nested := fixtures.NestedFrame(t, mem, 0)
 	defer nested.Release()
 	buf.Reset()
 	require.NoError(t, WriteCSV(&buf, nested))
@@ -155,11 +139,11 @@ func TestWriteCSVGolden(t *testing.T) {
 // out complete and in order.
 func TestTextOutputManyChunks(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	rows := strings.Repeat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(ioNestedRows), "["), "]")+",", 4000)
-	f := ioFrameFromJSON(t, mem, ioNestedSchema, "["+strings.TrimSuffix(rows, ",")+"]", 5000) // 12,000 rows
+	mem := frametest.CheckedAlloc(t)
+	rows := strings.Repeat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(fixtures.NestedRows), "["), "]")+",", 4000)
+	f := fixtures.FrameFromJSON(t, mem, fixtures.NestedSchema, "["+strings.TrimSuffix(rows, ",")+"]", 5000) // 12,000 rows
 	defer f.Release()
-	want := ioFrameRowsJSON(t, f)
+	want := frametest.RowsJSON(t, f)
 	require.Len(t, want, 12000)
 
 	var nd bytes.Buffer

@@ -1,10 +1,11 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"sync"
 
@@ -32,7 +33,7 @@ import (
 // rowGroupSlices cuts f's records into groups of at most maxRows rows,
 // balanced so that the last group is not a small remainder. The slices are
 // new references: the caller releases them.
-func rowGroupSlices(f *Frame, maxRows int64) [][]arrow.Record {
+func rowGroupSlices(f *dataframe.Frame, maxRows int64) [][]arrow.Record {
 	total := f.NumRows()
 	if total == 0 {
 		return nil
@@ -190,7 +191,7 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 
 // writeParquetParallel encodes groups on `workers` goroutines and splices
 // them into one file on w.
-func writeParquetParallel(w io.Writer, f *Frame, groups [][]arrow.Record, o ParquetOptions, workers int) error {
+func writeParquetParallel(w io.Writer, f *dataframe.Frame, groups [][]arrow.Record, o ParquetOptions, workers int) error {
 	mem := memory.DefaultAllocator
 	schema := f.Schema()
 	// Encoded Parquet is rarely more than half the Arrow size.

@@ -1,8 +1,10 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/frametest"
 	"math/big"
 	"os"
 	"os/exec"
@@ -40,11 +42,11 @@ var decimalRows = []string{
 
 func writeDecimalParquet(t *testing.T) []byte {
 	t.Helper()
-	f, err := ReadNDJSON([]byte(decimalNDJSON), JSONOptions{})
+	f, err := dataframe.ReadNDJSON([]byte(decimalNDJSON), dataframe.JSONOptions{})
 	require.NoError(t, err)
 	defer f.Release()
-	require.Equal(t, decimalSchema, SchemaString(f.Schema()))
-	require.Equal(t, decimalRows, rowsJSON(t, f))
+	require.Equal(t, decimalSchema, dataframe.SchemaString(f.Schema()))
+	require.Equal(t, decimalRows, frametest.RowsJSON(t, f))
 	var buf bytes.Buffer
 	require.NoError(t, WriteParquet(&buf, f, ParquetOptions{}))
 	return buf.Bytes()
@@ -138,8 +140,8 @@ func TestParquetDecimalByParquetGo(t *testing.T) {
 	back, err := ReadParquet(path, nil)
 	require.NoError(t, err)
 	defer back.Release()
-	require.Equal(t, decimalSchema, SchemaString(back.Schema()))
-	require.Equal(t, decimalRows, rowsJSON(t, back))
+	require.Equal(t, decimalSchema, dataframe.SchemaString(back.Schema()))
+	require.Equal(t, decimalRows, frametest.RowsJSON(t, back))
 }
 
 // TestParquetDecimalByDuckDB reads the same file with DuckDB when node and

@@ -1,7 +1,9 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 	"io"
 	"sync"
 	"testing"
@@ -10,15 +12,15 @@ import (
 // ioBenchNDJSON is ~20 MB of generated NDJSON (GenNDJSON), built once.
 var ioBenchNDJSON = sync.OnceValue(func() []byte {
 	var buf bytes.Buffer
-	if err := GenNDJSON(&buf, 14000, 1); err != nil {
+	if err := datagen.GenNDJSON(&buf, 14000, 1); err != nil {
 		panic(err)
 	}
 	return buf.Bytes()
 })
 
-func ioBenchFrame(b *testing.B) *Frame {
+func ioBenchFrame(b *testing.B) *dataframe.Frame {
 	b.Helper()
-	f, err := ReadNDJSON(ioBenchNDJSON(), JSONOptions{})
+	f, err := dataframe.ReadNDJSON(ioBenchNDJSON(), dataframe.JSONOptions{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -58,7 +60,7 @@ func BenchmarkNDJSONToParquet(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		f, err := ReadNDJSON(data, JSONOptions{})
+		f, err := dataframe.ReadNDJSON(data, dataframe.JSONOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -67,19 +69,4 @@ func BenchmarkNDJSONToParquet(b *testing.B) {
 		}
 		f.Release()
 	}
-}
-
-// BenchmarkFrameToGota reports rows/s of ToGota on the generated frame
-// (nested structs flattened, lists to JSON text).
-func BenchmarkFrameToGota(b *testing.B) {
-	f := ioBenchFrame(b)
-	defer f.Release()
-	b.ReportAllocs()
-	b.ResetTimer()
-	for i := 0; i < b.N; i++ {
-		if _, err := ToGota(f); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(f.NumRows())*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 }

@@ -1,8 +1,9 @@
-package dataframe
+package fileio
 
 import (
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 
@@ -47,7 +48,7 @@ func (pw *parquetWriter) open(first arrow.Record) error {
 	if first != nil {
 		sample = []arrow.Record{first}
 	}
-	props, arrProps, err := pw.o.writerProps(streamAllocator, pw.schema, sample)
+	props, arrProps, err := pw.o.writerProps(dataframe.BatchAllocator(), pw.schema, sample)
 	if err != nil {
 		return err
 	}
@@ -97,7 +98,7 @@ func (pw *parquetWriter) close() (err error) {
 // next one is read while the current one is consumed), restoring the Arrow
 // schema stored by WriteParquet when present. Memory is about two row
 // groups. The caller releases the stream.
-func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ Stream, err error) {
+func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ dataframe.Stream, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -116,7 +117,7 @@ func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ Stre
 	if err == nil {
 		var schema *arrow.Schema
 		if schema, err = fr.Schema(); err == nil {
-			return newPipe(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+			return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
 				defer rdr.Close()
 				return streamRowGroups(ctx, path, rdr, fr, bounded, emit)
 			}), nil
@@ -161,14 +162,14 @@ func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqa
 		}
 		for j, r := range g.recs {
 			if !emit(r) {
-				release(g.recs[j+1:])
+				releaseAll(g.recs[j+1:])
 				g.err = ctx.Err()
 				break
 			}
 		}
 		if g.err != nil || ctx.Err() != nil {
 			if next != nil {
-				release((<-next).recs)
+				releaseAll((<-next).recs)
 			}
 			if g.err != nil {
 				return g.err
@@ -179,7 +180,7 @@ func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqa
 	return nil
 }
 
-func release(recs []arrow.Record) {
+func releaseAll(recs []arrow.Record) {
 	for _, r := range recs {
 		r.Release()
 	}

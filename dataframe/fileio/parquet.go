@@ -1,9 +1,10 @@
-package dataframe
+package fileio
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"runtime"
 	"strings"
@@ -99,12 +100,12 @@ func (o ParquetOptions) writerProps(mem memory.Allocator, schema *arrow.Schema, 
 // (balanced, so the last one is not a small remainder). Several row groups
 // are encoded in parallel, one per CPU, and written in order as they are
 // done.
-func WriteParquet(w io.Writer, f *Frame, o ParquetOptions) error {
+func WriteParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions) error {
 	return writeParquet(w, f, o, runtime.GOMAXPROCS(0))
 }
 
 // writeParquet encodes up to workers row groups at a time.
-func writeParquet(w io.Writer, f *Frame, o ParquetOptions, workers int) (err error) {
+func writeParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions, workers int) (err error) {
 	defer recoverAs(&err, "parquet")
 	if err := o.validate(); err != nil {
 		return err
@@ -147,7 +148,7 @@ func writeParquet(w io.Writer, f *Frame, o ParquetOptions, workers int) (err err
 
 // ReadParquet reads a whole Parquet file into a frame, restoring the Arrow
 // schema stored by WriteParquet when present. The caller releases the frame.
-func ReadParquet(path string, mem memory.Allocator) (f *Frame, err error) {
+func ReadParquet(path string, mem memory.Allocator) (f *dataframe.Frame, err error) {
 	return ReadParquetColumns(path, mem, nil)
 }
 
@@ -155,7 +156,7 @@ func ReadParquet(path string, mem memory.Allocator) (f *Frame, err error) {
 // cols only (all when cols is nil): a query that needs three columns of
 // five decodes three (see docs/sql.md#performance). Unknown names are
 // ignored.
-func ReadParquetColumns(path string, mem memory.Allocator, cols []string) (f *Frame, err error) {
+func ReadParquetColumns(path string, mem memory.Allocator, cols []string) (f *dataframe.Frame, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -174,7 +175,7 @@ func ReadParquetColumns(path string, mem memory.Allocator, cols []string) (f *Fr
 	return f, nil
 }
 
-func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []string) (f *Frame, err error) {
+func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []string) (f *dataframe.Frame, err error) {
 	// Not pqarrow's Parallel: its reader goroutines would panic on corrupt
 	// pages where no recover of ours can reach; row groups are read in
 	// parallel below instead.
@@ -215,7 +216,7 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []str
 		}
 		schema = arrow.NewSchema(fields, nil)
 		if len(leaves) == 0 || len(fields) == 0 {
-			return Empty(schema), nil
+			return dataframe.Empty(schema), nil
 		}
 	}
 	n := rdr.NumRowGroups()
@@ -249,7 +250,7 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []str
 	if len(recs) > 0 && cols != nil {
 		schema = recs[0].Schema()
 	}
-	return New(schema, recs...)
+	return dataframe.New(schema, recs...)
 }
 
 // readRowGroup reads row group i into records the caller releases.

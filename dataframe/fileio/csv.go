@@ -1,4 +1,4 @@
-package dataframe
+package fileio
 
 import (
 	"bufio"
@@ -7,6 +7,7 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 	"strconv"
@@ -34,7 +35,7 @@ const csvBatchRows = 64 * 1024
 // empty string is "" so the two stay apart for readers that care (Spark,
 // DuckDB). Nested cells (structs, lists, maps) are their JSON text;
 // timestamps are RFC 3339 UTC; binary is base64. Lines end with "\n".
-func WriteCSV(w io.Writer, f *Frame) error {
+func WriteCSV(w io.Writer, f *dataframe.Frame) error {
 	return writeFrame(w, f, newCSVWriter)
 }
 
@@ -88,8 +89,8 @@ func (cw *csvWriter) write(rec arrow.Record) error {
 			case *array.Int32:
 				line = strconv.AppendInt(line, int64(a.Value(i)), 10)
 			default:
-				cell = AppendJSONValue(cell[:0], col, i)
-				if !isNested(col.DataType()) && len(cell) >= 2 && cell[0] == '"' {
+				cell = dataframe.AppendJSONValue(cell[:0], col, i)
+				if !dataframe.IsNested(col.DataType()) && len(cell) >= 2 && cell[0] == '"' {
 					// Scalars JSON quotes (timestamps, base64, NaN) hold
 					// no escapes: their bare text is the CSV value.
 					cell = cell[1 : len(cell)-1]
@@ -106,14 +107,6 @@ func (cw *csvWriter) write(rec arrow.Record) error {
 }
 
 func (cw *csvWriter) close() error { return cw.bw.Flush() }
-
-func isNested(dt arrow.DataType) bool {
-	switch dt.(type) {
-	case *arrow.StructType, *arrow.MapType, arrow.ListLikeType:
-		return true
-	}
-	return false
-}
 
 // appendCSVField appends s, quoted when RFC 4180 needs it; quoteEmpty quotes
 // the empty string so it differs from a null.
@@ -164,7 +157,7 @@ const (
 // (Spark's names); a repeated name gets its column index appended. Every
 // row must have as many fields as the header. r is read into memory once
 // and passed over twice (OpenCSV streams a file instead).
-func ReadCSV(r io.Reader, opts CSVOptions) (*Frame, error) {
+func ReadCSV(r io.Reader, opts CSVOptions) (*dataframe.Frame, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("csv: %w", err)
@@ -175,7 +168,7 @@ func ReadCSV(r io.Reader, opts CSVOptions) (*Frame, error) {
 		return nil, err
 	}
 	defer s.Release()
-	f, err := Collect(s)
+	f, err := dataframe.Collect(s)
 	if err != nil {
 		return nil, err
 	}
@@ -186,7 +179,7 @@ func ReadCSV(r io.Reader, opts CSVOptions) (*Frame, error) {
 // OpenCSV streams a CSV file in two passes: the column types are inferred
 // now over every row (as ReadCSV does), and the returned stream reads the
 // file again, csvBatchRows rows per batch. The caller releases the stream.
-func OpenCSV(ctx context.Context, path string, opts CSVOptions) (Stream, error) {
+func OpenCSV(ctx context.Context, path string, opts CSVOptions) (dataframe.Stream, error) {
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
 	s, err := openCSV(ctx, open, opts)
 	if err != nil {
@@ -226,7 +219,7 @@ func csvRows(r io.Reader, opts CSVOptions, header func([]string) error, fn func(
 	}
 }
 
-func openCSV(ctx context.Context, open func() (io.ReadCloser, error), opts CSVOptions) (Stream, error) {
+func openCSV(ctx context.Context, open func() (io.ReadCloser, error), opts CSVOptions) (dataframe.Stream, error) {
 	mem := opts.Allocator
 	if mem == nil {
 		mem = memory.DefaultAllocator
@@ -271,7 +264,7 @@ func openCSV(ctx context.Context, open func() (io.ReadCloser, error), opts CSVOp
 	}
 	schema := arrow.NewSchema(fields, nil)
 	// Pass 2: the batches.
-	return newPipe(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
 		r, err := open()
 		if err != nil {
 			return err
@@ -286,7 +279,7 @@ func openCSV(ctx context.Context, open func() (io.ReadCloser, error), opts CSVOp
 		}
 		err = csvRows(r, opts, func([]string) error { return nil }, func(row []string) error {
 			if len(row) != len(names) {
-				return fmt.Errorf("%w: a row has %d fields, the header %d", ErrStreamChanged, len(row), len(names))
+				return fmt.Errorf("%w: a row has %d fields, the header %d", dataframe.ErrStreamChanged, len(row), len(names))
 			}
 			for c, v := range row {
 				fb := b.Field(c)
@@ -300,7 +293,7 @@ func openCSV(ctx context.Context, open func() (io.ReadCloser, error), opts CSVOp
 				case *array.Int64Builder:
 					n, err := strconv.ParseInt(v, 10, 64)
 					if err != nil {
-						return fmt.Errorf("%w: %q is no longer a long", ErrStreamChanged, v)
+						return fmt.Errorf("%w: %q is no longer a long", dataframe.ErrStreamChanged, v)
 					}
 					bb.Append(n)
 				case *array.Float64Builder:

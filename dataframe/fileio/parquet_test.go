@@ -1,8 +1,12 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/internal/datagen"
+	"github.com/sluicedata/sluice/internal/frametest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -30,8 +34,8 @@ func TestParquetRoundTrip(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			mem := ioCheckedAlloc(t)
-			f := ioNestedFrame(t, mem, tc.batch)
+			mem := frametest.CheckedAlloc(t)
+			f := fixtures.NestedFrame(t, mem, tc.batch)
 			defer f.Release()
 			path := filepath.Join(t.TempDir(), "x.parquet")
 			var buf bytes.Buffer
@@ -42,7 +46,7 @@ func TestParquetRoundTrip(t *testing.T) {
 			defer got.Release()
 			require.Equal(t, f.ColumnNames(), got.ColumnNames())
 			require.Equal(t, f.NumRows(), got.NumRows())
-			ioRequireFramesEqual(t, f, got)
+			frametest.RequireFramesEqual(t, f, got)
 		})
 	}
 }
@@ -57,8 +61,8 @@ func TestParquetOptionsValidate(t *testing.T) {
 
 func TestReadParquetCorrupt(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	f := ioNestedFrame(t, mem, 0)
+	mem := frametest.CheckedAlloc(t)
+	f := fixtures.NestedFrame(t, mem, 0)
 	defer f.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteParquet(&buf, f, ParquetOptions{}))
@@ -99,7 +103,7 @@ func TestReadParquetCorrupt(t *testing.T) {
 // implementation reads what we write: row count, column names, values.
 func TestParquetReadByParquetGo(t *testing.T) {
 	t.Parallel()
-	f := ioNestedFrame(t, memory.DefaultAllocator, 0)
+	f := fixtures.NestedFrame(t, memory.DefaultAllocator, 0)
 	defer f.Release()
 	for _, codec := range []string{"snappy", "zstd", "gzip", "none"} {
 		var buf bytes.Buffer
@@ -143,8 +147,8 @@ func TestParquetReadByParquetGo(t *testing.T) {
 
 func TestRowGroupSlices(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	f := ioNestedFrame(t, mem, 1) // three one-row batches
+	mem := frametest.CheckedAlloc(t)
+	f := fixtures.NestedFrame(t, mem, 1) // three one-row batches
 	defer f.Release()
 	for _, tc := range []struct {
 		max  int64
@@ -167,7 +171,7 @@ func TestRowGroupSlices(t *testing.T) {
 		releaseGroups(groups)
 		require.Equal(t, tc.want, got, "max %d", tc.max)
 	}
-	require.Nil(t, rowGroupSlices(Empty(ioNestedSchema), 10))
+	require.Nil(t, rowGroupSlices(dataframe.Empty(fixtures.NestedSchema), 10))
 }
 
 // TestParquetParallelMatchesSerial writes many row groups on several
@@ -175,10 +179,10 @@ func TestRowGroupSlices(t *testing.T) {
 // the same with our reader and with parquet-go.
 func TestParquetParallelMatchesSerial(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	// 3 rows × 20 copies in batches of 7 rows: row groups cut across batches.
-	rows := strings.Repeat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(ioNestedRows), "["), "]")+",", 20)
-	f := ioFrameFromJSON(t, mem, ioNestedSchema, "["+strings.TrimSuffix(rows, ",")+"]", 7)
+	rows := strings.Repeat(strings.TrimSuffix(strings.TrimPrefix(strings.TrimSpace(fixtures.NestedRows), "["), "]")+",", 20)
+	f := fixtures.FrameFromJSON(t, mem, fixtures.NestedSchema, "["+strings.TrimSuffix(rows, ",")+"]", 7)
 	defer f.Release()
 	require.Equal(t, int64(60), f.NumRows())
 	dir := t.TempDir()
@@ -216,21 +220,21 @@ func TestParquetParallelMatchesSerial(t *testing.T) {
 	for _, path := range files {
 		got, err := ReadParquet(path, mem)
 		require.NoError(t, err)
-		ioRequireFramesEqual(t, f, got)
+		frametest.RequireFramesEqual(t, f, got)
 		got.Release()
 	}
 }
 
 func TestParquetEmptyFrame(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	path := filepath.Join(t.TempDir(), "empty.parquet")
-	require.NoError(t, WriteFile(path, Empty(ioNestedSchema), FileOptions{}))
+	require.NoError(t, WriteFile(path, dataframe.Empty(fixtures.NestedSchema), FileOptions{}))
 	got, err := ReadParquet(path, mem)
 	require.NoError(t, err)
 	defer got.Release()
 	require.Zero(t, got.NumRows())
-	require.Equal(t, SchemaString(ioNestedSchema), SchemaString(got.Schema()))
+	require.Equal(t, dataframe.SchemaString(fixtures.NestedSchema), dataframe.SchemaString(got.Schema()))
 }
 
 // TestParquetDictionaryOnlyWhereValuesRepeat checks the per-column choice:
@@ -238,7 +242,7 @@ func TestParquetEmptyFrame(t *testing.T) {
 // dictionary, and both read back.
 func TestParquetDictionaryOnlyWhereValuesRepeat(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "id", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "kind", Type: arrow.BinaryTypes.String, Nullable: true},
@@ -254,7 +258,7 @@ func TestParquetDictionaryOnlyWhereValuesRepeat(t *testing.T) {
 		fmt.Fprintf(&sb, `{"id":"id-%d","kind":"k%d","n":%d,"tags":["t%d","u%d"]}`, i, i%3, i*7919, i%5, i)
 	}
 	sb.WriteString("]")
-	f := ioFrameFromJSON(t, mem, schema, sb.String(), 1000)
+	f := fixtures.FrameFromJSON(t, mem, schema, sb.String(), 1000)
 	defer f.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteParquet(&buf, f, ParquetOptions{}))
@@ -275,29 +279,29 @@ func TestParquetDictionaryOnlyWhereValuesRepeat(t *testing.T) {
 	got, err := ReadParquet(path, mem)
 	require.NoError(t, err)
 	defer got.Release()
-	ioRequireFramesEqual(t, f, got)
+	frametest.RequireFramesEqual(t, f, got)
 }
 
 // TestParquetRoundTripFromJSON: JSON → frame → Parquet → frame gives the same
 // schema (nested structs and lists, column order) and rows, for each codec.
 func TestParquetRoundTripFromJSON(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	subs := ioSubscriptionsFrame(t, mem)
 	defer subs.Release()
 	listing := new(bytes.Buffer)
-	require.NoError(t, GenListing(listing, 300, 7))
-	gen, err := ReadJSON(listing.Bytes(), JSONOptions{RecordsPath: "items", Allocator: mem})
+	require.NoError(t, datagen.GenListing(listing, 300, 7))
+	gen, err := dataframe.ReadJSON(listing.Bytes(), dataframe.JSONOptions{RecordsPath: "items", Allocator: mem})
 	require.NoError(t, err)
 	defer gen.Release()
-	for _, f := range []*Frame{subs, gen} {
+	for _, f := range []*dataframe.Frame{subs, gen} {
 		for _, codec := range []string{"snappy", "zstd"} {
 			path := filepath.Join(t.TempDir(), "x.parquet")
 			require.NoError(t, WriteFile(path, f, FileOptions{Parquet: ParquetOptions{Compression: codec, RowGroupRows: 128}}))
 			got, err := ReadFile(path, FileOptions{Allocator: mem})
 			require.NoError(t, err)
-			require.Equal(t, SchemaString(f.Schema()), SchemaString(got.Schema()))
-			ioRequireFramesEqual(t, f, got)
+			require.Equal(t, dataframe.SchemaString(f.Schema()), dataframe.SchemaString(got.Schema()))
+			frametest.RequireFramesEqual(t, f, got)
 			got.Release()
 		}
 	}

@@ -1,7 +1,8 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,7 @@ func FuzzReadCSV(f *testing.F) {
 // FuzzReadParquetAndIPC: any bytes read as a .parquet or .arrow file give
 // a frame or an error — never a panic or a fatal out-of-memory.
 func FuzzReadParquetAndIPC(f *testing.F) {
-	fr := ioNestedFrame(f, memory.DefaultAllocator, 0)
+	fr := fixtures.NestedFrame(f, memory.DefaultAllocator, 0)
 	defer fr.Release()
 	var pq, ipcBuf bytes.Buffer
 	if err := WriteParquet(&pq, fr, ParquetOptions{}); err != nil {

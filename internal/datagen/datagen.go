@@ -1,4 +1,6 @@
-package dataframe
+// Package datagen writes deterministic YouTube-like test data (API listings
+// and JSON lines) for tests, benchmarks and the bench/ scripts.
+package datagen
 
 import (
 	"bufio"

@@ -1,4 +1,4 @@
-package dataframe
+package fileio
 
 import (
 	"encoding/binary"

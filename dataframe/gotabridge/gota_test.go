@@ -1,19 +1,23 @@
-package dataframe
+package gotabridge
 
 import (
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"math"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/go-gota/gota/series"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/internal/frametest"
 )
 
 func TestToGota(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	f := ioNestedFrame(t, mem, 2)
+	mem := frametest.CheckedAlloc(t)
+	f := fixtures.NestedFrame(t, mem, 2)
 	defer f.Release()
 	df, err := ToGota(f)
 	require.NoError(t, err)
@@ -42,8 +46,8 @@ func TestToGota(t *testing.T) {
 
 func TestGotaRoundTrip(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	f := ioNestedFrame(t, mem, 1)
+	mem := frametest.CheckedAlloc(t)
+	f := fixtures.NestedFrame(t, mem, 1)
 	defer f.Release()
 	df, err := ToGota(f)
 	require.NoError(t, err)
@@ -53,28 +57,28 @@ func TestGotaRoundTrip(t *testing.T) {
 	require.Equal(t, f.ColumnNames(), back.ColumnNames())
 	// Row 3's info is {"a": null, "b": null}: all its gota cells are NaN,
 	// so it comes back as a null struct — the one thing gota cannot hold.
-	want := ioFrameRowsJSON(t, f)
+	want := frametest.RowsJSON(t, f)
 	want[2] = `{"id":null,"name":"comma, \"quote\"\nnewline","score":-0.25,"ok":null,"at":"1999-12-31T23:59:59.123Z","tags":null,"info":null,"items":[]}`
-	require.Equal(t, want, ioFrameRowsJSON(t, back))
+	require.Equal(t, want, frametest.RowsJSON(t, back))
 	require.True(t, arrow.TypeEqual(arrow.StructOf(f.Schema().Fields()...), arrow.StructOf(back.Schema().Fields()...)))
 }
 
 func TestFromGotaWithoutSchema(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	f := ioFrameFromJSON(t, mem, ioFlatSchema, ioFlatRows, 0)
+	mem := frametest.CheckedAlloc(t)
+	f := fixtures.FrameFromJSON(t, mem, fixtures.FlatSchema, fixtures.FlatRows, 0)
 	defer f.Release()
 	df, err := ToGota(f)
 	require.NoError(t, err)
 	back, err := FromGota(df, nil)
 	require.NoError(t, err)
 	defer back.Release()
-	ioRequireFramesEqual(t, f, back)
+	frametest.RequireFramesEqual(t, f, back)
 }
 
 func TestFromGotaErrors(t *testing.T) {
 	t.Parallel()
-	f := ioNestedFrame(t, ioCheckedAlloc(t), 0)
+	f := fixtures.NestedFrame(t, frametest.CheckedAlloc(t), 0)
 	defer f.Release()
 	df, err := ToGota(f)
 	require.NoError(t, err)
@@ -94,7 +98,7 @@ func TestFromGotaErrors(t *testing.T) {
 }
 
 func ExampleToGota() {
-	f, err := ReadJSON([]byte(`[{"id": 4294967296, "page": {"total": 7}, "tags": ["a"]}, {"id": null}]`), JSONOptions{})
+	f, err := dataframe.ReadJSON([]byte(`[{"id": 4294967296, "page": {"total": 7}, "tags": ["a"]}, {"id": null}]`), dataframe.JSONOptions{})
 	if err != nil {
 		panic(err)
 	}
@@ -111,7 +115,7 @@ func ExampleToGota() {
 		panic(err)
 	}
 	defer back.Release()
-	fmt.Print(SchemaString(back.Schema()))
+	fmt.Print(dataframe.SchemaString(back.Schema()))
 	// Output:
 	// [id page.total tags] [int int string]
 	// [4294967296 NaN] [["a"] NaN]
@@ -125,13 +129,13 @@ func ExampleToGota() {
 
 func TestGotaRoundTripMaps(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	schema := arrow.NewSchema([]arrow.Field{
 		{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), Nullable: true},
 		{Name: "l", Type: arrow.ListOf(arrow.MapOf(arrow.BinaryTypes.String, arrow.BinaryTypes.String)), Nullable: true},
 		{Name: "s", Type: arrow.StructOf(arrow.Field{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.FixedWidthTypes.Boolean), Nullable: true}), Nullable: true},
 	}, nil)
-	f := ioFrameFromJSON(t, mem, schema, `[
+	f := fixtures.FrameFromJSON(t, mem, schema, `[
 		{"m": [{"key": "z", "value": 9007199254740993}, {"key": "a", "value": null}], "l": [[{"key": "k", "value": "v"}], []], "s": {"m": [{"key": "t", "value": true}]}},
 		{"m": null, "l": null, "s": null},
 		{"m": [], "l": [null], "s": {"m": null}}
@@ -145,7 +149,7 @@ func TestGotaRoundTripMaps(t *testing.T) {
 	defer back.Release()
 	// Row 3's struct holds only a null map: all its gota cells are NaN, so
 	// it comes back as a null struct.
-	want := ioFrameRowsJSON(t, f)
+	want := frametest.RowsJSON(t, f)
 	want[2] = `{"m":{},"l":[null],"s":null}`
-	require.Equal(t, want, ioFrameRowsJSON(t, back))
+	require.Equal(t, want, frametest.RowsJSON(t, back))
 }

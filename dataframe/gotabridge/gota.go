@@ -1,4 +1,4 @@
-package dataframe
+package gotabridge
 
 import (
 	"bytes"
@@ -14,6 +14,7 @@ import (
 	gota "github.com/go-gota/gota/dataframe"
 	"github.com/go-gota/gota/series"
 	json "github.com/goccy/go-json"
+	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
@@ -31,7 +32,7 @@ import (
 //
 // gota itself treats the string "NaN" as missing, so a string cell holding
 // exactly "NaN" reads back as null. FromGota with f's schema undoes the rest.
-func ToGota(f *Frame) (gota.DataFrame, error) {
+func ToGota(f *dataframe.Frame) (gota.DataFrame, error) {
 	if f.NumCols() == 0 {
 		return gota.DataFrame{}, errors.New("gota: the frame has no columns (gota needs at least one)")
 	}
@@ -127,7 +128,7 @@ func gotaSeries(name string, dt arrow.DataType, chunks []gotaChunk, n int) (seri
 					vals = append(vals, math.NaN())
 					continue
 				}
-				vals = append(vals, ValueAt(ch.arr, i).(float64))
+				vals = append(vals, dataframe.ValueAt(ch.arr, i).(float64))
 			}
 		}
 		s = series.New(vals, series.Float, name)
@@ -201,9 +202,9 @@ func cellText(buf *[]byte, arr arrow.Array, i int) string {
 	case *array.StringView:
 		return strings.Clone(a.Value(i))
 	}
-	b := AppendJSONValue((*buf)[:0], arr, i)
+	b := dataframe.AppendJSONValue((*buf)[:0], arr, i)
 	*buf = b
-	if !isNested(arr.DataType()) && len(b) >= 2 && b[0] == '"' {
+	if !dataframe.IsNested(arr.DataType()) && len(b) >= 2 && b[0] == '"' {
 		b = b[1 : len(b)-1]
 	}
 	return string(b)
@@ -220,7 +221,7 @@ func cellText(buf *[]byte, arr arrow.Array, i int) string {
 // parsed back into lists and maps, and each column is converted to the
 // field's type. A column the schema names but df lacks is an error; columns
 // of df the schema does not cover follow, typed from gota.
-func FromGota(df gota.DataFrame, schema *arrow.Schema) (f *Frame, err error) {
+func FromGota(df gota.DataFrame, schema *arrow.Schema) (f *dataframe.Frame, err error) {
 	if df.Err != nil {
 		return nil, fmt.Errorf("gota: %w", df.Err)
 	}
@@ -283,10 +284,10 @@ func FromGota(df gota.DataFrame, schema *arrow.Schema) (f *Frame, err error) {
 		out = arrow.NewSchema(fields, schemaMetadata(schema))
 	}
 	if nrows == 0 {
-		return Empty(out), nil
+		return dataframe.Empty(out), nil
 	}
 	rec := array.NewRecord(out, cols, int64(nrows))
-	return New(out, rec)
+	return dataframe.New(out, rec)
 }
 
 func schemaMetadata(s *arrow.Schema) *arrow.Metadata {
@@ -405,9 +406,13 @@ func appendGotaElem(b array.Builder, dt arrow.DataType, e series.Element) error 
 // appendJSONText appends one value given as text to b: JSON for nested
 // types, the bare value (a timestamp, base64, a number) for scalars.
 func appendJSONText(b array.Builder, dt arrow.DataType, text string) (err error) {
-	defer recoverAs(&err, "arrow json")
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("arrow json: %v (recovered panic)", r)
+		}
+	}()
 	doc := []byte(text)
-	if !isNested(dt) {
+	if !dataframe.IsNested(dt) {
 		switch dt.ID() {
 		case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.UINT8, arrow.UINT16, arrow.UINT32, arrow.UINT64,
 			arrow.FLOAT16, arrow.FLOAT32, arrow.FLOAT64, arrow.BOOL:
@@ -425,10 +430,10 @@ func appendJSONText(b array.Builder, dt arrow.DataType, text string) (err error)
 		unmarshal = func(dec *json.Decoder) error { return appendJSONTokens(b, dec) }
 	}
 	if err := unmarshal(dec); err != nil {
-		return fmt.Errorf("%q is not a %s: %w", truncateCell(text, 60), sparktype.Name(dt), err)
+		return fmt.Errorf("%q is not a %s: %w", dataframe.TruncateCell(text, 60), sparktype.Name(dt), err)
 	}
 	if dec.More() {
-		return fmt.Errorf("%q is not one %s value", truncateCell(text, 60), sparktype.Name(dt))
+		return fmt.Errorf("%q is not one %s value", dataframe.TruncateCell(text, 60), sparktype.Name(dt))
 	}
 	return nil
 }

@@ -1,44 +1,32 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/internal/frametest"
 	"strings"
 	"testing"
 
-	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/stretchr/testify/require"
 )
 
-var ioFlatSchema = arrow.NewSchema([]arrow.Field{
-	{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
-	{Name: "name", Type: arrow.BinaryTypes.String, Nullable: true},
-	{Name: "score", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-	{Name: "ok", Type: arrow.FixedWidthTypes.Boolean, Nullable: true},
-}, nil)
-
-const ioFlatRows = `[
-{"id": 9007199254740993, "name": "a, \"b\"\nc", "score": 1.0, "ok": true},
-{"id": -3, "name": " padded ", "score": 1e300, "ok": false},
-{"id": null, "name": null, "score": null, "ok": null},
-{"id": 0, "name": "NaN-ish text", "score": -0.5, "ok": true}
-]`
-
 func TestCSVRoundTrip(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	f := ioFrameFromJSON(t, mem, ioFlatSchema, ioFlatRows, 3)
+	mem := frametest.CheckedAlloc(t)
+	f := fixtures.FrameFromJSON(t, mem, fixtures.FlatSchema, fixtures.FlatRows, 3)
 	defer f.Release()
 	var buf bytes.Buffer
 	require.NoError(t, WriteCSV(&buf, f))
 	got, err := ReadCSV(&buf, CSVOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer got.Release()
-	ioRequireFramesEqual(t, f, got)
+	frametest.RequireFramesEqual(t, f, got)
 }
 
 func TestReadCSVInference(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	in := "\ufeffi,d,b,s,e,mixed,,i\n" +
 		"1,1,true,x,,1,a,5\n" +
 		"2,2.5,FALSE,,,true,b,6\n" +
@@ -54,12 +42,12 @@ func TestReadCSVInference(t *testing.T) {
 		" |-- e: string (nullable = true)\n"+
 		" |-- mixed: string (nullable = true)\n"+
 		" |-- _c6: string (nullable = true)\n"+
-		" |-- i7: long (nullable = true)\n", SchemaString(f.Schema()))
+		" |-- i7: long (nullable = true)\n", dataframe.SchemaString(f.Schema()))
 	require.Equal(t, []string{
 		`{"i0":1,"d":1.0,"b":true,"s":"x","e":null,"mixed":"1","_c6":"a","i7":5}`,
 		`{"i0":2,"d":2.5,"b":false,"s":null,"e":null,"mixed":"true","_c6":"b","i7":6}`,
 		`{"i0":null,"d":1000.0,"b":null,"s":"0x10","e":null,"mixed":"2","_c6":"c","i7":7}`,
-	}, ioFrameRowsJSON(t, f))
+	}, frametest.RowsJSON(t, f))
 }
 
 func TestReadCSVErrors(t *testing.T) {

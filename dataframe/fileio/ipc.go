@@ -1,8 +1,9 @@
-package dataframe
+package fileio
 
 import (
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 
@@ -13,7 +14,7 @@ import (
 
 // WriteArrowIPC writes f to w in the Arrow IPC file format (the file starts
 // and ends with "ARROW1"), one IPC record batch per frame batch.
-func WriteArrowIPC(w io.Writer, f *Frame) error {
+func WriteArrowIPC(w io.Writer, f *dataframe.Frame) error {
 	return writeFrame(w, f, newIPCWriter)
 }
 
@@ -47,13 +48,13 @@ func (iw *ipcWriter) close() (err error) {
 
 // ReadArrowIPC reads an Arrow IPC file (the format WriteArrowIPC writes) into
 // a frame. The caller releases the frame.
-func ReadArrowIPC(path string, mem memory.Allocator) (*Frame, error) {
+func ReadArrowIPC(path string, mem memory.Allocator) (*dataframe.Frame, error) {
 	s, err := OpenArrowIPC(context.Background(), path, mem)
 	if err != nil {
 		return nil, err
 	}
 	defer s.Release()
-	f, err := Collect(s)
+	f, err := dataframe.Collect(s)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +65,7 @@ func ReadArrowIPC(path string, mem memory.Allocator) (*Frame, error) {
 // OpenArrowIPC streams an Arrow IPC file one record batch at a time. The
 // footer is checked now; a corrupt batch is an error of the stream. The
 // caller releases the stream.
-func OpenArrowIPC(ctx context.Context, path string, mem memory.Allocator) (_ Stream, err error) {
+func OpenArrowIPC(ctx context.Context, path string, mem memory.Allocator) (_ dataframe.Stream, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -95,7 +96,7 @@ func OpenArrowIPC(ctx context.Context, path string, mem memory.Allocator) (_ Str
 	if err != nil {
 		return nil, fmt.Errorf("arrow ipc: %w", err)
 	}
-	return newPipe(ctx, rdr.Schema(), 1, func(ctx context.Context, emit func(arrow.Record) bool) (err error) {
+	return dataframe.NewStream(ctx, rdr.Schema(), 1, func(ctx context.Context, emit func(arrow.Record) bool) (err error) {
 		defer fh.Close()
 		defer rdr.Close()
 		for i := 0; i < rdr.NumRecords(); i++ {

@@ -1,7 +1,10 @@
-package dataframe
+package fileio
 
 import (
 	"bytes"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/internal/frametest"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,8 +17,8 @@ func TestWriteReadFileFormats(t *testing.T) {
 	for _, name := range []string{"x.parquet", "x.arrow", "x.ndjson", "x.jsonl", "x.json", "X.PARQUET"} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
-			mem := ioCheckedAlloc(t)
-			f := ioNestedFrame(t, mem, 2)
+			mem := frametest.CheckedAlloc(t)
+			f := fixtures.NestedFrame(t, mem, 2)
 			defer f.Release()
 			if ext := filepath.Ext(name); ext == ".json" || ext == ".jsonl" || ext == ".ndjson" {
 				// JSON re-infers types and sorts fields: start from a frame
@@ -23,7 +26,7 @@ func TestWriteReadFileFormats(t *testing.T) {
 				// exactly.
 				var buf bytes.Buffer
 				require.NoError(t, WriteNDJSON(&buf, f))
-				inferred, err := ReadNDJSON(buf.Bytes(), JSONOptions{Allocator: mem})
+				inferred, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.JSONOptions{Allocator: mem})
 				require.NoError(t, err)
 				defer inferred.Release()
 				f = inferred
@@ -35,7 +38,7 @@ func TestWriteReadFileFormats(t *testing.T) {
 			defer got.Release()
 			require.Equal(t, f.NumRows(), got.NumRows())
 			require.Equal(t, f.ColumnNames(), got.ColumnNames())
-			ioRequireFramesEqual(t, f, got)
+			frametest.RequireFramesEqual(t, f, got)
 			entries, err := os.ReadDir(filepath.Dir(path))
 			require.NoError(t, err)
 			require.Len(t, entries, 1, "no temporary file left behind")
@@ -48,20 +51,20 @@ func TestWriteReadFileFormats(t *testing.T) {
 
 func TestWriteReadFileCSV(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
-	f := ioFrameFromJSON(t, mem, ioFlatSchema, ioFlatRows, 0)
+	mem := frametest.CheckedAlloc(t)
+	f := fixtures.FrameFromJSON(t, mem, fixtures.FlatSchema, fixtures.FlatRows, 0)
 	defer f.Release()
 	path := filepath.Join(t.TempDir(), "flat.csv")
 	require.NoError(t, WriteFile(path, f, FileOptions{}))
 	got, err := ReadFile(path, FileOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer got.Release()
-	ioRequireFramesEqual(t, f, got)
+	frametest.RequireFramesEqual(t, f, got)
 }
 
 func TestReadFileRecordsPath(t *testing.T) {
 	t.Parallel()
-	mem := ioCheckedAlloc(t)
+	mem := frametest.CheckedAlloc(t)
 	f, err := ReadFile(filepath.Join("testdata", "io", "youtube_subscriptions_by_channel_p1.json"), FileOptions{RecordsPath: "items", Allocator: mem})
 	require.NoError(t, err)
 	defer f.Release()
@@ -78,7 +81,7 @@ func TestFileUnknownFormat(t *testing.T) {
 	_, err = ReadFile(filepath.Join(dir, "noext"), FileOptions{})
 	require.ErrorContains(t, err, "no file extension")
 
-	f := ioNestedFrame(t, ioCheckedAlloc(t), 0)
+	f := fixtures.NestedFrame(t, frametest.CheckedAlloc(t), 0)
 	defer f.Release()
 	err = WriteFile(filepath.Join(dir, "out.txt"), f, FileOptions{})
 	require.ErrorIs(t, err, ErrUnknownFormat)
@@ -94,7 +97,7 @@ func TestWriteFileMissingDirectory(t *testing.T) {
 	dir := t.TempDir()
 	var err error
 	// A directory that does not exist: error, nothing created.
-	err = WriteFile(filepath.Join(dir, "missing", "x.csv"), Empty(ioFlatSchema), FileOptions{})
+	err = WriteFile(filepath.Join(dir, "missing", "x.csv"), dataframe.Empty(fixtures.FlatSchema), FileOptions{})
 	require.Error(t, err)
 	require.ErrorContains(t, err, "missing")
 }

@@ -1,7 +1,8 @@
-package dataframe
+package fileio
 
 import (
 	"context"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 	"path/filepath"
@@ -29,7 +30,7 @@ func BenchmarkConvertStream(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := OpenNDJSON(context.Background(), path, JSONOptions{})
+		s, err := dataframe.OpenNDJSON(context.Background(), path, dataframe.JSONOptions{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -1,9 +1,11 @@
-package dataframe
+package fileio
 
 import (
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
 	"io"
+	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/sluicedata/sluice/internal/atomicfile"
@@ -20,7 +22,7 @@ type batchWriter interface {
 type newBatchWriter func(w io.Writer, schema *arrow.Schema) (batchWriter, error)
 
 // writeFrame writes a materialised frame with a batch writer.
-func writeFrame(w io.Writer, f *Frame, open newBatchWriter) error {
+func writeFrame(w io.Writer, f *dataframe.Frame, open newBatchWriter) error {
 	s := f.Stream()
 	defer s.Release()
 	_, err := writeBatches(context.Background(), w, s, open)
@@ -29,7 +31,7 @@ func writeFrame(w io.Writer, f *Frame, open newBatchWriter) error {
 
 // writeBatches writes s to w until its end, stopping at ctx's cancellation,
 // and returns the rows written.
-func writeBatches(ctx context.Context, w io.Writer, s Stream, open newBatchWriter) (int64, error) {
+func writeBatches(ctx context.Context, w io.Writer, s dataframe.Stream, open newBatchWriter) (int64, error) {
 	bw, err := open(w, s.Schema())
 	if err != nil {
 		return 0, err
@@ -80,7 +82,7 @@ func writerFor(path string, o FileOptions) (newBatchWriter, error) {
 // stream. The write is atomic: a failure, a stream error or ctx's
 // cancellation (Ctrl-C) leaves neither path nor a temporary file behind.
 // It returns the rows written; the caller still releases s.
-func WriteStream(ctx context.Context, path string, s Stream, o FileOptions) (int64, error) {
+func WriteStream(ctx context.Context, path string, s dataframe.Stream, o FileOptions) (int64, error) {
 	open, err := writerFor(path, o)
 	if err != nil {
 		return 0, err
@@ -102,14 +104,14 @@ func WriteStream(ctx context.Context, path string, s Stream, o FileOptions) (int
 // one document and is read whole, and so is JSON lines input read with
 // SampleRows or a Mode other than FAILFAST (see docs/frames.md#memory). The caller
 // releases the stream; cancelling ctx stops it.
-func OpenFile(ctx context.Context, path string, o FileOptions) (Stream, error) {
+func OpenFile(ctx context.Context, path string, o FileOptions) (dataframe.Stream, error) {
 	format, ext := formatOf(path)
 	mem := o.allocator()
 	switch format {
 	case formatNDJSON:
-		jo := JSONOptions{Allocator: o.Allocator, Mode: o.Mode, Stats: o.Stats}
-		if o.SampleRows == 0 && jo.mode() == "" {
-			return OpenNDJSON(ctx, path, jo)
+		jo := dataframe.JSONOptions{Allocator: o.Allocator, Mode: o.Mode, Stats: o.Stats}
+		if o.SampleRows == 0 && (o.Mode == "" || strings.EqualFold(o.Mode, dataframe.ModeFailFast)) {
+			return dataframe.OpenNDJSON(ctx, path, jo)
 		}
 		// Sampling and the malformed-record modes read the file whole.
 		f, err := ReadFile(path, o)
@@ -138,7 +140,7 @@ func OpenFile(ctx context.Context, path string, o FileOptions) (Stream, error) {
 // WriteStreamTo writes s to w in format ("parquet", "arrow", "csv",
 // "ndjson" or "json", the names FileFormat gives), one batch at a time,
 // and returns the rows written. The caller still releases s.
-func WriteStreamTo(ctx context.Context, w io.Writer, s Stream, format string, o FileOptions) (int64, error) {
+func WriteStreamTo(ctx context.Context, w io.Writer, s dataframe.Stream, format string, o FileOptions) (int64, error) {
 	open, err := writerFor("out."+format, o)
 	if err != nil {
 		return 0, err
