@@ -10,6 +10,7 @@ import (
 	"github.com/sluicedata/sluice/catalog"
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 func runSQL(t *testing.T, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
@@ -31,7 +32,7 @@ func ndjson(t *testing.T, s string) *dataframe.Frame {
 func queryJSON(t *testing.T, f *dataframe.Frame) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, dataframe.WriteNDJSON(&b, f))
+	require.NoError(t, fileio.WriteNDJSON(&b, f))
 	return b.String()
 }
 
@@ -106,7 +107,7 @@ func TestQueryParquetColumns(t *testing.T) {
 `)
 	defer f.Release()
 	path := dir + "/t.parquet"
-	require.NoError(t, dataframe.WriteFile(path, f, dataframe.FileOptions{}))
+	require.NoError(t, fileio.WriteFile(path, f, fileio.FileOptions{}))
 	exec(t, s, "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
 	require.Equal(t, []string{`{"count(1)":3}`}, exec(t, s, "SELECT count(*) FROM p.t"))
 	require.Equal(t, []string{`{"k":1,"n":2,"sx":1.5}`, `{"k":2,"n":1,"sx":2.5}`}, exec(t, s, "SELECT k, count(*) AS n, sum(x) AS sx FROM p.t GROUP BY k ORDER BY k"))

@@ -1,7 +1,7 @@
 // Package connectors is the registry of dataset connectors and what they
 // share: DataSetProperties, the Connector interface with its optional
-// capabilities (Writer, Validator), typed property getters and secret
-// redaction.
+// capabilities (Writer, Validator, IncrementalReader and FanoutReader — see
+// docs/incremental.md), typed property getters and secret redaction.
 //
 // Connectors register themselves by type name in init(), like database/sql
 // drivers; import connectors/all to get them all:

@@ -10,6 +10,7 @@ import (
 	"strconv"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 // outputOptions are the frame output flags every frame-printing command
@@ -65,7 +66,7 @@ func (o *outputOptions) validate() error {
 	}
 	if o.out != "" {
 		// Checked before any dataset is read: a typo must not cost a fetch.
-		if _, err := dataframe.FileFormat(o.out); err != nil {
+		if _, err := fileio.FileFormat(o.out); err != nil {
 			return usagef("-o: %s", err)
 		}
 	}
@@ -91,7 +92,7 @@ func (o *outputOptions) emitFrame(ctx context.Context, env *cliEnv, f *dataframe
 // collects the stream (see docs/frames.md#memory).
 func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe.Stream) error {
 	if o.out != "" {
-		return writeOut(ctx, env, o.out, s, dataframe.FileOptions{}, o.note)
+		return writeOut(ctx, env, o.out, s, fileio.FileOptions{}, o.note)
 	}
 	if o.note != "" {
 		fmt.Fprintf(env.stderr, "sluice: %s\n", o.note)
@@ -102,10 +103,10 @@ func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe
 	}
 	switch o.format {
 	case "json":
-		_, err := dataframe.WriteStreamTo(ctx, env.stdout, s, "ndjson", dataframe.FileOptions{})
+		_, err := fileio.WriteStreamTo(ctx, env.stdout, s, "ndjson", fileio.FileOptions{})
 		return err
 	case "csv":
-		_, err := dataframe.WriteStreamTo(ctx, env.stdout, s, "csv", dataframe.FileOptions{})
+		_, err := fileio.WriteStreamTo(ctx, env.stdout, s, "csv", fileio.FileOptions{})
 		return err
 	}
 	f, err := dataframe.Collect(s)
@@ -132,11 +133,11 @@ func rowCount(n int64) string {
 
 // writeOut writes s to path (parent directories created) atomically, so
 // Ctrl-C leaves nothing, and prints the one-line summary on stderr.
-func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo dataframe.FileOptions, note string) error {
+func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo fileio.FileOptions, note string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("-o %s: %w", path, err)
 	}
-	rows, err := dataframe.WriteStream(ctx, path, s, fo)
+	rows, err := fileio.WriteStream(ctx, path, s, fo)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return fmt.Errorf("interrupted: %s was not written", path)
