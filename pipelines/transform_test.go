@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -88,7 +89,7 @@ func writeNDJSON(t *testing.T, dir, name, rows string) string {
 	require.NoError(t, err)
 	defer f.Release()
 	path := filepath.Join(dir, strings.TrimSuffix(name, ".ndjson")+".parquet")
-	require.NoError(t, dataframe.WriteFile(path, f, dataframe.FileOptions{}))
+	require.NoError(t, fileio.WriteFile(path, f, fileio.FileOptions{}))
 	return path
 }
 
