@@ -114,3 +114,20 @@ func TestQueryParquetColumns(t *testing.T) {
 	_, err := s.ExecuteBatch(context.Background(), "SELECT kk FROM p.t")
 	require.EqualError(t, err, "statement 1: line 1, column 8: unknown column kk")
 }
+
+func TestTrimForms(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"SELECT trim('  a  ') AS r":                    `{"r":"a"}`,
+		"SELECT TRIM(BOTH 'x' FROM 'xxaxx') AS r":      `{"r":"a"}`,
+		"SELECT TRIM(LEADING 'x' FROM 'xxaxx') AS r":   `{"r":"axx"}`,
+		"SELECT TRIM(TRAILING FROM '  a  ') AS r":      `{"r":"  a"}`,
+		"SELECT TRIM('x' FROM 'xxaxx') AS r":           `{"r":"a"}`,
+		"SELECT TRIM(BOTH upper('x') FROM 'XaX') AS r": `{"r":"a"}`,
+	} {
+		f, err := runSQL(t, q, nil)
+		require.NoError(t, err, q)
+		require.Equal(t, want+"\n", queryJSON(t, f), q)
+		f.Release()
+	}
+}

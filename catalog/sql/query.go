@@ -845,6 +845,11 @@ func (p *parser) primary() (query.Expr, error) {
 func (p *parser) call(name Token) (query.Expr, error) {
 	p.next() // (
 	c := &query.Call{Name: name.Text, Pos: name.Pos}
+	if strings.EqualFold(name.Text, "trim") {
+		if done, err := p.trimForm(c); done || err != nil {
+			return c, err
+		}
+	}
 	if t := p.peek(); t.Kind == Symbol && t.Text == "*" {
 		p.next()
 		c.Star = true
@@ -871,6 +876,69 @@ func (p *parser) call(name Token) (query.Expr, error) {
 		return nil, p.fail(p.peek(), `")" after the arguments of `+name.Text)
 	}
 	return p.afterCall(c)
+}
+
+// trimForm reads Spark's TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)
+// into trim/ltrim/rtrim(chars, s) (the characters first, as the functions
+// take them). It reports false, having read nothing, for a plain trim(s).
+func (p *parser) trimForm(c *query.Call) (bool, error) {
+	t := p.peek()
+	side := ""
+	switch {
+	case t.isKeyword("BOTH"):
+		side = "trim"
+	case t.isKeyword("LEADING"):
+		side = "ltrim"
+	case t.isKeyword("TRAILING"):
+		side = "rtrim"
+	}
+	if side == "" {
+		// TRIM(chars FROM s) is told from trim(s) by the FROM after the
+		// first argument.
+		k, depth := 0, 0
+		for {
+			n := p.peekAt(k)
+			if n.Kind == EOF || depth == 0 && n.Kind == Symbol && (n.Text == ")" || n.Text == ",") {
+				return false, nil
+			}
+			if depth == 0 && n.isKeyword("FROM") {
+				break
+			}
+			if n.Kind == Symbol && n.Text == "(" {
+				depth++
+			}
+			if n.Kind == Symbol && n.Text == ")" {
+				depth--
+			}
+			k++
+			if k > 64 {
+				return false, nil
+			}
+		}
+		side = "trim"
+	} else {
+		p.next()
+	}
+	c.Name = side
+	if !p.acceptKeyword("FROM") {
+		chars, err := p.expr()
+		if err != nil {
+			return true, err
+		}
+		if _, err := p.expectKeyword("FROM"); err != nil {
+			return true, err
+		}
+		c.Args = append(c.Args, chars)
+	}
+	s, err := p.expr()
+	if err != nil {
+		return true, err
+	}
+	c.Args = append([]query.Expr{}, append(c.Args, s)...)
+	if _, err := p.expectSymbol(")"); err != nil {
+		return true, p.fail(p.peek(), `")" after TRIM(…)`)
+	}
+	return true, nil
 }
 
 func (p *parser) afterCall(c *query.Call) (query.Expr, error) {
