@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
@@ -19,7 +20,16 @@ type outputOptions struct {
 	schema bool
 	out    string
 	rows   int
-	note   string // appended to the -o summary line (or printed on stderr): what a sampled read dropped
+	// truncate is --truncate: the widest cell of --format table (20, as
+	// Spark's show()), or "false" for none.
+	truncate string
+	// whole turns truncation off for results that are never cut
+	// (DESCRIBE, SET, SHOW, EXPLAIN).
+	whole bool
+	// count prints "N rows" on stderr after a table (sluice sql on a
+	// terminal, as spark-sql's "Fetched N row(s)").
+	count bool
+	note  string // appended to the -o summary line (or printed on stderr): what a sampled read dropped
 }
 
 func (o *outputOptions) register(fs *flag.FlagSet) {
@@ -27,6 +37,16 @@ func (o *outputOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.schema, "schema", false, "print the schema instead of rows")
 	fs.StringVar(&o.out, "o", "", "write the frame to `FILE` (.parquet .arrow .csv .ndjson) instead of printing it")
 	fs.IntVar(&o.rows, "rows", 20, "rows shown by --format table")
+	fs.StringVar(&o.truncate, "truncate", "20", "widest cell of --format table in characters, or false for whole cells")
+}
+
+// width is the cell width --format table cuts at (0: none).
+func (o *outputOptions) width() int {
+	if o.whole || o.truncate == "false" {
+		return 0
+	}
+	n, _ := strconv.Atoi(o.truncate)
+	return n
 }
 
 func (o *outputOptions) validate() error {
@@ -37,6 +57,12 @@ func (o *outputOptions) validate() error {
 	}
 	if o.rows < 0 {
 		return usagef("--rows must be ≥ 0")
+	}
+	if o.truncate == "" {
+		o.truncate = "20"
+	}
+	if n, err := strconv.Atoi(o.truncate); o.truncate != "false" && (err != nil || n < 0) {
+		return usagef("--truncate %q: want a number of characters ≥ 0 or false", o.truncate)
 	}
 	if o.out != "" {
 		// Checked before any dataset is read: a typo must not cost a fetch.
@@ -88,7 +114,21 @@ func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe
 		return err
 	}
 	defer f.Release()
-	return dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: 20})
+	if err := dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: o.width()}); err != nil {
+		return err
+	}
+	if o.count {
+		fmt.Fprintln(env.stderr, rowCount(f.NumRows()))
+	}
+	return nil
+}
+
+// rowCount is "1 row" or "N rows".
+func rowCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return strconv.FormatInt(n, 10) + " rows"
 }
 
 // writeOut writes s to path (parent directories created) atomically, so
