@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"io"
 	"os"
 	"path/filepath"
