@@ -6,21 +6,13 @@ import (
 	"errors"
 	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 )
-
-func writeTemp(t testing.TB, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(path, data, 0o644))
-	return path
-}
 
 func collectStream(t testing.TB, s Stream) *Frame {
 	t.Helper()
@@ -56,7 +48,7 @@ func TestOpenNDJSONMatchesReadNDJSON(t *testing.T) {
 			opts := JSONOptions{RecordsPath: tt.path}
 			want, err := ReadNDJSON([]byte(tt.in), opts)
 			require.NoError(t, err, tt.name)
-			path := writeTemp(t, "in.ndjson", []byte(tt.in))
+			path := frametest.WriteTemp(t, "in.ndjson", []byte(tt.in))
 			s, err := OpenNDJSON(context.Background(), path, JSONOptions{RecordsPath: tt.path, BlockBytes: block})
 			require.NoError(t, err, tt.name)
 			require.Equal(t, SchemaString(want.Schema()), SchemaString(s.Schema()), "%s, block %d", tt.name, block)
@@ -76,7 +68,7 @@ func TestOpenNDJSONSyntaxError(t *testing.T) {
 	_, want := ReadNDJSON([]byte(in), JSONOptions{})
 	require.Error(t, want)
 	for _, block := range []int{8, 1 << 20} {
-		path := writeTemp(t, "bad.ndjson", []byte(in))
+		path := frametest.WriteTemp(t, "bad.ndjson", []byte(in))
 		_, err := OpenNDJSON(context.Background(), path, JSONOptions{BlockBytes: block})
 		require.EqualError(t, err, "reading "+path+": "+want.Error())
 		var se *SyntaxError
@@ -88,7 +80,7 @@ func TestOpenNDJSONSyntaxError(t *testing.T) {
 // error, never a wrong frame.
 func TestOpenNDJSONFileChanged(t *testing.T) {
 	t.Parallel()
-	path := writeTemp(t, "in.ndjson", []byte("{\"a\":1}\n{\"a\":2}\n"))
+	path := frametest.WriteTemp(t, "in.ndjson", []byte("{\"a\":1}\n{\"a\":2}\n"))
 	s, err := OpenNDJSON(context.Background(), path, JSONOptions{})
 	require.NoError(t, err)
 	defer s.Release()

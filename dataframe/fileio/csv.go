@@ -163,17 +163,7 @@ func ReadCSV(r io.Reader, opts CSVOptions) (*dataframe.Frame, error) {
 		return nil, fmt.Errorf("csv: %w", err)
 	}
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-	s, err := openCSV(context.Background(), open, opts)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Release()
-	f, err := dataframe.Collect(s)
-	if err != nil {
-		return nil, err
-	}
-	f.SetAllocator(opts.Allocator)
-	return f, nil
+	return collect(openCSV(context.Background(), open, opts))(opts.Allocator)
 }
 
 // OpenCSV streams a CSV file in two passes: the column types are inferred

@@ -118,17 +118,7 @@ func ReadFile(path string, o FileOptions) (*dataframe.Frame, error) {
 		}
 		return f, nil
 	case formatCSV:
-		s, err := OpenCSV(context.Background(), path, CSVOptions{Allocator: mem})
-		if err != nil {
-			return nil, err
-		}
-		defer s.Release()
-		f, err := dataframe.Collect(s)
-		if err != nil {
-			return nil, err
-		}
-		f.SetAllocator(mem)
-		return f, nil
+		return collect(OpenCSV(context.Background(), path, CSVOptions{Allocator: mem}))(mem)
 	case formatParquet:
 		return ReadParquet(path, mem)
 	case formatArrow:
@@ -160,4 +150,21 @@ func WriteFile(path string, f *dataframe.Frame, o FileOptions) error {
 	defer s.Release()
 	_, err := WriteStream(context.Background(), path, s, o)
 	return err
+}
+
+// collect materialises a just-opened stream (its open error passes
+// through) into a frame whose operations use mem.
+func collect(s dataframe.Stream, err error) func(mem memory.Allocator) (*dataframe.Frame, error) {
+	return func(mem memory.Allocator) (*dataframe.Frame, error) {
+		if err != nil {
+			return nil, err
+		}
+		defer s.Release()
+		f, err := dataframe.Collect(s)
+		if err != nil {
+			return nil, err
+		}
+		f.SetAllocator(mem)
+		return f, nil
+	}
 }

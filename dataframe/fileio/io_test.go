@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"os"
 	"path/filepath"
 	"testing"

@@ -49,17 +49,7 @@ func (iw *ipcWriter) close() (err error) {
 // ReadArrowIPC reads an Arrow IPC file (the format WriteArrowIPC writes) into
 // a frame. The caller releases the frame.
 func ReadArrowIPC(path string, mem memory.Allocator) (*dataframe.Frame, error) {
-	s, err := OpenArrowIPC(context.Background(), path, mem)
-	if err != nil {
-		return nil, err
-	}
-	defer s.Release()
-	f, err := dataframe.Collect(s)
-	if err != nil {
-		return nil, err
-	}
-	f.SetAllocator(mem)
-	return f, nil
+	return collect(OpenArrowIPC(context.Background(), path, mem))(mem)
 }
 
 // OpenArrowIPC streams an Arrow IPC file one record batch at a time. The

@@ -3,7 +3,7 @@ package fileio
 import (
 	"bytes"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"os"
 	"path/filepath"
 	"testing"

@@ -5,7 +5,7 @@ import (
 	"flag"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"os"
 	"path/filepath"
 	"strings"

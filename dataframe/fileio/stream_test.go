@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"context"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,13 +17,6 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/internal/datagen"
 )
-
-func writeTemp(t testing.TB, name string, data []byte) string {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), name)
-	require.NoError(t, os.WriteFile(path, data, 0o644))
-	return path
-}
 
 // TestStreamsDoNotLeak runs every streaming reader and writer against a
 // checked allocator: whole streams, streams released half-read and
@@ -157,7 +150,7 @@ func TestConvertMemoryDoesNotGrowWithInput(t *testing.T) {
 	peak := func(rows int) (arrowPeak, heapPeak uint64) {
 		var gen bytes.Buffer
 		require.NoError(t, datagen.GenNDJSON(&gen, rows, 11))
-		path := writeTemp(t, "in.ndjson", gen.Bytes())
+		path := frametest.WriteTemp(t, "in.ndjson", gen.Bytes())
 		gen = bytes.Buffer{}
 		runtime.GC()
 		var ms runtime.MemStats

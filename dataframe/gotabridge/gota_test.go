@@ -11,7 +11,7 @@ import (
 	"github.com/go-gota/gota/series"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 )
 
 func TestToGota(t *testing.T) {

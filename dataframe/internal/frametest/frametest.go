@@ -4,6 +4,8 @@
 package frametest
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -44,4 +46,13 @@ func RequireFramesEqual(t testing.TB, want, got Rows) {
 	require.True(t, arrow.TypeEqual(arrow.StructOf(want.Schema().Fields()...), arrow.StructOf(got.Schema().Fields()...)),
 		"schema:\nwant %s\ngot  %s", want.Schema(), got.Schema())
 	require.Equal(t, RowsJSON(t, want), RowsJSON(t, got))
+}
+
+// WriteTemp writes data to a file named name in a fresh temporary
+// directory and returns its path.
+func WriteTemp(t testing.TB, name string, data []byte) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), name)
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	return path
 }
