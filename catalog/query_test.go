@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -130,4 +131,37 @@ func TestTrimForms(t *testing.T) {
 		require.Equal(t, want+"\n", queryJSON(t, f), q)
 		f.Release()
 	}
+}
+
+// Every aggregate over a group of only NULLs, a mixed group, and no rows at
+// all, with Spark's results.
+func TestAggregateNulls(t *testing.T) {
+	t.Parallel()
+	tbl := ndjson(t, `{"g":"nulls","v":null,"s":null}
+{"g":"nulls","v":null,"s":null}
+{"g":"mixed","v":null,"s":null}
+{"g":"mixed","v":3,"s":"b"}
+{"g":"mixed","v":1,"s":"a"}
+{"g":"mixed","v":3,"s":"b"}
+`)
+	defer tbl.Release()
+	frames := map[string]*dataframe.Frame{"t": tbl}
+	q := `SELECT g, count(*) AS n, count(v) AS c, count(DISTINCT v) AS cd, sum(v) AS s, sum(DISTINCT v) AS sd,
+		avg(v) AS a, min(v) AS mi, max(s) AS mx, collect_list(v) AS cl, collect_set(s) AS cs,
+		first(v) AS f, first(v, true) AS fi, last(s) AS l, last(s, true) AS li FROM t %s GROUP BY g ORDER BY g`
+	f, err := runSQL(t, fmt.Sprintf(q, ""), frames)
+	require.NoError(t, err)
+	require.Equal(t, `{"g":"mixed","n":4,"c":3,"cd":2,"s":7,"sd":4,"a":2.3333333333333335,"mi":1,"mx":"b","cl":[3,1,3],"cs":["b","a"],"f":null,"fi":3,"l":"b","li":"b"}
+{"g":"nulls","n":2,"c":0,"cd":0,"s":null,"sd":null,"a":null,"mi":null,"mx":null,"cl":[],"cs":[],"f":null,"fi":null,"l":null,"li":null}
+`, queryJSON(t, f))
+	f.Release()
+	// No rows and no GROUP BY: one row; with GROUP BY: none.
+	f, err = runSQL(t, "SELECT count(*) AS n, count(v) AS c, sum(v) AS s, avg(v) AS a, max(v) AS m, collect_list(v) AS cl FROM t WHERE g = 'none'", frames)
+	require.NoError(t, err)
+	require.Equal(t, `{"n":0,"c":0,"s":null,"a":null,"m":null,"cl":[]}`+"\n", queryJSON(t, f))
+	f.Release()
+	f, err = runSQL(t, fmt.Sprintf(q, "WHERE g = 'none'"), frames)
+	require.NoError(t, err)
+	require.Equal(t, int64(0), f.NumRows())
+	f.Release()
 }
