@@ -516,42 +516,39 @@ func (p *parser) sourceItem() (query.Source, error) {
 
 func (p *parser) expr() (query.Expr, error) { return p.orExpr() }
 
-func (p *parser) orExpr() (query.Expr, error) {
-	l, err := p.andExpr()
+// chain reads `operand {op operand}`, left-associative, where isOp says
+// which token is the operator and opName names it in the tree.
+func (p *parser) chain(operand func() (query.Expr, error), isOp func(Token) bool, opName func(Token) string) (query.Expr, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
 	for {
 		t := p.peek()
-		if !t.isKeyword("OR") {
+		if !isOp(t) {
 			return l, nil
 		}
 		p.next()
-		r, err := p.andExpr()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l = &query.Binary{Op: "OR", L: l, R: r, Pos: t.Pos}
+		l = &query.Binary{Op: opName(t), L: l, R: r, Pos: t.Pos}
 	}
 }
 
+func keyword(kw string) (func(Token) bool, func(Token) string) {
+	return func(t Token) bool { return t.isKeyword(kw) }, func(Token) string { return kw }
+}
+
+func (p *parser) orExpr() (query.Expr, error) {
+	is, name := keyword("OR")
+	return p.chain(p.andExpr, is, name)
+}
+
 func (p *parser) andExpr() (query.Expr, error) {
-	l, err := p.notExpr()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		t := p.peek()
-		if !t.isKeyword("AND") {
-			return l, nil
-		}
-		p.next()
-		r, err := p.notExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &query.Binary{Op: "AND", L: l, R: r, Pos: t.Pos}
-	}
+	is, name := keyword("AND")
+	return p.chain(p.notExpr, is, name)
 }
 
 func (p *parser) notExpr() (query.Expr, error) {
@@ -702,25 +699,21 @@ func (p *parser) additive() (query.Expr, error) {
 }
 
 func (p *parser) multiplicative() (query.Expr, error) {
-	l, err := p.unary()
-	if err != nil {
-		return nil, err
+	if t := p.peek(); t.isKeyword("DIV") {
+		return nil, p.unsupportedAt(t)
 	}
-	for {
-		t := p.peek()
+	var divErr error
+	e, err := p.chain(p.unary, func(t Token) bool {
 		if t.isKeyword("DIV") {
-			return nil, p.unsupportedAt(t)
+			divErr = p.unsupportedAt(t)
+			return false
 		}
-		if t.Kind != Symbol || t.Text != "*" && t.Text != "/" && t.Text != "%" {
-			return l, nil
-		}
-		p.next()
-		r, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		l = &query.Binary{Op: t.Text, L: l, R: r, Pos: t.Pos}
+		return t.Kind == Symbol && (t.Text == "*" || t.Text == "/" || t.Text == "%")
+	}, func(t Token) string { return t.Text })
+	if err == nil && divErr != nil {
+		return nil, divErr
 	}
+	return e, err
 }
 
 func (p *parser) unary() (query.Expr, error) {
