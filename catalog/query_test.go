@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -10,6 +11,7 @@ import (
 	"github.com/sluicedata/sluice/catalog"
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 func runSQL(t *testing.T, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
@@ -31,7 +33,7 @@ func ndjson(t *testing.T, s string) *dataframe.Frame {
 func queryJSON(t *testing.T, f *dataframe.Frame) string {
 	t.Helper()
 	var b bytes.Buffer
-	require.NoError(t, dataframe.WriteNDJSON(&b, f))
+	require.NoError(t, fileio.WriteNDJSON(&b, f))
 	return b.String()
 }
 
@@ -106,10 +108,60 @@ func TestQueryParquetColumns(t *testing.T) {
 `)
 	defer f.Release()
 	path := dir + "/t.parquet"
-	require.NoError(t, dataframe.WriteFile(path, f, dataframe.FileOptions{}))
+	require.NoError(t, fileio.WriteFile(path, f, fileio.FileOptions{}))
 	exec(t, s, "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
 	require.Equal(t, []string{`{"count(1)":3}`}, exec(t, s, "SELECT count(*) FROM p.t"))
 	require.Equal(t, []string{`{"k":1,"n":2,"sx":1.5}`, `{"k":2,"n":1,"sx":2.5}`}, exec(t, s, "SELECT k, count(*) AS n, sum(x) AS sx FROM p.t GROUP BY k ORDER BY k"))
 	_, err := s.ExecuteBatch(context.Background(), "SELECT kk FROM p.t")
 	require.EqualError(t, err, "statement 1: line 1, column 8: unknown column kk")
+}
+
+func TestTrimForms(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]string{
+		"SELECT trim('  a  ') AS r":                    `{"r":"a"}`,
+		"SELECT TRIM(BOTH 'x' FROM 'xxaxx') AS r":      `{"r":"a"}`,
+		"SELECT TRIM(LEADING 'x' FROM 'xxaxx') AS r":   `{"r":"axx"}`,
+		"SELECT TRIM(TRAILING FROM '  a  ') AS r":      `{"r":"  a"}`,
+		"SELECT TRIM('x' FROM 'xxaxx') AS r":           `{"r":"a"}`,
+		"SELECT TRIM(BOTH upper('x') FROM 'XaX') AS r": `{"r":"a"}`,
+	} {
+		f, err := runSQL(t, q, nil)
+		require.NoError(t, err, q)
+		require.Equal(t, want+"\n", queryJSON(t, f), q)
+		f.Release()
+	}
+}
+
+// Every aggregate over a group of only NULLs, a mixed group, and no rows at
+// all, with Spark's results.
+func TestAggregateNulls(t *testing.T) {
+	t.Parallel()
+	tbl := ndjson(t, `{"g":"nulls","v":null,"s":null}
+{"g":"nulls","v":null,"s":null}
+{"g":"mixed","v":null,"s":null}
+{"g":"mixed","v":3,"s":"b"}
+{"g":"mixed","v":1,"s":"a"}
+{"g":"mixed","v":3,"s":"b"}
+`)
+	defer tbl.Release()
+	frames := map[string]*dataframe.Frame{"t": tbl}
+	q := `SELECT g, count(*) AS n, count(v) AS c, count(DISTINCT v) AS cd, sum(v) AS s, sum(DISTINCT v) AS sd,
+		avg(v) AS a, min(v) AS mi, max(s) AS mx, collect_list(v) AS cl, collect_set(s) AS cs,
+		first(v) AS f, first(v, true) AS fi, last(s) AS l, last(s, true) AS li FROM t %s GROUP BY g ORDER BY g`
+	f, err := runSQL(t, fmt.Sprintf(q, ""), frames)
+	require.NoError(t, err)
+	require.Equal(t, `{"g":"mixed","n":4,"c":3,"cd":2,"s":7,"sd":4,"a":2.3333333333333335,"mi":1,"mx":"b","cl":[3,1,3],"cs":["b","a"],"f":null,"fi":3,"l":"b","li":"b"}
+{"g":"nulls","n":2,"c":0,"cd":0,"s":null,"sd":null,"a":null,"mi":null,"mx":null,"cl":[],"cs":[],"f":null,"fi":null,"l":null,"li":null}
+`, queryJSON(t, f))
+	f.Release()
+	// No rows and no GROUP BY: one row; with GROUP BY: none.
+	f, err = runSQL(t, "SELECT count(*) AS n, count(v) AS c, sum(v) AS s, avg(v) AS a, max(v) AS m, collect_list(v) AS cl FROM t WHERE g = 'none'", frames)
+	require.NoError(t, err)
+	require.Equal(t, `{"n":0,"c":0,"s":null,"a":null,"m":null,"cl":[]}`+"\n", queryJSON(t, f))
+	f.Release()
+	f, err = runSQL(t, fmt.Sprintf(q, "WHERE g = 'none'"), frames)
+	require.NoError(t, err)
+	require.Equal(t, int64(0), f.NumRows())
+	f.Release()
 }

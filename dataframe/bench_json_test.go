@@ -3,6 +3,7 @@ package dataframe
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
 	"strconv"
 	"sync"
@@ -33,7 +34,7 @@ var (
 func benchListing(b *testing.B) []byte {
 	listingOnce.Do(func() {
 		var buf bytes.Buffer
-		if err := GenListing(&buf, benchMB(50)<<20/bytesPerItem, 1); err != nil {
+		if err := datagen.GenListing(&buf, benchMB(50)<<20/bytesPerItem, 1); err != nil {
 			panic(err)
 		}
 		listingData = buf.Bytes()
@@ -44,7 +45,7 @@ func benchListing(b *testing.B) []byte {
 func benchNDJSON(b *testing.B) []byte {
 	ndjsonOnce.Do(func() {
 		var buf bytes.Buffer
-		if err := GenNDJSON(&buf, benchMB(200)<<20/bytesPerItem, 1); err != nil {
+		if err := datagen.GenNDJSON(&buf, benchMB(200)<<20/bytesPerItem, 1); err != nil {
 			panic(err)
 		}
 		ndjsonData = buf.Bytes()
@@ -99,8 +100,8 @@ func BenchmarkInferOnly(b *testing.B) {
 func TestGenListingIsValidAndDeterministic(t *testing.T) {
 	t.Parallel()
 	var a, b2 bytes.Buffer
-	require.NoError(t, GenListing(&a, 50, 7))
-	require.NoError(t, GenListing(&b2, 50, 7))
+	require.NoError(t, datagen.GenListing(&a, 50, 7))
+	require.NoError(t, datagen.GenListing(&b2, 50, 7))
 	require.Equal(t, a.Bytes(), b2.Bytes())
 	var v struct{ Items []map[string]any }
 	require.NoError(t, json.Unmarshal(a.Bytes(), &v))
@@ -119,7 +120,7 @@ func TestGenListingIsValidAndDeterministic(t *testing.T) {
 	}
 
 	var nd bytes.Buffer
-	require.NoError(t, GenNDJSON(&nd, 50, 7))
+	require.NoError(t, datagen.GenNDJSON(&nd, 50, 7))
 	g, err := ReadNDJSON(nd.Bytes(), JSONOptions{})
 	require.NoError(t, err)
 	defer g.Release()

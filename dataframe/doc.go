@@ -1,16 +1,18 @@
-// Package dataframe is Sluice's frame layer: an Arrow-first Frame (schema plus
-// record batches) with JSON inference that follows Spark's rules, operations
-// (project, filter, limit, explode, flatten, concat), a bridge to gota, and
-// printers and file IO (Parquet, Arrow IPC, CSV, NDJSON).
+// Package dataframe is Sluice's frame: an Arrow-first Frame (schema plus
+// record batches) and its stream form (Stream, a record-batch reader), the
+// operations on frames (project, filter, limit, explode, flatten, concat),
+// the table printer, and JSON reading with Spark's inference (in memory, and
+// NDJSON files streamed in two passes).
 //
-// JSON is read by a byte-level scanner, not encoding/json: usually one pass
-// against a schema sampled from the first rows, falling back to two passes
-// (infer, then build) whenever the sample did not foresee the input, so the
-// result is always that of the full inference. Every operation returns a new
-// frame that owns its memory; the caller releases what it creates.
+// The family around it: dataframe/sparktype holds Spark's type rules,
+// dataframe/fileio the file formats (Parquet, Arrow IPC, CSV, NDJSON, JSON)
+// as streams and frames, dataframe/gotabridge the conversion to and from
+// gota, and dataframe/query the SQL executor. Arrow is imported only in
+// this family, so the Arrow major version is swapped in one place. See
+// docs/frames.md.
 //
-// Arrow is imported only here, so the Arrow major version is swapped in one
-// place. The package knows nothing of catalogs, HTTP or SQL.
+// Every operation returns a new frame or stream that owns its memory; the
+// caller releases what it creates.
 //
 //	f, err := dataframe.ReadJSON(body, dataframe.JSONOptions{RecordsPath: "items"})
 //	if err != nil { … }

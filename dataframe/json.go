@@ -23,6 +23,10 @@ type JSONOptions struct {
 	// MaxDepth bounds the nesting of objects and arrays; deeper input is an
 	// error rather than a stack overflow. Defaults to 512.
 	MaxDepth int
+	// BlockBytes is how many bytes of lines one worker of a file stream
+	// (OpenNDJSON) takes at a time; memory holds a few blocks. Ignored by
+	// the in-memory readers. Defaults to 4 MiB.
+	BlockBytes int
 	// SampleRows > 0 infers the schema from the first SampleRows rows only
 	// (Spark's samplingRatio analogue; see docs/inference.md#sampling).
 	// Later values that do not fit it become null and fields it lacks are

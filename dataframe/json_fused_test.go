@@ -2,6 +2,7 @@ package dataframe
 
 import (
 	"bytes"
+	"github.com/sluicedata/sluice/internal/datagen"
 	"strings"
 	"testing"
 
@@ -34,8 +35,8 @@ func TestFusedMatchesTwoPass(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	var listing, nd bytes.Buffer
-	require.NoError(t, GenListing(&listing, 1500, 5))
-	require.NoError(t, GenNDJSON(&nd, 1500, 5))
+	require.NoError(t, datagen.GenListing(&listing, 1500, 5))
+	require.NoError(t, datagen.GenNDJSON(&nd, 1500, 5))
 
 	many := func(n int, row string) string {
 		return "[" + strings.TrimSuffix(strings.Repeat(row+",", n), ",")
@@ -88,7 +89,7 @@ func TestFusedSplitDocument(t *testing.T) {
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
 	var listing bytes.Buffer
-	require.NoError(t, GenListing(&listing, 1500, 9))
+	require.NoError(t, datagen.GenListing(&listing, 1500, 9))
 	tricky := `{"s":"a,]}[{\"q\\\\","n":1,"l":[1,[2,{"x":"]"}]]}`
 	rows := func(n int, row string) string { return strings.TrimSuffix(strings.Repeat(row+",", n), ",") }
 	tests := []struct {

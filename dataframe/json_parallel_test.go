@@ -3,6 +3,7 @@ package dataframe
 import (
 	"bytes"
 	"fmt"
+	"github.com/sluicedata/sluice/internal/datagen"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -15,7 +16,7 @@ import (
 func TestReadNDJSONParallelMatchesSequential(t *testing.T) {
 	t.Parallel()
 	var buf bytes.Buffer
-	require.NoError(t, GenNDJSON(&buf, 300, 3))
+	require.NoError(t, datagen.GenNDJSON(&buf, 300, 3))
 	buf.WriteString("\n   \n")
 	buf.WriteString(`{"id":"late","statistics":{"rank":1.5},"extra":[1,2]}` + "\n")
 	data := buf.Bytes()
@@ -53,7 +54,7 @@ func TestReadJSONDocumentsParallel(t *testing.T) {
 	var docs [][]byte
 	for i := 0; i < 12; i++ {
 		var b bytes.Buffer
-		require.NoError(t, GenListing(&b, 20, int64(i)))
+		require.NoError(t, datagen.GenListing(&b, 20, int64(i)))
 		docs = append(docs, b.Bytes())
 	}
 	docs = append(docs, []byte(`{"items":[{"id":1}]}`))

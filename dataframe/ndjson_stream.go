@@ -261,10 +261,10 @@ func inferNDJSONFile(ctx context.Context, path string, opts JSONOptions, path0 [
 // and the malformed-record modes are ReadNDJSON's alone (an error here).
 // The caller releases the stream; cancelling ctx stops it.
 func OpenNDJSON(ctx context.Context, path string, opts JSONOptions) (Stream, error) {
-	return openNDJSON(ctx, path, opts, blockSize)
-}
-
-func openNDJSON(ctx context.Context, path string, opts JSONOptions, blockBytes int) (Stream, error) {
+	blockBytes := opts.BlockBytes
+	if blockBytes <= 0 {
+		blockBytes = blockSize
+	}
 	p, err := opts.validate()
 	if err != nil {
 		return nil, err

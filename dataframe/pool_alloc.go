@@ -28,6 +28,11 @@ const (
 // streamAllocator is the allocator streams use when the caller gives none.
 var streamAllocator memory.Allocator = &poolAllocator{}
 
+// BatchAllocator is the recycling allocator Sluice's streams use when the
+// caller gives none (see docs/frames.md#memory). Buffers from it are
+// returned when their last reference is released.
+func BatchAllocator() memory.Allocator { return streamAllocator }
+
 func (p *poolAllocator) Allocate(size int) []byte {
 	shift := bits.Len(uint(size - 1))
 	if size <= 0 || shift < poolMinShift || shift > poolMaxShift {

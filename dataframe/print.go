@@ -51,7 +51,7 @@ func WriteTable(w io.Writer, f *Frame, o TableOptions) error {
 	rows := make([][]string, 0, shown+1)
 	header := make([]string, ncol)
 	for c, n := range names {
-		header[c] = truncateCell(escapeMeta(n), o.Truncate)
+		header[c] = TruncateCell(escapeMeta(n), o.Truncate)
 	}
 	rows = append(rows, header)
 	var sb strings.Builder
@@ -65,7 +65,7 @@ func WriteTable(w io.Writer, f *Frame, o TableOptions) error {
 			for c := 0; c < ncol; c++ {
 				sb.Reset()
 				writeSparkCell(&sb, rec.Column(c), i)
-				row[c] = truncateCell(sb.String(), o.Truncate)
+				row[c] = TruncateCell(sb.String(), o.Truncate)
 			}
 			rows = append(rows, row)
 		}
@@ -123,9 +123,9 @@ func WriteTable(w io.Writer, f *Frame, o TableOptions) error {
 	return bw.Flush()
 }
 
-// truncateCell cuts s to width characters as Spark does: the last three
-// become "..." unless width is under 4.
-func truncateCell(s string, width int) string {
+// TruncateCell cuts s to width characters as Spark's show() does: the last
+// three become "..." unless width is under 4.
+func TruncateCell(s string, width int) string {
 	if width <= 0 || len(s) <= width {
 		return s
 	}
@@ -272,61 +272,4 @@ func javaDouble(f float64, bits int) string {
 		exp = "-" + exp
 	}
 	return mant + "E" + exp
-}
-
-// WriteNDJSON writes f as JSON lines: one object per row, keys in column
-// order, nested values as JSON objects and arrays, nulls as null.
-func WriteNDJSON(w io.Writer, f *Frame) error {
-	return writeFrame(w, f, newNDJSONWriter)
-}
-
-// WriteJSONArray writes f as one JSON array of row objects (the .json output
-// format), one row per line.
-func WriteJSONArray(w io.Writer, f *Frame) error {
-	return writeFrame(w, f, newJSONArrayWriter)
-}
-
-// jsonRowsWriter writes rows as JSON objects one record batch at a time:
-// as lines, or as the elements of one array.
-type jsonRowsWriter struct {
-	bw    *bufio.Writer
-	rows  rowJSON
-	array bool
-	n     int64
-}
-
-func newNDJSONWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
-	return &jsonRowsWriter{bw: bufio.NewWriterSize(w, 256<<10), rows: newRowJSON(schema)}, nil
-}
-
-func newJSONArrayWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
-	jw := &jsonRowsWriter{bw: bufio.NewWriterSize(w, 256<<10), rows: newRowJSON(schema), array: true}
-	return jw, jw.bw.WriteByte('[')
-}
-
-func (jw *jsonRowsWriter) write(rec arrow.Record) error {
-	return jw.rows.each(rec, func(obj []byte) error {
-		if jw.array {
-			if jw.n > 0 {
-				jw.bw.WriteByte(',')
-			}
-			jw.bw.WriteByte('\n')
-		}
-		jw.n++
-		jw.bw.Write(obj)
-		if !jw.array {
-			return jw.bw.WriteByte('\n')
-		}
-		return nil
-	})
-}
-
-func (jw *jsonRowsWriter) close() error {
-	if jw.array {
-		if jw.n > 0 {
-			jw.bw.WriteByte('\n')
-		}
-		jw.bw.WriteString("]\n")
-	}
-	return jw.bw.Flush()
 }

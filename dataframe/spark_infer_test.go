@@ -574,7 +574,7 @@ func TestSparkInference(t *testing.T) {
 			path := filepath.Join(t.TempDir(), "in.ndjson")
 			require.NoError(t, os.WriteFile(path, in, 0o644))
 			for _, block := range []int{64, 1 << 20} {
-				s, err := openNDJSON(context.Background(), path, JSONOptions{}, block)
+				s, err := OpenNDJSON(context.Background(), path, JSONOptions{BlockBytes: block})
 				require.NoError(t, err)
 				f, err := Collect(s)
 				s.Release()

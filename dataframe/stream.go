@@ -69,10 +69,16 @@ type pipe struct {
 	ended  bool
 }
 
-// newPipe starts produce on its own goroutine. produce sends batches with
-// emit (which reports false once the stream is released: produce must then
-// return) and returns nil at the end of the data or its error. Ownership of
-// each emitted record passes to the stream.
+// NewStream makes a stream fed by produce, which runs on its own goroutine:
+// it sends batches of schema with emit (which reports false once the stream
+// is released or ctx is cancelled: produce must then return) and returns nil
+// at the end of the data or its error, which the stream's Err reports.
+// Ownership of each emitted record passes to the stream; depth batches may
+// wait between produce and the reader.
+func NewStream(ctx context.Context, schema *arrow.Schema, depth int, produce func(ctx context.Context, emit func(arrow.Record) bool) error) Stream {
+	return newPipe(ctx, schema, depth, produce)
+}
+
 func newPipe(ctx context.Context, schema *arrow.Schema, depth int, produce func(ctx context.Context, emit func(arrow.Record) bool) error) *pipe {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &pipe{schema: schema, ctx: ctx, cancel: cancel, recs: make(chan arrow.Record, depth), done: make(chan struct{})}
@@ -150,5 +156,11 @@ func (p *pipe) Release() {
 	}
 	if !p.ended {
 		p.finish()
+	}
+}
+
+func release(recs []arrow.Record) {
+	for _, r := range recs {
+		r.Release()
 	}
 }

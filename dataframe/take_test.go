@@ -3,6 +3,7 @@ package dataframe
 import (
 	"bytes"
 	"fmt"
+	"github.com/sluicedata/sluice/internal/datagen"
 	"math/rand"
 	"strconv"
 	"strings"
@@ -399,7 +400,7 @@ func BenchmarkFilterStrings(b *testing.B) {
 func BenchmarkExplodeListing(b *testing.B) {
 	const items = 200_000
 	var doc bytes.Buffer
-	if err := GenListing(&doc, items, 1); err != nil {
+	if err := datagen.GenListing(&doc, items, 1); err != nil {
 		b.Fatal(err)
 	}
 	f, err := ReadJSON(doc.Bytes(), JSONOptions{})

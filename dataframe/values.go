@@ -311,10 +311,10 @@ func appendJSONString(dst []byte, s string) []byte {
 // nested values as JSON (not text), nulls as null. obj is reused between
 // calls; copy it to keep it. An error from fn stops the walk and is returned.
 func (f *Frame) EachRowJSON(fn func(row int64, obj []byte) error) error {
-	rj := newRowJSON(f.schema)
+	rj := NewRowJSON(f.schema)
 	var row int64
 	for _, rec := range f.records {
-		err := rj.each(rec, func(obj []byte) error {
+		err := rj.Each(rec, func(obj []byte) error {
 			err := fn(row, obj)
 			row++
 			return err
@@ -326,24 +326,26 @@ func (f *Frame) EachRowJSON(fn func(row int64, obj []byte) error) error {
 	return nil
 }
 
-// rowJSON renders the rows of record batches of one schema as JSON objects.
-type rowJSON struct {
+// RowJSON renders the rows of record batches of one schema as JSON objects
+// (as EachRowJSON does), batch by batch: the writers of streams use it.
+type RowJSON struct {
 	keys [][]byte // `"name":` per column
 	buf  []byte
 }
 
-func newRowJSON(schema *arrow.Schema) rowJSON {
+// NewRowJSON prepares the keys of schema.
+func NewRowJSON(schema *arrow.Schema) *RowJSON {
 	fields := schema.Fields()
 	keys := make([][]byte, len(fields))
 	for i, fd := range fields {
 		k := appendJSONString(nil, fd.Name)
 		keys[i] = append(k, ':')
 	}
-	return rowJSON{keys: keys}
+	return &RowJSON{keys: keys}
 }
 
-// each calls fn with each row of rec as a JSON object (reused between calls).
-func (rj *rowJSON) each(rec arrow.Record, fn func(obj []byte) error) error {
+// Each calls fn with each row of rec as a JSON object, reused between calls.
+func (rj *RowJSON) Each(rec arrow.Record, fn func(obj []byte) error) error {
 	cols := rec.Columns()
 	n := int(rec.NumRows())
 	for i := 0; i < n; i++ {
@@ -400,4 +402,14 @@ func (f *Frame) StringValues(column string) (vals []string, valid []bool, err er
 		}
 	}
 	return vals, valid, nil
+}
+
+// IsNested reports whether dt is a struct, map or list: the types that text
+// formats (CSV cells, gota columns) hold as JSON text.
+func IsNested(dt arrow.DataType) bool {
+	switch dt.(type) {
+	case *arrow.StructType, *arrow.MapType, arrow.ListLikeType:
+		return true
+	}
+	return false
 }

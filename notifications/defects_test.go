@@ -437,6 +437,21 @@ func TestD11MethodNotAllowedAndHeaderErrors(t *testing.T) {
 	require.True(t, json.Valid([]byte(body)), body)
 	require.NotContains(t, body, "\x01")
 	require.NotContains(t, body, "<script>")
+	// A request that does not parse is answered without its bytes.
+	for _, raw := range []string{"GARBAGE<x>\r\n\r\n", "POST /webhooks/notifications HTTP/1.1\r\nHost: x\r\nContent-Length: z<x>\r\n\r\n"} {
+		conn, err := net.DialTimeout("tcp", svc.Addr(), 10*time.Second)
+		require.NoError(t, err)
+		require.NoError(t, conn.SetDeadline(time.Now().Add(20*time.Second)))
+		_, err = io.WriteString(conn, raw)
+		require.NoError(t, err)
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		require.NoError(t, err)
+		b, _ := io.ReadAll(resp.Body)
+		conn.Close()
+		require.Equal(t, 400, resp.StatusCode)
+		require.True(t, json.Valid(b), string(b))
+		require.NotContains(t, string(b), "<x>")
+	}
 	// A bad Content-Encoding value is quoted as JSON text.
 	code, body = do(t, svc, "POST", "/webhooks/notifications", `{"token":"x"}`, "Content-Encoding", "x\x7f<b>")
 	require.Equal(t, 415, code, body)

@@ -113,6 +113,24 @@ func describeStep(s *Step, show func(k, v string) string) string {
 		return strings.Join(parts, ", ")
 	case KindLimit:
 		return fmt.Sprint(s.Limit.N)
+	case KindAggregate:
+		parts := append([]string(nil), s.Transform.GroupBy...)
+		for _, a := range s.Transform.Aggregates {
+			parts = append(parts, a.Name+" = "+oneLine(a.Expr))
+		}
+		return strings.Join(parts, ", ")
+	case KindSort:
+		return strings.Join(s.Transform.Sort, ", ")
+	case KindJoin:
+		return s.Transform.How + " join " + s.Transform.With + " on " + oneLine(s.Transform.On)
+	case KindDistinct:
+		return "distinct rows"
+	case KindWithColumns:
+		parts := make([]string, len(s.Transform.Columns))
+		for i, c := range s.Transform.Columns {
+			parts[i] = c.Name + " = " + oneLine(c.Expr)
+		}
+		return strings.Join(parts, ", ")
 	case KindWrite:
 		w := s.Write
 		switch {

@@ -263,6 +263,14 @@ func (r *runner) exec(ctx context.Context, s *Step, sr *StepResult) (out *datafr
 		return rename(in, s.Rename.Pairs)
 	case KindLimit:
 		return dataframe.Limit(in, s.Limit.N), nil
+	case KindAggregate, KindSort, KindJoin, KindDistinct, KindWithColumns:
+		frames := map[string]*dataframe.Frame{}
+		for _, id := range s.inputs[1:] {
+			f, done := r.inputOf(id)
+			defer done()
+			frames[id] = f
+		}
+		return s.Transform.run(ctx, r.opts.Session, s.Kind, in, frames)
 	case KindWrite:
 		if err := r.write(ctx, s, in, sr); err != nil {
 			return nil, err

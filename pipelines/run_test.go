@@ -26,6 +26,7 @@ import (
 	"github.com/sluicedata/sluice/connectors/parquet"
 	_ "github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/notifications"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 	"github.com/sluicedata/sluice/pipelines"
@@ -61,7 +62,7 @@ func jsonRows(t testing.TB, f *dataframe.Frame) []string {
 
 func readFile(t testing.TB, path string) *dataframe.Frame {
 	t.Helper()
-	f, err := dataframe.ReadFile(path, dataframe.FileOptions{})
+	f, err := fileio.ReadFile(path, fileio.FileOptions{})
 	require.NoError(t, err)
 	return f
 }

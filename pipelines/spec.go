@@ -69,10 +69,17 @@ const (
 	KindRename  Kind = "rename"
 	KindLimit   Kind = "limit"
 	KindWrite   Kind = "write"
+
+	KindAggregate   Kind = "aggregate"
+	KindSort        Kind = "sort"
+	KindJoin        Kind = "join"
+	KindDistinct    Kind = "distinct"
+	KindWithColumns Kind = "with_columns"
 )
 
 // Kinds lists the step kinds in the order the documentation gives them.
-var Kinds = []Kind{KindRead, KindSQL, KindSelect, KindFilter, KindExplode, KindFlatten, KindRename, KindLimit, KindWrite}
+var Kinds = []Kind{KindRead, KindSQL, KindSelect, KindFilter, KindExplode, KindFlatten, KindRename, KindLimit,
+	KindAggregate, KindSort, KindJoin, KindDistinct, KindWithColumns, KindWrite}
 
 // Pipeline is a parsed pipeline file.
 type Pipeline struct {
@@ -127,6 +134,8 @@ type Step struct {
 	Rename  *RenameStep
 	Limit   *LimitStep
 	Write   *WriteStep
+	// Transform is set for aggregate, sort, join, distinct and with_columns.
+	Transform *TransformStep
 
 	inputs []string    // resolved by Validate
 	query  *Query      // parsed sql
@@ -644,6 +653,8 @@ func (d *decoder) step(n *yaml.Node, index int) (*Step, error) {
 		s.Limit = &LimitStep{N: lim}
 	case KindWrite:
 		s.Write, err = d.writeStep(v, what)
+	case KindAggregate, KindSort, KindJoin, KindDistinct, KindWithColumns:
+		s.Transform, err = d.transformStep(s.Kind, v, what)
 	}
 	if err != nil {
 		return nil, err

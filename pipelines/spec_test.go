@@ -156,7 +156,7 @@ func TestParseBad(t *testing.T) {
 		{"steps not list", "name: a\nsteps: {read: a}\n", "line 2, column 8: steps: want a list of steps, got a mapping"},
 		{"duplicate key", "name: a\nname: b\nsteps:\n  - read: a.b\n", "line 2, column 1: pipeline: duplicate key \"name\""},
 		{"name wrong type", "name: [a]\nsteps:\n  - read: a.b\n", "line 1, column 7: name: want a string, got a list"},
-		{"unknown kind", "name: a\nsteps:\n  - reed: a.b\n", "line 3, column 5: step 1: unknown step kind \"reed\" (did you mean \"read\"?) (want one of: read, sql, select, filter, explode, flatten, rename, limit, write)"},
+		{"unknown kind", "name: a\nsteps:\n  - reed: a.b\n", "line 3, column 5: step 1: unknown step kind \"reed\" (did you mean \"read\"?) (want one of: read, sql, select, filter, explode, flatten, rename, limit, aggregate, sort, join, distinct, with_columns, write)"},
 		{"two kinds", "name: a\nsteps:\n  - read: a.b\n    limit: 3\n", "line 4, column 5: step 1: has two kinds, \"read\" and \"limit\""},
 		{"no kind", "name: a\nsteps:\n  - id: x\n", "line 3, column 5: step 1: missing the step kind"},
 		{"bad id", "name: a\nsteps:\n  - id: my-step\n    read: a.b\n", "line 3, column 9: step 1: id \"my-step\""},

@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors/parquet"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
@@ -71,11 +72,11 @@ func stageFile(ctx context.Context, w *WriteStep, f *dataframe.Frame) (st staged
 	// The temporary name keeps the format's extension: WriteFile picks the
 	// format by it.
 	st.tmp = tmp + "." + w.Format
-	opts := dataframe.FileOptions{}
+	opts := fileio.FileOptions{}
 	if w.Format == "parquet" {
 		opts.Parquet.Compression = w.Compression
 	}
-	if err := dataframe.WriteFile(st.tmp, f, opts); err != nil {
+	if err := fileio.WriteFile(st.tmp, f, opts); err != nil {
 		_ = os.Remove(st.tmp)
 		return st, err
 	}

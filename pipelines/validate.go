@@ -100,9 +100,27 @@ func Validate(p *Pipeline) error {
 				}
 				s.inputs = []string{dep.ID}
 			case i == 0:
+				if s.Transform != nil {
+					return errf(s.Pos, "%s: has no input (the first step must be a read or an sql step, or name one with from:)", what)
+				}
 				return errf(s.Pos, "%s: has no input (the first step must be a read or an sql step, or name one with from:)", what)
 			default:
 				s.inputs = []string{p.Steps[i-1].ID}
+			}
+			if t := s.Transform; t != nil {
+				if s.Kind == KindJoin {
+					dep, ok := ids[t.With]
+					if !ok {
+						return errf(t.Pos, "%s: with: no step has the id %q%s", what, t.With, suggest.Phrase(t.With, stepIDs(p.Steps)))
+					}
+					t.With = dep.ID
+					if !contains(s.inputs, dep.ID) {
+						s.inputs = append(s.inputs, dep.ID)
+					}
+				}
+				if err := t.build(s.Kind, s.inputs[0]); err != nil {
+					return errf(t.Pos, "%s: %s", what, describeQueryError(err, "expression"))
+				}
 			}
 		}
 	}
@@ -154,6 +172,8 @@ func (s *Step) checkKind() error {
 		missing = s.Limit == nil
 	case KindWrite:
 		missing = s.Write == nil
+	case KindAggregate, KindSort, KindJoin, KindDistinct, KindWithColumns:
+		missing = s.Transform == nil
 	default:
 		return fmt.Errorf("unknown step kind %q (want one of: %s)", s.Kind, kindList())
 	}

@@ -52,26 +52,27 @@ maxv() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 > a + 0) print b;
 
 fail=0
 declare -A wall
-printf '%-8s %10s %12s %10s %12s %8s %8s\n' size duck_s duck_MiB sluice_s sluice_MiB ratio load
+printf '%-8s %8s %10s %10s %10s %12s %8s %8s %6s\n' size duck_s copy_s duck_MiB sluice_s sluice_MiB ratio ratio_c load
 for mb in $SIZES; do
   in="$work/in-$mb.ndjson"
   "$work/gen" -mb "$mb" -o "$in" 2>/dev/null
   rows=$(wc -l <"$in")
-  bd="" bs="" md="" ms=""
+  bd="" bc="" bs="" md="" ms=""
   for run in $(seq 1 "$RUNS"); do
     rm -f "$work/duck.parquet" "$work/sluice.parquet"
     # DuckDB: the whole node process (its COPY alone is in duck.log).
     read -r d dk < <(cd "$work/npm" && measure "$work/duck.log" node duck.mjs convert "$in" "$work/duck.parquet")
+    c=$(sed -E 's/.*"seconds":([0-9.eE+-]+).*/\1/' "$work/duck.log")
     rm -f "$work/duck.parquet"
     read -r s sk < <(measure "$work/sluice.log" "$work/sluice" convert "$in" "$work/sluice.parquet")
     grep -q "^wrote $rows rows" "$work/sluice.log" || { echo "sluice failed: $(cat "$work/sluice.log")" >&2; exit 1; }
-    bd=$(min "$bd" "$d"); bs=$(min "$bs" "$s")
+    bd=$(min "$bd" "$d"); bc=$(min "$bc" "$c"); bs=$(min "$bs" "$s")
     md=$(maxv "$md" "$dk"); ms=$(maxv "$ms" "$sk")
   done
   load=$(cut -d' ' -f1 /proc/loadavg)
   wall[$mb]=$bs
-  awk -v mb="$mb" -v d="$bd" -v dk="$md" -v s="$bs" -v sk="$ms" -v l="$load" 'BEGIN {
-    printf "%-8s %10.2f %12.0f %10.2f %12.0f %8.2f %8s\n", mb " MB", d, dk / 1024, s, sk / 1024, d / s, l }'
+  awk -v mb="$mb" -v d="$bd" -v c="$bc" -v dk="$md" -v s="$bs" -v sk="$ms" -v l="$load" 'BEGIN {
+    printf "%-8s %8.2f %10.2f %10.0f %10.2f %12.0f %8.2f %8.2f %6s\n", mb " MB", d, c, dk / 1024, s, sk / 1024, d / s, c / s, l }'
   if [ "$ms" -ge "$LIMIT_KB" ]; then
     echo "  OVER: sluice peaked at $((ms / 1024)) MiB, the bound is 512 MiB" >&2
     fail=1
@@ -83,7 +84,8 @@ for mb in $SIZES; do
   esac
   rm -f "$in" "$work/sluice.parquet"
 done
-echo "ratio = DuckDB wall / sluice wall (above 1: sluice faster); best of $RUNS; RSS = highest of the runs"
+echo "duck_s: the whole node process; copy_s: DuckDB's COPY statement alone (favours DuckDB); sluice_s: the whole process"
+echo "ratio = duck_s / sluice_s, ratio_c = copy_s / sluice_s (above 1: sluice faster); best of $RUNS; RSS = highest of the runs"
 if [ -n "${wall[1000]:-}" ] && [ -n "${wall[4000]:-}" ]; then
   awk -v a="${wall[1000]}" -v b="${wall[4000]}" 'BEGIN { printf "4 GB wall / 1 GB wall = %.2f (linear: 4)\n", b / a }'
 fi

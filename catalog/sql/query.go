@@ -516,42 +516,39 @@ func (p *parser) sourceItem() (query.Source, error) {
 
 func (p *parser) expr() (query.Expr, error) { return p.orExpr() }
 
-func (p *parser) orExpr() (query.Expr, error) {
-	l, err := p.andExpr()
+// chain reads `operand {op operand}`, left-associative, where isOp says
+// which token is the operator and opName names it in the tree.
+func (p *parser) chain(operand func() (query.Expr, error), isOp func(Token) bool, opName func(Token) string) (query.Expr, error) {
+	l, err := operand()
 	if err != nil {
 		return nil, err
 	}
 	for {
 		t := p.peek()
-		if !t.isKeyword("OR") {
+		if !isOp(t) {
 			return l, nil
 		}
 		p.next()
-		r, err := p.andExpr()
+		r, err := operand()
 		if err != nil {
 			return nil, err
 		}
-		l = &query.Binary{Op: "OR", L: l, R: r, Pos: t.Pos}
+		l = &query.Binary{Op: opName(t), L: l, R: r, Pos: t.Pos}
 	}
 }
 
+func keyword(kw string) (func(Token) bool, func(Token) string) {
+	return func(t Token) bool { return t.isKeyword(kw) }, func(Token) string { return kw }
+}
+
+func (p *parser) orExpr() (query.Expr, error) {
+	is, name := keyword("OR")
+	return p.chain(p.andExpr, is, name)
+}
+
 func (p *parser) andExpr() (query.Expr, error) {
-	l, err := p.notExpr()
-	if err != nil {
-		return nil, err
-	}
-	for {
-		t := p.peek()
-		if !t.isKeyword("AND") {
-			return l, nil
-		}
-		p.next()
-		r, err := p.notExpr()
-		if err != nil {
-			return nil, err
-		}
-		l = &query.Binary{Op: "AND", L: l, R: r, Pos: t.Pos}
-	}
+	is, name := keyword("AND")
+	return p.chain(p.notExpr, is, name)
 }
 
 func (p *parser) notExpr() (query.Expr, error) {
@@ -702,25 +699,21 @@ func (p *parser) additive() (query.Expr, error) {
 }
 
 func (p *parser) multiplicative() (query.Expr, error) {
-	l, err := p.unary()
-	if err != nil {
-		return nil, err
+	if t := p.peek(); t.isKeyword("DIV") {
+		return nil, p.unsupportedAt(t)
 	}
-	for {
-		t := p.peek()
+	var divErr error
+	e, err := p.chain(p.unary, func(t Token) bool {
 		if t.isKeyword("DIV") {
-			return nil, p.unsupportedAt(t)
+			divErr = p.unsupportedAt(t)
+			return false
 		}
-		if t.Kind != Symbol || t.Text != "*" && t.Text != "/" && t.Text != "%" {
-			return l, nil
-		}
-		p.next()
-		r, err := p.unary()
-		if err != nil {
-			return nil, err
-		}
-		l = &query.Binary{Op: t.Text, L: l, R: r, Pos: t.Pos}
+		return t.Kind == Symbol && (t.Text == "*" || t.Text == "/" || t.Text == "%")
+	}, func(t Token) string { return t.Text })
+	if err == nil && divErr != nil {
+		return nil, divErr
 	}
+	return e, err
 }
 
 func (p *parser) unary() (query.Expr, error) {
@@ -845,6 +838,11 @@ func (p *parser) primary() (query.Expr, error) {
 func (p *parser) call(name Token) (query.Expr, error) {
 	p.next() // (
 	c := &query.Call{Name: name.Text, Pos: name.Pos}
+	if strings.EqualFold(name.Text, "trim") {
+		if done, err := p.trimForm(c); done || err != nil {
+			return c, err
+		}
+	}
 	if t := p.peek(); t.Kind == Symbol && t.Text == "*" {
 		p.next()
 		c.Star = true
@@ -871,6 +869,69 @@ func (p *parser) call(name Token) (query.Expr, error) {
 		return nil, p.fail(p.peek(), `")" after the arguments of `+name.Text)
 	}
 	return p.afterCall(c)
+}
+
+// trimForm reads Spark's TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)
+// into trim/ltrim/rtrim(chars, s) (the characters first, as the functions
+// take them). It reports false, having read nothing, for a plain trim(s).
+func (p *parser) trimForm(c *query.Call) (bool, error) {
+	t := p.peek()
+	side := ""
+	switch {
+	case t.isKeyword("BOTH"):
+		side = "trim"
+	case t.isKeyword("LEADING"):
+		side = "ltrim"
+	case t.isKeyword("TRAILING"):
+		side = "rtrim"
+	}
+	if side == "" {
+		// TRIM(chars FROM s) is told from trim(s) by the FROM after the
+		// first argument.
+		k, depth := 0, 0
+		for {
+			n := p.peekAt(k)
+			if n.Kind == EOF || depth == 0 && n.Kind == Symbol && (n.Text == ")" || n.Text == ",") {
+				return false, nil
+			}
+			if depth == 0 && n.isKeyword("FROM") {
+				break
+			}
+			if n.Kind == Symbol && n.Text == "(" {
+				depth++
+			}
+			if n.Kind == Symbol && n.Text == ")" {
+				depth--
+			}
+			k++
+			if k > 64 {
+				return false, nil
+			}
+		}
+		side = "trim"
+	} else {
+		p.next()
+	}
+	c.Name = side
+	if !p.acceptKeyword("FROM") {
+		chars, err := p.expr()
+		if err != nil {
+			return true, err
+		}
+		if _, err := p.expectKeyword("FROM"); err != nil {
+			return true, err
+		}
+		c.Args = append(c.Args, chars)
+	}
+	s, err := p.expr()
+	if err != nil {
+		return true, err
+	}
+	c.Args = append([]query.Expr{}, append(c.Args, s)...)
+	if _, err := p.expectSymbol(")"); err != nil {
+		return true, p.fail(p.peek(), `")" after TRIM(…)`)
+	}
+	return true, nil
 }
 
 func (p *parser) afterCall(c *query.Call) (query.Expr, error) {

@@ -5,6 +5,7 @@ import (
 	"flag"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 func init() {
@@ -39,7 +40,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	in := pos[0]
-	inFormat, err := dataframe.FileFormat(in)
+	inFormat, err := fileio.FileFormat(in)
 	if err != nil {
 		return usagef("IN: %s", err)
 	}
@@ -52,7 +53,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	if rs := sample.settings(); rs != (dataframe.ReadSettings{}) && inFormat != "json" && inFormat != "ndjson" {
 		return usagef("--sample-rows, --strict and --mode apply to JSON input only, not %s", in)
 	}
-	pq := dataframe.ParquetOptions{Compression: *compression, RowGroupRows: *rowGroup}
+	pq := fileio.ParquetOptions{Compression: *compression, RowGroupRows: *rowGroup}
 	if err := pq.Validate(); err != nil {
 		return usagef("--compression/--row-group-rows: %s", err)
 	}
@@ -70,7 +71,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 		dest = out.out
 	}
 	if dest != "" {
-		if _, err := dataframe.FileFormat(dest); err != nil {
+		if _, err := fileio.FileFormat(dest); err != nil {
 			return usagef("OUT: %s", err)
 		}
 	}
@@ -79,7 +80,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	}
 
 	var stats dataframe.ReadStats
-	s, err := dataframe.OpenFile(ctx, in, dataframe.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Mode: sample.settings().Mode, Stats: &stats})
+	s, err := fileio.OpenFile(ctx, in, fileio.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Mode: sample.settings().Mode, Stats: &stats})
 	if err != nil {
 		return err
 	}
@@ -88,5 +89,5 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	if dest == "" {
 		return out.emitStream(ctx, env, s)
 	}
-	return writeOut(ctx, env, dest, s, dataframe.FileOptions{Parquet: pq}, out.note)
+	return writeOut(ctx, env, dest, s, fileio.FileOptions{Parquet: pq}, out.note)
 }

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,8 +14,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-
-	"github.com/sluicedata/sluice/dataframe"
 )
 
 // TestConvertInterruptLeavesNothing sends SIGINT to a real `sluice convert`
@@ -28,7 +27,7 @@ func TestConvertInterruptLeavesNothing(t *testing.T) {
 	require.NoError(t, err)
 	bw := bufio.NewWriter(fh)
 	// ~50 MB: long enough that the write is caught in the act.
-	require.NoError(t, dataframe.GenNDJSON(bw, 36000, 1))
+	require.NoError(t, datagen.GenNDJSON(bw, 36000, 1))
 	require.NoError(t, bw.Flush())
 	require.NoError(t, fh.Close())
 

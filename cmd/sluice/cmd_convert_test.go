@@ -9,10 +9,11 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 // The fixture lives with the dataframe IO tests (see its NOTICE.md).
-const subscriptionsFixture = "../../dataframe/testdata/io/youtube_subscriptions_by_channel_p1.json"
+const subscriptionsFixture = "../../dataframe/fileio/testdata/io/youtube_subscriptions_by_channel_p1.json"
 
 func TestConvertFormats(t *testing.T) {
 	t.Parallel()
@@ -44,7 +45,7 @@ func TestConvertFormats(t *testing.T) {
 		code, _, stderr = runSluice(t, "convert", step[0], step[1])
 		require.Equal(t, 0, code, stderr)
 	}
-	got, err := dataframe.ReadFile(arrowFile, dataframe.FileOptions{})
+	got, err := fileio.ReadFile(arrowFile, fileio.FileOptions{})
 	require.NoError(t, err)
 	defer got.Release()
 	require.Equal(t, want.NumRows(), got.NumRows())

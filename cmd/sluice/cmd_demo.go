@@ -196,6 +196,7 @@ func (d *demo) run(ctx context.Context) error {
 	fmt.Fprintf(d.out, "  sluice sql --catalog %s -e 'SHOW TABLES'\n", cat)
 	fmt.Fprintf(d.out, "  sluice sql --catalog %s -e 'SELECT title, channelId FROM lake.subscriptions'\n", cat)
 	fmt.Fprintf(d.out, "  sluice read ops.notifications --catalog %s\n", cat)
+	fmt.Fprintf(d.out, "  sluice state show yt.activities --catalog %s\n", cat)
 	fmt.Fprintf(d.out, "  duckdb -c \"SELECT * FROM '%s'\"\n", filepath.Join(d.dir, "out", "subscriptions.parquet"))
 	return nil
 }

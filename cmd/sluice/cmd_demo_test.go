@@ -12,7 +12,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 // runDemo runs `sluice demo args…` in-process with tmp as its working directory,
@@ -128,7 +128,7 @@ func TestDemoKeep(t *testing.T) {
 	for _, f := range []string{"catalog/yt/subscriptions.json", "catalog/lake/subscriptions.json", "catalog/ops/notifications.json", "out/subscriptions.parquet", "notifications.db"} {
 		require.FileExists(t, filepath.Join(dir, f))
 	}
-	f, err := dataframe.ReadFile(filepath.Join(dir, "out/subscriptions.parquet"), dataframe.FileOptions{})
+	f, err := fileio.ReadFile(filepath.Join(dir, "out/subscriptions.parquet"), fileio.FileOptions{})
 	require.NoError(t, err)
 	require.EqualValues(t, 7, f.NumRows())
 	f.Release()

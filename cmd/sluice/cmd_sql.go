@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	csql "github.com/sluicedata/sluice/catalog/sql"
 	"io"
 	"os"
 	"strings"
@@ -20,7 +21,7 @@ func init() {
 }
 
 func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "sql", "sql [-e SQL | -f FILE] [--catalog DIR] [--set k=v]… [--format table|json|csv] [--schema] [-o FILE]\n\n"+
+	fs := newFlagSet(env, "sql", "sql [-e SQL | -f FILE] [--catalog DIR] [--set k=v]… [--format table|json|csv] [--truncate N|false] [--schema] [-o FILE]\n\n"+
 		"Runs the statements (separated by ;) in order and prints the last one's result.\n"+
 		"-f - reads the statements from stdin; a lone argument is taken as -e.")
 	var (
@@ -71,7 +72,26 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer f.Release()
+	out.whole = wholeCells(text)
+	out.count = stderrIsTerminal(env)
 	return emitResult(env, &out, f)
+}
+
+// wholeCells says whether the batch's last statement gives a result whose
+// cells are never truncated, as spark-sql prints them: DESCRIBE, SET, SHOW
+// and EXPLAIN (docs/sql.md#output).
+func wholeCells(text string) bool {
+	stmts, err := csql.Parse(text)
+	if err != nil || len(stmts) == 0 {
+		return false
+	}
+	switch x := stmts[len(stmts)-1].(type) {
+	case *csql.Describe, *csql.Set, *csql.ShowTables, *csql.ShowNamespaces:
+		return true
+	case *csql.Select:
+		return x.Explain
+	}
+	return false
 }
 
 func readSQLFile(env *cliEnv, path string) (string, error) {

@@ -95,7 +95,7 @@ func TestSQLCommand(t *testing.T) {
 		SHOW TABLES;`)
 	require.Equal(t, 0, code, stderr)
 	require.Empty(t, stderr)
-	require.Contains(t, stdout, "|       yt|     subs|      false|")
+	require.Contains(t, stdout, "|yt       |subs     |false      |")
 
 	// The catalog comes from $SLUICE_CATALOG when --catalog is absent.
 	env := map[string]string{"SLUICE_CATALOG": cat}
@@ -186,4 +186,29 @@ func TestSQLCommandErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+func TestSQLTruncateAndRowCount(t *testing.T) {
+	t.Parallel()
+	var stdout, stderr bytes.Buffer
+	env := &cliEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }, terminal: func() bool { return true }}
+	dir := t.TempDir()
+	q := "SELECT 'abcdefghijklmnopqrstuvwxyz' AS s UNION ALL SELECT 'b'"
+	require.NoError(t, runSQLCommand(context.Background(), env, []string{"--catalog", dir, "-e", q}))
+	require.Contains(t, stdout.String(), "|abcdefghijklmnopq...|")
+	require.Equal(t, "2 rows\n", stderr.String())
+	stdout.Reset()
+	stderr.Reset()
+	require.NoError(t, runSQLCommand(context.Background(), env, []string{"--catalog", dir, "--truncate", "false", "-e", "SELECT 'abcdefghijklmnopqrstuvwxyz' AS s"}))
+	require.Contains(t, stdout.String(), "|abcdefghijklmnopqrstuvwxyz|")
+	require.Equal(t, "1 row\n", stderr.String())
+	stdout.Reset()
+	require.NoError(t, runSQLCommand(context.Background(), env, []string{"--catalog", dir, "-e", "SET svc.restapi.someLongSettingName=a-value-longer-than-twenty"}))
+	require.Contains(t, stdout.String(), "svc.restapi.someLongSettingName")
+	require.Contains(t, stdout.String(), "a-value-longer-than-twenty")
+	stdout.Reset()
+	require.NoError(t, runSQLCommand(context.Background(), env, []string{"--catalog", dir, "-e", "EXPLAIN SELECT 1 AS a ORDER BY a LIMIT 2"}))
+	require.Contains(t, stdout.String(), "TopN 2 by")
+	err := runSQLCommand(context.Background(), env, []string{"--catalog", dir, "--truncate", "x", "-e", "SELECT 1"})
+	require.ErrorContains(t, err, `--truncate "x"`)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 func init() {
@@ -38,7 +38,7 @@ func runWriteCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if *input == "" {
 		return usagef("--input FILE is required")
 	}
-	if _, err := dataframe.FileFormat(*input); err != nil {
+	if _, err := fileio.FileFormat(*input); err != nil {
 		return usagef("--input: %s", err)
 	}
 	name := pos[0]
@@ -46,7 +46,7 @@ func runWriteCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := dataframe.ReadFile(*input, dataframe.FileOptions{RecordsPath: *recordsPath})
+	f, err := fileio.ReadFile(*input, fileio.FileOptions{RecordsPath: *recordsPath})
 	if err != nil {
 		if !strings.HasPrefix(err.Error(), "reading "+*input) {
 			err = fmt.Errorf("reading %s: %w", *input, err)

@@ -16,7 +16,7 @@ import (
 	"syscall"
 
 	"github.com/sluicedata/sluice/connectors"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/internal/suggest"
 )
 
@@ -64,7 +64,7 @@ var errHelp = flag.ErrHelp
 func main() {
 	// The binary opts in to the faster Parquet zstd/gzip encoders, a
 	// process-wide choice (see docs/frames.md#parquet).
-	dataframe.UseFastParquetCodecs()
+	fileio.UseFastParquetCodecs()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	code := run(ctx, &cliEnv{stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr, getenv: os.Getenv}, os.Args[1:])
 	stop()

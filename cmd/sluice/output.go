@@ -7,8 +7,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 // outputOptions are the frame output flags every frame-printing command
@@ -18,7 +20,16 @@ type outputOptions struct {
 	schema bool
 	out    string
 	rows   int
-	note   string // appended to the -o summary line (or printed on stderr): what a sampled read dropped
+	// truncate is --truncate: the widest cell of --format table (20, as
+	// Spark's show()), or "false" for none.
+	truncate string
+	// whole turns truncation off for results that are never cut
+	// (DESCRIBE, SET, SHOW, EXPLAIN).
+	whole bool
+	// count prints "N rows" on stderr after a table (sluice sql on a
+	// terminal, as spark-sql's "Fetched N row(s)").
+	count bool
+	note  string // appended to the -o summary line (or printed on stderr): what a sampled read dropped
 }
 
 func (o *outputOptions) register(fs *flag.FlagSet) {
@@ -26,6 +37,16 @@ func (o *outputOptions) register(fs *flag.FlagSet) {
 	fs.BoolVar(&o.schema, "schema", false, "print the schema instead of rows")
 	fs.StringVar(&o.out, "o", "", "write the frame to `FILE` (.parquet .arrow .csv .ndjson) instead of printing it")
 	fs.IntVar(&o.rows, "rows", 20, "rows shown by --format table")
+	fs.StringVar(&o.truncate, "truncate", "20", "widest cell of --format table in characters, or false for whole cells")
+}
+
+// width is the cell width --format table cuts at (0: none).
+func (o *outputOptions) width() int {
+	if o.whole || o.truncate == "false" {
+		return 0
+	}
+	n, _ := strconv.Atoi(o.truncate)
+	return n
 }
 
 func (o *outputOptions) validate() error {
@@ -37,9 +58,15 @@ func (o *outputOptions) validate() error {
 	if o.rows < 0 {
 		return usagef("--rows must be ≥ 0")
 	}
+	if o.truncate == "" {
+		o.truncate = "20"
+	}
+	if n, err := strconv.Atoi(o.truncate); o.truncate != "false" && (err != nil || n < 0) {
+		return usagef("--truncate %q: want a number of characters ≥ 0 or false", o.truncate)
+	}
 	if o.out != "" {
 		// Checked before any dataset is read: a typo must not cost a fetch.
-		if _, err := dataframe.FileFormat(o.out); err != nil {
+		if _, err := fileio.FileFormat(o.out); err != nil {
 			return usagef("-o: %s", err)
 		}
 	}
@@ -65,7 +92,7 @@ func (o *outputOptions) emitFrame(ctx context.Context, env *cliEnv, f *dataframe
 // collects the stream (see docs/frames.md#memory).
 func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe.Stream) error {
 	if o.out != "" {
-		return writeOut(ctx, env, o.out, s, dataframe.FileOptions{}, o.note)
+		return writeOut(ctx, env, o.out, s, fileio.FileOptions{}, o.note)
 	}
 	if o.note != "" {
 		fmt.Fprintf(env.stderr, "sluice: %s\n", o.note)
@@ -76,10 +103,10 @@ func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe
 	}
 	switch o.format {
 	case "json":
-		_, err := dataframe.WriteStreamTo(ctx, env.stdout, s, "ndjson", dataframe.FileOptions{})
+		_, err := fileio.WriteStreamTo(ctx, env.stdout, s, "ndjson", fileio.FileOptions{})
 		return err
 	case "csv":
-		_, err := dataframe.WriteStreamTo(ctx, env.stdout, s, "csv", dataframe.FileOptions{})
+		_, err := fileio.WriteStreamTo(ctx, env.stdout, s, "csv", fileio.FileOptions{})
 		return err
 	}
 	f, err := dataframe.Collect(s)
@@ -87,16 +114,30 @@ func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe
 		return err
 	}
 	defer f.Release()
-	return dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: 20})
+	if err := dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: o.width()}); err != nil {
+		return err
+	}
+	if o.count {
+		fmt.Fprintln(env.stderr, rowCount(f.NumRows()))
+	}
+	return nil
+}
+
+// rowCount is "1 row" or "N rows".
+func rowCount(n int64) string {
+	if n == 1 {
+		return "1 row"
+	}
+	return strconv.FormatInt(n, 10) + " rows"
 }
 
 // writeOut writes s to path (parent directories created) atomically, so
 // Ctrl-C leaves nothing, and prints the one-line summary on stderr.
-func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo dataframe.FileOptions, note string) error {
+func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo fileio.FileOptions, note string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("-o %s: %w", path, err)
 	}
-	rows, err := dataframe.WriteStream(ctx, path, s, fo)
+	rows, err := fileio.WriteStream(ctx, path, s, fo)
 	if err != nil {
 		if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 			return fmt.Errorf("interrupted: %s was not written", path)

@@ -1,5 +1,5 @@
 // Package notifications is the NOTIFICATIONS connector: a notification
-// store of the sidecar (CONTRACT §6, §7) read as a dataset, one row per
+// store of the sidecar (see docs/properties.md#notifications) read as a dataset, one row per
 // record, with the columns id long, webhookToken, objectToken string,
 // creationDate, receptionDate timestamp, notificationType, status string,
 // retryCounter integer, lastRetryDate, nextRetryDate timestamp, program

@@ -17,6 +17,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
@@ -222,8 +223,8 @@ func readFile(path string, cols []string) (f *dataframe.Frame, err error) {
 			f, err = nil, fmt.Errorf("reading %s: malformed parquet file: %v", path, v)
 		}
 	}()
-	// dataframe.ReadParquet's errors already name the path.
-	return dataframe.ReadParquetColumns(path, nil, cols)
+	// fileio.ReadParquet's errors already name the path.
+	return fileio.ReadParquetColumns(path, nil, cols)
 }
 
 // part is one data file of a directory and its partition values.
@@ -539,7 +540,7 @@ func writeParquetFile(path string, f *dataframe.Frame, compression string) (err 
 	}()
 	// Hide Close from the Parquet writer: the file must stay open to be synced.
 	w := struct{ io.Writer }{out}
-	if err := dataframe.WriteParquet(w, f, dataframe.ParquetOptions{Compression: compression}); err != nil {
+	if err := fileio.WriteParquet(w, f, fileio.ParquetOptions{Compression: compression}); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := out.Sync(); err != nil {

@@ -1,7 +1,8 @@
 package restapi_test
 
-// Black-box acceptance tests written from CONTRACT §3 and the RESTAPI part
-// of §9, through the registry as a user of the connector sees it.
+// Black-box acceptance tests written from docs/restapi.md and the RESTAPI
+// section of the README, through the registry as a user of the connector
+// sees it.
 
 import (
 	"bytes"
@@ -17,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/connectors"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 type accLog struct {
@@ -65,7 +66,7 @@ func accRead(t *testing.T, p connectors.Props) (string, error) {
 	}
 	defer f.Release()
 	var out bytes.Buffer
-	require.NoError(t, dataframe.WriteNDJSON(&out, f))
+	require.NoError(t, fileio.WriteNDJSON(&out, f))
 	return out.String(), nil
 }
 

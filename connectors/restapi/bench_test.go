@@ -3,6 +3,7 @@ package restapi_test
 import (
 	"bytes"
 	"context"
+	"github.com/sluicedata/sluice/internal/datagen"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -27,10 +28,10 @@ func benchListing(b *testing.B) []byte {
 	listingOnce.Do(func() {
 		var buf bytes.Buffer
 		// Size the item count from a small sample so the listing is ~50 MB.
-		require.NoError(b, dataframe.GenListing(&buf, 1000, 1))
+		require.NoError(b, datagen.GenListing(&buf, 1000, 1))
 		items := int(int64(50<<20) * 1000 / int64(buf.Len()))
 		buf.Reset()
-		require.NoError(b, dataframe.GenListing(&buf, items, 1))
+		require.NoError(b, datagen.GenListing(&buf, items, 1))
 		listing = buf.Bytes()
 	})
 	return listing

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 // ErrResponseError is returned (wrapped) for a 2xx page that reports an
@@ -159,7 +160,7 @@ func (r *reader) csvFrame() (*dataframe.Frame, error) {
 		w := csv.NewWriter(&buf)
 		_ = w.Write(header)
 		_ = w.WriteAll(rows) // a bytes.Buffer does not fail
-		return dataframe.ReadCSV(&buf, dataframe.CSVOptions{})
+		return fileio.ReadCSV(&buf, fileio.CSVOptions{})
 	}
 	vals := make([][]any, len(rows))
 	for i, row := range rows {

@@ -137,10 +137,13 @@ func isGenerator(e Expr) bool {
 // exprKey identifies an expression for matching GROUP BY keys and
 // aggregates: columns by what they resolve to, the rest by their text.
 func (c *compiler) exprKey(e Expr, sc *scope) string {
-	if col, ok := e.(*Column); ok && sc != nil {
-		if i, rest, err := sc.resolve(col.Path, col.Pos); err == nil {
-			return fmt.Sprintf("#%d.%s", i, strings.ToLower(strings.Join(rest, ".")))
+	if col, ok := e.(*Column); ok {
+		if sc != nil {
+			if i, rest, err := sc.resolve(col.Path, col.Pos); err == nil {
+				return fmt.Sprintf("#%d.%s", i, strings.ToLower(strings.Join(rest, ".")))
+			}
 		}
+		return strings.ToLower(col.String())
 	}
 	var b strings.Builder
 	walkKey(&b, e, sc, c)
@@ -357,7 +360,9 @@ func (c *compiler) fold(ce *cexpr, inputs ...*cexpr) (*cexpr, error) {
 	v := valueAt(a, 0)
 	switch v.(type) {
 	case nil, bool, int32, int64, float64, string, time.Time:
-		return literal(v, ce.typ), nil
+		lit := literal(v, ce.typ)
+		lit.src = ce.src
+		return lit, nil
 	}
 	return ce, nil // nested constants stay computed
 }
@@ -576,7 +581,7 @@ func (c *compiler) cast(in *cexpr, dt arrow.DataType, pos Pos, e Expr) (*cexpr, 
 	if arrow.TypeEqual(in.typ, dt) {
 		return in, nil
 	}
-	out := &cexpr{typ: dt, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
+	out := &cexpr{typ: dt, src: e, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
 		a, err := in.eval(ec, rec)
 		if err != nil {
 			return nil, err

@@ -58,7 +58,15 @@ func (n *node) explain(b *strings.Builder, depth int) {
 func exprList(xs []*cexpr) string {
 	s := make([]string, len(xs))
 	for i, x := range xs {
-		s[i] = x.src.String()
+		s[i] = srcText(x)
 	}
 	return strings.Join(s, ", ")
+}
+
+// srcText is the SQL text a compiled expression came from.
+func srcText(x *cexpr) string {
+	if x.src == nil {
+		return "?"
+	}
+	return x.src.String()
 }

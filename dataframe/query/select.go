@@ -237,7 +237,7 @@ func containsAgg(e Expr) bool {
 }
 
 func (p *planner) filter(in *node, pred *cexpr) *node {
-	n := newNode("Filter "+pred.src.String(), in.sc, []*node{in}, nil)
+	n := newNode("Filter "+srcText(pred), in.sc, []*node{in}, nil)
 	n.schema = in.schema
 	n.open = func(e *env, ins []op) (op, error) { return &filterOp{in: ins[0], pred: pred, e: e}, nil }
 	return n
@@ -401,7 +401,7 @@ func (p *planner) orderLimit(n *node, sc *scope, order []OrderItem, limit, offse
 	if len(keys) > 0 {
 		desc := make([]string, len(keys))
 		for i, k := range keys {
-			desc[i] = k.x.src.String()
+			desc[i] = srcText(k.x)
 			if k.desc {
 				desc[i] += " DESC"
 			}

@@ -8,9 +8,8 @@ import (
 	"bufio"
 	"flag"
 	"fmt"
+	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
-
-	"github.com/sluicedata/sluice/dataframe"
 )
 
 func main() {
@@ -27,7 +26,7 @@ func main() {
 	if n == 0 {
 		// Measure the average row size on a sample, then scale.
 		var c counter
-		if err := dataframe.GenNDJSON(&c, 2000, *seed); err != nil {
+		if err := datagen.GenNDJSON(&c, 2000, *seed); err != nil {
 			fail(err)
 		}
 		n = int(int64(*mb) * 1_000_000 * 2000 / c.n)
@@ -37,7 +36,7 @@ func main() {
 		fail(err)
 	}
 	bw := bufio.NewWriterSize(fh, 1<<20)
-	if err := dataframe.GenNDJSON(bw, n, *seed); err != nil {
+	if err := datagen.GenNDJSON(bw, n, *seed); err != nil {
 		fail(err)
 	}
 	if err := bw.Flush(); err != nil {

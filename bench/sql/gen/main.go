@@ -18,6 +18,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
 )
 
 func main() {
@@ -75,7 +76,7 @@ func run(rows int, dir string) error {
 		return err
 	}
 	defer fact.Release()
-	if err := dataframe.WriteFile(filepath.Join(dir, "fact.parquet"), fact, dataframe.FileOptions{}); err != nil {
+	if err := fileio.WriteFile(filepath.Join(dir, "fact.parquet"), fact, fileio.FileOptions{}); err != nil {
 		return err
 	}
 	dimSchema := arrow.NewSchema([]arrow.Field{
@@ -95,5 +96,5 @@ func run(rows int, dir string) error {
 		return err
 	}
 	defer dim.Release()
-	return dataframe.WriteFile(filepath.Join(dir, "dim.parquet"), dim, dataframe.FileOptions{})
+	return fileio.WriteFile(filepath.Join(dir, "dim.parquet"), dim, fileio.FileOptions{})
 }

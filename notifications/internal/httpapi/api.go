@@ -175,6 +175,10 @@ func (s *API) errorHandler(c *fiber.Ctx, err error) error {
 	if code == fiber.StatusRequestEntityTooLarge {
 		msg = fmt.Sprintf("body larger than CONN_MAX_BODY_BYTES (%d bytes)", s.cfg.MaxBodyBytes)
 	}
+	if code == fiber.StatusBadRequest && strings.Contains(msg, "error when reading request") {
+		// fasthttp's message quotes the raw request bytes: not echoed.
+		msg = "malformed HTTP request: the request line or a header could not be parsed"
+	}
 	if code >= 500 {
 		s.log.Error("request failed", "method", c.Method(), "path", c.Path(), "error", err)
 	}

@@ -109,7 +109,7 @@ func (s *API) readBody(c *fiber.Ctx) ([]byte, error) {
 	} else {
 		r = bytes.NewReader(c.Request().Body())
 	}
-	raw, err := readAtMost(r, rawLimit)
+	raw, err := readAtMost(r, rawLimit, c.Request().Header.ContentLength())
 	if err == errTooLarge {
 		c.Context().SetConnectionClose()
 		return nil, s.tooLarge()
@@ -122,7 +122,7 @@ func (s *API) readBody(c *fiber.Ctx) ([]byte, error) {
 	for i := len(codings) - 1; i >= 0; i-- {
 		dec, err := decoder(codings[i], raw)
 		if err == nil {
-			raw, err = readAtMost(dec, limit)
+			raw, err = readAtMost(dec, limit, -1)
 		}
 		if err == errTooLarge {
 			return nil, s.tooLarge()
@@ -161,8 +161,13 @@ func decoder(coding string, b []byte) (io.Reader, error) {
 }
 
 // readAtMost reads r whole, or fails with errTooLarge past limit bytes.
-func readAtMost(r io.Reader, limit int) ([]byte, error) {
+// An announced length (≥ 0) sizes the buffer, up to 16 KiB: a client
+// cannot make it reserve more than it sends.
+func readAtMost(r io.Reader, limit, announced int) ([]byte, error) {
 	var buf bytes.Buffer
+	if announced >= 0 {
+		buf.Grow(min(announced, 16<<10) + bytes.MinRead)
+	}
 	n, err := buf.ReadFrom(io.LimitReader(r, int64(limit)+1))
 	if err != nil {
 		return nil, err

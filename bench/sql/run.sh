@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Side by side: three queries over a generated 10M-row Parquet table (k: long
+# with 10,000 distinct values, s: string with 1,000, x and y: double, ts:
+# timestamp) and a 100,000-row dimension, with `sluice sql` and with DuckDB,
+# in one run. sluice is timed as a whole process (start included); DuckDB
+# both as a whole `node` process and as the query alone. Peak RSS of both.
+#
+#   bench/sql/run.sh                    # 10M rows, 3 runs each, interleaved
+#   ROWS=1000000 RUNS=1 bench/sql/run.sh
+#
+# Needs go, node ≥ 18 and npm. Everything lives in one temporary directory,
+# removed on exit.
+set -euo pipefail
+
+ROWS=${ROWS:-10000000}
+RUNS=${RUNS:-3}
+DUCKDB_NODE_API_VERSION=${DUCKDB_NODE_API_VERSION:-1.5.6-r.1}
+STEP_TIMEOUT=${STEP_TIMEOUT:-900}
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+root=$(cd "$here/../.." && pwd)
+work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-sqlbench.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+cd "$root"
+
+for tool in go node npm; do
+  command -v "$tool" >/dev/null || { echo "run.sh: $tool is required" >&2; exit 1; }
+done
+
+echo "== setup (in $work)"
+mkdir -p "$work/npm"
+cp "$here/duck.mjs" "$work/npm/duck.mjs"
+(cd "$work/npm" && printf '{"private":true,"type":"module"}\n' >package.json &&
+  timeout "$STEP_TIMEOUT" npm install --no-audit --no-fund --loglevel=error \
+    "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" >/dev/null)
+timeout "$STEP_TIMEOUT" go build -o "$work/sluice" ./cmd/sluice
+timeout "$STEP_TIMEOUT" go run ./bench/sql/gen -rows "$ROWS" -o "$work"
+export SLUICE_CATALOG="$work/catalog"
+"$work/sluice" sql -e "CREATE TABLE b.fact TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='$work/fact.parquet');
+  CREATE TABLE b.dim TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='$work/dim.parquet')" >/dev/null
+echo "fact: $ROWS rows, $(stat -c %s "$work/fact.parquet") bytes; $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg); DuckDB via @duckdb/node-api $DUCKDB_NODE_API_VERSION"
+
+names=(groupby join topn)
+sluice_q=(
+  "SELECT k, count(*), sum(x), avg(y) FROM b.fact GROUP BY k ORDER BY k"
+  "SELECT d.name, count(*), sum(f.x) FROM b.fact f JOIN b.dim d ON f.k = d.k GROUP BY d.name ORDER BY d.name"
+  "SELECT k, s, x FROM b.fact ORDER BY x DESC LIMIT 10"
+)
+duck_q=(
+  "SELECT k, count(*), sum(x), avg(y) FROM fact GROUP BY k ORDER BY k"
+  "SELECT d.name, count(*), sum(f.x) FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.name ORDER BY d.name"
+  "SELECT k, s, x FROM fact ORDER BY x DESC LIMIT 10"
+)
+min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b < a) print b; else print a }'; }
+for i in "${!names[@]}"; do
+  best_s="" best_d="" best_dq="" rss_s=0 rss_d=0
+  for run in $(seq 1 "$RUNS"); do
+    # sluice: the whole process, output to /dev/null.
+    /usr/bin/time -f "%e %M" -o "$work/t" timeout "$STEP_TIMEOUT" "$work/sluice" sql --format csv -e "${sluice_q[$i]}" >/dev/null
+    read -r s rs <"$work/t"
+    # DuckDB: the whole node process, and the query alone.
+    /usr/bin/time -f "%e %M" -o "$work/t" timeout "$STEP_TIMEOUT" node "$work/npm/duck.mjs" "$work/fact.parquet" "$work/dim.parquet" "${duck_q[$i]}" >"$work/d.json"
+    read -r d rd <"$work/t"
+    dq=$(sed -E 's/.*"seconds":([0-9.eE+-]+).*/\1/' "$work/d.json")
+    printf '%-8s run %d: sluice %.2fs (%d MB)  duckdb process %.2fs (%d MB), query %.2fs\n' "${names[$i]}" "$run" "$s" $((rs / 1024)) "$d" $((rd / 1024)) "$dq"
+    best_s=$(min "$best_s" "$s"); best_d=$(min "$best_d" "$d"); best_dq=$(min "$best_dq" "$dq")
+    rss_s=$((rs > rss_s ? rs : rss_s)); rss_d=$((rd > rss_d ? rd : rss_d))
+  done
+  awk -v n="${names[$i]}" -v s="$best_s" -v d="$best_d" -v q="$best_dq" -v rs="$rss_s" -v rd="$rss_d" 'BEGIN {
+    printf "%-8s best: sluice %.2fs, duckdb %.2fs (query %.2fs); speed vs duckdb process %.2fx, vs its query alone %.2fx; peak RSS sluice %d MB, duckdb %d MB\n", n, s, d, q, d / s, q / s, rs / 1024, rd / 1024 }'
+done
+echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -1,0 +1,48 @@
+package fileio_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
+)
+
+func ExampleWriteCSV() {
+	f, err := dataframe.ReadJSON([]byte(`[{"a": 1, "b": "x, y", "c": {"d": [1, 2]}}, {"a": null, "b": "", "c": null}]`), dataframe.JSONOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer f.Release()
+	fileio.WriteCSV(os.Stdout, f)
+	// Output:
+	// a,b,c
+	// 1,"x, y","{""d"":[1,2]}"
+	// ,"",
+}
+
+func ExampleWriteFile() {
+	dir, err := os.MkdirTemp("", "sluice-example")
+	if err != nil {
+		panic(err)
+	}
+	defer os.RemoveAll(dir)
+	f, err := dataframe.ReadJSON([]byte(`{"items": [{"id": "a", "n": 1}, {"id": "b", "n": 2}]}`), dataframe.JSONOptions{RecordsPath: "items"})
+	if err != nil {
+		panic(err)
+	}
+	defer f.Release()
+	path := filepath.Join(dir, "items.parquet")
+	if err := fileio.WriteFile(path, f, fileio.FileOptions{Parquet: fileio.ParquetOptions{Compression: "zstd"}}); err != nil {
+		panic(err)
+	}
+	back, err := fileio.ReadFile(path, fileio.FileOptions{})
+	if err != nil {
+		panic(err)
+	}
+	defer back.Release()
+	fmt.Println(back.NumRows(), back.ColumnNames())
+	// Output:
+	// 2 [id n]
+}

@@ -1,0 +1,72 @@
+package fileio
+
+import (
+	"bytes"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/datagen"
+	"io"
+	"sync"
+	"testing"
+)
+
+// ioBenchNDJSON is ~20 MB of generated NDJSON (GenNDJSON), built once.
+var ioBenchNDJSON = sync.OnceValue(func() []byte {
+	var buf bytes.Buffer
+	if err := datagen.GenNDJSON(&buf, 14000, 1); err != nil {
+		panic(err)
+	}
+	return buf.Bytes()
+})
+
+func ioBenchFrame(b *testing.B) *dataframe.Frame {
+	b.Helper()
+	f, err := dataframe.ReadNDJSON(ioBenchNDJSON(), dataframe.JSONOptions{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f
+}
+
+// BenchmarkWriteParquet reports MB/s of NDJSON-equivalent input encoded to
+// snappy Parquet (frame already in memory).
+func BenchmarkWriteParquet(b *testing.B) {
+	UseFastParquetCodecs() // as the sluice binary does
+	f := ioBenchFrame(b)
+	defer f.Release()
+	for _, tc := range []struct {
+		name string
+		o    ParquetOptions
+	}{
+		{"snappy", ParquetOptions{RowGroupRows: 4096}},
+		{"zstd", ParquetOptions{Compression: "zstd", RowGroupRows: 4096}},
+	} {
+		b.Run(tc.name, func(b *testing.B) {
+			b.SetBytes(int64(len(ioBenchNDJSON())))
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				if err := WriteParquet(io.Discard, f, tc.o); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(f.NumRows())*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkNDJSONToParquet is the convert path end to end in memory:
+// NDJSON bytes → frame → snappy Parquet.
+func BenchmarkNDJSONToParquet(b *testing.B) {
+	data := ioBenchNDJSON()
+	b.SetBytes(int64(len(data)))
+	b.ReportAllocs()
+	for i := 0; i < b.N; i++ {
+		f, err := dataframe.ReadNDJSON(data, dataframe.JSONOptions{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := WriteParquet(io.Discard, f, ParquetOptions{RowGroupRows: 4096}); err != nil {
+			b.Fatal(err)
+		}
+		f.Release()
+	}
+}

@@ -1,0 +1,187 @@
+package fileio
+
+import (
+	"context"
+	"fmt"
+	"github.com/sluicedata/sluice/dataframe"
+	"io"
+	"os"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet"
+	"github.com/apache/arrow/go/v17/parquet/file"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+)
+
+// parquetWriter writes a stream as Parquet one record batch at a time:
+// each batch is encoded into the open (buffered) row group, which is
+// flushed when it holds RowGroupRows rows or rowGroupBufferBytes of encoded
+// pages. Memory is one row group of encoded pages, not the data. See
+// docs/frames.md#parquet.
+type parquetWriter struct {
+	w      io.Writer
+	schema *arrow.Schema
+	o      ParquetOptions
+	fw     *pqarrow.FileWriter
+}
+
+// rowGroupBufferBytes bounds the encoded pages of the row group being
+// written from a stream.
+const rowGroupBufferBytes = 32 << 20
+
+func newParquetWriter(o ParquetOptions) func(io.Writer, *arrow.Schema) (batchWriter, error) {
+	return func(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+		if err := o.validate(); err != nil {
+			return nil, err
+		}
+		// Hide any Close method of w: the Parquet writer closes a sink that
+		// has one, and callers (atomic file writes) still need to sync theirs.
+		return &parquetWriter{w: struct{ io.Writer }{w}, schema: schema, o: o}, nil
+	}
+}
+
+// open starts the file once the first batch is there: it is the sample that
+// picks the columns written without dictionary encoding (see plainColumns).
+func (pw *parquetWriter) open(first arrow.Record) error {
+	var sample []arrow.Record
+	if first != nil {
+		sample = []arrow.Record{first}
+	}
+	props, arrProps, err := pw.o.writerProps(dataframe.BatchAllocator(), pw.schema, sample)
+	if err != nil {
+		return err
+	}
+	fw, err := pqarrow.NewFileWriter(pw.schema, pw.w, props, arrProps)
+	if err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	pw.fw = fw
+	return nil
+}
+
+func (pw *parquetWriter) write(rec arrow.Record) (err error) {
+	defer recoverAs(&err, "parquet")
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	if pw.fw == nil {
+		if err := pw.open(rec); err != nil {
+			return err
+		}
+	}
+	if err := pw.fw.WriteBuffered(rec); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	// Wide rows fill memory before RowGroupRows rows: close the group at a
+	// byte budget too.
+	if pw.fw.RowGroupTotalCompressedBytes()+pw.fw.RowGroupTotalBytesWritten() >= rowGroupBufferBytes {
+		pw.fw.NewBufferedRowGroup()
+	}
+	return nil
+}
+
+func (pw *parquetWriter) close() (err error) {
+	defer recoverAs(&err, "parquet")
+	if pw.fw == nil {
+		if err := pw.open(nil); err != nil {
+			return err
+		}
+	}
+	if err := pw.fw.Close(); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	return nil
+}
+
+// OpenParquet streams a Parquet file one row group after the other (the
+// next one is read while the current one is consumed), restoring the Arrow
+// schema stored by WriteParquet when present. Memory is about two row
+// groups. The caller releases the stream.
+func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ dataframe.Stream, err error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	defer recoverAs(&err, "parquet")
+	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	rdr, err := file.NewParquetReader(fh, file.WithReadProps(parquet.NewReaderProperties(bounded)))
+	if err != nil {
+		fh.Close()
+		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	}
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 64 * 1024}, bounded)
+	if err == nil {
+		var schema *arrow.Schema
+		if schema, err = fr.Schema(); err == nil {
+			return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+				defer rdr.Close()
+				return streamRowGroups(ctx, path, rdr, fr, bounded, emit)
+			}), nil
+		}
+	}
+	rdr.Close()
+	return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+}
+
+// streamRowGroups emits the row groups of rdr in order, reading group i+1
+// on another goroutine while group i is emitted.
+func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqarrow.FileReader, mem memory.Allocator, emit func(arrow.Record) bool) error {
+	type group struct {
+		recs []arrow.Record
+		err  error
+	}
+	read := func(i int) chan group {
+		ch := make(chan group, 1)
+		go func() {
+			if err := verifyRowGroupStructLeaves(rdr, fr, i); err != nil {
+				ch <- group{err: fmt.Errorf("reading %s: parquet: %w", path, err)}
+				return
+			}
+			recs, err := readRowGroup(rdr, mem, i, nil)
+			if err != nil {
+				err = fmt.Errorf("reading %s: parquet: %w", path, err)
+			}
+			ch <- group{recs, err}
+		}()
+		return ch
+	}
+	n := rdr.NumRowGroups()
+	var next chan group
+	if n > 0 {
+		next = read(0)
+	}
+	for i := 0; i < n; i++ {
+		g := <-next
+		next = nil
+		if i+1 < n && g.err == nil && ctx.Err() == nil {
+			next = read(i + 1)
+		}
+		for j, r := range g.recs {
+			if !emit(r) {
+				releaseAll(g.recs[j+1:])
+				g.err = ctx.Err()
+				break
+			}
+		}
+		if g.err != nil || ctx.Err() != nil {
+			if next != nil {
+				releaseAll((<-next).recs)
+			}
+			if g.err != nil {
+				return g.err
+			}
+			return ctx.Err()
+		}
+	}
+	return nil
+}
+
+func releaseAll(recs []arrow.Record) {
+	for _, r := range recs {
+		r.Release()
+	}
+}

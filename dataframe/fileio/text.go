@@ -1,0 +1,67 @@
+package fileio
+
+import (
+	"bufio"
+	"io"
+
+	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/sluicedata/sluice/dataframe"
+)
+
+// WriteNDJSON writes f as JSON lines: one object per row, keys in column
+// order, nested values as JSON objects and arrays, nulls as null.
+func WriteNDJSON(w io.Writer, f *dataframe.Frame) error {
+	return writeFrame(w, f, newNDJSONWriter)
+}
+
+// WriteJSONArray writes f as one JSON array of row objects (the .json output
+// format), one row per line.
+func WriteJSONArray(w io.Writer, f *dataframe.Frame) error {
+	return writeFrame(w, f, newJSONArrayWriter)
+}
+
+// jsonRowsWriter writes rows as JSON objects one record batch at a time:
+// as lines, or as the elements of one array.
+type jsonRowsWriter struct {
+	bw    *bufio.Writer
+	rows  *dataframe.RowJSON
+	array bool
+	n     int64
+}
+
+func newNDJSONWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+	return &jsonRowsWriter{bw: bufio.NewWriterSize(w, 256<<10), rows: dataframe.NewRowJSON(schema)}, nil
+}
+
+func newJSONArrayWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+	jw := &jsonRowsWriter{bw: bufio.NewWriterSize(w, 256<<10), rows: dataframe.NewRowJSON(schema), array: true}
+	return jw, jw.bw.WriteByte('[')
+}
+
+func (jw *jsonRowsWriter) write(rec arrow.Record) error {
+	return jw.rows.Each(rec, func(obj []byte) error {
+		if jw.array {
+			if jw.n > 0 {
+				jw.bw.WriteByte(',')
+			}
+			jw.bw.WriteByte('\n')
+		}
+		jw.n++
+		jw.bw.Write(obj)
+		if !jw.array {
+			return jw.bw.WriteByte('\n')
+		}
+		return nil
+	})
+}
+
+func (jw *jsonRowsWriter) close() error {
+	if jw.array {
+		if jw.n > 0 {
+			jw.bw.WriteByte('\n')
+		}
+		jw.bw.WriteString("]\n")
+	}
+	return jw.bw.Flush()
+}
