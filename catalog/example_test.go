@@ -101,3 +101,31 @@ func ExampleSession_ExecuteBatch() {
 	// Output:
 	// {"id":"UC_x5XG1OV2P6uZZ5FSM9Ttw","title":"Google Developers","publishedAt":"2007-08-23T00:34:43Z"}
 }
+
+// SQL over a Go program's own frames: each map key is a table name.
+func ExampleSQLFrames() {
+	subs, err := dataframe.FromValues([]string{"channel", "title"}, [][]any{
+		{"TED", "TED-Ed"}, {"Google", "Android"}, {"TED", "TEDx"}, {"TED", nil},
+	})
+	if err != nil {
+		panic(err)
+	}
+	defer subs.Release()
+	out, err := catalog.SQLFrames(context.Background(), nil,
+		"SELECT channel, count(*) AS n, count(title) AS titled FROM subs GROUP BY channel ORDER BY n DESC",
+		map[string]*dataframe.Frame{"subs": subs})
+	if err != nil {
+		panic(err)
+	}
+	defer out.Release()
+	if err := dataframe.WriteTable(os.Stdout, out, dataframe.TableOptions{}); err != nil {
+		panic(err)
+	}
+	// Output:
+	// +-------+---+------+
+	// |channel|n  |titled|
+	// +-------+---+------+
+	// |TED    |3  |2     |
+	// |Google |1  |1     |
+	// +-------+---+------+
+}

@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 	_ "github.com/sluicedata/sluice/dataframe/query/functions" // the scalar SQL functions
@@ -119,4 +120,20 @@ func isNilReader(s TableReader) bool {
 // connector can skip columns (Parquet files).
 func (r *sessionTables) TableColumns(ctx context.Context, name []string, need []string) (query.Table, error) {
 	return r.Table(dataframe.WithColumns(ctx, need), name)
+}
+
+// SQLFrames runs one SELECT, given as SQL text, over frames named by their
+// map keys and — when s is not nil — the session's catalog tables: SQL over
+// a Go program's frames (see docs/go-api.md). Frames stay the caller's; the
+// result is the caller's to release.
+func SQLFrames(ctx context.Context, s TableReader, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
+	st, err := csql.ParseOne(text)
+	if err != nil {
+		return nil, err
+	}
+	sel, ok := st.(*csql.Select)
+	if !ok || sel.Explain {
+		return nil, fmt.Errorf("SQLFrames runs one SELECT; got another statement")
+	}
+	return QueryFrames(ctx, s, sel.Query, frames)
 }
