@@ -1,7 +1,7 @@
 package catalog_test
 
-// Black-box acceptance tests of the Go API written from CONTRACT §2, §5
-// and §9 (catalog, session, SQL).
+// Black-box acceptance tests of the Go API written from docs/catalog.md
+// and docs/sql.md (catalog, session, SQL).
 
 import (
 	"context"

@@ -1,6 +1,6 @@
 package main
 
-// Black-box acceptance tests written from CONTRACT §2, §3, §5, §8 and §9,
+// Black-box acceptance tests written from docs/catalog.md, docs/restapi.md, docs/sql.md and docs/cli.md,
 // driving the CLI in-process against loopback servers.
 
 import (
@@ -622,7 +622,7 @@ func TestAcceptanceSelectSemantics(t *testing.T) {
 	require.Equal(t, `{"total":10,"v":"x"}`+"\n", q("SELECT info.total, info.deep.v FROM fs.t LIMIT 1"))
 	require.Equal(t, `{"t":10}`+"\n", q("SELECT info.total AS t FROM fs.t LIMIT 1"))
 	// SELECT * keeps nesting; NDJSON holds nested values as JSON.
-	// (JSON inference sorts object fields by name, §1.)
+	// (JSON inference sorts object fields by name, docs/inference.md.)
 	require.Equal(t, `{"id":1,"info":{"deep":{"v":"x"},"total":10},"name":"a","ok":true}`+"\n", q("SELECT * FROM fs.t LIMIT 1"))
 	// Nested in the table format prints, too.
 	out := mustSQL(t, cat, "SELECT * FROM fs.t")

@@ -1,7 +1,7 @@
 package main
 
-// Black-box acceptance tests of `sluice serve` (CONTRACT §6, §7, §9
-// "Sidecar"): they build the real binary and run it as a user would, with
+// Black-box acceptance tests of `sluice serve` (docs/sidecar.md,
+// docs/http-api.md, docs/stores.md): they build the real binary and run it as a user would, with
 // nothing but its environment, flags, stdout/stderr, exit code and HTTP.
 
 import (
@@ -185,7 +185,7 @@ func (s *srvAccServer) do(t *testing.T, method, path, body string, header ...str
 	return resp.StatusCode, string(b)
 }
 
-// The variables of CONTRACT §6.6, §6.7 and §9 with their defaults.
+// The variables of docs/environment.md with their defaults.
 var srvAccContractVariables = map[string]string{
 	"CONN_ADDR":                                         ":8080",
 	"CONN_STORE":                                        "sqlite:.sluice/notifications.db",
@@ -380,7 +380,7 @@ func TestAcceptanceServeDefaults(t *testing.T) {
 	s.stop(t)
 }
 
-// §6.3: a sidecar killed in the middle of processing loses nothing: after a
+// docs/sidecar.md (processing): a sidecar killed in the middle of processing loses nothing: after a
 // restart the claimed record is processed again (within the job and claim
 // leases, 30 s, not minutes).
 func TestAcceptanceServeCrashMidProcessing(t *testing.T) {

@@ -19,7 +19,7 @@ const shutdownGrace = 60 * time.Second
 
 // crashLease bounds how long a sidecar killed mid-run (kill -9, OOM) keeps
 // the SQLite job lease and its claimed batch: the work is done again within
-// about this long of a restart (CONTRACT §6.3), not after the store's
+// about this long of a restart (docs/sidecar.md#processing-and-cleanup-jobs), not after the store's
 // defaults of 2 and 5 minutes. The job lock keeps runs apart, so a claim
 // outliving its lease is not taken by another run while its holder still
 // works on it; the lease is renewed every third of it.
@@ -75,7 +75,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		cfg.Store = *store
 	}
 	log := slog.New(slog.NewTextHandler(env.stderr, &slog.HandlerOptions{Level: slog.LevelInfo}))
-	// Errors name where the failing value came from (CONTRACT §9: an
+	// Errors name where the failing value came from (docs/environment.md: an
 	// invalid value stops start-up with a message naming the variable).
 	storeSrc, addrSrc := "CONN_STORE", "CONN_ADDR"
 	if *store != "" {
