@@ -1,7 +1,7 @@
 package notifications_test
 
 // Black-box acceptance tests written from docs/http-api.md,
-// docs/environment.md and the README's store section, sentence by sentence, over real HTTP against a
+// docs/environment.md and docs/stores.md, sentence by sentence, over real HTTP against a
 // started Service and a real SQLite store (and Postgres when
 // SLUICE_TEST_POSTGRES_DSN is set). They read only what a client sees: the
 // HTTP answers, the marketplace's and provider's requests, the SMTP

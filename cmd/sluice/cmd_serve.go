@@ -47,7 +47,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		w := env.stdout
 		fmt.Fprint(w, "Usage: sluice serve [--addr ADDR] [--store DSN]\n\n")
 		fmt.Fprint(w, "Runs the notification sidecar: webhook intake, processing and cleanup jobs,\n")
-		fmt.Fprint(w, "management API and metrics (see README). Stops gracefully on SIGTERM/SIGINT.\n\nFlags:\n")
+		fmt.Fprint(w, "management API and metrics (see docs/sidecar.md). Stops gracefully on SIGTERM/SIGINT.\n\nFlags:\n")
 		fmt.Fprint(w, "  --addr ADDR   listen address (overrides CONN_ADDR)\n")
 		fmt.Fprint(w, "  --store DSN   store DSN (overrides CONN_STORE)\n\n")
 		printVariables(w)
