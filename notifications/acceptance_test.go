@@ -25,11 +25,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/notifications"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
+	"github.com/sluicedata/sluice/notifications/storetest"
 )
 
 // accSidecar is one started sidecar and what it talks to.
@@ -1262,30 +1262,10 @@ func TestAcceptanceOneRunAcrossSidecars(t *testing.T) {
 
 func TestAcceptanceOneRunAcrossSidecarsPostgres(t *testing.T) {
 	t.Parallel()
-	base := postgresDSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	defer cancel()
-	schema := fmt.Sprintf("sluice_acc_%d", time.Now().UnixNano())
-	conn, err := pgx.Connect(ctx, base)
-	require.NoError(t, err)
-	_, err = conn.Exec(ctx, "CREATE SCHEMA "+schema)
-	conn.Close(context.Background())
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err == nil {
-			_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	u, err := url.Parse(base)
-	require.NoError(t, err)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
+	dsn := storetest.PostgresDSN(t)
 	// Two stores (two sidecars) on one database.
 	accOneRunAcrossSidecars(t, func() notifications.Store {
-		st, err := sqlstore.Open(context.Background(), u.String())
+		st, err := sqlstore.Open(context.Background(), dsn)
 		require.NoError(t, err)
 		t.Cleanup(func() { _ = st.Close() })
 		return st

@@ -18,7 +18,6 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -42,16 +41,6 @@ func openStore(t testing.TB, opts ...sqlstore.Option) notifications.Store {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	return st
-}
-
-// postgresDSN returns SLUICE_TEST_POSTGRES_DSN or skips.
-func postgresDSN(t testing.TB) string {
-	t.Helper()
-	dsn := os.Getenv("SLUICE_TEST_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("SLUICE_TEST_POSTGRES_DSN not set: skipping the Postgres test")
-	}
-	return dsn
 }
 
 // clock is a settable clock for back-off tests.

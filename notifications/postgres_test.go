@@ -2,48 +2,24 @@ package notifications_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/notifications"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
+	"github.com/sluicedata/sluice/notifications/storetest"
 )
 
 // openPostgres opens a store in a scratch schema of SLUICE_TEST_POSTGRES_DSN
 // (dropped after the test), or skips.
 func openPostgres(t *testing.T) notifications.Store {
 	t.Helper()
-	base := postgresDSN(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	suffix := make([]byte, 6)
-	_, _ = rand.Read(suffix)
-	schema := "sluice_h6_" + hex.EncodeToString(suffix)
-	conn, err := pgx.Connect(ctx, base)
-	require.NoError(t, err)
-	_, err = conn.Exec(ctx, "CREATE SCHEMA "+schema)
-	conn.Close(context.Background())
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err == nil {
-			_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	u, err := url.Parse(base)
-	require.NoError(t, err)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	st, err := sqlstore.Open(ctx, u.String())
+	st, err := sqlstore.Open(ctx, storetest.PostgresDSN(t))
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = st.Close() })
 	return st

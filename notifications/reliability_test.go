@@ -8,14 +8,11 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -26,10 +23,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/jackc/pgx/v5"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/storetest"
 )
 
 var (
@@ -308,30 +305,7 @@ func newOverlapMarketplace(t *testing.T) *overlapMarketplace {
 
 func TestBinaryTwoSidecarsOnePostgres(t *testing.T) {
 	t.Parallel()
-	base := postgresDSN(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	suffix := make([]byte, 6)
-	_, _ = rand.Read(suffix)
-	schema := "sluice_h6_" + hex.EncodeToString(suffix)
-	conn, err := pgx.Connect(ctx, base)
-	require.NoError(t, err)
-	defer conn.Close(context.Background())
-	_, err = conn.Exec(ctx, "CREATE SCHEMA "+schema)
-	require.NoError(t, err)
-	t.Cleanup(func() {
-		c, err := pgx.Connect(context.Background(), base)
-		if err == nil {
-			_, _ = c.Exec(context.Background(), "DROP SCHEMA "+schema+" CASCADE")
-			c.Close(context.Background())
-		}
-	})
-	u, err := url.Parse(base)
-	require.NoError(t, err)
-	q := u.Query()
-	q.Set("search_path", schema)
-	u.RawQuery = q.Encode()
-	dsn := u.String()
+	dsn := storetest.PostgresDSN(t)
 
 	m := newOverlapMarketplace(t)
 	vars := []string{"CONN_MARKETPLACE_URL=" + m.URL, "CONN_PROCESSING_DRAIN=true", "CONN_PROCESSING_CONCURRENCY=4",

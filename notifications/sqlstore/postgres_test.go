@@ -2,8 +2,6 @@ package sqlstore
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"net/url"
 	"os"
 	"testing"
@@ -15,28 +13,17 @@ import (
 )
 
 // postgresTarget gives each test its own schema in the database named by
-// SLUICE_TEST_POSTGRES_DSN (selected through search_path), dropped after.
+// SLUICE_TEST_POSTGRES_DSN (storetest.PostgresDSN), dropped after.
 func postgresTarget(t *testing.T) storetest.Target {
 	t.Helper()
-	base := os.Getenv("SLUICE_TEST_POSTGRES_DSN")
-	if base == "" {
+	if os.Getenv("SLUICE_TEST_POSTGRES_DSN") == "" {
 		t.Skip("SLUICE_TEST_POSTGRES_DSN is not set (e.g. postgres://postgres@127.0.0.1:5432/test?sslmode=disable)")
 	}
 	return storetest.Target{
 		Dialect: "postgres", Open: openStore, Batches: batches, ScanPage: scanPage, FirstMigration: firstMigration("postgres"),
 		NewDSN: func(t *testing.T) string {
 			t.Helper()
-			var b [6]byte
-			_, _ = rand.Read(b[:])
-			schema := "sluice_test_" + hex.EncodeToString(b[:])
-			pgExec(t, base, `CREATE SCHEMA `+schema)
-			t.Cleanup(func() { pgExec(t, base, `DROP SCHEMA `+schema+` CASCADE`) })
-			u, err := url.Parse(base)
-			require.NoError(t, err)
-			q := u.Query()
-			q.Set("search_path", schema)
-			u.RawQuery = q.Encode()
-			return u.String()
+			return storetest.PostgresDSN(t)
 		},
 		Exec: pgExec,
 	}
