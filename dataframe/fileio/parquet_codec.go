@@ -25,7 +25,9 @@ var fastCodecsOnce sync.Once
 
 // UseFastParquetCodecs registers the cached zstd and pooled gzip encoders
 // in Arrow's codec registry for the whole process. It is safe to call more
-// than once and from several goroutines.
+// than once, but Arrow's registry is not synchronised: call it at start-up,
+// before any Parquet is written or read (the sluice binary calls it first
+// thing in main).
 func UseFastParquetCodecs() {
 	fastCodecsOnce.Do(func() {
 		if z, err := compress.GetCodec(compress.Codecs.Zstd); err == nil {
