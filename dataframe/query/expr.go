@@ -282,12 +282,9 @@ func (c *compiler) compile1(e Expr) (*cexpr, error) {
 			return nil, err
 		}
 		return c.fold(&cexpr{typ: tBool, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-			a, err := in.eval(ec, rec)
-			if err != nil {
-				return nil, err
-			}
-			defer a.Release()
-			return isNullArray(ec.mem, a, x.Not), nil
+			return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
+				return isNullArray(ec.mem, a, x.Not), nil
+			})
 		}}, in)
 	case *In:
 		if len(x.List) == 0 {
@@ -391,29 +388,23 @@ func (c *compiler) field(in *cexpr, name string, pos Pos, e Expr) (*cexpr, error
 	if isList {
 		lt := arrow.ListOf(ft)
 		return &cexpr{typ: lt, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-			a, err := in.eval(ec, rec)
-			if err != nil {
-				return nil, err
-			}
-			defer a.Release()
-			l := a.(*array.List)
-			vals := l.ListValues().(*array.Struct)
-			child := withValidity(ec.mem, vals.Field(k), andValidity(ec.mem, vals.Len(), vals))
-			defer child.Release()
-			d := l.Data()
-			nd := array.NewData(lt, l.Len(), d.Buffers(), []arrow.ArrayData{child.Data()}, l.NullN(), d.Offset())
-			defer nd.Release()
-			return array.MakeFromData(nd), nil
+			return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
+				l := a.(*array.List)
+				vals := l.ListValues().(*array.Struct)
+				child := withValidity(ec.mem, vals.Field(k), andValidity(ec.mem, vals.Len(), vals))
+				defer child.Release()
+				d := l.Data()
+				nd := array.NewData(lt, l.Len(), d.Buffers(), []arrow.ArrayData{child.Data()}, l.NullN(), d.Offset())
+				defer nd.Release()
+				return array.MakeFromData(nd), nil
+			})
 		}}, nil
 	}
 	return &cexpr{typ: ft, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-		a, err := in.eval(ec, rec)
-		if err != nil {
-			return nil, err
-		}
-		defer a.Release()
-		s := a.(*array.Struct)
-		return withValidity(ec.mem, s.Field(k), andValidity(ec.mem, s.Len(), s)), nil
+		return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
+			s := a.(*array.Struct)
+			return withValidity(ec.mem, s.Field(k), andValidity(ec.mem, s.Len(), s)), nil
+		})
 	}}, nil
 }
 
@@ -449,38 +440,35 @@ func (c *compiler) index(x *Index) (*cexpr, error) {
 		return nil, errorf(x.Index.Position(), "%s: the index must be an integer, got %s", x, typeName(idx.typ))
 	}
 	return &cexpr{typ: lt.Elem(), eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-		a, err := in.eval(ec, rec)
-		if err != nil {
-			return nil, err
-		}
-		defer a.Release()
-		ia, err := idx.eval(ec, rec)
-		if err != nil {
-			return nil, err
-		}
-		defer ia.Release()
-		il, err := fn.Cast(ec.mem, ia, tLong)
-		if err != nil {
-			return nil, err
-		}
-		defer il.Release()
-		iv := il.(*array.Int64)
-		l := a.(*array.List)
-		offs := l.Offsets()
-		n := l.Len()
-		take := make([]int64, n)
-		valid := make([]bool, n)
-		for r := 0; r < n; r++ {
-			if l.IsNull(r) || iv.IsNull(r) {
-				continue
+		return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
+			ia, err := idx.eval(ec, rec)
+			if err != nil {
+				return nil, err
 			}
-			k, lo, hi := iv.Value(r), int64(offs[r]), int64(offs[r+1])
-			if k < 0 || lo+k >= hi {
-				continue // past the end: NULL, as Spark without ANSI mode
+			defer ia.Release()
+			il, err := fn.Cast(ec.mem, ia, tLong)
+			if err != nil {
+				return nil, err
 			}
-			take[r], valid[r] = lo+k, true
-		}
-		return takeNullable(ec.mem, l.ListValues(), take, valid)
+			defer il.Release()
+			iv := il.(*array.Int64)
+			l := a.(*array.List)
+			offs := l.Offsets()
+			n := l.Len()
+			take := make([]int64, n)
+			valid := make([]bool, n)
+			for r := 0; r < n; r++ {
+				if l.IsNull(r) || iv.IsNull(r) {
+					continue
+				}
+				k, lo, hi := iv.Value(r), int64(offs[r]), int64(offs[r+1])
+				if k < 0 || lo+k >= hi {
+					continue // past the end: NULL, as Spark without ANSI mode
+				}
+				take[r], valid[r] = lo+k, true
+			}
+			return takeNullable(ec.mem, l.ListValues(), take, valid)
+		})
 	}}, nil
 }
 
@@ -536,12 +524,9 @@ func (c *compiler) unary(x *Unary) (*cexpr, error) {
 			return nil, err
 		}
 		return c.fold(&cexpr{typ: tBool, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-			a, err := in.eval(ec, rec)
-			if err != nil {
-				return nil, err
-			}
-			defer a.Release()
-			return notArray(ec.mem, a.(*array.Boolean)), nil
+			return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
+				return notArray(ec.mem, a.(*array.Boolean)), nil
+			})
 		}}, in)
 	}
 	in, err := c.compile(x.X)
@@ -561,18 +546,15 @@ func (c *compiler) unary(x *Unary) (*cexpr, error) {
 		return nil, err
 	}
 	return c.fold(&cexpr{typ: kt, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-		a, err := in.eval(ec, rec)
-		if err != nil {
-			return nil, err
-		}
-		defer a.Release()
-		switch kt.ID() {
-		case arrow.INT32:
-			return negate[int32](ec.mem, kt, a), nil
-		case arrow.INT64:
-			return negate[int64](ec.mem, kt, a), nil
-		}
-		return negate[float64](ec.mem, kt, a), nil
+		return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
+			switch kt.ID() {
+			case arrow.INT32:
+				return negate[int32](ec.mem, kt, a), nil
+			case arrow.INT64:
+				return negate[int64](ec.mem, kt, a), nil
+			}
+			return negate[float64](ec.mem, kt, a), nil
+		})
 	}}, in)
 }
 
@@ -582,16 +564,13 @@ func (c *compiler) cast(in *cexpr, dt arrow.DataType, pos Pos, e Expr) (*cexpr, 
 		return in, nil
 	}
 	out := &cexpr{typ: dt, src: e, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-		a, err := in.eval(ec, rec)
-		if err != nil {
-			return nil, err
-		}
-		defer a.Release()
-		r, err := fn.Cast(ec.mem, a, dt)
-		if err != nil {
-			return nil, errorf(pos, "%s: %v", e, err)
-		}
-		return r, nil
+		return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
+			r, err := fn.Cast(ec.mem, a, dt)
+			if err != nil {
+				return nil, errorf(pos, "%s: %v", e, err)
+			}
+			return r, nil
+		})
 	}}
 	return c.fold(out, in)
 }
@@ -986,4 +965,15 @@ func functionNames() []string {
 		names = append(names, n)
 	}
 	return names
+}
+
+// apply evaluates e over rec and hands the array to f, releasing it after:
+// the one "evaluate, check, release" step of a unary expression.
+func (e *cexpr) apply(ec *ectx, rec arrow.Record, f func(arrow.Array) (arrow.Array, error)) (arrow.Array, error) {
+	a, err := e.eval(ec, rec)
+	if err != nil {
+		return nil, err
+	}
+	defer a.Release()
+	return f(a)
 }
