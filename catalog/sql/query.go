@@ -89,12 +89,9 @@ func (p *parser) queryExpr() (query.Query, error) {
 			if _, err := p.expectSymbol("("); err != nil {
 				return nil, err
 			}
-			q, err := p.queryExpr()
+			q, err := p.parenQueryRest()
 			if err != nil {
 				return nil, err
-			}
-			if _, err := p.expectSymbol(")"); err != nil {
-				return nil, p.fail(p.peek(), `")"`)
 			}
 			with = append(with, query.CTE{Name: name.Text, Query: q, Pos: name.Pos})
 			if !p.acceptSymbol(",") {
@@ -145,17 +142,27 @@ func (p *parser) queryExpr() (query.Query, error) {
 	return q, nil
 }
 
+// parenQueryRest reads a query and the `)` that closes it, once the `(`
+// before it was read (subqueries, CTE bodies).
+func (p *parser) parenQueryRest() (query.Query, error) {
+	q, err := p.queryExpr()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := p.expectSymbol(")"); err != nil {
+		return nil, p.fail(p.peek(), `")"`)
+	}
+	return q, nil
+}
+
 // queryBlock is a SELECT block or a parenthesised query.
 func (p *parser) queryBlock() (query.Query, error) {
 	t := p.peek()
 	if t.Kind == Symbol && t.Text == "(" {
 		p.next()
-		q, err := p.queryExpr()
+		q, err := p.parenQueryRest()
 		if err != nil {
 			return nil, err
-		}
-		if _, err := p.expectSymbol(")"); err != nil {
-			return nil, p.fail(p.peek(), `")"`)
 		}
 		return q, nil
 	}
@@ -471,12 +478,9 @@ func (p *parser) sourceItem() (query.Source, error) {
 	t := p.peek()
 	if t.Kind == Symbol && t.Text == "(" {
 		p.next()
-		q, err := p.queryExpr()
+		q, err := p.parenQueryRest()
 		if err != nil {
 			return nil, err
-		}
-		if _, err := p.expectSymbol(")"); err != nil {
-			return nil, p.fail(p.peek(), `")"`)
 		}
 		a, err := p.alias()
 		if err != nil {

@@ -587,17 +587,9 @@ func (c *compiler) binary(x *Binary) (*cexpr, error) {
 			return nil, err
 		}
 		return c.fold(&cexpr{typ: tBool, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-			a, err := l.eval(ec, rec)
-			if err != nil {
-				return nil, err
-			}
-			defer a.Release()
-			b, err := r.eval(ec, rec)
-			if err != nil {
-				return nil, err
-			}
-			defer b.Release()
-			return andOr(ec.mem, op == "AND", a.(*array.Boolean), b.(*array.Boolean)), nil
+			return eval2(ec, rec, l, r, func(a, b arrow.Array) (arrow.Array, error) {
+				return andOr(ec.mem, op == "AND", a.(*array.Boolean), b.(*array.Boolean)), nil
+			})
 		}}, l, r)
 	}
 	l, err := c.compile(x.L)
