@@ -141,6 +141,49 @@ func (s *Session) Read(ctx context.Context, name string, props map[string]any) (
 	return f, nil
 }
 
+// ReadStream reads the dataset name as a stream of record batches (see
+// Read for props). A connector that streams (connectors.StreamReader) is
+// read batch by batch, so memory does not grow with the rows; the others —
+// and incremental and fan-out reads, which need every row — are read whole
+// and streamed from memory (docs/frames.md#streams). The caller releases
+// the stream.
+func (s *Session) ReadStream(ctx context.Context, name string, props map[string]any) (st dataframe.Stream, err error) {
+	r, err := s.resolve(ctx, name, props)
+	if err != nil {
+		return nil, fmt.Errorf("reading %s: %w", name, err)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			st, err = nil, fmt.Errorf("reading %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
+		}
+	}()
+	if sr, ok := r.conn.(connectors.StreamReader); ok && !s.needsWholeRead(r) {
+		st, err = sr.ReadStream(ctx, r.ds)
+	} else {
+		var f *dataframe.Frame
+		if f, err = s.readResolved(ctx, r); err == nil {
+			st = f.Stream()
+			f.Release()
+		}
+	}
+	if err != nil {
+		return nil, doing("reading", r.ds.Name, r.red.Error(err))
+	}
+	return st, nil
+}
+
+// needsWholeRead reports whether r is an incremental or fan-out read, which
+// readResolved runs on the whole frame.
+func (s *Session) needsWholeRead(r *resolved) bool {
+	if fr, ok := r.conn.(connectors.FanoutReader); ok {
+		if _, _, ok := fr.FanoutFrom(r.ds.Props); ok {
+			return true
+		}
+	}
+	ir, ok := r.conn.(connectors.IncrementalReader)
+	return ok && ir.Incremental(r.ds.Props)
+}
+
 // readResolved runs the connector's read: incremental when the connector
 // and the properties say so (see docs/incremental.md).
 func (s *Session) readResolved(ctx context.Context, r *resolved) (*dataframe.Frame, error) {
@@ -172,6 +215,40 @@ func (s *Session) Write(ctx context.Context, name string, f *dataframe.Frame, pr
 		}
 	}()
 	res, err = w.Write(ctx, r.ds, f)
+	if err != nil {
+		return res, doing("writing", r.ds.Name, r.red.Error(err))
+	}
+	return res, nil
+}
+
+// WriteStream writes the stream st to the dataset name (see Read for
+// props). A connector that writes streams (connectors.StreamWriter) takes
+// it batch by batch; for the others st is collected into a frame first.
+// The caller still releases st.
+func (s *Session) WriteStream(ctx context.Context, name string, st dataframe.Stream, props map[string]any) (res connectors.WriteResult, err error) {
+	r, err := s.resolve(ctx, name, props)
+	if err != nil {
+		return connectors.WriteResult{}, fmt.Errorf("writing %s: %w", name, err)
+	}
+	sw, streams := r.conn.(connectors.StreamWriter)
+	w, writes := r.conn.(connectors.Writer)
+	if !streams && !writes {
+		return connectors.WriteResult{}, fmt.Errorf("writing %s: %s: %w", r.ds.Name, r.typ, connectors.ErrNotWritable)
+	}
+	defer func() {
+		if p := recover(); p != nil {
+			err = fmt.Errorf("writing %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
+		}
+	}()
+	if streams {
+		res, err = sw.WriteStream(ctx, r.ds, st)
+	} else {
+		var f *dataframe.Frame
+		if f, err = dataframe.Collect(st); err == nil {
+			res, err = w.Write(ctx, r.ds, f)
+			f.Release()
+		}
+	}
 	if err != nil {
 		return res, doing("writing", r.ds.Name, r.red.Error(err))
 	}

@@ -62,6 +62,22 @@ type Writer interface {
 	Write(ctx context.Context, ds *Dataset, f *dataframe.Frame) (WriteResult, error)
 }
 
+// StreamReader is implemented by connectors that can read a dataset as a
+// stream of record batches without holding it whole (docs/frames.md#streams).
+// The caller releases the stream; releasing it before its end stops the read
+// and frees what it holds (open files, temporary spools).
+type StreamReader interface {
+	ReadStream(ctx context.Context, ds *Dataset) (dataframe.Stream, error)
+}
+
+// StreamWriter is implemented by connectors that can write a stream of
+// record batches as it arrives, so memory does not grow with the rows
+// (docs/frames.md#streams). On error nothing is half-written: the target
+// is either the old or the new content. The caller still releases s.
+type StreamWriter interface {
+	WriteStream(ctx context.Context, ds *Dataset, s dataframe.Stream) (WriteResult, error)
+}
+
 // Validator is implemented by connectors that check a table definition when
 // it is created (columns, required properties).
 type Validator interface {
