@@ -3,7 +3,6 @@ module github.com/sluicedata/sluice
 go 1.26.0
 
 require (
-	github.com/andybalholm/brotli v1.1.1
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
@@ -29,6 +28,7 @@ require (
 
 require (
 	github.com/JohnCGriffin/overflow v0.0.0-20211019200055-46fa312c352c // indirect
+	github.com/andybalholm/brotli v1.1.1 // indirect
 	github.com/apache/thrift v0.20.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect
