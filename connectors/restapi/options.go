@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"golang.org/x/time/rate"
 )
 
@@ -21,6 +22,13 @@ type ReadOptions struct {
 	// Limiter paces every request of the read, replacing the one built
 	// from svc.restapi.rate.limit (see NewLimiter). Defaults to that one.
 	Limiter *rate.Limiter
+	// SpoolDir is the directory of a streamed read's temporary spool file
+	// (ReadStream; see docs/restapi.md#memory). Defaults to the system's
+	// temporary directory ($TMPDIR).
+	SpoolDir string
+	// Allocator holds the record batches of a streamed read. Defaults to
+	// dataframe's recycling stream allocator.
+	Allocator memory.Allocator
 }
 
 // QueryParam is one query parameter.
