@@ -30,9 +30,9 @@ type queryInputs struct {
 
 type queryInput struct {
 	name    string
-	step    string          // the step id, or "" for a catalog table
+	step    string // the step id, or "" for a catalog table
 	schema  *arrow.Schema
-	planned int             // times the planner resolved it
+	planned int              // times the planner resolved it
 	stream  dataframe.Stream // a catalog table's stream, until handed over
 	frame   *dataframe.Frame // collected (read more than once)
 	claimed bool             // a step input: taken from the runner
