@@ -52,14 +52,24 @@ func parseReadConfig(p connectors.Props, cfg *config) (*readConfig, error) {
 // text in `payload`; parsed mode (svc.restapi.parse.payload=true) parses
 // the pages into one frame with merged schemas, one row per record.
 func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.Frame, error) {
+	r, name, err := startRead(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	return r.readWhole(ctx, name)
+}
+
+// startRead sets up a read of ds (Read, ReadStream): its reader, and the
+// dataset's name for messages. The caller closes the reader.
+func startRead(ctx context.Context, ds *connectors.Dataset) (*reader, string, error) {
 	red := connectors.NewRedactor(ds.Props)
 	name := datasetName(ds)
 	r, err := newReader(ctx, ds, red)
 	if err != nil {
-		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
+		return nil, "", red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
-	defer r.close()
-	return r.readWhole(ctx, name)
+	return r, name, nil
 }
 
 // readWhole reads every page and builds the frame from them in memory.

@@ -56,13 +56,12 @@ const spoolBatchBytes = 8 << 20
 // malformed-record mode (dataframe.WithReadSettings) — are read whole and
 // streamed from memory. See docs/restapi.md#memory.
 func (*Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
-	red := connectors.NewRedactor(ds.Props)
-	name := datasetName(ds)
-	r, err := newReader(ctx, ds, red)
+	r, name, err := startRead(ctx, ds)
 	if err != nil {
-		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
+		return nil, err
 	}
 	defer r.close()
+	red := r.red
 	if !r.spools(ctx) {
 		f, err := r.readWhole(ctx, name)
 		if err != nil {

@@ -46,6 +46,13 @@ func dump(t *testing.T, f *dataframe.Frame) string {
 	return b.String()
 }
 
+// spoolCtx is ctx with o and a spool directory of the test's own.
+func spoolCtx(t *testing.T, ctx context.Context, o restapi.ReadOptions) (context.Context, string) {
+	t.Helper()
+	o.SpoolDir = t.TempDir()
+	return restapi.WithReadOptions(ctx, o), o.SpoolDir
+}
+
 // requireEmptyDir checks that no spool file is left behind.
 func requireEmptyDir(t *testing.T, dir string) {
 	t.Helper()
@@ -239,8 +246,7 @@ func TestReadStreamRemovesSpool(t *testing.T) {
 
 	t.Run("read to the end", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
-		ctx := restapi.WithReadOptions(ctxT(t), restapi.ReadOptions{SpoolDir: dir})
+		ctx, dir := spoolCtx(t, ctxT(t), restapi.ReadOptions{})
 		s, err := sr.ReadStream(ctx, ds(twoPages(t)))
 		require.NoError(t, err)
 		defer s.Release()
@@ -261,8 +267,7 @@ func TestReadStreamRemovesSpool(t *testing.T) {
 	})
 	t.Run("released early", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
-		ctx := restapi.WithReadOptions(ctxT(t), restapi.ReadOptions{SpoolDir: dir})
+		ctx, dir := spoolCtx(t, ctxT(t), restapi.ReadOptions{})
 		s, err := sr.ReadStream(ctx, ds(twoPages(t)))
 		require.NoError(t, err)
 		s.Release() // before the first batch
@@ -270,8 +275,7 @@ func TestReadStreamRemovesSpool(t *testing.T) {
 	})
 	t.Run("error mid-read", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
-		ctx := restapi.WithReadOptions(ctxT(t), restapi.ReadOptions{SpoolDir: dir})
+		ctx, dir := spoolCtx(t, ctxT(t), restapi.ReadOptions{})
 		s, err := sr.ReadStream(ctx, ds(endlessProps(endless(t, 31))))
 		require.ErrorContains(t, err, "reading t.spool page 31: GET")
 		require.ErrorContains(t, err, "HTTP 500")
@@ -280,10 +284,9 @@ func TestReadStreamRemovesSpool(t *testing.T) {
 	})
 	t.Run("cancelled while reading pages", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(ctxT(t))
 		defer cancel()
-		ctx = restapi.WithReadOptions(ctx, restapi.ReadOptions{SpoolDir: dir, OnPage: func(p restapi.PageInfo) error {
+		ctx, dir := spoolCtx(t, ctx, restapi.ReadOptions{OnPage: func(p restapi.PageInfo) error {
 			if p.Number == 5 {
 				cancel() // Ctrl-C
 			}
@@ -296,10 +299,9 @@ func TestReadStreamRemovesSpool(t *testing.T) {
 	})
 	t.Run("cancelled while streaming", func(t *testing.T) {
 		t.Parallel()
-		dir := t.TempDir()
 		ctx, cancel := context.WithCancel(ctxT(t))
 		defer cancel()
-		ctx = restapi.WithReadOptions(ctx, restapi.ReadOptions{SpoolDir: dir})
+		ctx, dir := spoolCtx(t, ctx, restapi.ReadOptions{})
 		s, err := sr.ReadStream(ctx, ds(twoPages(t)))
 		require.NoError(t, err)
 		cancel()
@@ -327,8 +329,7 @@ func TestReadStreamNoLeak(t *testing.T) {
 				t.Parallel()
 				mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 				defer mem.AssertSize(t, 0)
-				dir := t.TempDir()
-				ctx := restapi.WithReadOptions(ctxT(t), restapi.ReadOptions{SpoolDir: dir, Allocator: mem})
+				ctx, dir := spoolCtx(t, ctxT(t), restapi.ReadOptions{Allocator: mem})
 				s, err := connector(t).(connectors.StreamReader).ReadStream(ctx, &connectors.Dataset{Name: "t.leak", Props: props})
 				require.NoError(t, err)
 				rows := int64(0)
