@@ -377,14 +377,7 @@ func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataf
 // after that, so a reader never sees a half-written file.
 func (Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {
 	res := connectors.WriteResult{Rows: f.NumRows()}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
-	if path == "" {
-		return res, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
-	}
-	mode, err := modeOf(ds.Props)
+	path, mode, err := writePathAndMode(ctx, ds)
 	if err != nil {
 		return res, err
 	}
@@ -407,6 +400,19 @@ func (Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe
 	}
 	res.Written = f.NumRows()
 	return res, nil
+}
+
+// writePathAndMode are a write's svc.parquet.path (required) and mode.
+func writePathAndMode(ctx context.Context, ds *connectors.Dataset) (string, string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
+	if path == "" {
+		return "", "", fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
+	}
+	mode, err := modeOf(ds.Props)
+	return path, mode, err
 }
 
 // writeTarget is where an overwrite or append write goes.

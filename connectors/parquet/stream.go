@@ -243,14 +243,7 @@ func (l *lazyStream) Release() {
 // grows with the rows (see docs/frames.md#streams).
 func (c Connector) WriteStream(ctx context.Context, ds *connectors.Dataset, st dataframe.Stream) (connectors.WriteResult, error) {
 	var res connectors.WriteResult
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
-	if path == "" {
-		return res, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
-	}
-	mode, err := modeOf(ds.Props)
+	path, mode, err := writePathAndMode(ctx, ds)
 	if err != nil {
 		return res, err
 	}
