@@ -91,7 +91,7 @@ func BenchmarkInferOnly(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c := &chunk{spans: []docSpan{{data: data}}}
-		if err := inferChunk(c, path, defaultMaxDepth, 1, ""); err != nil {
+		if err := inferChunk(c, path, DefaultMaxDepth, 1, ""); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -152,7 +152,7 @@ func castAppend(b array.Builder, arr arrow.Array, i int) error {
 			// (timestamp, date, binary) keeps its bare text.
 			txt := AppendJSONValue(nil, arr, i)
 			if len(txt) >= 2 && txt[0] == '"' {
-				txt = appendDecoded(nil, txt[1:len(txt)-1])
+				txt = AppendDecoded(nil, txt[1:len(txt)-1])
 			}
 			bb.BinaryBuilder.Append(txt)
 		}

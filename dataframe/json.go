@@ -129,7 +129,7 @@ func (o JSONOptions) allocator() memory.Allocator {
 
 func (o JSONOptions) maxDepth() int {
 	if o.MaxDepth == 0 {
-		return defaultMaxDepth
+		return DefaultMaxDepth
 	}
 	return o.MaxDepth
 }
@@ -240,7 +240,7 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 	for _, c := range chunks {
 		if c.err != nil {
 			if se, ok := c.err.(*SyntaxError); ok && lines {
-				se.Line = lineOf(spans[0].data, se.Offset)
+				se.Line = LineOf(spans[0].data, se.Offset)
 			}
 			return nil, c.err
 		}
@@ -321,7 +321,7 @@ func splitChunks(spans []docSpan, lines bool, sp splitting) []*chunk {
 			end := len(data)
 			if i < n-1 {
 				end = start + (len(data)-start)/(n-i)
-				if nl := lineBreak(data[end:], true); nl >= 0 {
+				if nl := LineBreak(data[end:], true); nl >= 0 {
 					end += nl + 1
 				} else {
 					end = len(data)
@@ -388,7 +388,7 @@ func splitLines(block docSpan) []docSpan {
 	d := block.data
 	hasCR := bytes.IndexByte(d, '\r') >= 0
 	for pos := 0; pos < len(d); {
-		end := lineBreak(d[pos:], hasCR)
+		end := LineBreak(d[pos:], hasCR)
 		if end < 0 {
 			end = len(d)
 		} else {
@@ -397,7 +397,7 @@ func splitLines(block docSpan) []docSpan {
 		line := d[pos:end]
 		blank := true
 		for _, c := range line {
-			if !wsTable[c] {
+			if !Space[c] {
 				blank = false
 				break
 			}
@@ -418,10 +418,10 @@ func inferChunk(c *chunk, path []string, maxDepth, docs int, mode string) error 
 	if c.lines {
 		c.spans = splitLines(c.spans[0])
 	}
-	s := &scanner{maxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
+	s := &scanner{MaxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
 	for i := range c.spans {
 		sp := &c.spans[i]
-		s.data, s.base, s.doc = sp.data, sp.base, sp.doc
+		s.Data, s.Base, s.Doc = sp.data, sp.base, sp.doc
 		if mode != "" {
 			// Each record on its own, so a malformed one adds nothing.
 			one := &typeNode{}
@@ -461,13 +461,13 @@ func inferChunk(c *chunk, path []string, maxDepth, docs int, mode string) error 
 }
 
 func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
-	s.err = nil
-	s.sawHigh = false
+	s.Err = nil
+	s.SawHigh = false
 	sp.start = -1
-	pos := s.skipWS(0)
-	if pos >= len(s.data) {
-		s.fail(pos, "empty document")
-		return s.err
+	pos := s.SkipWS(0)
+	if pos >= len(s.Data) {
+		s.Fail(pos, "empty document")
+		return s.Err
 	}
 	var pathErr error
 	pos = s.inferPath(pos, path, 0, row, sp, &pathErr)
@@ -479,80 +479,80 @@ func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 		return pathErr
 	}
 	if pos < 0 {
-		return s.err
+		return s.Err
 	}
-	if pos = s.skipWS(pos); pos < len(s.data) {
-		s.fail(pos, "%s after the JSON value", s.describe(pos))
-		return s.err
+	if pos = s.SkipWS(pos); pos < len(s.Data) {
+		s.Fail(pos, "%s after the JSON value", s.Describe(pos))
+		return s.Err
 	}
 	// One check of the whole document spares pass 2 a check per string.
-	sp.utf8 = !s.sawHigh || utf8.Valid(s.data)
+	sp.utf8 = !s.SawHigh || utf8.Valid(s.Data)
 	return nil
 }
 
 // inferPath walks the path from the value at pos; at its end it infers the
 // rows. Everything else is skipped but still checked.
 func (s *scanner) inferPath(pos int, path []string, depth int, row *typeNode, sp *docSpan, pathErr *error) int {
-	return s.walkPath(pos, path, depth, func(pos, depth int) int {
+	return s.WalkPath(pos, path, depth, func(pos, depth int) int {
 		return s.inferRows(pos, depth, row, sp, pathErr)
 	})
 }
 
-// walkPath follows path through nested objects from the value at pos,
+// WalkPath follows path through nested objects from the value at pos,
 // checking every value it skips, and calls leaf on the value at the path's
 // end when there is one. It returns the position after the value at pos,
 // or -1 after an error.
-func (s *scanner) walkPath(pos int, path []string, depth int, leaf func(pos, depth int) int) int {
-	d := s.data
+func (s *scanner) WalkPath(pos int, path []string, depth int, leaf func(pos, depth int) int) int {
+	d := s.Data
 	if len(path) == 0 {
 		return leaf(pos, depth)
 	}
 	if d[pos] != '{' {
-		return s.skipValue(pos, depth)
+		return s.SkipValue(pos, depth)
 	}
-	if depth >= s.maxDepth {
-		return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+	if depth >= s.MaxDepth {
+		return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 	}
-	pos = s.skipWS(pos + 1)
+	pos = s.SkipWS(pos + 1)
 	if pos < len(d) && d[pos] == '}' {
 		return pos + 1
 	}
 	matched := false
 	for {
 		if pos >= len(d) || d[pos] != '"' {
-			return s.fail(pos, "expected a field name: %s", s.describe(pos))
+			return s.Fail(pos, "expected a field name: %s", s.Describe(pos))
 		}
-		end, flags := s.scanString(pos)
+		end, flags := s.ScanString(pos)
 		if end < 0 {
 			return -1
 		}
-		key := stringBody(d, pos, end, flags, &s.keyBuf)
-		pos = s.skipWS(end)
+		key := StringBody(d, pos, end, flags, &s.KeyBuf)
+		pos = s.SkipWS(end)
 		if pos >= len(d) || d[pos] != ':' {
-			return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
+			return s.Fail(pos, "expected ':' after field name: %s", s.Describe(pos))
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos >= len(d) {
-			return s.fail(pos, "unexpected end of input, expected a value")
+			return s.Fail(pos, "unexpected end of input, expected a value")
 		}
 		if !matched && string(key) == path[0] {
 			matched = true
-			pos = s.walkPath(pos, path[1:], depth+1, leaf)
+			pos = s.WalkPath(pos, path[1:], depth+1, leaf)
 		} else {
-			pos = s.skipValue(pos, depth+1)
+			pos = s.SkipValue(pos, depth+1)
 		}
 		if pos < 0 {
 			return -1
 		}
-		pos = s.skipWS(pos)
+		pos = s.SkipWS(pos)
 		if pos < len(d) && d[pos] == ',' {
-			pos = s.skipWS(pos + 1)
+			pos = s.SkipWS(pos + 1)
 			continue
 		}
 		if pos < len(d) && d[pos] == '}' {
 			return pos + 1
 		}
-		return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
+		return s.Fail(pos, "expected ',' or '}' in object: %s", s.Describe(pos))
 	}
 }
 
@@ -560,14 +560,14 @@ func (s *scanner) walkPath(pos int, path []string, depth int, leaf func(pos, dep
 // array, nothing for null, else the value itself (an error at the end of
 // a records path).
 func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr *error) int {
-	d := s.data
+	d := s.Data
 	switch d[pos] {
 	case '[':
-		if depth >= s.maxDepth {
-			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		if depth >= s.MaxDepth {
+			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
 		sp.start, sp.array = pos, true
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == ']' {
 			return pos + 1
 		}
@@ -580,25 +580,25 @@ func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr 
 				s.stopped, s.stopAt = true, pos
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == ']' {
 				return pos + 1
 			}
-			return s.fail(pos, "expected ',' or ']' in array: %s", s.describe(pos))
+			return s.Fail(pos, "expected ',' or ']' in array: %s", s.Describe(pos))
 		}
 	case 'n':
-		return s.scanLiteral(pos, "null")
+		return s.ScanLiteral(pos, "null")
 	}
 	if depth > 0 {
 		// Check the value first so invalid JSON is still reported as such.
-		if end := s.skipValue(pos, depth); end < 0 {
+		if end := s.SkipValue(pos, depth); end < 0 {
 			return -1
 		}
-		*pathErr = &RecordsPathError{Path: s.recordsPath, Found: jsonKindName(d[pos]), Doc: s.doc}
+		*pathErr = &RecordsPathError{Path: s.recordsPath, Found: KindName(d[pos]), Doc: s.Doc}
 		return -1
 	}
 	sp.start = pos
@@ -606,7 +606,7 @@ func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr 
 	return s.inferValue(pos, row, depth)
 }
 
-func jsonKindName(c byte) string {
+func KindName(c byte) string {
 	switch c {
 	case '{':
 		return "an object"
@@ -629,7 +629,7 @@ func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bo
 	if rb.root != nil && c.rows <= maxBatchRows {
 		rb.root.reserve(row, c.rows, frac)
 	}
-	s := &scanner{maxDepth: maxDepth}
+	s := &scanner{MaxDepth: maxDepth}
 	defer func() { c.misfits, c.first = s.misfits, s.firstMisfit }()
 	for i := range c.spans {
 		sp := &c.spans[i]
@@ -640,21 +640,21 @@ func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bo
 		if sp.start < 0 {
 			continue
 		}
-		s.doc = sp.doc
-		s.data, s.base, s.trustUTF8 = sp.data, sp.base, sp.utf8
+		s.Doc = sp.doc
+		s.Data, s.Base, s.TrustUTF8 = sp.data, sp.base, sp.utf8
 		if !sp.array {
 			rb.add(s, sp.start, 0)
 			continue
 		}
-		d := s.data
-		pos := s.skipWS(sp.start + 1)
+		d := s.Data
+		pos := s.SkipWS(sp.start + 1)
 		if d[pos] == ']' {
 			continue
 		}
 		for {
-			pos = s.skipWS(rb.add(s, pos, 1))
+			pos = s.SkipWS(rb.add(s, pos, 1))
 			if d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			break

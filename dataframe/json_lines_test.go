@@ -60,7 +60,7 @@ func FuzzSplitLines(f *testing.F) {
 		// Line numbers count every kind of break.
 		for i, b := range wantBases {
 			want := 1 + bytes.Count(d[:b], []byte("\n")) + bytes.Count(d[:b], []byte("\r")) - bytes.Count(d[:b], []byte("\r\n"))
-			require.Equal(t, want, lineOf(d, b), "line %d", i)
+			require.Equal(t, want, LineOf(d, b), "line %d", i)
 		}
 	})
 }

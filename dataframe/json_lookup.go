@@ -23,20 +23,20 @@ func JSONLookup(doc []byte, path string) (raw []byte, found bool, err error) {
 // JSONLookupPath is JSONLookup with the path given as its keys, which may
 // hold dots themselves (`@odata.nextLink`).
 func JSONLookupPath(doc []byte, segs []string) (raw []byte, found bool, err error) {
-	s := &scanner{data: doc, maxDepth: defaultMaxDepth}
-	pos := s.skipWS(0)
+	s := &scanner{Data: doc, MaxDepth: DefaultMaxDepth}
+	pos := s.SkipWS(0)
 	if pos >= len(doc) {
-		s.fail(pos, "empty document")
-		return nil, false, s.err
+		s.Fail(pos, "empty document")
+		return nil, false, s.Err
 	}
 	start, end := -1, -1
 	pos = s.lookup(pos, segs, 0, &start, &end)
 	if pos < 0 {
-		return nil, false, s.err
+		return nil, false, s.Err
 	}
-	if pos = s.skipWS(pos); pos < len(doc) {
-		s.fail(pos, "%s after the JSON value", s.describe(pos))
-		return nil, false, s.err
+	if pos = s.SkipWS(pos); pos < len(doc) {
+		s.Fail(pos, "%s after the JSON value", s.Describe(pos))
+		return nil, false, s.Err
 	}
 	if start < 0 {
 		return nil, false, nil
@@ -56,19 +56,19 @@ func JSONLookupString(doc []byte, path string) (string, bool, error) {
 	case 'n':
 		return "", false, nil
 	case '"':
-		s := &scanner{data: raw}
-		end, flags := s.scanString(0)
+		s := &scanner{Data: raw}
+		end, flags := s.ScanString(0)
 		var buf []byte
-		return string(stringBody(raw, 0, end, flags, &buf)), true, nil
+		return string(StringBody(raw, 0, end, flags, &buf)), true, nil
 	case '{', '[':
-		return "", false, fmt.Errorf("dataframe: JSON path %q holds %s, not a scalar", path, jsonKindName(raw[0]))
+		return "", false, fmt.Errorf("dataframe: JSON path %q holds %s, not a scalar", path, KindName(raw[0]))
 	}
 	return string(raw), true, nil
 }
 
 func (s *scanner) lookup(pos int, path []string, depth int, start, end *int) int {
-	return s.walkPath(pos, path, depth, func(pos, depth int) int {
-		e := s.skipValue(pos, depth)
+	return s.WalkPath(pos, path, depth, func(pos, depth int) int {
+		e := s.SkipValue(pos, depth)
 		if e >= 0 {
 			*start, *end = pos, e
 		}

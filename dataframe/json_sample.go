@@ -68,12 +68,12 @@ func (s *scanner) misfit(n *buildNode, pos, end int) {
 	if s.firstMisfit != nil {
 		return
 	}
-	m := &Misfit{Field: n.path, Offset: s.base + int64(pos), Doc: s.doc}
+	m := &Misfit{Field: n.path, Offset: s.Base + int64(pos), Doc: s.Doc}
 	if n.path == "" {
 		m.Field = "value"
 	}
 	m.Type = sparktype.Name(n.b.Type())
-	m.Value = cutText(s.data, pos, end)
+	m.Value = cutText(s.Data, pos, end)
 	s.firstMisfit = m
 }
 
@@ -84,7 +84,7 @@ func (s *scanner) unknownField(n *buildNode, key []byte, pos int) {
 	if s.firstMisfit != nil {
 		return
 	}
-	s.firstMisfit = &Misfit{Field: joinPath(n.path, string(key)), Offset: s.base + int64(pos), Doc: s.doc}
+	s.firstMisfit = &Misfit{Field: joinPath(n.path, string(key)), Offset: s.Base + int64(pos), Doc: s.Doc}
 }
 
 func cutText(d []byte, pos, end int) string {
@@ -113,7 +113,7 @@ func (st *ReadStats) check(opts JSONOptions, spans []docSpan, lines bool) error 
 		return nil
 	}
 	if lines && len(spans) == 1 {
-		st.First.Line = lineOf(spans[0].data, st.First.Offset)
+		st.First.Line = LineOf(spans[0].data, st.First.Offset)
 	}
 	if opts.Strict {
 		return &MisfitError{Misfit: *st.First, SampleRows: opts.SampleRows, Count: st.Misfits}

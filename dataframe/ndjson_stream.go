@@ -120,7 +120,7 @@ func (br *blockReader) next() (*block, error) {
 	br.seq++
 	br.off += int64(cut)
 	if br.lines {
-		br.line += lineOf(b.data, int64(len(b.data))) - 1
+		br.line += LineOf(b.data, int64(len(b.data))) - 1
 	}
 	return b, nil
 }
@@ -190,7 +190,7 @@ func inferNDJSONFile(ctx context.Context, path string, opts JSONOptions, path0 [
 				c := &chunk{lines: true, spans: []docSpan{{data: b.data, base: b.base}}}
 				err := inferChunk(c, path0, opts.maxDepth(), 0, "")
 				if se, ok := err.(*SyntaxError); ok {
-					se.Line = b.line + lineOf(b.data, se.Offset-b.base) - 1
+					se.Line = b.line + LineOf(b.data, se.Offset-b.base) - 1
 				}
 				if err != nil {
 					res.err, res.seq = err, b.seq
@@ -416,10 +416,10 @@ func buildBlock(b *block, mem memory.Allocator, nf *ndjsonFile, path []string, m
 	}()
 	c := &chunk{spans: splitLines(docSpan{data: b.data, base: b.base})}
 	blockUTF8 := !nf.invalidUTF8[b.seq]
-	s := &scanner{maxDepth: maxDepth}
+	s := &scanner{MaxDepth: maxDepth}
 	for i := range c.spans {
 		sp := &c.spans[i]
-		s.data, s.base = sp.data, sp.base
+		s.Data, s.Base = sp.data, sp.base
 		if !s.locateRows(path, sp) {
 			return nil, fmt.Errorf("%w (at byte %d)", ErrStreamChanged, sp.base)
 		}
@@ -433,12 +433,12 @@ func buildBlock(b *block, mem memory.Allocator, nf *ndjsonFile, path []string, m
 // (sp.start, sp.array; -1 for none) without checking it again.
 func (s *scanner) locateRows(path []string, sp *docSpan) bool {
 	sp.start, sp.array = -1, false
-	pos := s.skipWS(0)
-	if pos >= len(s.data) {
+	pos := s.SkipWS(0)
+	if pos >= len(s.Data) {
 		return false
 	}
 	leaf := func(pos, depth int) int {
-		switch s.data[pos] {
+		switch s.Data[pos] {
 		case '[':
 			sp.start, sp.array = pos, true
 		case 'n':
@@ -451,7 +451,7 @@ func (s *scanner) locateRows(path []string, sp *docSpan) bool {
 		leaf(pos, 0)
 		return true
 	}
-	s.err = nil
-	s.walkPath(pos, path, 0, leaf)
-	return s.err == nil
+	s.Err = nil
+	s.WalkPath(pos, path, 0, leaf)
+	return s.Err == nil
 }

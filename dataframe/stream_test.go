@@ -114,7 +114,7 @@ func FuzzBlockReader(f *testing.F) {
 			if last := b.data[len(b.data)-1]; last != '\n' && last != '\r' {
 				require.Equal(t, len(data), len(got)+len(b.data), "only the last block may end without a line break")
 			}
-			line += lineOf(b.data, int64(len(b.data))) - 1
+			line += LineOf(b.data, int64(len(b.data))) - 1
 			got = append(got, b.data...)
 			br.recycle(b)
 			require.Less(t, i, len(data)+1)

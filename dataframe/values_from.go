@@ -127,16 +127,16 @@ func columnFromValues(mem memory.Allocator, rows [][]any, c int) (arrow.Array, e
 	// Everything else goes through its JSON text and the JSON inference.
 	texts := make([][]byte, len(rows))
 	node := &typeNode{}
-	s := &scanner{maxDepth: defaultMaxDepth}
+	s := &scanner{MaxDepth: DefaultMaxDepth}
 	for i, r := range rows {
 		text, err := goValueJSON(r[c])
 		if err != nil {
 			return nil, fmt.Errorf("row %d: %w", i, err)
 		}
 		texts[i] = text
-		s.data, s.err = text, nil
+		s.Data, s.Err = text, nil
 		if s.inferValue(0, node, 0) < 0 {
-			return nil, fmt.Errorf("row %d: %w", i, s.err)
+			return nil, fmt.Errorf("row %d: %w", i, s.Err)
 		}
 	}
 	dt, ok := node.arrowType()
@@ -152,7 +152,7 @@ func columnFromValues(mem memory.Allocator, rows [][]any, c int) (arrow.Array, e
 		return nil, err
 	}
 	for _, text := range texts {
-		s.data = text
+		s.Data = text
 		s.buildValue(0, bn, 0)
 	}
 	return b.NewArray(), nil
