@@ -2,6 +2,7 @@ package dataframe
 
 import (
 	"fmt"
+	"github.com/sluicedata/sluice/internal/jsontext"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -152,7 +153,7 @@ func castAppend(b array.Builder, arr arrow.Array, i int) error {
 			// (timestamp, date, binary) keeps its bare text.
 			txt := AppendJSONValue(nil, arr, i)
 			if len(txt) >= 2 && txt[0] == '"' {
-				txt = AppendDecoded(nil, txt[1:len(txt)-1])
+				txt = jsontext.AppendDecoded(nil, txt[1:len(txt)-1])
 			}
 			bb.BinaryBuilder.Append(txt)
 		}

@@ -1,7 +1,8 @@
-package dataframe
+package jsonframe
 
 import (
 	"fmt"
+	"github.com/sluicedata/sluice/internal/jsontext"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -157,13 +158,13 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 	switch n.kind {
 	case kindString:
 		if c == '"' {
-			end := StringEnd(d, pos)
+			end := jsontext.StringEnd(d, pos)
 			n.bin.Append(s.ValidBody(pos, end, &s.Buf))
 			return end
 		}
 		// A value in a column widened to string keeps its JSON text.
 		var end int
-		s.Buf, end = AppendCompact(s.Buf[:0], d, pos)
+		s.Buf, end = jsontext.AppendCompact(s.Buf[:0], d, pos)
 		n.bin.Append(s.Buf)
 		return end
 	case kindLong:
@@ -171,13 +172,13 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 		// (a sampled read builds in the fused pass, which checks).
 		if c == '-' || c >= '0' && c <= '9' {
 			end := numberEnd(d, pos)
-			n.i64.Append(ParseLong(d[pos:end]))
+			n.i64.Append(jsontext.ParseLong(d[pos:end]))
 			return end
 		}
 	case kindDouble:
 		if c == '-' || c >= '0' && c <= '9' {
 			end := numberEnd(d, pos)
-			n.f64.Append(ParseDouble(d[pos:end]))
+			n.f64.Append(jsontext.ParseDouble(d[pos:end]))
 			return end
 		}
 	case kindDecimal:
@@ -242,7 +243,7 @@ func (s *scanner) buildObject(pos int, n *buildNode, depth int) int {
 		pos++
 	} else {
 		for k := 0; ; k++ {
-			end, escaped := KeyEnd(d, pos)
+			end, escaped := jsontext.KeyEnd(d, pos)
 			key := d[pos+1 : end-1]
 			if escaped || (!s.TrustUTF8 && !asciiOrValid(key)) {
 				key = s.ValidBody(pos, end, &s.KeyBuf)
@@ -329,7 +330,7 @@ func (rb *rowBuilder) addCorrupt(corrupt string, text []byte) {
 	n.st.Append(true)
 	for i, f := range n.fields {
 		if n.names[i] == corrupt && f.kind == kindString {
-			f.bin.Append(AppendValidUTF8(nil, text))
+			f.bin.Append(jsontext.AppendValidUTF8(nil, text))
 			continue
 		}
 		f.appendNull()

@@ -1,6 +1,7 @@
-package dataframe
+package jsonframe
 
 import (
+	"github.com/sluicedata/sluice/internal/jsontext"
 	"sort"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -230,7 +231,7 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 			if end < 0 {
 				return -1
 			}
-			key := StringBody(d, pos, end, flags, &s.KeyBuf)
+			key := jsontext.StringBody(d, pos, end, flags, &s.KeyBuf)
 			pos = s.SkipWS(end)
 			if pos >= len(d) || d[pos] != ':' {
 				return s.Fail(pos, "expected ':' after field name: %s", s.Describe(pos))
@@ -291,11 +292,11 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 		if c == '-' || c >= '0' && c <= '9' {
 			end, class := s.ScanNumber(pos)
 			switch class {
-			case NumLong:
+			case jsontext.NumLong:
 				n.seeScalar(kindLong)
-			case NumDouble:
+			case jsontext.NumDouble:
 				n.seeScalar(kindDouble)
-			case NumDecimal:
+			case jsontext.NumDecimal:
 				n.widen(sparktype.Scalar{Kind: kindDecimal, Prec: uint8(sparktype.IntegerPrecision(s.Data[pos:end]))})
 			}
 			return end

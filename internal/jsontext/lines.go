@@ -1,4 +1,4 @@
-package dataframe
+package jsontext
 
 import "bytes"
 

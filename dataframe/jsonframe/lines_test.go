@@ -1,7 +1,8 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
+	"github.com/sluicedata/sluice/internal/jsontext"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -60,7 +61,7 @@ func FuzzSplitLines(f *testing.F) {
 		// Line numbers count every kind of break.
 		for i, b := range wantBases {
 			want := 1 + bytes.Count(d[:b], []byte("\n")) + bytes.Count(d[:b], []byte("\r")) - bytes.Count(d[:b], []byte("\r\n"))
-			require.Equal(t, want, LineOf(d, b), "line %d", i)
+			require.Equal(t, want, jsontext.LineOf(d, b), "line %d", i)
 		}
 	})
 }

@@ -1,7 +1,9 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/jsontext"
 	"math"
 	"strings"
 	"unicode/utf8"
@@ -28,7 +30,7 @@ const (
 // the two-pass path. With opts.SampleRows the schema is that of the first
 // SampleRows rows and values that do not fit it become null, counted in
 // stats (which must then not be nil).
-func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path []string, stats *ReadStats) (*Frame, bool) {
+func readFused(spans []docSpan, lines bool, opts Options, sp splitting, path []string, stats *ReadStats) (*dataframe.Frame, bool) {
 	maxDepth := opts.maxDepth()
 	limitRows, limitBytes := int64(sampleRows), sampleBytes
 	lenient := opts.SampleRows > 0
@@ -81,11 +83,11 @@ func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path
 		}
 		return nil, false
 	}
-	f, err := New(schema, recs...)
+	f, err := dataframe.New(schema, recs...)
 	if err != nil {
 		return nil, false
 	}
-	f.mem = opts.Allocator
+	f.SetAllocator(opts.Allocator)
 	return f, true
 }
 
@@ -102,18 +104,18 @@ func (sampleFull) Error() string { return "sample complete" }
 func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int, limitRows int64, limitBytes int) (row *typeNode, rows int64, sampled, arrayAt int) {
 	row = &typeNode{}
 	arrayAt = -1
-	s := &scanner{MaxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: maxDepth}, recordsPath: strings.Join(path, ".")}
 	if lines {
 		data := spans[0].data
 		end := len(data)
 		if limitBytes > 0 && end > limitBytes {
-			nl := LineBreak(data[limitBytes:], true)
+			nl := jsontext.LineBreak(data[limitBytes:], true)
 			if nl >= 0 {
 				end = limitBytes + nl + 1
 			}
 		}
 		for pos := 0; pos < end; {
-			brk := LineBreak(data[pos:end], true)
+			brk := jsontext.LineBreak(data[pos:end], true)
 			next := end
 			if brk >= 0 {
 				next = pos + brk + 1
@@ -197,7 +199,7 @@ func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs boo
 			rb.root.reserve(row, est, frac)
 		}
 	}
-	s := &scanner{MaxDepth: maxDepth, lenient: lenient}
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: maxDepth}, lenient: lenient}
 	defer func() { c.misfits, c.first = s.misfits, s.firstMisfit }()
 	for i := range c.spans {
 		sp := &c.spans[i]
@@ -361,7 +363,7 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 		if end < 0 {
 			return -1
 		}
-		s.Buf, _ = AppendCompact(s.Buf[:0], d, pos)
+		s.Buf, _ = jsontext.AppendCompact(s.Buf[:0], d, pos)
 		n.bin.Append(s.Buf)
 		return end
 	case kindLong:
@@ -370,8 +372,8 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 			if end < 0 {
 				return -1
 			}
-			if class == NumLong {
-				n.i64.Append(ParseLong(d[pos:end]))
+			if class == jsontext.NumLong {
+				n.i64.Append(jsontext.ParseLong(d[pos:end]))
 				return end
 			}
 		}
@@ -381,7 +383,7 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 			if end < 0 {
 				return -1
 			}
-			n.f64.Append(ParseDouble(d[pos:end]))
+			n.f64.Append(jsontext.ParseDouble(d[pos:end]))
 			return end
 		}
 	case kindDecimal:
@@ -390,7 +392,7 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 			if end < 0 {
 				return -1
 			}
-			if class != NumDouble && n.appendDecimal(d[pos:end]) {
+			if class != jsontext.NumDouble && n.appendDecimal(d[pos:end]) {
 				return end
 			}
 		}
@@ -652,9 +654,9 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 // numberType is the inferred type of a number literal of class.
 func numberType(class int, lit []byte) sparktype.Scalar {
 	switch class {
-	case NumLong:
+	case jsontext.NumLong:
 		return sparktype.Scalar{Kind: kindLong}
-	case NumDecimal:
+	case jsontext.NumDecimal:
 		return sparktype.Scalar{Kind: kindDecimal, Prec: uint8(sparktype.IntegerPrecision(lit))}
 	}
 	return sparktype.Scalar{Kind: kindDouble}
@@ -664,7 +666,7 @@ func numberType(class int, lit []byte) sparktype.Scalar {
 // structural scan cuts its rows array at element boundaries; the first
 // part walks the whole document (checking all of it but the other parts'
 // elements), every other part reads its own elements.
-func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp splitting, path []string, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int, stats *ReadStats) (*Frame, bool) {
+func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts Options, sp splitting, path []string, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int, stats *ReadStats) (*dataframe.Frame, bool) {
 	trust := utf8.Valid(d)
 	mem := opts.allocator()
 	type part struct {
@@ -698,7 +700,7 @@ func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp spl
 				rb.root.reserve(row, est, frac)
 			}
 		}
-		s := &scanner{Data: d, MaxDepth: opts.maxDepth(), TrustUTF8: trust, lenient: opts.SampleRows > 0}
+		s := &scanner{Scanner: jsontext.Scanner{Data: d, MaxDepth: opts.maxDepth(), TrustUTF8: trust}, lenient: opts.SampleRows > 0}
 		defer func() { p.misfits, p.first = s.misfits, s.firstMisfit }()
 		if i == 0 {
 			s.cutAt, s.cutTo = p.to, arrayEnd
@@ -732,11 +734,11 @@ func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp spl
 		}
 		return nil, false
 	}
-	f, err := New(schema, recs...)
+	f, err := dataframe.New(schema, recs...)
 	if err != nil {
 		return nil, false
 	}
-	f.mem = opts.Allocator
+	f.SetAllocator(opts.Allocator)
 	return f, true
 }
 
@@ -792,7 +794,7 @@ func cutArray(d []byte, pos, n int) (cuts []int, arrayEnd int) {
 		case ',':
 			if depth == 0 && i >= next && len(cuts) < n-1 {
 				j := i + 1
-				for j < len(d) && Space[d[j]] {
+				for j < len(d) && jsontext.Space[d[j]] {
 					j++
 				}
 				cuts = append(cuts, j)

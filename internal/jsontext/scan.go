@@ -1,4 +1,8 @@
-package dataframe
+// Package jsontext is Sluice's byte-level JSON scanner: validation,
+// strings, numbers and paths over a []byte, without encoding/json and
+// without building values. The JSON reader (dataframe/jsonframe) and the
+// path lookup (internal/jsonpath) share it. See docs/frames.md#json--frame.
+package jsontext
 
 import (
 	"bytes"
@@ -39,33 +43,27 @@ func (e *SyntaxError) Error() string {
 	return s
 }
 
-// scanner holds one document's bytes and the first error found in them.
-// Positions are ints into data; a function that fails sets err and returns
-// -1, which every caller checks before going on.
-type scanner struct {
-	Data        []byte
-	Base        int64 // offset of data within the caller's input, for errors
-	Doc         int
-	MaxDepth    int
-	Err         *SyntaxError
-	KeyBuf      []byte // decoded field names
-	recordsPath string
-	SawHigh     bool   // pass 1 met a non-ASCII byte in a string
-	TrustUTF8   bool   // pass 2: the document is valid UTF-8
-	rowLimit    int64  // sampling: stop pass 1 after this many rows
-	stopped     bool   // sampling stopped pass 1
-	stopAt      int    // where it stopped
-	cutAt       int    // fused split: the element where the next part starts
-	cutTo       int    // fused split: the rows array's closing ']'
-	Buf         []byte // decoded strings and compacted JSON text
-	lenient     bool   // fused pass of a sampled read: misfits become null
-	misfits     int64  // values that did not fit and became null
-	firstMisfit *Misfit
+// Scanner holds one document's bytes and the first error found in them.
+// Positions are ints into Data; a method that fails sets Err and returns
+// -1, which every caller checks before going on. The JSON reader
+// (dataframe/jsonframe) embeds it in its own scanner and adds inference
+// and building; internal/jsonpath walks paths with it.
+type Scanner struct {
+	Data      []byte
+	Base      int64 // offset of Data within the caller's input, for errors
+	Doc       int   // index of the document among several, for errors
+	MaxDepth  int
+	Err       *SyntaxError
+	KeyBuf    []byte // decoded field names
+	Buf       []byte // decoded strings and compacted JSON text
+	SawHigh   bool   // a scanned string held a non-ASCII byte
+	TrustUTF8 bool   // the document is known to be valid UTF-8
 }
 
+// DefaultMaxDepth is the nesting limit when the caller sets none.
 const DefaultMaxDepth = 512
 
-func (s *scanner) Fail(pos int, format string, args ...any) int {
+func (s *Scanner) Fail(pos int, format string, args ...any) int {
 	if s.Err == nil {
 		s.Err = &SyntaxError{Doc: s.Doc, Offset: s.Base + int64(pos), Msg: fmt.Sprintf(format, args...)}
 	}
@@ -73,7 +71,7 @@ func (s *scanner) Fail(pos int, format string, args ...any) int {
 }
 
 // Describe names the byte at pos for an error message.
-func (s *scanner) Describe(pos int) string {
+func (s *Scanner) Describe(pos int) string {
 	if pos >= len(s.Data) {
 		return "unexpected end of input"
 	}
@@ -86,7 +84,7 @@ func (s *scanner) Describe(pos int) string {
 
 var Space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
-func (s *scanner) SkipWS(pos int) int {
+func (s *Scanner) SkipWS(pos int) int {
 	d := s.Data
 	// Most tokens follow each other without whitespace.
 	if pos < len(d) && d[pos] > ' ' {
@@ -119,7 +117,7 @@ var keyStop = func() (t [256]bool) {
 
 // ScanKey is scanString for field names: they are short and plain, so a
 // byte loop beats the eight-byte scan.
-func (s *scanner) ScanKey(pos int) (end int, flags int) {
+func (s *Scanner) ScanKey(pos int) (end int, flags int) {
 	d := s.Data
 	for i := pos + 1; i < len(d); i++ {
 		if keyStop[d[i]] {
@@ -147,7 +145,7 @@ const (
 // ScanString scans the string whose opening quote is at pos. It returns
 // the position after the closing quote and flags; the content is
 // data[pos+1 : end-1].
-func (s *scanner) ScanString(pos int) (end int, flags int) {
+func (s *Scanner) ScanString(pos int) (end int, flags int) {
 	d := s.Data
 	i := pos + 1
 	var acc uint64
@@ -316,7 +314,7 @@ func StringBody(d []byte, pos, end, flags int, buf *[]byte) []byte {
 
 // Body is stringBody that trusts the UTF-8 of documents known to be
 // valid.
-func (s *scanner) Body(pos, end, flags int, buf *[]byte) []byte {
+func (s *Scanner) Body(pos, end, flags int, buf *[]byte) []byte {
 	body := s.Data[pos+1 : end-1]
 	if flags == 0 || flags == strHigh && (s.TrustUTF8 || utf8.Valid(body)) {
 		return body
@@ -345,7 +343,7 @@ func StringEnd(d []byte, pos int) int {
 
 // ValidBody is the decoded content of the validated string at [pos, end),
 // raw when possible, else decoded into *buf.
-func (s *scanner) ValidBody(pos, end int, buf *[]byte) []byte {
+func (s *Scanner) ValidBody(pos, end int, buf *[]byte) []byte {
 	body := s.Data[pos+1 : end-1]
 	if bytes.IndexByte(body, '\\') < 0 && (s.TrustUTF8 || utf8.Valid(body)) {
 		return body
@@ -377,7 +375,7 @@ const (
 // ScanNumber validates the number at pos and says whether it is an integer
 // that fits in int64 (numLong), an integer beyond it of at most 38 digits
 // (numDecimal: Spark's decimal(p,0)) or anything else (numDouble).
-func (s *scanner) ScanNumber(pos int) (end int, class int) {
+func (s *Scanner) ScanNumber(pos int) (end int, class int) {
 	d := s.Data
 	i := pos
 	if i < len(d) && d[i] == '-' {
@@ -485,7 +483,7 @@ func ParseDouble(b []byte) float64 {
 }
 
 // ScanLiteral checks that lit starts at pos.
-func (s *scanner) ScanLiteral(pos int, lit string) int {
+func (s *Scanner) ScanLiteral(pos int, lit string) int {
 	d := s.Data
 	if len(d)-pos < len(lit) || string(d[pos:pos+len(lit)]) != lit {
 		return s.Fail(pos, "invalid literal, expected %s", lit)
@@ -495,7 +493,7 @@ func (s *scanner) ScanLiteral(pos int, lit string) int {
 
 // SkipValue validates and skips the value at pos (whitespace already
 // skipped).
-func (s *scanner) SkipValue(pos, depth int) int {
+func (s *Scanner) SkipValue(pos, depth int) int {
 	d := s.Data
 	if pos >= len(d) {
 		return s.Fail(pos, "unexpected end of input, expected a value")
