@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -104,7 +105,7 @@ func ExampleSession_ExecuteBatch() {
 
 // SQL over a Go program's own frames: each map key is a table name.
 func ExampleSQLFrames() {
-	subs, err := dataframe.FromValues([]string{"channel", "title"}, [][]any{
+	subs, err := jsonframe.FromValues([]string{"channel", "title"}, [][]any{
 		{"TED", "TED-Ed"}, {"Google", "Android"}, {"TED", "TEDx"}, {"TED", nil},
 	})
 	if err != nil {

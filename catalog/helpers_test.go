@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -54,7 +55,7 @@ func (c *testConnector) Read(ctx context.Context, ds *connectors.Dataset) (*data
 	for i, k := range keys {
 		rows[i] = []any{k, ds.Props[k]}
 	}
-	return dataframe.FromValues([]string{"key", "value"}, rows)
+	return jsonframe.FromValues([]string{"key", "value"}, rows)
 }
 
 func (c *testConnector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {

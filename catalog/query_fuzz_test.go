@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"context"
 	"errors"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"testing"
 
 	"github.com/sluicedata/sluice/catalog"
@@ -58,7 +59,7 @@ func FuzzQuery(f *testing.F) {
 
 func mustFrame(tb testing.TB, ndjson string) *dataframe.Frame {
 	tb.Helper()
-	f, err := dataframe.ReadNDJSON([]byte(ndjson), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(ndjson), jsonframe.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

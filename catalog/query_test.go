@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -25,7 +26,7 @@ func runSQL(t *testing.T, text string, frames map[string]*dataframe.Frame) (*dat
 
 func ndjson(t *testing.T, s string) *dataframe.Frame {
 	t.Helper()
-	f, err := dataframe.ReadNDJSON([]byte(s), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(s), jsonframe.Options{})
 	require.NoError(t, err)
 	return f
 }

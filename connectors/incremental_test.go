@@ -1,6 +1,7 @@
 package connectors_test
 
 import (
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"testing"
 	"time"
 
@@ -33,7 +34,7 @@ func TestCompareValues(t *testing.T) {
 
 func frameOf(t *testing.T, rows [][]any) *dataframe.Frame {
 	t.Helper()
-	f, err := dataframe.FromValues([]string{"id", "updated_at"}, rows)
+	f, err := jsonframe.FromValues([]string{"id", "updated_at"}, rows)
 	require.NoError(t, err)
 	return f
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"log/slog"
 	"net/http"
@@ -88,7 +89,7 @@ func sourceParquet(t testing.TB, dir string) string {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("testdata", "youtube_subscriptions_by_channel_p1.json"))
 	require.NoError(t, err)
-	f, err := dataframe.ReadJSON(doc, dataframe.JSONOptions{})
+	f, err := jsonframe.ReadDocument(doc, jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	path := filepath.Join(dir, "page.parquet")

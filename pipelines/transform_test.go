@@ -2,6 +2,7 @@ package pipelines_test
 
 import (
 	"context"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"path/filepath"
 	"strings"
 
@@ -85,7 +86,7 @@ steps:
 // path.
 func writeNDJSON(t *testing.T, dir, name, rows string) string {
 	t.Helper()
-	f, err := dataframe.ReadNDJSON([]byte(rows), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(rows), jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	path := filepath.Join(dir, strings.TrimSuffix(name, ".ndjson")+".parquet")

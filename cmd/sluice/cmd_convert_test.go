@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,7 +29,7 @@ func TestConvertFormats(t *testing.T) {
 
 	doc, err := os.ReadFile(subscriptionsFixture)
 	require.NoError(t, err)
-	want, err := dataframe.ReadJSON(doc, dataframe.JSONOptions{RecordsPath: "items"})
+	want, err := jsonframe.ReadDocument(doc, jsonframe.Options{RecordsPath: "items"})
 	require.NoError(t, err)
 	defer want.Release()
 

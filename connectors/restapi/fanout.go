@@ -3,6 +3,7 @@ package restapi
 import (
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"strings"
 	"sync"
@@ -179,7 +180,7 @@ loop:
 		fmt.Fprintf(warn, "sluice: warning: skipped %d of %d parent values\n", skipped, len(values))
 	}
 	if len(frames) == 0 {
-		return dataframe.FromValues(nil, nil)
+		return jsonframe.FromValues(nil, nil)
 	}
 	out, err := dataframe.Concat(frames...)
 	if err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -92,7 +93,7 @@ func parentOf(t testing.TB, ids ...any) *dataframe.Frame {
 		b.Write(v)
 		b.WriteByte('\n')
 	}
-	f, err := dataframe.ReadNDJSON([]byte(b.String()), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(b.String()), jsonframe.Options{})
 	require.NoError(t, err)
 	return f
 }

@@ -5,6 +5,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 	"testing"
@@ -26,7 +27,7 @@ func TestWriteReadFileFormats(t *testing.T) {
 				// exactly.
 				var buf bytes.Buffer
 				require.NoError(t, WriteNDJSON(&buf, f))
-				inferred, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.JSONOptions{Allocator: mem})
+				inferred, err := jsonframe.ReadNDJSON(buf.Bytes(), jsonframe.Options{Allocator: mem})
 				require.NoError(t, err)
 				defer inferred.Release()
 				f = inferred

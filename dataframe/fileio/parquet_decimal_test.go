@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"math/big"
 	"os"
 	"os/exec"
@@ -42,7 +43,7 @@ var decimalRows = []string{
 
 func writeDecimalParquet(t *testing.T) []byte {
 	t.Helper()
-	f, err := dataframe.ReadNDJSON([]byte(decimalNDJSON), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(decimalNDJSON), jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	require.Equal(t, decimalSchema, dataframe.SchemaString(f.Schema()))

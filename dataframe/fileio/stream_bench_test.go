@@ -2,7 +2,7 @@ package fileio
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"os"
 	"path/filepath"
@@ -30,7 +30,7 @@ func BenchmarkConvertStream(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := dataframe.OpenNDJSON(context.Background(), path, dataframe.JSONOptions{})
+		s, err := jsonframe.OpenNDJSON(context.Background(), path, jsonframe.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

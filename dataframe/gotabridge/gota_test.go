@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"math"
 	"testing"
 
@@ -98,7 +99,7 @@ func TestFromGotaErrors(t *testing.T) {
 }
 
 func ExampleToGota() {
-	f, err := dataframe.ReadJSON([]byte(`[{"id": 4294967296, "page": {"total": 7}, "tags": ["a"]}, {"id": null}]`), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadDocument([]byte(`[{"id": 4294967296, "page": {"total": 7}, "tags": ["a"]}, {"id": null}]`), jsonframe.Options{})
 	if err != nil {
 		panic(err)
 	}
