@@ -2,11 +2,12 @@ package catalog_test
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // TestSelectPathThroughArray is Spark's items.id over array<struct<id,…>>:

@@ -3,7 +3,6 @@ package catalog_test
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -12,6 +11,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	_ "github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // A USER-mode read, as in Gimel: the dataset is described by a

@@ -3,7 +3,6 @@ package catalog
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"math"
 	"sort"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 

@@ -3,7 +3,6 @@ package catalog_test
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -19,6 +18,7 @@ import (
 	_ "github.com/sluicedata/sluice/connectors/parquet"
 	_ "github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // testType is a connector registered only for these tests. A read returns

@@ -3,12 +3,12 @@ package catalog_test
 import (
 	"context"
 	"errors"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"testing"
 
 	"github.com/sluicedata/sluice/catalog"
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 

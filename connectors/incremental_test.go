@@ -1,7 +1,6 @@
 package connectors_test
 
 import (
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"testing"
 	"time"
 
@@ -9,6 +8,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func TestCompareValues(t *testing.T) {

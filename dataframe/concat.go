@@ -2,13 +2,14 @@ package dataframe
 
 import (
 	"fmt"
-	"github.com/sluicedata/sluice/internal/jsontext"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // MergeSchemas merges b into a field by field with Spark's inference

@@ -2,9 +2,6 @@ package dataframe_test
 
 import (
 	"errors"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"math"
 	"testing"
 	"time"
@@ -13,6 +10,10 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 const opsDoc = `[

@@ -1,8 +1,6 @@
 package dataframe_test
 
 import (
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"strings"
 	"testing"
 
@@ -10,6 +8,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 )
 
 // arrayPathDoc covers what a path through arrays meets: full, null and

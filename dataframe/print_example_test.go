@@ -1,9 +1,10 @@
 package dataframe_test
 
 import (
+	"os"
+
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
-	"os"
 )
 
 func ExampleWriteTable() {

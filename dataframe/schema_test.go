@@ -1,11 +1,12 @@
 package dataframe_test
 
 import (
-	"github.com/sluicedata/sluice/dataframe"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 func nf(name string, dt arrow.DataType) arrow.Field {

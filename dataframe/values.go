@@ -2,13 +2,14 @@ package dataframe
 
 import (
 	"fmt"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"strconv"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // ValueAt is cell i of arr as a plain Go value: nil, string, int64, int32,

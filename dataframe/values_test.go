@@ -2,8 +2,6 @@ package dataframe_test
 
 import (
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"math"
 	"testing"
 	"time"
@@ -12,6 +10,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // buildValuesFrame makes a two-row frame with one column of each kind the

@@ -3,12 +3,12 @@ package pipelines_test
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/pipelines"
 )
 

@@ -2,16 +2,15 @@ package pipelines_test
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"path/filepath"
 	"strings"
-
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/fileio"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/pipelines"
 )
 

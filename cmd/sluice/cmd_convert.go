@@ -3,9 +3,9 @@ package main
 import (
 	"context"
 	"flag"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func init() {

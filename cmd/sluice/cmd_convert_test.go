@@ -1,7 +1,6 @@
 package main
 
 import (
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // The fixture lives with the dataframe IO tests (see its NOTICE.md).

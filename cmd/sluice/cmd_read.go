@@ -2,10 +2,10 @@ package main
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"strings"
 
 	"github.com/sluicedata/sluice/catalog"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func init() {

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // runCLI runs `sluice args…` in-process with the given environment.

@@ -3,8 +3,9 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"strings"
+
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // sampleFlags are the JSON read flags: --sample-rows N and --strict infer

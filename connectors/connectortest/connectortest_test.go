@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"sync"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/connectortest"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // memConnector keeps datasets in memory as NDJSON, keyed by the property

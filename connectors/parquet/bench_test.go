@@ -3,7 +3,6 @@ package parquet_test
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"path/filepath"
 	"testing"
 
@@ -11,6 +10,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/parquet"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // BenchmarkPartitionedWrite writes 200k rows into 50 Hive partitions and

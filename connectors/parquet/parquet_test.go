@@ -2,7 +2,6 @@ package parquet_test
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,6 +14,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/parquet"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func fixture(t *testing.T) *dataframe.Frame {

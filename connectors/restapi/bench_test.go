@@ -3,8 +3,6 @@ package restapi_test
 import (
 	"bytes"
 	"context"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -15,6 +13,8 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi/restapitest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 var (

@@ -2,7 +2,6 @@ package restapi_test
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"net/http"
 	"sync"
@@ -14,6 +13,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/connectortest"
 	"github.com/sluicedata/sluice/connectors/restapi"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // storeServer is a tiny REST collection behind a key and a bearer token:

@@ -3,9 +3,9 @@ package restapi
 import (
 	"context"
 	"errors"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // readPages parses the pages of a parsed-mode read into one frame, with the

@@ -3,13 +3,13 @@ package restapi
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"strings"
 	"sync"
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 var _ connectors.FanoutReader = (*Connector)(nil)

@@ -7,12 +7,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"slices"
 	"unsafe"
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // ErrResponseError is returned (wrapped) for a 2xx page that reports an

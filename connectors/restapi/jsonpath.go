@@ -3,9 +3,10 @@ package restapi
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/sluicedata/sluice/internal/jsonpath"
 	"sort"
 	"strings"
+
+	"github.com/sluicedata/sluice/internal/jsonpath"
 )
 
 // jsonPath is a dotted path into a response (see docs/restapi.md#dotted-paths):

@@ -3,7 +3,6 @@ package restapi_test
 import (
 	"bytes"
 	"flag"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"net/http"
 	"os"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")

@@ -1,7 +1,6 @@
 package restapi_test
 
 import (
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"net/http"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func write(t *testing.T, props connectors.Props, f *dataframe.Frame, log io.Writer) (connectors.WriteResult, error) {

@@ -2,11 +2,11 @@ package fileio_test
 
 import (
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func ExampleWriteCSV() {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +11,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 

@@ -3,12 +3,13 @@ package fileio
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 

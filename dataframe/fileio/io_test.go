@@ -2,15 +2,16 @@ package fileio
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func TestWriteReadFileFormats(t *testing.T) {

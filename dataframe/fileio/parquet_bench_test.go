@@ -2,12 +2,13 @@ package fileio
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"io"
 	"sync"
 	"testing"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 // ioBenchNDJSON is ~20 MB of generated NDJSON (GenNDJSON), built once.

@@ -3,9 +3,6 @@ package fileio
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"math/big"
 	"os"
 	"os/exec"
@@ -15,6 +12,10 @@ import (
 	parquetgo "github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // decimalNDJSON has the columns whose Parquet form matters for Spark-exact

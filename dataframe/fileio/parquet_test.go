@@ -3,11 +3,6 @@ package fileio
 import (
 	"bytes"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +13,12 @@ import (
 	parquetgo "github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 func TestParquetRoundTrip(t *testing.T) {

@@ -3,10 +3,6 @@ package fileio
 import (
 	"bytes"
 	"flag"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +11,11 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 var ioUpdateGolden = flag.Bool("update-io-golden", false, "rewrite the golden files under testdata/print")

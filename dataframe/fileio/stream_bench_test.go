@@ -2,11 +2,12 @@ package fileio
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // BenchmarkConvertStream is `sluice convert x.ndjson y.parquet` without the

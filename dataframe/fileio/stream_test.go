@@ -3,9 +3,6 @@ package fileio
 import (
 	"bytes"
 	"context"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"io"
 	"os"
 	"path/filepath"
@@ -16,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/datagen"
 )
 

@@ -2,9 +2,9 @@ package gotabridge
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"testing"
 
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/datagen"
 )
 

@@ -2,9 +2,6 @@ package gotabridge
 
 import (
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"math"
 	"testing"
 
@@ -12,7 +9,10 @@ import (
 	"github.com/go-gota/gota/series"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func TestToGota(t *testing.T) {

@@ -3,15 +3,16 @@ package jsonframe
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/datagen"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/datagen"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // benchMB is the input size of the JSON benchmarks; SLUICE_BENCH_MB

@@ -1,11 +1,12 @@
 package jsonframe
 
 import (
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"sort"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // kind is an inferred JSON type (see docs/inference.md). kindNone is

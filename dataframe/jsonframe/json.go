@@ -3,8 +3,6 @@ package jsonframe
 import (
 	"bytes"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"runtime"
 	"strings"
 	"sync"
@@ -12,6 +10,9 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // Options control how JSON becomes a frame.

@@ -2,13 +2,14 @@ package jsonframe
 
 import (
 	"fmt"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // buildNode appends JSON values to the Arrow builder of one position in

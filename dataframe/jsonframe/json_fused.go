@@ -2,15 +2,16 @@ package jsonframe
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"math"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // The fused path reads most inputs in one pass instead of two: the schema

@@ -2,13 +2,14 @@ package jsonframe
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 // readBoth reads input with the fused pass allowed and with two passes

@@ -2,12 +2,13 @@ package jsonframe
 
 import (
 	"encoding/json"
-	"github.com/sluicedata/sluice/dataframe"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 // FuzzReadJSON feeds arbitrary bytes to the reader: no panic may escape,

@@ -3,12 +3,13 @@ package jsonframe
 import (
 	"bytes"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 // TestReadNDJSONParallelMatchesSequential splits a small input into many

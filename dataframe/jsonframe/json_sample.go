@@ -3,10 +3,11 @@ package jsonframe
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/internal/jsontext"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // Misfit is a value that did not fit the schema inferred from a sample

@@ -2,11 +2,12 @@ package jsonframe
 
 import (
 	"errors"
-	"github.com/sluicedata/sluice/dataframe"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 func TestSampleRows(t *testing.T) {

@@ -3,7 +3,6 @@ package jsonframe
 import (
 	"encoding/json"
 	"flag"
-	"github.com/sluicedata/sluice/dataframe"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +10,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")

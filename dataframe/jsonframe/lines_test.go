@@ -2,10 +2,11 @@ package jsonframe
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // refLines splits d at "\r\n", "\r" and "\n" the slow, obvious way and

@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"io"
 	"os"
 	"runtime"
@@ -15,6 +13,10 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/batchmem"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // Streaming JSON lines from a file: two passes over the file (see
@@ -283,7 +285,7 @@ func OpenNDJSON(ctx context.Context, path string, opts Options) (dataframe.Strea
 	}
 	mem := opts.Allocator
 	if mem == nil {
-		mem = dataframe.BatchAllocator()
+		mem = batchmem.Allocator()
 	}
 	return dataframe.NewStream(ctx, nf.schema, 2, func(ctx context.Context, emit func(arrow.Record) bool) error {
 		err := nf.build(ctx, mem, p, opts.maxDepth(), emit)

@@ -2,13 +2,14 @@ package jsonframe
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/dataframe"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 // sparkCase is one of Apache Spark's JSON inference test inputs (TestJsonData,

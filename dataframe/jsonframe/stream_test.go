@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/datagen"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/internal/datagen"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 func collectStream(t testing.TB, s dataframe.Stream) *dataframe.Frame {

@@ -3,8 +3,6 @@ package jsonframe
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"math"
 	"strconv"
 	"time"
@@ -12,6 +10,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // FromValues builds a frame from rows of Go values, typed column by column

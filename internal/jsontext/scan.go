@@ -1,7 +1,9 @@
-// Package jsontext is Sluice's byte-level JSON scanner: validation,
-// strings, numbers and paths over a []byte, without encoding/json and
-// without building values. The JSON reader (dataframe/jsonframe) and the
-// path lookup (internal/jsonpath) share it. See docs/frames.md#json--frame.
+// Package jsontext is Sluice's JSON text at the byte level: the scanner
+// (validation, strings, numbers, line breaks and paths over a []byte,
+// without encoding/json and without building values) and the writers of
+// JSON strings, numbers, times and base64. The JSON reader
+// (dataframe/jsonframe), the path lookup (internal/jsonpath) and the row
+// printers (dataframe) share it. See docs/frames.md#json--frame.
 package jsontext
 
 import (
