@@ -7,7 +7,11 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors"
@@ -18,11 +22,20 @@ import (
 
 // Session is what a pipeline needs of a catalog session (catalog.Session
 // implements it): settings, and dataset reads and writes through the
-// connectors with the session's precedence rules.
+// connectors with the session's precedence rules. A Session that is also a
+// StreamSession reads and writes datasets as streams.
 type Session interface {
 	Set(key, value string) error
 	Read(ctx context.Context, name string, props map[string]any) (*dataframe.Frame, error)
 	Write(ctx context.Context, name string, f *dataframe.Frame, props map[string]any) (connectors.WriteResult, error)
+}
+
+// StreamSession reads and writes datasets as streams of record batches
+// (catalog.Session implements it; see docs/pipelines.md#streaming). Without
+// it a read step reads its dataset whole.
+type StreamSession interface {
+	ReadStream(ctx context.Context, name string, props map[string]any) (dataframe.Stream, error)
+	WriteStream(ctx context.Context, name string, st dataframe.Stream, props map[string]any) (connectors.WriteResult, error)
 }
 
 // Options configure a run.
@@ -43,6 +56,15 @@ type Options struct {
 	// FullRefresh reads incremental tables as if they had no state; the
 	// new states are stored after the last write. Defaults to false.
 	FullRefresh bool
+	// DiscardOutput runs the pipeline without keeping the last step's
+	// output for Result.Output (which is then nil): a last step that
+	// streams — typically a write — then runs in memory that does not grow
+	// with the input. `sluice run` sets it. Defaults to false: the output
+	// is collected into Result.Output.
+	DiscardOutput bool
+	// Allocator holds the batches the steps make (transformations, the
+	// query engine, collected outputs). Defaults to memory.DefaultAllocator.
+	Allocator memory.Allocator
 }
 
 // StepResult is what one step did.
@@ -50,7 +72,7 @@ type StepResult struct {
 	ID      string
 	Kind    Kind
 	Rows    int64 // rows of the step's output
-	Bytes   int64 // bytes written for writes; else the output frame's in-memory size
+	Bytes   int64 // bytes written for writes; else the output's in-memory size
 	Elapsed time.Duration
 	Target  string // where a write step wrote (file or dataset)
 }
@@ -61,8 +83,10 @@ type Result struct {
 	Steps    []StepResult // in run order
 	Elapsed  time.Duration
 	// Output is the output of the pipeline's last step in file order. The
-	// caller owns it and must Release it.
+	// caller owns it and must Release it. Nil with Options.DiscardOutput.
 	Output *dataframe.Frame
+	// Rows is the number of rows of the last step's output.
+	Rows int64
 }
 
 // StepError is the error of a failing step; the run stops at it.
@@ -81,11 +105,13 @@ func (e *StepError) Unwrap() error { return e.Err }
 // errNoSession is returned by steps that need a catalog session.
 var errNoSession = errors.New("this step needs a catalog session (run it with sluice run, or set Options.Session)")
 
-// Run validates p if needed and runs its steps in dependency order. Files
-// written by write steps appear only when the whole pipeline succeeds: they
-// are written beside their target under a temporary name and renamed into
-// place at the end, so a failing pipeline leaves no partial output file.
-// Dataset writes (tables, inline types) happen when their step runs.
+// Run validates p if needed and runs its steps in dependency order, each
+// step's output streaming to the step that reads it
+// (docs/pipelines.md#streaming). Files written by write steps appear only
+// when the whole pipeline succeeds: they are written beside their target
+// under a temporary name and renamed into place at the end, so a failing
+// pipeline leaves no partial output file. Dataset writes (tables, inline
+// types) happen when their step runs.
 func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error) {
 	if p.order == nil {
 		if err := Validate(p); err != nil {
@@ -94,7 +120,10 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 	}
 	delivery := &catalog.Delivery{FullRefresh: opts.FullRefresh}
 	ctx = catalog.WithDelivery(ctx, delivery)
-	r := &runner{p: p, opts: opts, frames: map[string]*dataframe.Frame{}, uses: map[string]int{}}
+	r := &runner{p: p, opts: opts, mem: opts.Allocator, outs: map[string]*output{}, uses: map[string]int{}, results: map[int]StepResult{}}
+	if r.mem == nil {
+		r.mem = memory.DefaultAllocator
+	}
 	defer r.cleanup(&err)
 	if err := r.applySettings(); err != nil {
 		return nil, err
@@ -105,21 +134,20 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 		}
 	}
 	last := p.Steps[len(p.Steps)-1].ID
-	r.uses[last]++ // the caller gets it
+	r.last = last
+	if !opts.DiscardOutput {
+		r.keep = last
+		r.uses[last]++ // the caller gets it
+	}
 	start := time.Now()
 	res = &Result{Pipeline: p.Name}
 	for i, s := range p.order {
 		if err := ctx.Err(); err != nil {
 			return nil, &StepError{Pipeline: p.Name, Step: s, Err: err}
 		}
-		sr, err := r.step(ctx, s, i+1)
-		if err != nil {
-			r.progressf("  %d/%d %-10s %-8s FAILED after %s\n", i+1, len(p.order), s.ID, s.Kind, round(sr.Elapsed))
-			return nil, &StepError{Pipeline: p.Name, Step: s, Err: err}
+		if err := r.step(ctx, s, i+1); err != nil {
+			return nil, r.stepError(s, i+1, err)
 		}
-		res.Steps = append(res.Steps, sr)
-		r.progressf("  %d/%d %-10s %-8s %s rows, %s, %s%s\n", i+1, len(p.order), s.ID, s.Kind,
-			termline.Count(sr.Rows), termline.Bytes(sr.Bytes), round(sr.Elapsed), targetSuffix(sr.Target))
 	}
 	if err := r.commit(); err != nil {
 		return nil, fmt.Errorf("pipeline %s: %w", p.Name, err)
@@ -132,19 +160,44 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 		}
 	}
 	res.Elapsed = time.Since(start)
-	res.Output = r.frames[last]
-	delete(r.frames, last)
+	for i := range p.order {
+		res.Steps = append(res.Steps, r.results[i+1])
+		if p.order[i].ID == last {
+			res.Rows = r.results[i+1].Rows
+		}
+	}
+	if o := r.outs[r.keep]; r.keep != "" && o != nil {
+		res.Output = o.frame
+		delete(r.outs, r.keep)
+	}
 	r.summary(res)
 	return res, nil
+}
+
+// output is a step's output waiting for its readers: a stream for its one
+// reader, or a collected frame for several.
+type output struct {
+	stream *stepStream
+	frame  *dataframe.Frame
 }
 
 type runner struct {
 	p       *Pipeline
 	opts    Options
-	frames  map[string]*dataframe.Frame // live outputs
-	uses    map[string]int              // remaining readers of each output
-	staged  []staged                    // file outputs waiting for the end
+	mem     memory.Allocator
+	outs    map[string]*output // live outputs
+	uses    map[string]int     // remaining readers of each output
+	keep    string             // the step whose output is Result.Output ("": none)
+	last    string             // the last step in file order
+	staged  []staged           // file outputs waiting for the end
 	spinner *termline.Line
+	streams []*stepStream // every step stream made, for cleanup
+
+	failMu sync.Mutex
+	failed *stepStream // the first step stream that failed
+
+	progressMu sync.Mutex
+	results    map[int]StepResult // by position in run order
 }
 
 func (r *runner) progressf(format string, args ...any) {
@@ -154,6 +207,34 @@ func (r *runner) progressf(format string, args ...any) {
 		}
 		fmt.Fprintf(r.opts.Progress, format, args...)
 	}
+}
+
+// done records that the step at position n (in run order) finished.
+func (r *runner) done(n int, sr StepResult) {
+	r.progressMu.Lock()
+	defer r.progressMu.Unlock()
+	if _, dup := r.results[n]; dup {
+		return
+	}
+	r.results[n] = sr
+	r.progressf("  %d/%d %-10s %-8s %s rows, %s, %s%s\n", n, len(r.p.order), sr.ID, sr.Kind,
+		termline.Count(sr.Rows), termline.Bytes(sr.Bytes), round(sr.Elapsed), targetSuffix(sr.Target))
+}
+
+// stepError is the run's error when step s (at position n) failed with
+// err: the step where the failure started — an earlier step whose stream
+// s was pulling, or s itself.
+func (r *runner) stepError(s *Step, n int, err error) error {
+	r.failMu.Lock()
+	origin := r.failed
+	r.failMu.Unlock()
+	elapsed := time.Duration(0)
+	if origin != nil {
+		s, n, err = origin.step, origin.n, origin.err
+		elapsed = origin.result().Elapsed
+	}
+	r.progressf("  %d/%d %-10s %-8s FAILED after %s\n", n, len(r.p.order), s.ID, s.Kind, round(elapsed))
+	return &StepError{Pipeline: r.p.Name, Step: s, Err: err}
 }
 
 func (r *runner) applySettings() error {
@@ -176,12 +257,12 @@ func (r *runner) applySettings() error {
 	return nil
 }
 
-// cleanup releases every frame still held and, when the run failed,
+// cleanup releases every output still held and, when the run failed,
 // removes staged files.
 func (r *runner) cleanup(errp *error) {
-	for id, f := range r.frames {
-		f.Release()
-		delete(r.frames, id)
+	for id, o := range r.outs {
+		o.release()
+		delete(r.outs, id)
 	}
 	if *errp != nil {
 		for _, s := range r.staged {
@@ -191,96 +272,208 @@ func (r *runner) cleanup(errp *error) {
 	r.staged = nil
 }
 
-// input returns the frame a step reads; done() drops the step's claim.
-func (r *runner) input(s *Step) (*dataframe.Frame, func()) { return r.inputOf(s.inputs[0]) }
+func (o *output) release() {
+	if o.stream != nil {
+		o.stream.Release()
+		o.stream = nil
+	}
+	if o.frame != nil {
+		o.frame.Release()
+		o.frame = nil
+	}
+}
 
-// inputOf is the output of step id and the function that says this step is
-// done with it.
-func (r *runner) inputOf(id string) (*dataframe.Frame, func()) {
-	f := r.frames[id]
-	return f, func() {
-		r.uses[id]--
-		if r.uses[id] <= 0 {
-			f.Release()
-			delete(r.frames, id)
+// schemaOf is the schema of step id's output.
+func (r *runner) schemaOf(id string) *arrow.Schema {
+	o := r.outs[id]
+	if o.stream != nil {
+		return o.stream.Schema()
+	}
+	return o.frame.Schema()
+}
+
+// takeStream hands step id's output to one of its readers: the stream
+// itself (from says which step stream it is, for timing), or a stream over
+// the collected frame. The reader releases it.
+func (r *runner) takeStream(id string) (st dataframe.Stream, from *stepStream) {
+	o := r.outs[id]
+	if o.stream != nil {
+		st, from = o.stream, o.stream
+		o.stream = nil
+	} else {
+		st = o.frame.Stream()
+	}
+	r.drop(id)
+	return st, from
+}
+
+// takeFrame gives one of step id's readers its output as a frame, collected
+// if it was a stream. The reader releases it.
+func (r *runner) takeFrame(id string) (*dataframe.Frame, error) {
+	o := r.outs[id]
+	if o.stream != nil {
+		st := o.stream
+		o.stream = nil
+		r.drop(id)
+		defer st.Release()
+		return r.collect(st)
+	}
+	f, err := share(o.frame)
+	r.drop(id)
+	return f, err
+}
+
+// drop says one reader of step id's output is done with it.
+func (r *runner) drop(id string) {
+	r.uses[id]--
+	if r.uses[id] <= 0 {
+		if o := r.outs[id]; o != nil {
+			o.release()
+			delete(r.outs, id)
 		}
 	}
 }
 
-func (r *runner) step(ctx context.Context, s *Step, n int) (StepResult, error) {
-	sr := StepResult{ID: s.ID, Kind: s.Kind}
-	start := time.Now()
+// step runs s (at position n in run order). Its output waits for its
+// readers: the stream itself for one reader, a collected frame for several
+// (or for Result.Output); an output nobody reads is pulled to its end now.
+func (r *runner) step(ctx context.Context, s *Step, n int) error {
 	if r.opts.Terminal && r.opts.Progress != nil {
 		r.spinner = startSpinner(r.opts.Progress, fmt.Sprintf("  %d/%d %s %s", n, len(r.p.order), s.ID, s.Kind))
+		defer func() {
+			r.spinner.Stop()
+			r.spinner = nil
+		}()
 	}
-	out, err := r.exec(ctx, s, &sr)
-	if r.spinner != nil {
-		r.spinner.Stop()
-		r.spinner = nil
+	if s.Kind == KindWrite {
+		return r.writeStep(ctx, s, n)
 	}
-	sr.Elapsed = time.Since(start)
+	st, err := r.open(ctx, s, n)
 	if err != nil {
-		return sr, err
+		return err
 	}
-	sr.Rows = out.NumRows()
-	if sr.Bytes == 0 {
-		sr.Bytes = dataframe.ByteSize(out)
+	switch uses := r.uses[s.ID]; {
+	case uses == 0:
+		for st.Next() {
+		}
+		err := st.Err()
+		st.Release()
+		return err
+	case uses == 1 && s.ID != r.keep:
+		r.outs[s.ID] = &output{stream: st}
+	default:
+		f, err := r.collect(st)
+		st.Release()
+		if err != nil {
+			return err
+		}
+		r.outs[s.ID] = &output{frame: f}
 	}
-	if r.uses[s.ID] > 0 {
-		r.frames[s.ID] = out
-	} else {
-		out.Release()
-	}
-	return sr, nil
+	return nil
 }
 
-// exec runs one step and returns its output frame (owned by the runner).
-func (r *runner) exec(ctx context.Context, s *Step, sr *StepResult) (out *dataframe.Frame, err error) {
-	// Library panics (Arrow, Parquet) become errors of this step.
+// open starts step s: its output stream, which does the work as it is
+// pulled.
+func (r *runner) open(ctx context.Context, s *Step, n int) (_ *stepStream, err error) {
+	start := time.Now()
+	var inputs []*stepStream
+	var closers []func()
 	defer func() {
+		// Library panics (Arrow, Parquet) become errors of this step.
 		if v := recover(); v != nil {
-			out, err = nil, fmt.Errorf("internal error: %v", v)
+			err = fmt.Errorf("internal error: %v", v)
+		}
+		if err != nil {
+			for _, c := range closers {
+				c()
+			}
 		}
 	}()
+	var st dataframe.Stream
 	switch s.Kind {
 	case KindRead:
-		return r.read(ctx, s)
+		st, err = r.read(ctx, s)
 	case KindSQL:
-		return r.sql(ctx, s)
-	}
-	in, done := r.input(s)
-	defer done()
-	switch s.Kind {
-	case KindSelect:
-		return project(in, s.Select.Columns)
-	case KindFilter:
-		return runOver(ctx, r.opts.Session, s.where, map[string]*dataframe.Frame{"_": in}, filterPrefix)
-	case KindExplode:
-		return dataframe.Explode(in, s.Explode.Path)
-	case KindFlatten:
-		return dataframe.Flatten(in)
-	case KindRename:
-		return rename(in, s.Rename.Pairs)
-	case KindLimit:
-		return dataframe.Limit(in, s.Limit.N), nil
-	case KindAggregate, KindSort, KindJoin, KindDistinct, KindWithColumns:
-		frames := map[string]*dataframe.Frame{}
-		for _, id := range s.inputs[1:] {
-			f, done := r.inputOf(id)
-			defer done()
-			frames[id] = f
+		var in *queryInputs
+		st, in, err = r.runQuery(ctx, s, s.query.ast, "")
+		if err == nil {
+			inputs, closers = in.timed(), append(closers, in.close)
 		}
-		return s.Transform.run(ctx, r.opts.Session, s.Kind, in, frames)
-	case KindWrite:
-		if err := r.write(ctx, s, in, sr); err != nil {
-			return nil, err
+	case KindFilter, KindAggregate, KindSort, KindJoin, KindDistinct, KindWithColumns:
+		q, prefix := s.where, filterPrefix
+		if s.Kind != KindFilter {
+			q, prefix = s.Transform.query, ""
+			if s.Kind == KindWithColumns {
+				if q, err = s.Transform.withColumns(r.schemaOf(s.inputs[0])); err != nil {
+					return nil, err
+				}
+			}
 		}
-		return share(in)
+		var in *queryInputs
+		st, in, err = r.runQuery(ctx, s, q, prefix)
+		if err == nil {
+			inputs, closers = in.timed(), append(closers, in.close)
+		}
+	default:
+		in, from := r.takeStream(s.inputs[0])
+		if from != nil {
+			inputs = []*stepStream{from}
+		}
+		st, err = r.rowStep(s, in)
+		if err != nil {
+			in.Release()
+		}
 	}
-	return nil, fmt.Errorf("unknown step kind %q", s.Kind)
+	if err != nil {
+		return nil, err
+	}
+	out := r.newStepStream(s, n, &closing{Stream: st, closers: closers}, inputs, time.Since(start))
+	closers = nil
+	return out, nil
 }
 
-func (r *runner) read(ctx context.Context, s *Step) (*dataframe.Frame, error) {
+// rowStep makes the stream of a step that works batch by batch.
+func (r *runner) rowStep(s *Step, in dataframe.Stream) (dataframe.Stream, error) {
+	var op func(*dataframe.Frame) (*dataframe.Frame, error)
+	switch s.Kind {
+	case KindSelect:
+		op = func(f *dataframe.Frame) (*dataframe.Frame, error) { return project(f, s.Select.Columns) }
+	case KindExplode:
+		op = func(f *dataframe.Frame) (*dataframe.Frame, error) { return dataframe.Explode(f, s.Explode.Path) }
+	case KindFlatten:
+		op = dataframe.Flatten
+	case KindRename:
+		op = func(f *dataframe.Frame) (*dataframe.Frame, error) { return rename(f, s.Rename.Pairs) }
+	case KindLimit:
+		return newLimitStream(in, s.Limit.N), nil
+	default:
+		return nil, fmt.Errorf("unknown step kind %q", s.Kind)
+	}
+	return newBatchStream(in, r.mem, op)
+}
+
+// closing is a stream that runs closers after its release.
+type closing struct {
+	dataframe.Stream
+	closers []func()
+	refs    int
+}
+
+func (c *closing) Retain() { c.refs++ }
+
+func (c *closing) Release() {
+	if c.refs > 0 {
+		c.refs--
+		return
+	}
+	c.Stream.Release()
+	for _, f := range c.closers {
+		f()
+	}
+	c.closers = nil
+}
+
+func (r *runner) read(ctx context.Context, s *Step) (dataframe.Stream, error) {
 	if r.opts.Session == nil {
 		return nil, errNoSession
 	}
@@ -291,14 +484,30 @@ func (r *runner) read(ctx context.Context, s *Step) (*dataframe.Frame, error) {
 	}
 	if len(s.inputs) > 0 {
 		// A fan-out from an earlier step: its output is the parent.
-		in, done := r.input(s)
-		defer done()
+		in, err := r.takeFrame(s.inputs[0])
+		if err != nil {
+			return nil, err
+		}
+		defer in.Release()
 		if props == nil {
 			props = map[string]any{}
 		}
 		props[restapi.PropFanoutFrom] = in
 	}
-	return r.opts.Session.Read(ctx, name, props)
+	return r.readStream(ctx, name, props)
+}
+
+// readStream reads a dataset as a stream when the session can, else whole.
+func (r *runner) readStream(ctx context.Context, name string, props map[string]any) (dataframe.Stream, error) {
+	if ss, ok := r.opts.Session.(StreamSession); ok {
+		return ss.ReadStream(ctx, name, props)
+	}
+	f, err := r.opts.Session.Read(ctx, name, props)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Release()
+	return f.Stream(), nil
 }
 
 func runtimeProps(p map[string]string) map[string]any {
@@ -323,21 +532,6 @@ func userProps(name, typ string, p map[string]string) map[string]any {
 	// The provider is left to the session: USER because the entry is there,
 	// unless a setting says otherwise.
 	return map[string]any{name + ".dataSetProperties": connectors.DataSetProperties{Type: typ, Props: props}}
-}
-
-func (r *runner) sql(ctx context.Context, s *Step) (*dataframe.Frame, error) {
-	frames := map[string]*dataframe.Frame{}
-	for _, id := range s.inputs {
-		f, done := r.inputOf(id)
-		defer done()
-		frames[id] = f
-	}
-	for _, t := range s.query.Tables {
-		if strings.Contains(t, ".") && r.opts.Session == nil {
-			return nil, fmt.Errorf("FROM %s: %w", t, errNoSession)
-		}
-	}
-	return runOver(ctx, r.opts.Session, s.query.ast, frames, "")
 }
 
 func project(f *dataframe.Frame, cols []Projection) (*dataframe.Frame, error) {
@@ -389,8 +583,54 @@ func rename(f *dataframe.Frame, pairs []RenamePair) (*dataframe.Frame, error) {
 	return dataframe.WithColumnNames(f, out)
 }
 
-// write runs a write step: a dataset now, a file at commit time.
-func (r *runner) write(ctx context.Context, s *Step, in *dataframe.Frame, sr *StepResult) error {
+// writeStep runs a write step: a dataset now, a file at commit time. Its
+// input streams into the writer unless a later step (or Result.Output)
+// reads the write's output: then the input is collected, written and
+// passed on.
+func (r *runner) writeStep(ctx context.Context, s *Step, n int) (err error) {
+	start := time.Now()
+	id := s.inputs[0]
+	from := r.outs[id].stream
+	var in dataframe.Stream
+	var pass *dataframe.Frame
+	if r.uses[s.ID] > 0 || s.ID == r.keep {
+		if pass, err = r.takeFrame(id); err != nil {
+			return err
+		}
+		in = pass.Stream()
+	} else {
+		in, _ = r.takeStream(id)
+	}
+	cs := &countStream{Stream: in}
+	defer func() {
+		cs.Release()
+		// Library panics (Arrow, Parquet) become errors of this step.
+		if v := recover(); v != nil {
+			err = fmt.Errorf("internal error: %v", v)
+		}
+		if err != nil && pass != nil {
+			pass.Release()
+		}
+	}()
+	sr := StepResult{ID: s.ID, Kind: s.Kind}
+	if err := r.write(ctx, s, cs, &sr); err != nil {
+		return err
+	}
+	sr.Rows = cs.rows
+	sr.Elapsed = time.Since(start)
+	if from != nil {
+		sr.Elapsed = max(sr.Elapsed-time.Duration(from.busy.Load()), 0)
+	}
+	if pass != nil {
+		r.outs[s.ID] = &output{frame: pass}
+	}
+	r.done(n, sr)
+	return nil
+}
+
+// write writes in to the write step's target: a dataset now, a file under
+// a temporary name until commit.
+func (r *runner) write(ctx context.Context, s *Step, in *countStream, sr *StepResult) error {
 	w := s.Write
 	switch {
 	case w.Table != "" || w.Type != "":
@@ -403,14 +643,24 @@ func (r *runner) write(ctx context.Context, s *Step, in *dataframe.Frame, sr *St
 		}
 		// A failed write's error says how many rows went out before it
 		// (the session and the connector report it).
-		if _, err := r.opts.Session.Write(ctx, name, in, props); err != nil {
+		var err error
+		if ss, ok := r.opts.Session.(StreamSession); ok {
+			_, err = ss.WriteStream(ctx, name, in, props)
+		} else {
+			var f *dataframe.Frame
+			if f, err = r.collect(in); err == nil {
+				_, err = r.opts.Session.Write(ctx, name, f, props)
+				f.Release()
+			}
+		}
+		if err != nil {
 			return err
 		}
 		sr.Target = name
-		sr.Bytes = dataframe.ByteSize(in)
+		sr.Bytes = in.bytes
 		return nil
 	}
-	st, err := stageFile(ctx, w, in)
+	st, err := r.stageFile(ctx, w, in)
 	if err != nil {
 		return err
 	}
@@ -418,6 +668,32 @@ func (r *runner) write(ctx context.Context, s *Step, in *dataframe.Frame, sr *St
 	sr.Target = w.File
 	sr.Bytes = st.bytes
 	return nil
+}
+
+// collect reads a stream to its end into a frame of the run's allocator.
+func (r *runner) collect(st dataframe.Stream) (*dataframe.Frame, error) {
+	f, err := dataframe.Collect(st)
+	if err != nil {
+		return nil, err
+	}
+	f.SetAllocator(r.mem)
+	return f, nil
+}
+
+// countStream counts the rows and bytes read from a stream.
+type countStream struct {
+	dataframe.Stream
+	rows, bytes int64
+}
+
+func (c *countStream) Next() bool {
+	if !c.Stream.Next() {
+		return false
+	}
+	rec := c.Stream.Record()
+	c.rows += rec.NumRows()
+	c.bytes += recordBytes(rec)
+	return true
 }
 
 func hasWrite(p *Pipeline) bool {
@@ -444,11 +720,7 @@ func (r *runner) summary(res *Result) {
 	for _, s := range res.Steps {
 		total += s.Elapsed
 	}
-	rows := int64(0)
-	if res.Output != nil {
-		rows = res.Output.NumRows()
-	}
-	fmt.Fprintf(r.opts.Progress, "pipeline %s: %d steps, %s rows out, %s\n", res.Pipeline, len(res.Steps), termline.Count(rows), round(res.Elapsed))
+	fmt.Fprintf(r.opts.Progress, "pipeline %s: %d steps, %s rows out, %s\n", res.Pipeline, len(res.Steps), termline.Count(res.Rows), round(res.Elapsed))
 	for _, s := range res.Steps {
 		share := 0.0
 		if total > 0 {

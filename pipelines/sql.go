@@ -1,14 +1,11 @@
 package pipelines
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"strings"
 
-	"github.com/sluicedata/sluice/catalog"
 	csql "github.com/sluicedata/sluice/catalog/sql"
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -108,17 +105,4 @@ func parseFilter(expr string) (query.Query, error) {
 		return nil, &queryError{Msg: "a filter is a WHERE expression only (use a limit or sort step)"}
 	}
 	return q, nil
-}
-
-// runOver runs q with its input frames named.
-func runOver(ctx context.Context, s catalog.TableReader, q query.Query, frames map[string]*dataframe.Frame, prefix string) (*dataframe.Frame, error) {
-	f, err := catalog.QueryFrames(ctx, s, q, frames)
-	if err != nil {
-		var qe *query.Error
-		if errors.As(err, &qe) && qe.Pos.Line > 0 {
-			return nil, sqlError(err, prefix)
-		}
-		return nil, err
-	}
-	return f, nil
 }

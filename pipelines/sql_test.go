@@ -8,10 +8,20 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
+
+// runOver runs a filter's query over frames with the run's error mapping.
+func runOver(ctx context.Context, s catalog.TableReader, q query.Query, frames map[string]*dataframe.Frame, prefix string) (*dataframe.Frame, error) {
+	f, err := catalog.QueryFrames(ctx, s, q, frames)
+	if err != nil {
+		return nil, queryErr(err, prefix)
+	}
+	return f, nil
+}
 
 func TestParseQuery(t *testing.T) {
 	t.Parallel()

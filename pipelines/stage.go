@@ -20,9 +20,11 @@ type staged struct {
 	bytes      int64
 }
 
-// stageFile writes f beside w.File under a hidden temporary name (a hidden
-// name is skipped by directory readers such as the PARQUET connector).
-func stageFile(ctx context.Context, w *WriteStep, f *dataframe.Frame) (st staged, err error) {
+// stageFile writes in beside w.File under a hidden temporary name (a hidden
+// name is skipped by directory readers such as the PARQUET connector). A
+// plain file is written batch by batch as in streams; a merge and a
+// partitioned directory collect in first (docs/pipelines.md#streaming).
+func (r *runner) stageFile(ctx context.Context, w *WriteStep, in dataframe.Stream) (st staged, err error) {
 	final := filepath.Clean(w.File)
 	parent := filepath.Dir(final)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -43,6 +45,14 @@ func stageFile(ctx context.Context, w *WriteStep, f *dataframe.Frame) (st staged
 			_ = os.RemoveAll(tmp)
 		}
 	}()
+	if w.Mode != "merge" && !st.dir {
+		return r.stagePlain(ctx, w, st, in)
+	}
+	f, err := r.collect(in)
+	if err != nil {
+		return st, err
+	}
+	defer func() { f.Release() }()
 	if w.Mode == "merge" {
 		// The merged data is staged like any output; the stored files stay
 		// until the pipeline succeeds (docs/incremental.md#merge-writes).
@@ -54,29 +64,36 @@ func stageFile(ctx context.Context, w *WriteStep, f *dataframe.Frame) (st staged
 		if err != nil {
 			return st, fmt.Errorf("merging into %s: %w", final, err)
 		}
-		defer merged.Release()
+		f.Release()
 		f = merged
 	}
-	if st.dir {
-		files, err := parquet.WriteDir(ctx, tmp, f, parquet.WriteOptions{Compression: w.Compression, PartitionBy: w.PartitionBy})
-		if err != nil {
-			return st, err
-		}
-		for _, p := range files {
-			if fi, err := os.Stat(p); err == nil {
-				st.bytes += fi.Size()
-			}
-		}
-		return st, nil
+	if !st.dir {
+		s := f.Stream()
+		defer s.Release()
+		return r.stagePlain(ctx, w, st, s)
 	}
-	// The temporary name keeps the format's extension: WriteFile picks the
-	// format by it.
-	st.tmp = tmp + "." + w.Format
-	opts := fileio.FileOptions{}
+	files, err := parquet.WriteDir(ctx, tmp, f, parquet.WriteOptions{Compression: w.Compression, PartitionBy: w.PartitionBy})
+	if err != nil {
+		return st, err
+	}
+	for _, p := range files {
+		if fi, err := os.Stat(p); err == nil {
+			st.bytes += fi.Size()
+		}
+	}
+	return st, nil
+}
+
+// stagePlain writes in, batch by batch, to the staged file st (its
+// temporary name keeps the format's extension: WriteStream picks the
+// format by it).
+func (r *runner) stagePlain(ctx context.Context, w *WriteStep, st staged, in dataframe.Stream) (staged, error) {
+	st.tmp += "." + w.Format
+	opts := fileio.FileOptions{Allocator: r.mem}
 	if w.Format == "parquet" {
 		opts.Parquet.Compression = w.Compression
 	}
-	if err := fileio.WriteFile(st.tmp, f, opts); err != nil {
+	if _, err := fileio.WriteStream(ctx, st.tmp, in, opts); err != nil {
 		_ = os.Remove(st.tmp)
 		return st, err
 	}

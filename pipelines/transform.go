@@ -1,14 +1,14 @@
 package pipelines
 
 import (
-	"context"
 	"fmt"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
+	"github.com/apache/arrow/go/v17/arrow"
+
 	csql "github.com/sluicedata/sluice/catalog/sql"
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -206,38 +206,32 @@ func (t *TransformStep) build(kind Kind, input string) error {
 	return nil
 }
 
-// run executes the step over its input (and the join's other step).
-func (t *TransformStep) run(ctx context.Context, s Session, kind Kind, in *dataframe.Frame, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
-	q := t.query
-	if kind == KindWithColumns {
-		sel := &query.Select{From: &query.TableRef{Name: []string{"_"}}}
-		done := map[string]bool{}
-		exprs := map[string]query.Expr{}
-		for _, c := range t.Columns {
-			x, err := parseStepExpr(c.Expr)
-			if err != nil {
-				return nil, err
-			}
-			exprs[strings.ToLower(c.Name)] = x
+// withColumns is the with_columns step's query over an input of schema
+// in: every column, replaced or added.
+func (t *TransformStep) withColumns(in *arrow.Schema) (query.Query, error) {
+	sel := &query.Select{From: &query.TableRef{Name: []string{"_"}}}
+	done := map[string]bool{}
+	exprs := map[string]query.Expr{}
+	for _, c := range t.Columns {
+		x, err := parseStepExpr(c.Expr)
+		if err != nil {
+			return nil, err
 		}
-		for _, name := range in.ColumnNames() {
-			if x, ok := exprs[strings.ToLower(name)]; ok {
-				sel.Items = append(sel.Items, query.SelectItem{Expr: x, Alias: name})
-				done[strings.ToLower(name)] = true
-				continue
-			}
-			sel.Items = append(sel.Items, query.SelectItem{Expr: &query.Column{Path: []string{name}}, Alias: name})
-		}
-		for _, c := range t.Columns {
-			if !done[strings.ToLower(c.Name)] {
-				sel.Items = append(sel.Items, query.SelectItem{Expr: exprs[strings.ToLower(c.Name)], Alias: c.Name})
-			}
-		}
-		q = sel
+		exprs[strings.ToLower(c.Name)] = x
 	}
-	all := map[string]*dataframe.Frame{"_": in}
-	for k, f := range frames {
-		all[k] = f
+	for _, f := range in.Fields() {
+		name := f.Name
+		if x, ok := exprs[strings.ToLower(name)]; ok {
+			sel.Items = append(sel.Items, query.SelectItem{Expr: x, Alias: name})
+			done[strings.ToLower(name)] = true
+			continue
+		}
+		sel.Items = append(sel.Items, query.SelectItem{Expr: &query.Column{Path: []string{name}}, Alias: name})
 	}
-	return runOver(ctx, s, q, all, "")
+	for _, c := range t.Columns {
+		if !done[strings.ToLower(c.Name)] {
+			sel.Items = append(sel.Items, query.SelectItem{Expr: exprs[strings.ToLower(c.Name)], Alias: c.Name})
+		}
+	}
+	return sel, nil
 }

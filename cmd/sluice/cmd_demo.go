@@ -363,12 +363,8 @@ func (d *demo) stepPipeline(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	res, err := pipelines.Run(ctx, p, pipelines.Options{Session: d.session(), Progress: d.indent()})
-	if err != nil {
+	if _, err := pipelines.Run(ctx, p, pipelines.Options{Session: d.session(), Progress: d.indent(), DiscardOutput: true}); err != nil {
 		return err
-	}
-	if res.Output != nil {
-		res.Output.Release()
 	}
 	file := filepath.Join(out, "subscriptions.parquet")
 	st, err := os.Stat(file)

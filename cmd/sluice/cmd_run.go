@@ -66,20 +66,17 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 	sess := catalog.NewSession(cat)
 	sess.SetLogOutput(env.stderr)
 	// --set is applied by Run after the pipeline's settings, so it wins.
-	res, err := pipelines.Run(ctx, p, pipelines.Options{
-		Session:     sess,
-		Settings:    sf.sets.Map(),
-		Progress:    env.stderr,
-		Terminal:    stderrIsTerminal(env),
-		FullRefresh: *fullRefresh,
+	// The last step's output is not kept: a streaming pipeline runs in
+	// memory that does not grow with its input (docs/pipelines.md#streaming).
+	_, err = pipelines.Run(ctx, p, pipelines.Options{
+		Session:       sess,
+		Settings:      sf.sets.Map(),
+		Progress:      env.stderr,
+		Terminal:      stderrIsTerminal(env),
+		FullRefresh:   *fullRefresh,
+		DiscardOutput: true,
 	})
-	if err != nil {
-		return err
-	}
-	if res.Output != nil {
-		res.Output.Release()
-	}
-	return nil
+	return err
 }
 
 // stderrIsTerminal reports whether progress goes to a terminal, where a
