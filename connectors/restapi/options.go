@@ -4,8 +4,9 @@ import (
 	"context"
 	"net/http"
 
-	"github.com/apache/arrow/go/v17/arrow/memory"
 	"golang.org/x/time/rate"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 // ReadOptions adjust one read from the outside: incremental loads add
@@ -28,7 +29,7 @@ type ReadOptions struct {
 	SpoolDir string
 	// Allocator holds the record batches of a streamed read. Defaults to
 	// dataframe's recycling stream allocator.
-	Allocator memory.Allocator
+	Allocator dataframe.Allocator
 }
 
 // QueryParam is one query parameter.

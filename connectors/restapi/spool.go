@@ -16,12 +16,10 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/memory"
-
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // A streamed read (ReadStream) spools its pages to a temporary file as they
@@ -32,9 +30,9 @@ import (
 //   - parsed JSON: each page's records (the array at records.path, or the
 //     body) become JSON lines — one line per record when every record is
 //     an object, else the page's array on one line — read back by
-//     dataframe.OpenNDJSON, which gives what the in-memory read's
-//     dataframe.ReadJSONDocuments gives for the pages;
-//   - ndjson: the pages' lines, read back by dataframe.OpenNDJSON as the
+//     jsonframe.OpenNDJSON, which gives what the in-memory read's
+//     jsonframe.ReadDocuments gives for the pages;
+//   - ndjson: the pages' lines, read back by jsonframe.OpenNDJSON as the
 //     in-memory read's ReadNDJSON reads them joined;
 //   - csv with parse.payload: the header once and every page's rows, read
 //     back by fileio.OpenCSV as the in-memory read's fileio.ReadCSV;
@@ -53,7 +51,7 @@ const spoolBatchBytes = 8 << 20
 // the system's temporary directory) that the stream removes; the caller
 // releases the stream. Reads the spool cannot serve — CSV without
 // parse.payload (string columns), and JSON read with sampling or a
-// malformed-record mode (dataframe.WithReadSettings) — are read whole and
+// malformed-record mode (jsonframe.WithReadSettings) — are read whole and
 // streamed from memory. See docs/restapi.md#memory.
 func (*Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
 	r, name, err := startRead(ctx, ds)
@@ -98,8 +96,8 @@ func (r *reader) spools(ctx context.Context) bool {
 	if !r.rc.parse {
 		return true // payload mode
 	}
-	rs := dataframe.ReadSettingsFrom(ctx, dataframe.JSONOptions{})
-	return rs.SampleRows <= 0 && (rs.Mode == "" || strings.EqualFold(rs.Mode, dataframe.ModeFailFast))
+	rs := jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{})
+	return rs.SampleRows <= 0 && (rs.Mode == "" || strings.EqualFold(rs.Mode, jsonframe.ModeFailFast))
 }
 
 // spool is the temporary file of one streamed read.
@@ -283,7 +281,7 @@ func (sp *spool) syntaxError(p *page, cerr error) error {
 	if recs := p.recs; recs != nil && recs.raw != nil && !recs.plain {
 		docs, path = [][]byte{recs.raw}, ""
 	}
-	f, err := dataframe.ReadJSONDocuments(docs, dataframe.JSONOptions{RecordsPath: path})
+	f, err := jsonframe.ReadDocuments(docs, jsonframe.Options{RecordsPath: path})
 	if err != nil {
 		_, perr, _ := pageSyntaxError(err)
 		return perr
@@ -347,7 +345,7 @@ func (sp *spool) open(ctx context.Context) (dataframe.Stream, error) {
 	case "csv":
 		if sp.header == nil {
 			// No page had a row: what the in-memory read gives.
-			f, ferr := dataframe.FromValues([]string{PayloadColumn}, nil)
+			f, ferr := jsonframe.FromValues([]string{PayloadColumn}, nil)
 			if ferr != nil {
 				return nil, ferr
 			}
@@ -358,8 +356,8 @@ func (sp *spool) open(ctx context.Context) (dataframe.Stream, error) {
 		}
 		st, err = fileio.OpenCSV(ctx, sp.path, fileio.CSVOptions{Allocator: mem})
 	default:
-		opts := dataframe.ReadSettingsFrom(ctx, dataframe.JSONOptions{Allocator: mem})
-		st, err = dataframe.OpenNDJSON(ctx, sp.path, opts)
+		opts := jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{Allocator: mem})
+		st, err = jsonframe.OpenNDJSON(ctx, sp.path, opts)
 	}
 	if err != nil {
 		return nil, sp.wordError(err)
@@ -375,7 +373,7 @@ func (sp *spool) wordError(err error) error {
 	if err == nil {
 		return nil
 	}
-	var se *dataframe.SyntaxError
+	var se *jsonframe.SyntaxError
 	if errors.As(err, &se) && len(sp.pages) > 0 {
 		i, _ := slices.BinarySearchFunc(sp.pages, se.Offset+1, func(p spooledPage, off int64) int {
 			return int(p.start - off)
@@ -400,9 +398,9 @@ func (e *spoolError) Unwrap() error { return e.err }
 
 // payloadStream reads the spooled bodies back as batches of the payload
 // column, each up to spoolBatchBytes of bodies.
-func (sp *spool) payloadStream(ctx context.Context, mem memory.Allocator) dataframe.Stream {
+func (sp *spool) payloadStream(ctx context.Context, mem dataframe.Allocator) dataframe.Stream {
 	schema := dataframe.Strings(nil, PayloadColumn, nil).Schema()
-	return dataframe.NewStream(ctx, schema, 2, func(ctx context.Context, emit func(arrow.Record) bool) error {
+	return dataframe.NewStream(ctx, schema, 2, func(ctx context.Context, emit func(dataframe.Record) bool) error {
 		fh, err := os.Open(sp.path)
 		if err != nil {
 			return err
