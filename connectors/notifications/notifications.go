@@ -153,7 +153,7 @@ func (c Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe
 
 // ReadStream opens the store and streams its records (in id order) in
 // batches of BatchRows rows, reading the store a page at a time: memory
-// does not grow with the records (docs/properties.md#notifications). The
+// does not grow with the records (docs/connectors.md#notifications). The
 // store is closed at the stream's end or release.
 func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
 	if err := ctx.Err(); err != nil {
