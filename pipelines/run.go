@@ -419,7 +419,7 @@ func (r *runner) open(ctx context.Context, s *Step, n int) (_ *stepStream, err e
 		if from != nil {
 			inputs = []*stepStream{from}
 		}
-		st, err = r.rowStep(s, in)
+		st, err = rowStep(s, in, r.mem)
 		if err != nil {
 			in.Release()
 		}
@@ -433,7 +433,7 @@ func (r *runner) open(ctx context.Context, s *Step, n int) (_ *stepStream, err e
 }
 
 // rowStep makes the stream of a step that works batch by batch.
-func (r *runner) rowStep(s *Step, in dataframe.Stream) (dataframe.Stream, error) {
+func rowStep(s *Step, in dataframe.Stream, mem memory.Allocator) (dataframe.Stream, error) {
 	var op func(*dataframe.Frame) (*dataframe.Frame, error)
 	switch s.Kind {
 	case KindSelect:
@@ -449,7 +449,7 @@ func (r *runner) rowStep(s *Step, in dataframe.Stream) (dataframe.Stream, error)
 	default:
 		return nil, fmt.Errorf("unknown step kind %q", s.Kind)
 	}
-	return newBatchStream(in, r.mem, op)
+	return newBatchStream(in, mem, op)
 }
 
 // closing is a stream that runs closers after its release.
