@@ -5,6 +5,10 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
@@ -48,14 +52,34 @@ type TableReader interface {
 	Read(ctx context.Context, name string, props map[string]any) (*dataframe.Frame, error)
 }
 
-// sessionTables resolves a query's table names with Read.
+// TableStreamer is a TableReader that can also read a table as a stream
+// (a Session): the query engine then runs over record batches as they are
+// read instead of whole frames (see docs/sql.md#performance).
+type TableStreamer interface {
+	TableReader
+	ReadStream(ctx context.Context, name string, props map[string]any) (dataframe.Stream, error)
+}
+
+// sessionTables resolves a query's table names with ReadStream where the
+// reader has it, else with Read.
 type sessionTables struct {
 	s      TableReader
 	frames []*dataframe.Frame
+	tables []*streamTable
 }
 
 func (r *sessionTables) Table(ctx context.Context, name []string) (query.Table, error) {
-	f, err := r.s.Read(ctx, strings.Join(name, "."), nil)
+	full := strings.Join(name, ".")
+	if st, ok := r.s.(TableStreamer); ok {
+		s, err := st.ReadStream(ctx, full, nil)
+		if err != nil {
+			return nil, err
+		}
+		t := &streamTable{r: st, name: full, cols: dataframe.ColumnsFrom(ctx), schema: s.Schema(), first: s}
+		r.tables = append(r.tables, t)
+		return t, nil
+	}
+	f, err := r.s.Read(ctx, full, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -68,6 +92,59 @@ func (r *sessionTables) release() {
 		f.Release()
 	}
 	r.frames = nil
+	for _, t := range r.tables {
+		t.release()
+	}
+	r.tables = nil
+}
+
+// streamTable is a table read as a stream: its schema is known at planning
+// (for Parquet, from the footer, without reading data) and its batches are
+// read when the query runs. The stream opened at planning serves the first
+// Open; a plan run again, or a table read twice (a self-join), opens it
+// again.
+type streamTable struct {
+	r      TableStreamer
+	name   string
+	cols   []string // the columns the query may use; nil: all
+	schema *arrow.Schema
+
+	mu    sync.Mutex
+	first dataframe.Stream
+}
+
+func (t *streamTable) Schema() *arrow.Schema { return t.schema }
+
+func (t *streamTable) Open(ctx context.Context) (array.RecordReader, error) {
+	t.mu.Lock()
+	s := t.first
+	t.first = nil
+	t.mu.Unlock()
+	if s != nil {
+		return s, nil
+	}
+	if t.cols != nil {
+		ctx = dataframe.WithColumns(ctx, t.cols)
+	}
+	s, err := t.r.ReadStream(ctx, t.name, nil)
+	if err != nil {
+		return nil, err
+	}
+	if !s.Schema().Equal(t.schema) {
+		s.Release()
+		return nil, fmt.Errorf("table %s changed while the query ran: its columns are now %s, were %s", t.name, s.Schema(), t.schema)
+	}
+	return s, nil
+}
+
+// release drops the stream opened at planning if the query never ran.
+func (t *streamTable) release() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.first != nil {
+		t.first.Release()
+		t.first = nil
+	}
 }
 
 // QueryFrames runs q where a one-part table name is looked up in frames
@@ -109,6 +186,15 @@ func (r *frameTables) Table(ctx context.Context, name []string) (query.Table, er
 		return m.Table(ctx, name)
 	}
 	return r.session.Table(ctx, name)
+}
+
+// TableColumns reads a session table with only the columns need names
+// (a frame is already in memory and comes whole).
+func (r *frameTables) TableColumns(ctx context.Context, name []string, need []string) (query.Table, error) {
+	if len(name) > 1 && r.session != nil {
+		return r.session.TableColumns(ctx, name, need)
+	}
+	return r.Table(ctx, name)
 }
 
 func isNilReader(s TableReader) bool {

@@ -284,21 +284,21 @@ func listParts(dir string) ([]part, error) {
 	return parts, nil
 }
 
-// ReadDir reads a directory of part files as one frame. fields may give
-// partition columns a type (long, integer, double, boolean, timestamp);
-// without it they are strings.
-func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataframe.Frame, error) {
+// dirLayout lists the part files of dir and the partition columns their
+// directories name (the same keys for every file), typed by fields (long,
+// integer, double, boolean, timestamp) or strings.
+func dirLayout(dir string, fields []connectors.Field) ([]part, []string, []dataframe.ColumnKind, error) {
 	parts, err := listParts(dir)
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	if len(parts) == 0 {
-		return nil, fmt.Errorf("%w in %s", ErrNoFiles, dir)
+		return nil, nil, nil, fmt.Errorf("%w in %s", ErrNoFiles, dir)
 	}
 	keys := parts[0].keys
 	for _, p := range parts[1:] {
 		if strings.Join(p.keys, "/") != strings.Join(keys, "/") {
-			return nil, fmt.Errorf("inconsistent partition directories: %s has keys [%s], %s has [%s]",
+			return nil, nil, nil, fmt.Errorf("inconsistent partition directories: %s has keys [%s], %s has [%s]",
 				parts[0].path, strings.Join(keys, ", "), p.path, strings.Join(p.keys, ", "))
 		}
 	}
@@ -309,11 +309,31 @@ func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataf
 			if f.Name == k {
 				kind, err := dataframe.ParseColumnKind(f.Type)
 				if err != nil {
-					return nil, fmt.Errorf("partition column %s: %w", k, err)
+					return nil, nil, nil, fmt.Errorf("partition column %s: %w", k, err)
 				}
 				kinds[i] = kind
 			}
 		}
+	}
+	return parts, keys, kinds, nil
+}
+
+// constants are p's partition values as columns.
+func (p part) constants(keys []string, kinds []dataframe.ColumnKind) []dataframe.Constant {
+	consts := make([]dataframe.Constant, len(keys))
+	for i, k := range keys {
+		consts[i] = dataframe.Constant{Name: k, Kind: kinds[i], Value: p.values[i], Null: p.values[i] == DefaultPartition}
+	}
+	return consts
+}
+
+// ReadDir reads a directory of part files as one frame. fields may give
+// partition columns a type (long, integer, double, boolean, timestamp);
+// without it they are strings.
+func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataframe.Frame, error) {
+	parts, keys, kinds, err := dirLayout(dir, fields)
+	if err != nil {
+		return nil, err
 	}
 	frames := make([]*dataframe.Frame, 0, len(parts))
 	defer func() {
@@ -330,11 +350,7 @@ func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataf
 			return nil, err
 		}
 		if len(keys) > 0 {
-			consts := make([]dataframe.Constant, len(keys))
-			for i, k := range keys {
-				consts[i] = dataframe.Constant{Name: k, Kind: kinds[i], Value: p.values[i], Null: p.values[i] == DefaultPartition}
-			}
-			g, err := dataframe.WithConstants(nil, f, consts)
+			g, err := dataframe.WithConstants(nil, f, p.constants(keys, kinds))
 			f.Release()
 			if err != nil {
 				return nil, fmt.Errorf("%s: %w", p.path, err)
@@ -361,47 +377,72 @@ func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataf
 // after that, so a reader never sees a half-written file.
 func (Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {
 	res := connectors.WriteResult{Rows: f.NumRows()}
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
-	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
-	if path == "" {
-		return res, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
-	}
-	mode, err := modeOf(ds.Props)
+	path, mode, err := writePathAndMode(ctx, ds)
 	if err != nil {
 		return res, err
 	}
-	appendMode := mode == ModeAppend
 	if mode == ModeMerge {
 		return mergeWrite(ctx, ds, f)
 	}
-	comp, err := compressionOf(ds.Props)
+	t, err := writeTargetOf(ds, path, mode)
 	if err != nil {
 		return res, err
 	}
-	keys, err := partitionKeys(ds.Props)
-	if err != nil {
-		return res, err
-	}
-	if !isDir(path) {
-		if appendMode {
-			return res, fmt.Errorf("PARQUET %s: %s=append needs a directory, and %s %q is a file (end it with / to make it a directory)", ds.Name, PropMode, PropPath, path)
-		}
-		if len(keys) > 0 {
-			return res, fmt.Errorf("PARQUET %s: %s needs a directory, and %s %q is a file (end it with / to make it a directory)", ds.Name, PropPartitionBy, PropPath, path)
-		}
-		if err := WriteFileAtomic(path, f, comp); err != nil {
+	if !t.dir {
+		if err := WriteFileAtomic(path, f, t.comp); err != nil {
 			return res, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
 		}
 		res.Written = f.NumRows()
 		return res, nil
 	}
-	if _, err := WriteDir(ctx, path, f, WriteOptions{Compression: comp, PartitionBy: keys, Append: appendMode}); err != nil {
+	if _, err := WriteDir(ctx, path, f, WriteOptions{Compression: t.comp, PartitionBy: t.keys, Append: mode == ModeAppend}); err != nil {
 		return res, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
 	}
 	res.Written = f.NumRows()
 	return res, nil
+}
+
+// writePathAndMode are a write's svc.parquet.path (required) and mode.
+func writePathAndMode(ctx context.Context, ds *connectors.Dataset) (string, string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", "", err
+	}
+	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
+	if path == "" {
+		return "", "", fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
+	}
+	mode, err := modeOf(ds.Props)
+	return path, mode, err
+}
+
+// writeTarget is where an overwrite or append write goes.
+type writeTarget struct {
+	dir  bool // a directory of part files, else one file
+	comp string
+	keys []string // partition columns
+}
+
+// writeTargetOf checks an overwrite or append write's properties against
+// its path: append and partitioning need a directory.
+func writeTargetOf(ds *connectors.Dataset, path, mode string) (writeTarget, error) {
+	comp, err := compressionOf(ds.Props)
+	if err != nil {
+		return writeTarget{}, err
+	}
+	keys, err := partitionKeys(ds.Props)
+	if err != nil {
+		return writeTarget{}, err
+	}
+	t := writeTarget{dir: isDir(path), comp: comp, keys: keys}
+	if !t.dir {
+		if mode == ModeAppend {
+			return t, fmt.Errorf("PARQUET %s: %s=append needs a directory, and %s %q is a file (end it with / to make it a directory)", ds.Name, PropMode, PropPath, path)
+		}
+		if len(keys) > 0 {
+			return t, fmt.Errorf("PARQUET %s: %s needs a directory, and %s %q is a file (end it with / to make it a directory)", ds.Name, PropPartitionBy, PropPath, path)
+		}
+	}
+	return t, nil
 }
 
 // WriteOptions configure WriteDir.
@@ -444,7 +485,6 @@ func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOption
 		}
 	}()
 	run := runID()
-	type pending struct{ tmp, final string }
 	var done []pending
 	defer func() {
 		if err != nil {
@@ -464,7 +504,7 @@ func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOption
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", sub, err)
 		}
-		name := fmt.Sprintf("part-%05d-%s.%s.parquet", i, run, o.Compression)
+		name := partName(i, run, o.Compression)
 		final := filepath.Join(sub, name)
 		tmp := filepath.Join(sub, "."+name+".tmp")
 		if err := writeParquetFile(tmp, g.Frame, o.Compression); err != nil {
@@ -473,17 +513,30 @@ func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOption
 		}
 		done = append(done, pending{tmp, final})
 	}
+	files, err = publish(dir, done, old)
+	done = nil
+	return files, err
+}
+
+// pending is a complete part file under its temporary name.
+type pending struct{ tmp, final string }
+
+// publish renames the complete part files done into place (all or, on
+// failure, none of them), then removes the old part files.
+func publish(dir string, done []pending, old []part) (files []string, err error) {
 	for i, p := range done {
 		if err := os.Rename(p.tmp, p.final); err != nil {
 			// Take back what was already published so the old data stays whole.
 			for _, q := range done[:i] {
 				_ = os.Remove(q.final)
 			}
+			for _, q := range done[i:] {
+				_ = os.Remove(q.tmp)
+			}
 			return nil, fmt.Errorf("publishing %s: %w", p.final, err)
 		}
 		files = append(files, p.final)
 	}
-	done = nil
 	_ = atomicfile.SyncDir(dir)
 	for _, p := range old {
 		if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -502,12 +555,18 @@ func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error 
 	if compression == "" {
 		compression = "snappy"
 	}
+	return replaceFile(path, func(tmp string) error { return writeParquetFile(tmp, f, compression) })
+}
+
+// replaceFile has write write a temporary file beside path, then renames it
+// over path; on any failure path is as it was and the temporary is gone.
+func replaceFile(path string, write func(tmp string) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
 	tmp := filepath.Join(dir, "."+filepath.Base(path)+"."+runID()+".tmp")
-	if err := writeParquetFile(tmp, f, compression); err != nil {
+	if err := write(tmp); err != nil {
 		_ = os.Remove(tmp)
 		return err
 	}
@@ -525,7 +584,15 @@ func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error 
 	return nil
 }
 
-func writeParquetFile(path string, f *dataframe.Frame, compression string) (err error) {
+func writeParquetFile(path string, f *dataframe.Frame, compression string) error {
+	return writeNewFile(path, func(w io.Writer) error {
+		return fileio.WriteParquet(w, f, fileio.ParquetOptions{Compression: compression})
+	})
+}
+
+// writeNewFile creates path (which must not exist), writes it with write
+// and syncs it. On error the caller removes path.
+func writeNewFile(path string, write func(w io.Writer) error) (err error) {
 	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
 	if err != nil {
 		return fmt.Errorf("creating %s: %w", path, err)
@@ -539,8 +606,7 @@ func writeParquetFile(path string, f *dataframe.Frame, compression string) (err 
 		}
 	}()
 	// Hide Close from the Parquet writer: the file must stay open to be synced.
-	w := struct{ io.Writer }{out}
-	if err := fileio.WriteParquet(w, f, fileio.ParquetOptions{Compression: compression}); err != nil {
+	if err := write(struct{ io.Writer }{out}); err != nil {
 		return fmt.Errorf("writing %s: %w", path, err)
 	}
 	if err := out.Sync(); err != nil {
@@ -561,6 +627,11 @@ func removeEmptyDirs(root string) {
 	for i := len(dirs) - 1; i >= 0; i-- {
 		_ = os.Remove(dirs[i]) // fails, harmlessly, when not empty
 	}
+}
+
+// partName names the i-th part file of a write.
+func partName(i int, run, compression string) string {
+	return fmt.Sprintf("part-%05d-%s.%s.parquet", i, run, compression)
 }
 
 func runID() string {

@@ -190,34 +190,9 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []str
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
-	var leaves []int
-	if cols != nil {
-		keep := map[string]bool{}
-		for _, c := range cols {
-			keep[strings.ToLower(c)] = true
-		}
-		var fields []arrow.Field
-		for _, fd := range schema.Fields() {
-			if keep[strings.ToLower(fd.Name)] {
-				fields = append(fields, fd)
-			}
-		}
-		if len(fields) == 0 && schema.NumFields() > 0 {
-			// No column is needed (count(*)): the rows still are, so
-			// read the first column for them.
-			fields = schema.Fields()[:1]
-			keep[strings.ToLower(fields[0].Name)] = true
-		}
-		ps := rdr.MetaData().Schema
-		for j := 0; j < ps.NumColumns(); j++ {
-			if path := ps.Column(j).ColumnPath(); len(path) > 0 && keep[strings.ToLower(path[0])] {
-				leaves = append(leaves, j)
-			}
-		}
-		schema = arrow.NewSchema(fields, nil)
-		if len(leaves) == 0 || len(fields) == 0 {
-			return dataframe.Empty(schema), nil
-		}
+	schema, leaves, none := pruneParquet(rdr, schema, cols)
+	if none {
+		return dataframe.Empty(schema), nil
 	}
 	n := rdr.NumRowGroups()
 	results := make([][]arrow.Record, n)
@@ -251,6 +226,39 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []str
 		schema = recs[0].Schema()
 	}
 	return dataframe.New(schema, recs...)
+}
+
+// pruneParquet narrows schema to the top-level columns named in cols
+// (case-insensitively; unknown names are ignored) and returns the leaf
+// columns to read: nil leaves for every column when cols is nil. A query
+// that needs no column (count(*)) still needs the rows, so the first column
+// is read then. none says there is nothing to read (no columns at all).
+func pruneParquet(rdr *file.Reader, schema *arrow.Schema, cols []string) (_ *arrow.Schema, leaves []int, none bool) {
+	if cols == nil {
+		return schema, nil, false
+	}
+	keep := map[string]bool{}
+	for _, c := range cols {
+		keep[strings.ToLower(c)] = true
+	}
+	var fields []arrow.Field
+	for _, fd := range schema.Fields() {
+		if keep[strings.ToLower(fd.Name)] {
+			fields = append(fields, fd)
+		}
+	}
+	if len(fields) == 0 && schema.NumFields() > 0 {
+		fields = schema.Fields()[:1]
+		keep[strings.ToLower(fields[0].Name)] = true
+	}
+	ps := rdr.MetaData().Schema
+	for j := 0; j < ps.NumColumns(); j++ {
+		if path := ps.Column(j).ColumnPath(); len(path) > 0 && keep[strings.ToLower(path[0])] {
+			leaves = append(leaves, j)
+		}
+	}
+	schema = arrow.NewSchema(fields, nil)
+	return schema, leaves, len(leaves) == 0 || len(fields) == 0
 }
 
 // readRowGroup reads row group i into records the caller releases.

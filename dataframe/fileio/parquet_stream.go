@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
@@ -99,37 +100,82 @@ func (pw *parquetWriter) close() (err error) {
 // schema stored by WriteParquet when present. Memory is about two row
 // groups. The caller releases the stream.
 func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ dataframe.Stream, err error) {
+	return OpenParquetColumns(ctx, path, mem, nil)
+}
+
+// OpenParquetColumns is OpenParquet for the top-level columns named in cols
+// only (all when cols is nil; see ReadParquetColumns): a query that needs
+// two columns of five decodes two, one row group at a time.
+func OpenParquetColumns(ctx context.Context, path string, mem memory.Allocator, cols []string) (_ dataframe.Stream, err error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
 	defer recoverAs(&err, "parquet")
 	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
-	fh, err := os.Open(path)
+	rdr, fr, schema, err := openParquetFooter(path, bounded)
 	if err != nil {
 		return nil, err
 	}
-	rdr, err := file.NewParquetReader(fh, file.WithReadProps(parquet.NewReaderProperties(bounded)))
+	schema, leaves, none := pruneParquet(rdr, schema, cols)
+	if none {
+		rdr.Close()
+		return dataframe.Empty(schema).Stream(), nil
+	}
+	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+		defer rdr.Close()
+		return streamRowGroups(ctx, path, rdr, fr, bounded, leaves, func(r arrow.Record) bool {
+			if !r.Schema().Equal(schema) {
+				// pqarrow's record schema may carry other metadata.
+				s := array.NewRecord(schema, r.Columns(), r.NumRows())
+				r.Release()
+				r = s
+			}
+			return emit(r)
+		})
+	}), nil
+}
+
+// ParquetSchema reads the Arrow schema of a Parquet file from its footer,
+// narrowed to the columns named in cols as OpenParquetColumns narrows it,
+// without reading any data.
+func ParquetSchema(path string, cols []string) (_ *arrow.Schema, err error) {
+	defer recoverAs(&err, "parquet")
+	rdr, _, schema, err := openParquetFooter(path, memory.DefaultAllocator)
+	if err != nil {
+		return nil, err
+	}
+	defer rdr.Close()
+	schema, _, _ = pruneParquet(rdr, schema, cols)
+	return schema, nil
+}
+
+// openParquetFooter opens path and reads its footer and Arrow schema; the
+// caller closes rdr.
+func openParquetFooter(path string, mem memory.Allocator) (*file.Reader, *pqarrow.FileReader, *arrow.Schema, error) {
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	rdr, err := file.NewParquetReader(fh, file.WithReadProps(parquet.NewReaderProperties(mem)))
 	if err != nil {
 		fh.Close()
-		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+		return nil, nil, nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
-	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 64 * 1024}, bounded)
+	fr, err := pqarrow.NewFileReader(rdr, pqarrow.ArrowReadProperties{BatchSize: 64 * 1024}, mem)
 	if err == nil {
 		var schema *arrow.Schema
 		if schema, err = fr.Schema(); err == nil {
-			return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
-				defer rdr.Close()
-				return streamRowGroups(ctx, path, rdr, fr, bounded, emit)
-			}), nil
+			return rdr, fr, schema, nil
 		}
 	}
 	rdr.Close()
-	return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
+	return nil, nil, nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 }
 
-// streamRowGroups emits the row groups of rdr in order, reading group i+1
-// on another goroutine while group i is emitted.
-func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqarrow.FileReader, mem memory.Allocator, emit func(arrow.Record) bool) error {
+// streamRowGroups emits the row groups of rdr in order (the leaf columns
+// leaves, every column when nil), reading group i+1 on another goroutine
+// while group i is emitted.
+func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqarrow.FileReader, mem memory.Allocator, leaves []int, emit func(arrow.Record) bool) error {
 	type group struct {
 		recs []arrow.Record
 		err  error
@@ -141,7 +187,7 @@ func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqa
 				ch <- group{err: fmt.Errorf("reading %s: parquet: %w", path, err)}
 				return
 			}
-			recs, err := readRowGroup(rdr, mem, i, nil)
+			recs, err := readRowGroup(rdr, mem, i, leaves)
 			if err != nil {
 				err = fmt.Errorf("reading %s: parquet: %w", path, err)
 			}
@@ -184,4 +230,15 @@ func releaseAll(recs []arrow.Record) {
 	for _, r := range recs {
 		r.Release()
 	}
+}
+
+// WriteParquetStream writes s to w as Parquet one batch at a time (memory
+// is one row group of encoded pages, not the data) and returns the rows
+// written. It stops at ctx's cancellation; the caller still releases s and
+// makes the write atomic (see WriteStream for files).
+func WriteParquetStream(ctx context.Context, w io.Writer, s dataframe.Stream, o ParquetOptions) (int64, error) {
+	if err := o.validate(); err != nil {
+		return 0, err
+	}
+	return writeBatches(ctx, w, s, newParquetWriter(o))
 }

@@ -1,0 +1,81 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/query"
+)
+
+// A Parquet table is a stream to the engine: a plan over it runs more than
+// once (each run opens the table again), reads only the named columns, and
+// a table read twice in one query (a self-join) is opened twice.
+func TestQueryStreamsParquetTables(t *testing.T) {
+	t.Parallel()
+	cat, err := Open(t.TempDir())
+	require.NoError(t, err)
+	s := NewSession(cat)
+	rows := make([][]any, 1000)
+	for i := range rows {
+		rows[i] = []any{int64(i % 10), fmt.Sprint("s", i), float64(i)}
+	}
+	f, err := dataframe.FromValues([]string{"k", "s", "x"}, rows)
+	require.NoError(t, err)
+	defer f.Release()
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	out, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, fileio.WriteParquet(out, f, fileio.ParquetOptions{RowGroupRows: 64}))
+	require.NoError(t, out.Close())
+	_, err = s.ExecuteBatch(context.Background(), "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
+	require.NoError(t, err)
+
+	plan := func(text string) (*query.Plan, func()) {
+		st, err := csql.ParseOne(text)
+		require.NoError(t, err)
+		p, release, err := s.compileQuery(context.Background(), st.(*csql.Select).Query)
+		require.NoError(t, err)
+		return p, release
+	}
+	p, release := plan("SELECT k, count(*) AS n, sum(x) AS sx FROM p.t WHERE x >= 500 GROUP BY k ORDER BY k LIMIT 2")
+	require.Equal(t, "root\n |-- k: long (nullable = true)\n |-- n: long (nullable = true)\n |-- sx: double (nullable = true)\n", dataframe.SchemaString(p.Schema()))
+	for run := 0; run < 2; run++ {
+		got, err := p.Frame(context.Background())
+		require.NoError(t, err)
+		require.Equal(t, `[{"k":0,"n":50,"sx":37250.0},{"k":1,"n":50,"sx":37300.0}]`, frameJSON(t, got), "run %d", run)
+		got.Release()
+	}
+	release()
+
+	p, release = plan("SELECT count(*) AS n FROM p.t a JOIN p.t b ON a.k = b.k AND a.x < b.x")
+	got, err := p.Frame(context.Background())
+	require.NoError(t, err)
+	require.Equal(t, `[{"n":49500}]`, frameJSON(t, got))
+	got.Release()
+	release()
+
+	// Planned but never run: the streams opened at planning are released.
+	_, release = plan("SELECT s FROM p.t")
+	release()
+}
+
+func frameJSON(t *testing.T, f *dataframe.Frame) string {
+	t.Helper()
+	var b []byte
+	require.NoError(t, f.EachRowJSON(func(i int64, obj []byte) error {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, obj...)
+		return nil
+	}))
+	return "[" + string(b) + "]"
+}

@@ -1,0 +1,308 @@
+package parquet
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
+)
+
+// streamAllocator allocates the batches of ReadStream; nil is Arrow's
+// default. Tests set it to a checked allocator.
+var streamAllocator memory.Allocator
+
+var (
+	_ connectors.StreamReader = Connector{}
+	_ connectors.StreamWriter = Connector{}
+)
+
+// ReadStream streams the file, or the part files of the directory one after
+// the other, one row group at a time (see docs/frames.md#streams): memory is
+// about two row groups, not the data. Only the columns named by
+// dataframe.ColumnsFrom(ctx) are decoded (all when it is nil). The schema
+// comes from the footer(s) at once; no data is read before the first Next,
+// and none at all if the stream is released first.
+func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
+	if path == "" {
+		return nil, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
+	}
+	cols := dataframe.ColumnsFrom(ctx)
+	var s dataframe.Stream
+	var err error
+	if isDir(path) {
+		s, err = openDir(ctx, path, ds.Fields, cols)
+	} else {
+		var schema *arrow.Schema
+		if schema, err = fileio.ParquetSchema(path, cols); err == nil {
+			s = newLazyStream(schema, func() (dataframe.Stream, error) {
+				return fileio.OpenParquetColumns(ctx, path, streamAllocator, cols)
+			})
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
+	}
+	return s, nil
+}
+
+// openDir streams the part files of dir in name order, each batch with its
+// file's partition values appended as columns. The part files must share
+// one schema (ReadDir, which reads them whole, can combine differing ones).
+func openDir(ctx context.Context, dir string, fields []connectors.Field, cols []string) (dataframe.Stream, error) {
+	parts, keys, kinds, err := dirLayout(dir, fields)
+	if err != nil {
+		return nil, err
+	}
+	// A partition column is read when the query may use it; the data
+	// columns then exclude it (a pruned read still reads some column).
+	var dataCols []string
+	keep := make([]bool, len(keys))
+	for i, k := range keys {
+		keep[i] = cols == nil || containsFold(cols, k)
+	}
+	if cols != nil {
+		dataCols = []string{}
+		for _, c := range cols {
+			if !containsFold(keys, c) {
+				dataCols = append(dataCols, c)
+			}
+		}
+	}
+	dataSchema, err := fileio.ParquetSchema(parts[0].path, dataCols)
+	if err != nil {
+		return nil, err
+	}
+	// The schema of the whole stream: the data columns, then the kept
+	// partition columns (as ReadDir puts them).
+	consts := parts[0].keptConstants(keys, kinds, keep)
+	schema := dataSchema
+	if len(consts) > 0 {
+		probe, err := dataframe.WithConstants(nil, dataframe.Empty(dataSchema), consts)
+		if err != nil {
+			return nil, err
+		}
+		schema = probe.Schema()
+		probe.Release()
+	}
+	return newLazyStream(schema, func() (dataframe.Stream, error) {
+		return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+			for _, p := range parts {
+				if err := streamPart(ctx, p, dataCols, dataSchema, schema, keys, kinds, keep, emit); err != nil {
+					return err
+				}
+			}
+			return nil
+		}), nil
+	}), nil
+}
+
+// streamPart emits the batches of one part file with its partition columns.
+func streamPart(ctx context.Context, p part, dataCols []string, dataSchema, schema *arrow.Schema, keys []string, kinds []dataframe.ColumnKind, keep []bool, emit func(arrow.Record) bool) error {
+	s, err := fileio.OpenParquetColumns(ctx, p.path, streamAllocator, dataCols)
+	if err != nil {
+		return err
+	}
+	defer s.Release()
+	if !s.Schema().Equal(dataSchema) {
+		return fmt.Errorf("part file %s has columns %s, the first part file %s (a stream needs one schema)", p.path, s.Schema(), dataSchema)
+	}
+	kept := p.keptConstants(keys, kinds, keep)
+	for s.Next() {
+		rec := s.Record()
+		rec.Retain()
+		if len(kept) == 0 {
+			if !emit(rec) {
+				return ctx.Err()
+			}
+			continue
+		}
+		f, err := dataframe.New(rec.Schema(), rec)
+		if err != nil {
+			rec.Release()
+			return err
+		}
+		g, err := dataframe.WithConstants(nil, f, kept)
+		f.Release()
+		if err != nil {
+			return fmt.Errorf("%s: %w", p.path, err)
+		}
+		for _, r := range g.Records() {
+			r.Retain()
+			if !r.Schema().Equal(schema) {
+				r.Release()
+				g.Release()
+				return fmt.Errorf("part file %s: batch schema %s differs from %s", p.path, r.Schema(), schema)
+			}
+			if !emit(r) {
+				g.Release()
+				return ctx.Err()
+			}
+		}
+		g.Release()
+	}
+	return s.Err()
+}
+
+// keptConstants are p's partition values the read keeps, as columns.
+func (p part) keptConstants(keys []string, kinds []dataframe.ColumnKind, keep []bool) []dataframe.Constant {
+	var out []dataframe.Constant
+	for i, c := range p.constants(keys, kinds) {
+		if keep[i] {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func containsFold(xs []string, x string) bool {
+	for _, v := range xs {
+		if strings.EqualFold(v, x) {
+			return true
+		}
+	}
+	return false
+}
+
+// lazyStream is a stream whose schema is known at once and whose data
+// stream is opened on the first Next: planning a query reads footers only.
+type lazyStream struct {
+	schema *arrow.Schema
+	open   func() (dataframe.Stream, error)
+	s      dataframe.Stream
+	err    error
+	done   bool
+	refs   atomic.Int64
+}
+
+func newLazyStream(schema *arrow.Schema, open func() (dataframe.Stream, error)) *lazyStream {
+	l := &lazyStream{schema: schema, open: open}
+	l.refs.Store(1)
+	return l
+}
+
+func (l *lazyStream) Schema() *arrow.Schema { return l.schema }
+
+func (l *lazyStream) Next() bool {
+	if l.done {
+		return false
+	}
+	if l.s == nil {
+		if l.s, l.err = l.open(); l.err != nil {
+			l.done = true
+			return false
+		}
+	}
+	if l.s.Next() {
+		return true
+	}
+	l.done = true
+	l.err = l.s.Err()
+	return false
+}
+
+func (l *lazyStream) Record() arrow.Record {
+	if l.s == nil || l.done {
+		return nil
+	}
+	return l.s.Record()
+}
+
+func (l *lazyStream) Err() error { return l.err }
+func (l *lazyStream) Retain()    { l.refs.Add(1) }
+
+func (l *lazyStream) Release() {
+	if l.refs.Add(-1) != 0 {
+		return
+	}
+	l.done = true
+	if l.s != nil {
+		l.s.Release()
+		l.s = nil
+	}
+}
+
+// WriteStream writes the stream batch by batch (memory is one row group of
+// encoded pages): one file replaced atomically, or one new part file in a
+// directory (the old part files removed after it is in place, unless
+// svc.parquet.mode=append). A failure, a stream error or a cancelled ctx
+// leaves the old data as it was. Partitioned (svc.parquet.partition.by)
+// and merge writes collect the stream into a frame first, so their memory
+// grows with the rows (see docs/frames.md#streams).
+func (c Connector) WriteStream(ctx context.Context, ds *connectors.Dataset, st dataframe.Stream) (connectors.WriteResult, error) {
+	var res connectors.WriteResult
+	path, mode, err := writePathAndMode(ctx, ds)
+	if err != nil {
+		return res, err
+	}
+	var t writeTarget
+	if mode != ModeMerge {
+		if t, err = writeTargetOf(ds, path, mode); err != nil {
+			return res, err
+		}
+	}
+	if mode == ModeMerge || len(t.keys) > 0 {
+		f, err := dataframe.Collect(st)
+		if err != nil {
+			return res, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
+		}
+		defer f.Release()
+		return c.Write(ctx, ds, f)
+	}
+	var rows int64
+	write := func(tmp string) error {
+		return writeNewFile(tmp, func(w io.Writer) error {
+			var err error
+			rows, err = fileio.WriteParquetStream(ctx, w, st, fileio.ParquetOptions{Compression: t.comp})
+			return err
+		})
+	}
+	if !t.dir {
+		err = replaceFile(path, write)
+	} else {
+		err = writeDirStream(path, mode == ModeAppend, t.comp, write)
+	}
+	res.Rows = rows
+	if err != nil {
+		return res, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
+	}
+	res.Written = rows
+	return res, nil
+}
+
+// writeDirStream writes one new part file into dir with write (given its
+// temporary name) and publishes it; unless appending, the old part files
+// are removed once it is in place.
+func writeDirStream(dir string, appendMode bool, comp string, write func(tmp string) error) error {
+	dir = filepath.Clean(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return fmt.Errorf("creating %s: %w", dir, err)
+	}
+	var old []part
+	if !appendMode {
+		var err error
+		if old, err = listParts(dir); err != nil {
+			return err
+		}
+	}
+	name := partName(0, runID(), comp)
+	p := pending{tmp: filepath.Join(dir, "."+name+".tmp"), final: filepath.Join(dir, name)}
+	if err := write(p.tmp); err != nil {
+		_ = os.Remove(p.tmp)
+		return err
+	}
+	_, err := publish(dir, []pending{p}, old)
+	return err
+}
