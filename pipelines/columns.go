@@ -6,9 +6,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/memory"
-
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -34,7 +31,7 @@ func CheckColumns(ctx context.Context, p *Pipeline, declared DeclaredColumns) (n
 			return nil, err
 		}
 	}
-	c := &columnCheck{ctx: ctx, p: p, declared: declared, schemas: map[string]*arrow.Schema{}, tables: map[string]*arrow.Schema{}}
+	c := &columnCheck{ctx: ctx, p: p, declared: declared, schemas: map[string]*dataframe.Schema{}, tables: map[string]*dataframe.Schema{}}
 	var errs []error
 	for _, s := range p.order {
 		out, err := c.step(s)
@@ -54,15 +51,15 @@ type columnCheck struct {
 	ctx      context.Context
 	p        *Pipeline
 	declared DeclaredColumns
-	schemas  map[string]*arrow.Schema // step id → output schema; nil: unknown
-	tables   map[string]*arrow.Schema // catalog tables seen
-	checked  []string                 // tables with declared columns
+	schemas  map[string]*dataframe.Schema // step id → output schema; nil: unknown
+	tables   map[string]*dataframe.Schema // catalog tables seen
+	checked  []string                     // tables with declared columns
 	notes    []string
 }
 
 // table is the declared schema of a catalog table, nil when it declares no
 // columns (noted once, for step s).
-func (c *columnCheck) table(s *Step, name string) (*arrow.Schema, error) {
+func (c *columnCheck) table(s *Step, name string) (*dataframe.Schema, error) {
 	key := strings.ToLower(name)
 	if sc, seen := c.tables[key]; seen {
 		return sc, nil
@@ -71,27 +68,41 @@ func (c *columnCheck) table(s *Step, name string) (*arrow.Schema, error) {
 	if err != nil {
 		return nil, err
 	}
-	var sc *arrow.Schema
+	var sc *dataframe.Schema
 	if len(fields) == 0 {
 		c.notes = append(c.notes, fmt.Sprintf("%s reads %s, which declares no columns: the steps that use its columns are not checked", s.label(), name))
 	} else {
-		fs := make([]arrow.Field, len(fields))
-		for i, f := range fields {
-			dt, err := sparktype.ParseType(f.Type)
-			if err != nil {
-				return nil, fmt.Errorf("table %s: column %s: %w", name, f.Name, err)
-			}
-			fs[i] = arrow.Field{Name: f.Name, Type: dt, Nullable: true}
+		var err error
+		if sc, err = declaredSchema(c.ctx, fields); err != nil {
+			return nil, fmt.Errorf("table %s: %w", name, err)
 		}
-		sc = arrow.NewSchema(fs, nil)
 		c.checked = append(c.checked, name)
 	}
 	c.tables[key] = sc
 	return sc, nil
 }
 
+// declaredSchema is the schema of declared columns as the query engine
+// types them: the result of `SELECT CAST(NULL AS type) AS name, …`.
+func declaredSchema(ctx context.Context, fields []connectors.Field) (*dataframe.Schema, error) {
+	sel := &query.Select{}
+	for _, f := range fields {
+		dt, err := sparktype.ParseType(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("column %s: %w", f.Name, err)
+		}
+		null := &query.Literal{Type: sparktype.NullType, Raw: "NULL"}
+		sel.Items = append(sel.Items, query.SelectItem{Expr: &query.Cast{X: null, To: dt, TypeName: f.Type}, Alias: f.Name})
+	}
+	plan, err := query.Compile(ctx, sel, query.Tables{}, query.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return plan.Schema(), nil
+}
+
 // step is s's output schema (nil: unknown) or the mistake in its columns.
-func (c *columnCheck) step(s *Step) (*arrow.Schema, error) {
+func (c *columnCheck) step(s *Step) (*dataframe.Schema, error) {
 	switch s.Kind {
 	case KindRead:
 		switch {
@@ -143,7 +154,7 @@ func (c *columnCheck) step(s *Step) (*arrow.Schema, error) {
 	}
 	// The step itself on an empty frame: nested paths, types.
 	empty := dataframe.Empty(in).Stream()
-	st, err := rowStep(s, empty, memory.DefaultAllocator)
+	st, err := rowStep(s, empty, dataframe.DefaultAllocator)
 	if err != nil {
 		empty.Release()
 		return nil, errors.New(strings.TrimPrefix(err.Error(), "dataframe: "))
@@ -154,7 +165,7 @@ func (c *columnCheck) step(s *Step) (*arrow.Schema, error) {
 
 // query plans a query step over empty frames of its inputs' schemas, which
 // finds every unknown column (with the planner's did-you-mean).
-func (c *columnCheck) query(s *Step) (*arrow.Schema, error) {
+func (c *columnCheck) query(s *Step) (*dataframe.Schema, error) {
 	tables := query.Tables{}
 	for _, id := range s.inputs {
 		sc := c.schemas[id]

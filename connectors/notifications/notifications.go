@@ -8,9 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/memory"
-
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
@@ -214,18 +211,18 @@ func ReadStore(ctx context.Context, store notif.Store, r notif.Range) (*datafram
 // BatchRows rows allocated with mem (nil: the default allocator), reading
 // the store a page at a time (notif.Store.Scan). The caller releases the
 // stream; store stays open and the caller's.
-func StreamStore(ctx context.Context, store notif.Store, r notif.Range, mem memory.Allocator) dataframe.Stream {
+func StreamStore(ctx context.Context, store notif.Store, r notif.Range, mem dataframe.Allocator) dataframe.Stream {
 	return streamStore(ctx, store, r, mem, BatchRows, nil)
 }
 
 // errStopped ends a scan whose stream was released.
 var errStopped = errors.New("stream released")
 
-func streamStore(ctx context.Context, store notif.Store, r notif.Range, mem memory.Allocator, batchRows int, closeStore func()) dataframe.Stream {
+func streamStore(ctx context.Context, store notif.Store, r notif.Range, mem dataframe.Allocator, batchRows int, closeStore func()) dataframe.Stream {
 	sb := dataframe.NewTypedBuilder(mem, Columns, 1)
 	schema := sb.Schema()
 	sb.Release()
-	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(dataframe.Record) bool) error {
 		if closeStore != nil {
 			defer closeStore()
 		}
