@@ -170,7 +170,8 @@ func TestRunDryRunChecksColumns(t *testing.T) {
 		`CREATE TABLE hr.employees (id long, name string, salary double) TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='`+filepath.Join(tmp, "emp.parquet")+`');
 		 CREATE TABLE lake.raw TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='`+filepath.Join(tmp, "raw.parquet")+`')`)
 	require.Equal(t, 0, code, stderr)
-	bad := writePipeline(t, tmp, `
+	pipeline := func(filter, sel string) string {
+		return writePipeline(t, tmp, `
 name: columns
 steps:
   - id: emp
@@ -178,11 +179,13 @@ steps:
   - id: raw
     read: lake.raw
   - from: emp
-    filter: salry > 10
-  - select: [id, nmae]
+    filter: `+filter+`
+  - select: [`+sel+`]
   - from: raw
     select: [whatever]
 `)
+	}
+	bad := pipeline("salry > 10", "id, nmae")
 	code, stdout, stderr := runCLI(t, env, "run", bad, "--dry-run")
 	require.Equal(t, 1, code, stderr)
 	require.Empty(t, stdout, "no plan for a pipeline that cannot run")
@@ -190,19 +193,7 @@ steps:
 	require.NotContains(t, stderr, "nmae", "a step after a mistake is not checked against a guess")
 	require.NotContains(t, stderr, "whatever")
 
-	good := writePipeline(t, tmp, `
-name: columns
-steps:
-  - id: emp
-    read: hr.employees
-  - id: raw
-    read: lake.raw
-  - from: emp
-    filter: salary > 10
-  - select: [id, name]
-  - from: raw
-    select: [whatever]
-`)
+	good := pipeline("salary > 10", "id, name")
 	code, stdout, stderr = runCLI(t, env, "run", good, "--dry-run")
 	require.Equal(t, 0, code, stderr)
 	require.Contains(t, stdout, "columns: checked against the declared columns of hr.employees\n")
