@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/connectors/parquet"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // runCLI runs `sluice args…` in-process with the given environment.
@@ -33,7 +33,7 @@ func writePipeline(t *testing.T, dir, src string) string {
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	src, err := dataframe.FromValues([]string{"id", "status"}, [][]any{{int64(1), "FAILED"}, {int64(2), "SUCCESS"}, {int64(3), "FAILED"}})
+	src, err := jsonframe.FromValues([]string{"id", "status"}, [][]any{{int64(1), "FAILED"}, {int64(2), "SUCCESS"}, {int64(3), "FAILED"}})
 	require.NoError(t, err)
 	defer src.Release()
 	in := filepath.Join(tmp, "in.parquet")
@@ -112,7 +112,7 @@ func TestRunCommandErrors(t *testing.T) {
 func TestRunCommandCatalog(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	src, err := dataframe.FromValues([]string{"n"}, [][]any{{int64(7)}})
+	src, err := jsonframe.FromValues([]string{"n"}, [][]any{{int64(7)}})
 	require.NoError(t, err)
 	defer src.Release()
 	require.NoError(t, parquet.WriteFileAtomic(filepath.Join(tmp, "t.parquet"), src, ""))
