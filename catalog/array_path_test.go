@@ -7,7 +7,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // TestSelectPathThroughArray is Spark's items.id over array<struct<id,…>>:
@@ -19,7 +19,7 @@ func TestSelectPathThroughArray(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "orders.parquet")
 	exec(t, s, "CREATE TABLE arr.orders (n bigint, items array<struct<id:string>>) LOCATION '"+path+"' TBLPROPERTIES ('svc.storage.type'='PARQUET')")
 
-	in, err := dataframe.ReadJSON([]byte(`[{"n":1,"items":[{"id":"a"},{"id":"b"}]}]`), dataframe.JSONOptions{})
+	in, err := jsonframe.ReadDocument([]byte(`[{"n":1,"items":[{"id":"a"},{"id":"b"}]}]`), jsonframe.Options{})
 	require.NoError(t, err)
 	defer in.Release()
 	res, err := s.Write(ctx, "arr.orders", in, nil)

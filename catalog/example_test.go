@@ -11,6 +11,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	_ "github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // A USER-mode read, as in Gimel: the dataset is described by a
@@ -104,7 +105,7 @@ func ExampleSession_ExecuteBatch() {
 
 // SQL over a Go program's own frames: each map key is a table name.
 func ExampleSQLFrames() {
-	subs, err := dataframe.FromValues([]string{"channel", "title"}, [][]any{
+	subs, err := jsonframe.FromValues([]string{"channel", "title"}, [][]any{
 		{"TED", "TED-Ed"}, {"Google", "Android"}, {"TED", "TEDx"}, {"TED", nil},
 	})
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
@@ -57,7 +58,7 @@ func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Fra
 	return last, nil
 }
 
-func noColumns() (*dataframe.Frame, error) { return dataframe.FromValues(nil, nil) }
+func noColumns() (*dataframe.Frame, error) { return jsonframe.FromValues(nil, nil) }
 
 func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Frame, error) {
 	switch x := st.(type) {
@@ -85,7 +86,7 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 		for i, t := range tables {
 			rows[i] = []any{t.Namespace, t.Name, false}
 		}
-		return dataframe.FromValues([]string{"namespace", "tableName", "isTemporary"}, rows)
+		return jsonframe.FromValues([]string{"namespace", "tableName", "isTemporary"}, rows)
 	case *sql.ShowNamespaces:
 		cat, err := s.needCatalog()
 		if err != nil {
@@ -99,7 +100,7 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 		for i, ns := range spaces {
 			rows[i] = []any{ns}
 		}
-		return dataframe.FromValues([]string{"namespace"}, rows)
+		return jsonframe.FromValues([]string{"namespace"}, rows)
 	case *sql.Describe:
 		return s.execDescribe(ctx, x)
 	case *sql.Set:
@@ -185,7 +186,7 @@ func (s *Session) execDescribe(ctx context.Context, x *sql.Describe) (*dataframe
 	for _, k := range keys {
 		rows = append(rows, []any{k, red.String(connectors.RedactValue(k, t.Properties[k]))})
 	}
-	return dataframe.FromValues([]string{"col_name", "data_type"}, rows)
+	return jsonframe.FromValues([]string{"col_name", "data_type"}, rows)
 }
 
 // undefined is what SET k shows for a key that is not set, as Spark does.
@@ -206,7 +207,7 @@ func (s *Session) execSet(x *sql.Set) (*dataframe.Frame, error) {
 		for i, k := range keys {
 			rows[i] = []any{k, red.String(connectors.RedactValue(k, all[k]))}
 		}
-		return dataframe.FromValues(cols, rows)
+		return jsonframe.FromValues(cols, rows)
 	case !x.HasValue:
 		v, ok := s.Get(x.Key)
 		if !ok {
@@ -214,13 +215,13 @@ func (s *Session) execSet(x *sql.Set) (*dataframe.Frame, error) {
 		} else {
 			v = connectors.NewRedactor(s.Settings()).String(connectors.RedactValue(x.Key, v))
 		}
-		return dataframe.FromValues(cols, [][]any{{x.Key, v}})
+		return jsonframe.FromValues(cols, [][]any{{x.Key, v}})
 	}
 	if err := s.Set(x.Key, x.Value); err != nil {
 		return nil, err
 	}
 	v := connectors.NewRedactor(s.Settings()).String(connectors.RedactValue(x.Key, x.Value))
-	return dataframe.FromValues(cols, [][]any{{x.Key, v}})
+	return jsonframe.FromValues(cols, [][]any{{x.Key, v}})
 }
 
 func tableRef(t sql.TableName) string {
@@ -242,7 +243,7 @@ func (s *Session) execSelect(ctx context.Context, x *sql.Select) (*dataframe.Fra
 		for i, l := range lines {
 			rows[i] = []any{l}
 		}
-		return dataframe.FromValues([]string{"plan"}, rows)
+		return jsonframe.FromValues([]string{"plan"}, rows)
 	}
 	return s.Query(ctx, x.Query)
 }
@@ -284,7 +285,7 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 	if err := d.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("inserted %d rows into %s, but the incremental state was not stored (the next run reads them again): %w", res.Written, target, err)
 	}
-	return dataframe.FromValues([]string{"num_affected_rows", "num_inserted_rows"}, [][]any{{res.Written, res.Written}})
+	return jsonframe.FromValues([]string{"num_affected_rows", "num_inserted_rows"}, [][]any{{res.Written, res.Written}})
 }
 
 // valuesFrame builds INSERT … VALUES rows. When the target declares its
@@ -378,11 +379,11 @@ func typedValues(names, types []string, rows [][]any) (*dataframe.Frame, error) 
 	cols := make([]dataframe.TypedColumn, len(names))
 	for i, n := range names {
 		if types[i] == "" {
-			return dataframe.FromValues(names, rows)
+			return jsonframe.FromValues(names, rows)
 		}
 		k, err := dataframe.ParseColumnKind(types[i])
 		if err != nil {
-			return dataframe.FromValues(names, rows)
+			return jsonframe.FromValues(names, rows)
 		}
 		cols[i] = dataframe.TypedColumn{Name: n, Kind: k, Nullable: true}
 	}

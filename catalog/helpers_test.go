@@ -18,6 +18,7 @@ import (
 	_ "github.com/sluicedata/sluice/connectors/parquet"
 	_ "github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // testType is a connector registered only for these tests. A read returns
@@ -54,7 +55,7 @@ func (c *testConnector) Read(ctx context.Context, ds *connectors.Dataset) (*data
 	for i, k := range keys {
 		rows[i] = []any{k, ds.Props[k]}
 	}
-	return dataframe.FromValues([]string{"key", "value"}, rows)
+	return jsonframe.FromValues([]string{"key", "value"}, rows)
 }
 
 func (c *testConnector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {

@@ -8,6 +8,7 @@ import (
 	"github.com/sluicedata/sluice/catalog"
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -58,7 +59,7 @@ func FuzzQuery(f *testing.F) {
 
 func mustFrame(tb testing.TB, ndjson string) *dataframe.Frame {
 	tb.Helper()
-	f, err := dataframe.ReadNDJSON([]byte(ndjson), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(ndjson), jsonframe.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}

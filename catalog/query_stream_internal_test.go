@@ -12,6 +12,7 @@ import (
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -27,7 +28,7 @@ func TestQueryStreamsParquetTables(t *testing.T) {
 	for i := range rows {
 		rows[i] = []any{int64(i % 10), fmt.Sprint("s", i), float64(i)}
 	}
-	f, err := dataframe.FromValues([]string{"k", "s", "x"}, rows)
+	f, err := jsonframe.FromValues([]string{"k", "s", "x"}, rows)
 	require.NoError(t, err)
 	defer f.Release()
 	path := filepath.Join(t.TempDir(), "t.parquet")

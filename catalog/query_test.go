@@ -13,6 +13,7 @@ import (
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func runSQL(t *testing.T, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
@@ -26,7 +27,7 @@ func runSQL(t *testing.T, text string, frames map[string]*dataframe.Frame) (*dat
 
 func ndjson(t *testing.T, s string) *dataframe.Frame {
 	t.Helper()
-	f, err := dataframe.ReadNDJSON([]byte(s), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(s), jsonframe.Options{})
 	require.NoError(t, err)
 	return f
 }

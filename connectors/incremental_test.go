@@ -8,6 +8,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func TestCompareValues(t *testing.T) {
@@ -33,7 +34,7 @@ func TestCompareValues(t *testing.T) {
 
 func frameOf(t *testing.T, rows [][]any) *dataframe.Frame {
 	t.Helper()
-	f, err := dataframe.FromValues([]string{"id", "updated_at"}, rows)
+	f, err := jsonframe.FromValues([]string{"id", "updated_at"}, rows)
 	require.NoError(t, err)
 	return f
 }

@@ -7,7 +7,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // MergeSchemas merges b into a field by field with Spark's inference
@@ -152,7 +154,7 @@ func castAppend(b array.Builder, arr arrow.Array, i int) error {
 			// (timestamp, date, binary) keeps its bare text.
 			txt := AppendJSONValue(nil, arr, i)
 			if len(txt) >= 2 && txt[0] == '"' {
-				txt = appendDecoded(nil, txt[1:len(txt)-1])
+				txt = jsontext.AppendDecoded(nil, txt[1:len(txt)-1])
 			}
 			bb.BinaryBuilder.Append(txt)
 		}

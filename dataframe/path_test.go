@@ -1,4 +1,4 @@
-package dataframe
+package dataframe_test
 
 import (
 	"strings"
@@ -8,6 +8,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 )
 
 // arrayPathDoc covers what a path through arrays meets: full, null and
@@ -25,7 +28,7 @@ func TestProjectThroughArrays(t *testing.T) {
 	tests := []struct {
 		name  string
 		path  string
-		frame func(t *testing.T, f *Frame) *Frame // nil: the whole document
+		frame func(t *testing.T, f *dataframe.Frame) *dataframe.Frame // nil: the whole document
 		typ   string
 		rows  []string
 	}{
@@ -56,9 +59,9 @@ func TestProjectThroughArrays(t *testing.T) {
 		{
 			name: "sliced batches",
 			path: "items.id",
-			frame: func(t *testing.T, f *Frame) *Frame {
+			frame: func(t *testing.T, f *dataframe.Frame) *dataframe.Frame {
 				rec := f.Records()[0]
-				out, err := New(f.Schema(), rec.NewSlice(1, 4), rec.NewSlice(4, 5))
+				out, err := dataframe.New(f.Schema(), rec.NewSlice(1, 4), rec.NewSlice(4, 5))
 				require.NoError(t, err)
 				out.SetAllocator(f.Allocator())
 				return out
@@ -69,9 +72,9 @@ func TestProjectThroughArrays(t *testing.T) {
 		{
 			name: "sliced two levels",
 			path: "items.sub.x",
-			frame: func(t *testing.T, f *Frame) *Frame {
+			frame: func(t *testing.T, f *dataframe.Frame) *dataframe.Frame {
 				rec := f.Records()[0]
-				out, err := New(f.Schema(), rec.NewSlice(3, 5))
+				out, err := dataframe.New(f.Schema(), rec.NewSlice(3, 5))
 				require.NoError(t, err)
 				out.SetAllocator(f.Allocator())
 				return out
@@ -82,7 +85,7 @@ func TestProjectThroughArrays(t *testing.T) {
 		{
 			name:  "after limit",
 			path:  "items.id",
-			frame: func(_ *testing.T, f *Frame) *Frame { return Limit(f, 1) },
+			frame: func(_ *testing.T, f *dataframe.Frame) *dataframe.Frame { return dataframe.Limit(f, 1) },
 			typ:   "array<string>",
 			rows:  []string{`{"id":["a","b"]}`},
 		},
@@ -99,14 +102,14 @@ func TestProjectThroughArrays(t *testing.T) {
 				in = tc.frame(t, f)
 				defer in.Release()
 			}
-			p, err := Project(in, []Projection{{Path: tc.path}, {Path: "n"}})
+			p, err := dataframe.Project(in, []dataframe.Projection{{Path: tc.path}, {Path: "n"}})
 			require.NoError(t, err)
 			defer p.Release()
-			require.Equal(t, tc.typ, SparkType(p.Schema().Field(0).Type))
-			only, err := Project(p, []Projection{{Path: p.Schema().Field(0).Name}})
+			require.Equal(t, tc.typ, dataframe.SparkType(p.Schema().Field(0).Type))
+			only, err := dataframe.Project(p, []dataframe.Projection{{Path: p.Schema().Field(0).Name}})
 			require.NoError(t, err)
 			defer only.Release()
-			require.Equal(t, tc.rows, rowsJSON(t, only))
+			require.Equal(t, tc.rows, frametest.RowsJSON(t, only))
 		})
 	}
 }
@@ -117,7 +120,7 @@ func TestProjectThroughArraysZeroCopy(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	f := mustJSON(t, mem, `[{"items":[{"id":"a"},{"id":"b"}]},{"items":null}]`)
 	defer f.Release()
-	p, err := Project(f, []Projection{{Path: "items.id", Alias: "ids"}})
+	p, err := dataframe.Project(f, []dataframe.Projection{{Path: "items.id", Alias: "ids"}})
 	require.NoError(t, err)
 	defer p.Release()
 	require.Equal(t, "ids", p.Schema().Field(0).Name)
@@ -171,12 +174,12 @@ func TestProjectThroughArraysMasksNullElements(t *testing.T) {
 			schema := arrow.NewSchema([]arrow.Field{{Name: "items", Type: listType, Nullable: true}}, nil)
 			rec := array.NewRecord(schema, []arrow.Array{list}, 3)
 			list.Release()
-			f, err := New(schema, rec)
+			f, err := dataframe.New(schema, rec)
 			require.NoError(t, err)
 			f.SetAllocator(mem)
 			defer f.Release()
 
-			p, err := Project(f, []Projection{{Path: "items.id"}})
+			p, err := dataframe.Project(f, []dataframe.Projection{{Path: "items.id"}})
 			require.NoError(t, err)
 			defer p.Release()
 			want := arrow.DataType(arrow.ListOf(arrow.BinaryTypes.String))
@@ -184,20 +187,20 @@ func TestProjectThroughArraysMasksNullElements(t *testing.T) {
 				want = arrow.LargeListOf(arrow.BinaryTypes.String)
 			}
 			require.True(t, arrow.TypeEqual(want, p.Schema().Field(0).Type), "type %s", p.Schema().Field(0).Type)
-			require.Equal(t, []string{`{"id":["a",null,"c"]}`, `{"id":null}`, `{"id":["d"]}`}, rowsJSON(t, p))
+			require.Equal(t, []string{`{"id":["a",null,"c"]}`, `{"id":null}`, `{"id":["d"]}`}, frametest.RowsJSON(t, p))
 
 			// The rows after the first, as a slice: offsets past 0.
-			part, err := New(schema, f.Records()[0].NewSlice(1, 3))
+			part, err := dataframe.New(schema, f.Records()[0].NewSlice(1, 3))
 			require.NoError(t, err)
 			part.SetAllocator(mem)
 			defer part.Release()
-			pp, err := Project(part, []Projection{{Path: "items.id"}})
+			pp, err := dataframe.Project(part, []dataframe.Projection{{Path: "items.id"}})
 			require.NoError(t, err)
 			defer pp.Release()
-			require.Equal(t, []string{`{"id":null}`, `{"id":["d"]}`}, rowsJSON(t, pp))
+			require.Equal(t, []string{`{"id":null}`, `{"id":["d"]}`}, frametest.RowsJSON(t, pp))
 
 			var got []any
-			out, err := Filter(f, func(r *Row) (bool, error) {
+			out, err := dataframe.Filter(f, func(r *dataframe.Row) (bool, error) {
 				v, err := r.Get("items.id")
 				got = append(got, v)
 				return v != nil, err
@@ -234,7 +237,7 @@ func TestRowGetThroughArrays(t *testing.T) {
 			f := mustJSON(t, mem, arrayPathDoc)
 			defer f.Release()
 			var got []any
-			out, err := Filter(f, func(r *Row) (bool, error) {
+			out, err := dataframe.Filter(f, func(r *dataframe.Row) (bool, error) {
 				v, err := r.Get(tc.path)
 				got = append(got, v)
 				return false, err
@@ -252,10 +255,10 @@ func TestArrayPathErrors(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	f := mustJSON(t, mem, arrayPathDoc)
 	defer f.Release()
-	m := Empty(arrow.NewSchema([]arrow.Field{{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), Nullable: true}}, nil))
+	m := dataframe.Empty(arrow.NewSchema([]arrow.Field{{Name: "m", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int64), Nullable: true}}, nil))
 	defer m.Release()
 	tests := []struct {
-		frame *Frame
+		frame *dataframe.Frame
 		path  string
 		msg   string
 	}{
@@ -267,9 +270,9 @@ func TestArrayPathErrors(t *testing.T) {
 		{m, "m.key", `column path "m.key": "m" is map<string,long>, not a struct or an array of structs`},
 	}
 	for _, tc := range tests {
-		_, err := Project(tc.frame, []Projection{{Path: tc.path}})
+		_, err := dataframe.Project(tc.frame, []dataframe.Projection{{Path: tc.path}})
 		require.EqualError(t, err, "dataframe: "+tc.msg, tc.path)
-		_, err = Filter(tc.frame, func(r *Row) (bool, error) { _, err := r.Get(tc.path); return false, err })
+		_, err = dataframe.Filter(tc.frame, func(r *dataframe.Row) (bool, error) { _, err := r.Get(tc.path); return false, err })
 		if tc.frame.NumRows() > 0 {
 			require.ErrorContains(t, err, tc.msg, tc.path)
 		}
@@ -282,15 +285,15 @@ func TestExplodeThroughArrays(t *testing.T) {
 	defer mem.AssertSize(t, 0)
 	f := mustJSON(t, mem, arrayPathDoc)
 	defer f.Release()
-	p, err := Project(f, []Projection{{Path: "n"}, {Path: "items.id", Alias: "ids"}})
+	p, err := dataframe.Project(f, []dataframe.Projection{{Path: "n"}, {Path: "items.id", Alias: "ids"}})
 	require.NoError(t, err)
 	defer p.Release()
-	e, err := Explode(p, "ids")
+	e, err := dataframe.Explode(p, "ids")
 	require.NoError(t, err)
 	defer e.Release()
 	require.Equal(t, []string{
 		`{"n":1,"ids":"a"}`, `{"n":1,"ids":"b"}`,
 		`{"n":4,"ids":"c"}`, `{"n":4,"ids":null}`, `{"n":4,"ids":null}`,
 		`{"n":5,"ids":"d"}`,
-	}, rowsJSON(t, e))
+	}, frametest.RowsJSON(t, e))
 }

@@ -1,10 +1,12 @@
-package dataframe
+package dataframe_test
 
 import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 func nf(name string, dt arrow.DataType) arrow.Field {
@@ -19,7 +21,7 @@ func TestSchemaStringNested(t *testing.T) {
 		nf("matrix", arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int64))),
 		nf("pageInfo", arrow.StructOf(nf("resultsPerPage", arrow.PrimitiveTypes.Int64))),
 		nf("m", arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64)),
-		{Name: "at", Type: TimestampType, Nullable: false},
+		{Name: "at", Type: dataframe.TimestampType, Nullable: false},
 	}, nil)
 	want := `root
  |-- etag: string (nullable = true)
@@ -36,8 +38,8 @@ func TestSchemaStringNested(t *testing.T) {
  |    |-- value: double (valueContainsNull = true)
  |-- at: timestamp (nullable = false)
 `
-	require.Equal(t, want, SchemaString(s))
-	require.Equal(t, "root\n", SchemaString(arrow.NewSchema(nil, nil)))
+	require.Equal(t, want, dataframe.SchemaString(s))
+	require.Equal(t, "root\n", dataframe.SchemaString(arrow.NewSchema(nil, nil)))
 }
 
 func TestSparkTypeRoundTrip(t *testing.T) {
@@ -72,10 +74,10 @@ func TestSparkTypeRoundTrip(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
-			dt, err := ParseSparkType(tt.in)
+			dt, err := dataframe.ParseSparkType(tt.in)
 			require.NoError(t, err)
-			require.Equal(t, tt.canonical, SparkType(dt))
-			again, err := ParseSparkType(SparkType(dt))
+			require.Equal(t, tt.canonical, dataframe.SparkType(dt))
+			again, err := dataframe.ParseSparkType(dataframe.SparkType(dt))
 			require.NoError(t, err)
 			require.True(t, arrow.TypeEqual(dt, again), "%s vs %s", dt, again)
 		})
@@ -85,7 +87,7 @@ func TestSparkTypeRoundTrip(t *testing.T) {
 func TestParseSparkTypeErrors(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"", "strin", "array<", "array<long", "map<string>", "struct<a:long", "decimal(50,2)", "long long", "struct<:long>"} {
-		_, err := ParseSparkType(in)
+		_, err := dataframe.ParseSparkType(in)
 		require.Error(t, err, in)
 		require.Contains(t, err.Error(), `"`+in+`"`)
 	}

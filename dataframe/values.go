@@ -1,17 +1,15 @@
 package dataframe
 
 import (
-	"encoding/base64"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
-	"time"
-	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // ValueAt is cell i of arr as a plain Go value: nil, string, int64, int32,
@@ -110,11 +108,11 @@ func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 	}
 	switch a := arr.(type) {
 	case *array.String:
-		return appendJSONString(dst, a.Value(i))
+		return jsontext.AppendString(dst, a.Value(i))
 	case *array.LargeString:
-		return appendJSONString(dst, a.Value(i))
+		return jsontext.AppendString(dst, a.Value(i))
 	case *array.StringView:
-		return appendJSONString(dst, a.Value(i))
+		return jsontext.AppendString(dst, a.Value(i))
 	case *array.Int64:
 		return strconv.AppendInt(dst, a.Value(i), 10)
 	case *array.Int32:
@@ -132,26 +130,26 @@ func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 	case *array.Uint64:
 		return strconv.AppendUint(dst, a.Value(i), 10)
 	case *array.Float64:
-		return appendJSONFloat(dst, a.Value(i), 64)
+		return jsontext.AppendFloat(dst, a.Value(i), 64)
 	case *array.Float32:
-		return appendJSONFloat(dst, float64(a.Value(i)), 32)
+		return jsontext.AppendFloat(dst, float64(a.Value(i)), 32)
 	case *array.Float16:
-		return appendJSONFloat(dst, float64(a.Value(i).Float32()), 32)
+		return jsontext.AppendFloat(dst, float64(a.Value(i).Float32()), 32)
 	case *array.Boolean:
 		return strconv.AppendBool(dst, a.Value(i))
 	case *array.Timestamp:
 		unit := a.DataType().(*arrow.TimestampType).Unit
-		return appendJSONTime(dst, a.Value(i).ToTime(unit))
+		return jsontext.AppendTime(dst, a.Value(i).ToTime(unit))
 	case *array.Date32:
 		return append(a.Value(i).ToTime().UTC().AppendFormat(append(dst, '"'), "2006-01-02"), '"')
 	case *array.Date64:
 		return append(a.Value(i).ToTime().UTC().AppendFormat(append(dst, '"'), "2006-01-02"), '"')
 	case *array.Binary:
-		return appendJSONBase64(dst, a.Value(i))
+		return jsontext.AppendBase64(dst, a.Value(i))
 	case *array.LargeBinary:
-		return appendJSONBase64(dst, a.Value(i))
+		return jsontext.AppendBase64(dst, a.Value(i))
 	case *array.FixedSizeBinary:
-		return appendJSONBase64(dst, a.Value(i))
+		return jsontext.AppendBase64(dst, a.Value(i))
 	case *array.Decimal128:
 		return append(dst, a.Value(i).ToString(a.DataType().(*arrow.Decimal128Type).Scale)...)
 	case *array.Decimal256:
@@ -163,7 +161,7 @@ func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 			if k > 0 {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONString(dst, st.Field(k).Name)
+			dst = jsontext.AppendString(dst, st.Field(k).Name)
 			dst = append(dst, ':')
 			dst = AppendJSONValue(dst, a.Field(k), i)
 		}
@@ -177,9 +175,9 @@ func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 				dst = append(dst, ',')
 			}
 			if s, ok := keys.(*array.String); ok {
-				dst = appendJSONString(dst, s.Value(int(j)))
+				dst = jsontext.AppendString(dst, s.Value(int(j)))
 			} else {
-				dst = appendJSONString(dst, fmt.Sprint(ValueAt(keys, int(j))))
+				dst = jsontext.AppendString(dst, fmt.Sprint(ValueAt(keys, int(j))))
 			}
 			dst = append(dst, ':')
 			dst = AppendJSONValue(dst, items, int(j))
@@ -199,112 +197,7 @@ func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 	case *array.Dictionary:
 		return AppendJSONValue(dst, a.Dictionary(), a.GetValueIndex(i))
 	}
-	return appendJSONString(dst, arr.ValueStr(i))
-}
-
-func appendJSONFloat(dst []byte, f float64, bits int) []byte {
-	switch {
-	case math.IsNaN(f):
-		return append(dst, `"NaN"`...)
-	case math.IsInf(f, 1):
-		return append(dst, `"Infinity"`...)
-	case math.IsInf(f, -1):
-		return append(dst, `"-Infinity"`...)
-	}
-	// encoding/json's format choice, plus ".0" on integral values so the
-	// column reads back as double.
-	abs := math.Abs(f)
-	format := byte('f')
-	if abs != 0 && (abs < 1e-6 || abs >= 1e21) {
-		format = 'e'
-	}
-	start := len(dst)
-	dst = strconv.AppendFloat(dst, f, format, -1, bits)
-	if format == 'e' {
-		return dst
-	}
-	for _, c := range dst[start:] {
-		if c == '.' {
-			return dst
-		}
-	}
-	return append(dst, ".0"...)
-}
-
-// appendJSONTime writes t in UTC with milliseconds, or with the full
-// fraction when it is finer than a millisecond.
-func appendJSONTime(dst []byte, t time.Time) []byte {
-	t = t.UTC()
-	dst = append(dst, '"')
-	if t.Nanosecond()%int(time.Millisecond) == 0 {
-		dst = t.AppendFormat(dst, "2006-01-02T15:04:05.000Z07:00")
-	} else {
-		dst = t.AppendFormat(dst, time.RFC3339Nano)
-	}
-	return append(dst, '"')
-}
-
-func appendJSONBase64(dst []byte, b []byte) []byte {
-	dst = append(dst, '"')
-	dst = base64.StdEncoding.AppendEncode(dst, b)
-	return append(dst, '"')
-}
-
-// jsonSafe marks bytes that may be copied into a JSON string as they are.
-var jsonSafe = func() (t [256]bool) {
-	for c := 0x20; c < 0x80; c++ {
-		t[c] = c != '"' && c != '\\'
-	}
-	return t
-}()
-
-const hexDigits = "0123456789abcdef"
-
-// appendJSONString quotes s as a JSON string. Invalid UTF-8 becomes U+FFFD so
-// the output is always valid JSON.
-func appendJSONString(dst []byte, s string) []byte {
-	dst = append(dst, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if jsonSafe[c] {
-			i++
-			continue
-		}
-		if c >= utf8.RuneSelf {
-			r, size := utf8.DecodeRuneInString(s[i:])
-			if r == utf8.RuneError && size == 1 {
-				dst = append(dst, s[start:i]...)
-				dst = append(dst, `\ufffd`...)
-				i++
-				start = i
-				continue
-			}
-			i += size
-			continue
-		}
-		dst = append(dst, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			dst = append(dst, '\\', c)
-		case '\n':
-			dst = append(dst, '\\', 'n')
-		case '\r':
-			dst = append(dst, '\\', 'r')
-		case '\t':
-			dst = append(dst, '\\', 't')
-		case '\b':
-			dst = append(dst, '\\', 'b')
-		case '\f':
-			dst = append(dst, '\\', 'f')
-		default:
-			dst = append(dst, '\\', 'u', '0', '0', hexDigits[c>>4], hexDigits[c&0xf])
-		}
-		i++
-		start = i
-	}
-	dst = append(dst, s[start:]...)
-	return append(dst, '"')
+	return jsontext.AppendString(dst, arr.ValueStr(i))
 }
 
 // EachRowJSON calls fn with each row as a JSON object: keys in schema order,
@@ -338,7 +231,7 @@ func NewRowJSON(schema *arrow.Schema) *RowJSON {
 	fields := schema.Fields()
 	keys := make([][]byte, len(fields))
 	for i, fd := range fields {
-		k := appendJSONString(nil, fd.Name)
+		k := jsontext.AppendString(nil, fd.Name)
 		keys[i] = append(k, ':')
 	}
 	return &RowJSON{keys: keys}

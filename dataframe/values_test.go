@@ -1,4 +1,4 @@
-package dataframe
+package dataframe_test
 
 import (
 	"fmt"
@@ -10,18 +10,21 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // buildValuesFrame makes a two-row frame with one column of each kind the
 // JSON builder produces, built directly with Arrow builders.
-func buildValuesFrame(t *testing.T, mem memory.Allocator) *Frame {
+func buildValuesFrame(t *testing.T, mem memory.Allocator) *dataframe.Frame {
 	t.Helper()
 	schema := arrow.NewSchema([]arrow.Field{
 		nf("s", arrow.BinaryTypes.String),
 		nf("l", arrow.PrimitiveTypes.Int64),
 		nf("d", arrow.PrimitiveTypes.Float64),
 		nf("b", arrow.FixedWidthTypes.Boolean),
-		nf("ts", TimestampType),
+		nf("ts", dataframe.TimestampType),
 		nf("bin", arrow.BinaryTypes.Binary),
 		nf("st", arrow.StructOf(nf("x", arrow.PrimitiveTypes.Int64), nf("y", arrow.BinaryTypes.String))),
 		nf("arr", arrow.ListOf(arrow.PrimitiveTypes.Int64)),
@@ -45,7 +48,7 @@ func buildValuesFrame(t *testing.T, mem memory.Allocator) *Frame {
 	lb.ValueBuilder().(*array.Int64Builder).AppendValues([]int64{1, 2}, nil)
 	lb.Append(true)
 	rec := rb.NewRecord()
-	f, err := New(schema, rec)
+	f, err := dataframe.New(schema, rec)
 	require.NoError(t, err)
 	return f
 }
@@ -82,7 +85,7 @@ func TestValueAt(t *testing.T) {
 	rec := f.Records()[0]
 	got := make([]any, rec.NumCols())
 	for c := range got {
-		got[c] = ValueAt(rec.Column(c), 0)
+		got[c] = dataframe.ValueAt(rec.Column(c), 0)
 	}
 	require.Equal(t, []any{
 		"é \"q\"\n\x01", int64(math.MaxInt64), 4.0, true,
@@ -93,7 +96,7 @@ func TestValueAt(t *testing.T) {
 		if c == 2 || c == 3 || c == 7 {
 			continue
 		}
-		require.Nil(t, ValueAt(rec.Column(c), 1), "column %d", c)
+		require.Nil(t, dataframe.ValueAt(rec.Column(c), 1), "column %d", c)
 	}
 }
 
@@ -118,6 +121,6 @@ func TestAppendJSONFloat(t *testing.T) {
 	for f, want := range map[float64]string{
 		4: "4.0", -0.5: "-0.5", 1e21: "1e+21", 1e-7: "1e-07", 123456789012: "123456789012.0", math.Inf(1): `"Infinity"`,
 	} {
-		require.Equal(t, want, string(appendJSONFloat(nil, f, 64)))
+		require.Equal(t, want, string(jsontext.AppendFloat(nil, f, 64)))
 	}
 }

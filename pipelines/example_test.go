@@ -8,7 +8,7 @@ import (
 
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors/parquet"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/pipelines"
 )
 
@@ -51,7 +51,7 @@ func ExampleRun() {
 	dir, _ := os.MkdirTemp("", "sluice-example")
 	defer os.RemoveAll(dir)
 	// A small Parquet file to read.
-	in, _ := dataframe.FromValues([]string{"id", "status"}, [][]any{{int64(1), "FAILED"}, {int64(2), "SUCCESS"}, {int64(3), "FAILED"}})
+	in, _ := jsonframe.FromValues([]string{"id", "status"}, [][]any{{int64(1), "FAILED"}, {int64(2), "SUCCESS"}, {int64(3), "FAILED"}})
 	_ = parquet.WriteFileAtomic(filepath.Join(dir, "in.parquet"), in, "")
 	in.Release()
 

@@ -27,6 +27,7 @@ import (
 	_ "github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/notifications"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 	"github.com/sluicedata/sluice/pipelines"
@@ -88,7 +89,7 @@ func sourceParquet(t testing.TB, dir string) string {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("testdata", "youtube_subscriptions_by_channel_p1.json"))
 	require.NoError(t, err)
-	f, err := dataframe.ReadJSON(doc, dataframe.JSONOptions{})
+	f, err := jsonframe.ReadDocument(doc, jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	path := filepath.Join(dir, "page.parquet")

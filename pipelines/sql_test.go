@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -75,7 +76,7 @@ func TestQueryAndFilterErrors(t *testing.T) {
 func TestFilterSemantics(t *testing.T) {
 	t.Parallel()
 	ts := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)
-	f, err := dataframe.FromValues([]string{"id", "s", "n", "f", "b", "t"}, [][]any{
+	f, err := jsonframe.FromValues([]string{"id", "s", "n", "f", "b", "t"}, [][]any{
 		{int64(1), "FAILED", int64(3), 2.5, true, ts},
 		{int64(2), "SUCCESS", int64(1), 0.5, false, ts.Add(-48 * time.Hour)},
 		{int64(3), nil, nil, nil, nil, nil},

@@ -15,6 +15,7 @@ import (
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/pipelines"
 )
 
@@ -62,7 +63,7 @@ func (s fileSession) ReadStream(ctx context.Context, name string, props map[stri
 		return s.Session.ReadStream(ctx, name, props)
 	}
 	// Blocks of 256 KiB of lines: batches of about two thousand records.
-	return dataframe.OpenNDJSON(ctx, props["path"].(string), dataframe.JSONOptions{Allocator: s.mem, BlockBytes: 256 << 10})
+	return jsonframe.OpenNDJSON(ctx, props["path"].(string), jsonframe.Options{Allocator: s.mem, BlockBytes: 256 << 10})
 }
 
 // writeEvents writes n NDJSON records; the one at bad (if ≥ 0) has a null

@@ -4,13 +4,13 @@ import (
 	"context"
 	"path/filepath"
 	"strings"
-
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/fileio"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/pipelines"
 )
 
@@ -85,7 +85,7 @@ steps:
 // path.
 func writeNDJSON(t *testing.T, dir, name, rows string) string {
 	t.Helper()
-	f, err := dataframe.ReadNDJSON([]byte(rows), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(rows), jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	path := filepath.Join(dir, strings.TrimSuffix(name, ".ndjson")+".parquet")

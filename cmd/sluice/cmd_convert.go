@@ -4,8 +4,8 @@ import (
 	"context"
 	"flag"
 
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func init() {
@@ -50,7 +50,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	if err := sample.validate(); err != nil {
 		return err
 	}
-	if rs := sample.settings(); rs != (dataframe.ReadSettings{}) && inFormat != "json" && inFormat != "ndjson" {
+	if rs := sample.settings(); rs != (jsonframe.ReadSettings{}) && inFormat != "json" && inFormat != "ndjson" {
 		return usagef("--sample-rows, --strict and --mode apply to JSON input only, not %s", in)
 	}
 	pq := fileio.ParquetOptions{Compression: *compression, RowGroupRows: *rowGroup}
@@ -79,7 +79,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 
-	var stats dataframe.ReadStats
+	var stats jsonframe.ReadStats
 	s, err := fileio.OpenFile(ctx, in, fileio.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Mode: sample.settings().Mode, Stats: &stats})
 	if err != nil {
 		return err

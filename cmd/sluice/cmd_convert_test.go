@@ -10,6 +10,7 @@ import (
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // The fixture lives with the dataframe IO tests (see its NOTICE.md).
@@ -28,7 +29,7 @@ func TestConvertFormats(t *testing.T) {
 
 	doc, err := os.ReadFile(subscriptionsFixture)
 	require.NoError(t, err)
-	want, err := dataframe.ReadJSON(doc, dataframe.JSONOptions{RecordsPath: "items"})
+	want, err := jsonframe.ReadDocument(doc, jsonframe.Options{RecordsPath: "items"})
 	require.NoError(t, err)
 	defer want.Release()
 

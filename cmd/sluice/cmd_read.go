@@ -5,7 +5,7 @@ import (
 	"strings"
 
 	"github.com/sluicedata/sluice/catalog"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func init() {
@@ -52,7 +52,7 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	// An incremental table's state moves only once the rows are delivered:
 	// the -o file in place. Printed rows are not a delivery.
 	d := &catalog.Delivery{FullRefresh: *fullRefresh}
-	ctx, stats := dataframe.WithReadSettings(ctx, smp.settings())
+	ctx, stats := jsonframe.WithReadSettings(ctx, smp.settings())
 	pctx, prog := startReadProgress(catalog.WithDelivery(ctx, d), env, "reading "+name)
 	s.SetLogOutput(prog.logWriter(env.stderr))
 	f, err := s.Read(pctx, name, props)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/connectors/parquet"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // runCLI runs `sluice args…` in-process with the given environment.
@@ -33,7 +33,7 @@ func writePipeline(t *testing.T, dir, src string) string {
 func TestRunCommand(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	src, err := dataframe.FromValues([]string{"id", "status"}, [][]any{{int64(1), "FAILED"}, {int64(2), "SUCCESS"}, {int64(3), "FAILED"}})
+	src, err := jsonframe.FromValues([]string{"id", "status"}, [][]any{{int64(1), "FAILED"}, {int64(2), "SUCCESS"}, {int64(3), "FAILED"}})
 	require.NoError(t, err)
 	defer src.Release()
 	in := filepath.Join(tmp, "in.parquet")
@@ -112,7 +112,7 @@ func TestRunCommandErrors(t *testing.T) {
 func TestRunCommandCatalog(t *testing.T) {
 	t.Parallel()
 	tmp := t.TempDir()
-	src, err := dataframe.FromValues([]string{"n"}, [][]any{{int64(7)}})
+	src, err := jsonframe.FromValues([]string{"n"}, [][]any{{int64(7)}})
 	require.NoError(t, err)
 	defer src.Release()
 	require.NoError(t, parquet.WriteFileAtomic(filepath.Join(tmp, "t.parquet"), src, ""))
@@ -158,4 +158,44 @@ steps:
 	require.Contains(t, stderr, `table not found: lake.sbus (did you mean "lake.subs"?)`)
 	_, err := os.Stat(out)
 	require.ErrorIs(t, err, os.ErrNotExist)
+}
+
+// A dry run checks the columns steps use against the tables' declared
+// columns, and says which tables declare none.
+func TestRunDryRunChecksColumns(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	env := map[string]string{"SLUICE_CATALOG": filepath.Join(tmp, "cat")}
+	code, _, stderr := runCLI(t, env, "sql", "-e",
+		`CREATE TABLE hr.employees (id long, name string, salary double) TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='`+filepath.Join(tmp, "emp.parquet")+`');
+		 CREATE TABLE lake.raw TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='`+filepath.Join(tmp, "raw.parquet")+`')`)
+	require.Equal(t, 0, code, stderr)
+	pipeline := func(filter, sel string) string {
+		return writePipeline(t, tmp, `
+name: columns
+steps:
+  - id: emp
+    read: hr.employees
+  - id: raw
+    read: lake.raw
+  - from: emp
+    filter: `+filter+`
+  - select: [`+sel+`]
+  - from: raw
+    select: [whatever]
+`)
+	}
+	bad := pipeline("salry > 10", "id, nmae")
+	code, stdout, stderr := runCLI(t, env, "run", bad, "--dry-run")
+	require.Equal(t, 1, code, stderr)
+	require.Empty(t, stdout, "no plan for a pipeline that cannot run")
+	require.Contains(t, stderr, `step 3 (filter): line 1, column 1: unknown column salry (did you mean salary?)`)
+	require.NotContains(t, stderr, "nmae", "a step after a mistake is not checked against a guess")
+	require.NotContains(t, stderr, "whatever")
+
+	good := pipeline("salary > 10", "id, name")
+	code, stdout, stderr = runCLI(t, env, "run", good, "--dry-run")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "columns: checked against the declared columns of hr.employees\n")
+	require.Contains(t, stdout, `columns: step 2 "raw" (read) reads lake.raw, which declares no columns: the steps that use its columns are not checked`)
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // sampleFlags are the JSON read flags: --sample-rows N and --strict infer
@@ -32,8 +32,8 @@ func (o *sampleFlags) validate() error {
 	}
 	o.mode = strings.ToUpper(o.mode)
 	switch o.mode {
-	case dataframe.ModeFailFast:
-	case dataframe.ModePermissive, dataframe.ModeDropMalformed:
+	case jsonframe.ModeFailFast:
+	case jsonframe.ModePermissive, jsonframe.ModeDropMalformed:
 		if o.rows > 0 {
 			return usagef("--mode %s does not combine with --sample-rows", o.mode)
 		}
@@ -43,9 +43,9 @@ func (o *sampleFlags) validate() error {
 	return nil
 }
 
-func (o *sampleFlags) settings() dataframe.ReadSettings {
-	rs := dataframe.ReadSettings{SampleRows: o.rows, Strict: o.strict}
-	if o.mode != dataframe.ModeFailFast {
+func (o *sampleFlags) settings() jsonframe.ReadSettings {
+	rs := jsonframe.ReadSettings{SampleRows: o.rows, Strict: o.strict}
+	if o.mode != jsonframe.ModeFailFast {
 		rs.Mode = o.mode
 	}
 	return rs
@@ -53,7 +53,7 @@ func (o *sampleFlags) settings() dataframe.ReadSettings {
 
 // note is the summary of what a sampled or lenient read dropped, "" when
 // nothing.
-func (o *sampleFlags) note(st *dataframe.ReadStats) string {
+func (o *sampleFlags) note(st *jsonframe.ReadStats) string {
 	if st == nil {
 		return ""
 	}
@@ -64,7 +64,7 @@ func (o *sampleFlags) note(st *dataframe.ReadStats) string {
 	}
 	if st.Malformed > 0 {
 		what := "kept in _corrupt_record"
-		if o.mode == dataframe.ModeDropMalformed {
+		if o.mode == jsonframe.ModeDropMalformed {
 			what = "left out"
 		}
 		parts = append(parts, fmt.Sprintf("%d malformed %s %s", st.Malformed, plural(st.Malformed, "record"), what))

@@ -13,6 +13,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/connectortest"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // memConnector keeps datasets in memory as NDJSON, keyed by the property
@@ -37,7 +38,7 @@ func (m *memConnector) Read(ctx context.Context, ds *connectors.Dataset) (*dataf
 	if !ok {
 		return nil, red.Error(fmt.Errorf("reading %s (password %s): %w", ds.Name, ds.Props["mem.password"], errNoDataset))
 	}
-	return dataframe.ReadNDJSON(b, dataframe.JSONOptions{})
+	return jsonframe.ReadNDJSON(b, jsonframe.Options{})
 }
 
 func (m *memConnector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {
@@ -72,7 +73,7 @@ func (m *memConnector) Validate(_ []connectors.Field, props connectors.Props) er
 func init() { connectors.Register("MEMTEST", &memConnector{data: map[string][]byte{}}) }
 
 func TestRunAgainstInMemoryConnector(t *testing.T) {
-	want, err := dataframe.ReadJSON([]byte(`[{"id":1,"tags":["a"],"s":{"x":1.5}},{"id":2,"tags":[],"s":null}]`), dataframe.JSONOptions{})
+	want, err := jsonframe.ReadDocument([]byte(`[{"id":1,"tags":["a"],"s":{"x":1.5}},{"id":2,"tags":[],"s":null}]`), jsonframe.Options{})
 	require.NoError(t, err)
 	t.Cleanup(want.Release)
 	n := 0

@@ -10,7 +10,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/parquet"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // BenchmarkPartitionedWrite writes 200k rows into 50 Hive partitions and
@@ -21,7 +21,7 @@ func BenchmarkPartitionedWrite(b *testing.B) {
 	for i := range rows {
 		rows[i] = []any{int64(i), fmt.Sprintf("region-%02d", i%parts), fmt.Sprintf("payload text %d", i)}
 	}
-	f, err := dataframe.FromValues([]string{"id", "region", "text"}, rows)
+	f, err := jsonframe.FromValues([]string{"id", "region", "text"}, rows)
 	require.NoError(b, err)
 	defer f.Release()
 	ctx := context.Background()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func mergeDS(path string, extra ...string) *connectors.Dataset {
@@ -25,7 +26,7 @@ func mergeDS(path string, extra ...string) *connectors.Dataset {
 
 func rowsOf(t *testing.T, cols []string, rows ...[]any) *dataframe.Frame {
 	t.Helper()
-	f, err := dataframe.FromValues(cols, rows)
+	f, err := jsonframe.FromValues(cols, rows)
 	require.NoError(t, err)
 	return f
 }
@@ -73,7 +74,7 @@ func TestMergeFileAndDirectory(t *testing.T) {
 		require.NoError(t, writeMerge(t, ds, rowsOf(t, cols, []any{int64(3), "c", "d2"})))
 		require.Equal(t, got, readJSON(t, ds))
 		// An empty frame (a quiet day, no columns at all) changes nothing.
-		empty, err := dataframe.FromValues(nil, nil)
+		empty, err := jsonframe.FromValues(nil, nil)
 		require.NoError(t, err)
 		require.NoError(t, writeMerge(t, ds, empty))
 		require.Equal(t, got, readJSON(t, ds))

@@ -14,20 +14,21 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/parquet"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func fixture(t *testing.T) *dataframe.Frame {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("testdata", "youtube_subscriptions_by_channel_p1.json"))
 	require.NoError(t, err)
-	f, err := dataframe.ReadJSON(doc, dataframe.JSONOptions{RecordsPath: "items"})
+	f, err := jsonframe.ReadDocument(doc, jsonframe.Options{RecordsPath: "items"})
 	require.NoError(t, err)
 	return f
 }
 
 func frameOf(t *testing.T, cols []string, rows ...[]any) *dataframe.Frame {
 	t.Helper()
-	f, err := dataframe.FromValues(cols, rows)
+	f, err := jsonframe.FromValues(cols, rows)
 	require.NoError(t, err)
 	return f
 }
@@ -288,7 +289,7 @@ func TestNoLeaks(t *testing.T) {
 	t.Parallel()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	f, err := dataframe.FromValuesWithAllocator(mem, []string{"k", "v"}, [][]any{{"a", int64(1)}, {"b", int64(2)}, {"a", int64(3)}})
+	f, err := jsonframe.FromValuesWithAllocator(mem, []string{"k", "v"}, [][]any{{"a", int64(1)}, {"b", int64(2)}, {"a", int64(3)}})
 	require.NoError(t, err)
 	defer f.Release()
 	groups, err := parquet.Partition(f, []string{"k"})

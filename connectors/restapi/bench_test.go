@@ -3,7 +3,6 @@ package restapi_test
 import (
 	"bytes"
 	"context"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -14,7 +13,8 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi/restapitest"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 var (
@@ -79,7 +79,7 @@ func BenchmarkReadListingInMemory(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		f, err := dataframe.ReadJSON(body, dataframe.JSONOptions{RecordsPath: "items"})
+		f, err := jsonframe.ReadDocument(body, jsonframe.Options{RecordsPath: "items"})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -13,7 +13,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/connectortest"
 	"github.com/sluicedata/sluice/connectors/restapi"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // storeServer is a tiny REST collection behind a key and a bearer token:
@@ -61,10 +61,10 @@ func storeProps(base string) connectors.Props {
 }
 
 func TestConformance(t *testing.T) {
-	want, err := dataframe.ReadJSON([]byte(`[
+	want, err := jsonframe.ReadDocument([]byte(`[
 		{"id":1,"snippet":{"title":"TEDx Talks","tags":["a","b"]},"score":0.5},
 		{"id":2,"snippet":{"title":"Google Developers","tags":[]},"score":null}
-	]`), dataframe.JSONOptions{})
+	]`), jsonframe.Options{})
 	require.NoError(t, err)
 	t.Cleanup(want.Release)
 

@@ -5,20 +5,21 @@ import (
 	"errors"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // readPages parses the pages of a parsed-mode read into one frame, with the
-// JSON read settings ctx carries (dataframe.WithReadSettings: `sluice read
+// JSON read settings ctx carries (jsonframe.WithReadSettings: `sluice read
 // --sample-rows/--strict/--mode`; see docs/inference.md#sampling).
 func readPages(ctx context.Context, pages [][]byte, recordsPath string) (*dataframe.Frame, error) {
-	return dataframe.ReadJSONDocuments(pages, dataframe.ReadSettingsFrom(ctx, dataframe.JSONOptions{RecordsPath: recordsPath}))
+	return jsonframe.ReadDocuments(pages, jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{RecordsPath: recordsPath}))
 }
 
 // pageSyntaxError finds the page of an invalid-JSON error and returns the
 // error worded for one page ("page 2" is said by the caller; the reader's
 // own 0-based "in document 1" would contradict it).
 func pageSyntaxError(err error) (int, error, bool) {
-	var se *dataframe.SyntaxError
+	var se *jsonframe.SyntaxError
 	if !errors.As(err, &se) {
 		return 0, err, false
 	}

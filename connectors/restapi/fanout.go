@@ -9,6 +9,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 var _ connectors.FanoutReader = (*Connector)(nil)
@@ -179,7 +180,7 @@ loop:
 		fmt.Fprintf(warn, "sluice: warning: skipped %d of %d parent values\n", skipped, len(values))
 	}
 	if len(frames) == 0 {
-		return dataframe.FromValues(nil, nil)
+		return jsonframe.FromValues(nil, nil)
 	}
 	out, err := dataframe.Concat(frames...)
 	if err != nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // childAPI serves GET /channels/{id}/videos: two pages per channel (the
@@ -92,7 +93,7 @@ func parentOf(t testing.TB, ids ...any) *dataframe.Frame {
 		b.Write(v)
 		b.WriteByte('\n')
 	}
-	f, err := dataframe.ReadNDJSON([]byte(b.String()), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(b.String()), jsonframe.Options{})
 	require.NoError(t, err)
 	return f
 }

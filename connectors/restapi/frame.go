@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // ErrResponseError is returned (wrapped) for a 2xx page that reports an
@@ -108,9 +109,9 @@ func (r *reader) ndjsonFrame(ctx context.Context) (*dataframe.Frame, error) {
 		buf.Write(p.body)
 		buf.WriteByte('\n')
 	}
-	f, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.ReadSettingsFrom(ctx, dataframe.JSONOptions{}))
+	f, err := jsonframe.ReadNDJSON(buf.Bytes(), jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{}))
 	if err != nil {
-		var se *dataframe.SyntaxError
+		var se *jsonframe.SyntaxError
 		if errors.As(err, &se) {
 			i, _ := slices.BinarySearch(starts, se.Offset+1)
 			i-- // the last page starting at or before the offset
@@ -153,7 +154,7 @@ func (r *reader) csvFrame() (*dataframe.Frame, error) {
 		rows = append(rows, recs[1:]...)
 	}
 	if header == nil {
-		return dataframe.FromValues([]string{PayloadColumn}, nil)
+		return jsonframe.FromValues([]string{PayloadColumn}, nil)
 	}
 	if r.rc.parse {
 		var buf bytes.Buffer
@@ -172,5 +173,5 @@ func (r *reader) csvFrame() (*dataframe.Frame, error) {
 		}
 		vals[i] = v
 	}
-	return dataframe.FromValues(header, vals)
+	return jsonframe.FromValues(header, vals)
 }

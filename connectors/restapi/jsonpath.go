@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/jsonpath"
 )
 
 // jsonPath is a dotted path into a response (see docs/restapi.md#dotted-paths):
@@ -46,7 +46,7 @@ func parsePath(s string) (jsonPath, error) {
 func (p jsonPath) isZero() bool { return p.text == "" }
 
 // lookup returns the raw JSON at the path; found is false when it is absent
-// (null is found). Invalid JSON is a *dataframe.SyntaxError.
+// (null is found). Invalid JSON is a *jsonframe.SyntaxError.
 func (p jsonPath) lookup(doc []byte) ([]byte, bool, error) {
 	raw, found, _, err := p.lookupKeyed(doc)
 	return raw, found, err
@@ -57,12 +57,12 @@ func (p jsonPath) lookup(doc []byte) ([]byte, bool, error) {
 // whole key or with escapes.
 func (p jsonPath) lookupKeyed(doc []byte) (raw []byte, found, plain bool, err error) {
 	if len(p.segs) > 1 {
-		raw, found, err := dataframe.JSONLookupPath(doc, []string{p.whole})
+		raw, found, err := jsonpath.LookupPath(doc, []string{p.whole})
 		if err != nil || found {
 			return raw, found, false, err
 		}
 	}
-	raw, found, err = dataframe.JSONLookupPath(doc, p.segs)
+	raw, found, err = jsonpath.LookupPath(doc, p.segs)
 	return raw, found, !strings.Contains(p.text, `\`), err
 }
 

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata")
@@ -144,7 +145,7 @@ func TestReadParsedInvalidJSON(t *testing.T) {
 			}
 			_, err := read(t, props, nil)
 			require.Error(t, err)
-			var se *dataframe.SyntaxError
+			var se *jsonframe.SyntaxError
 			require.ErrorAs(t, err, &se)
 			off := int64(strings.Index(bad, "tru"))
 			require.GreaterOrEqual(t, se.Offset, off, "the offset points into the bad token, page-relative")

@@ -12,6 +12,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func write(t *testing.T, props connectors.Props, f *dataframe.Frame, log io.Writer) (connectors.WriteResult, error) {
@@ -62,10 +63,10 @@ func TestWriteUsePayload(t *testing.T) {
 func TestWriteRowsAsJSONObjects(t *testing.T) {
 	t.Parallel()
 	u, rec := okServer(t)
-	f, err := dataframe.ReadJSON([]byte(`[
+	f, err := jsonframe.ReadDocument([]byte(`[
 		{"id":1,"snippet":{"title":"a \"q\"","tags":["x","y"]},"payload":"p1"},
 		{"id":2,"snippet":null,"payload":"p2","score":2.5}
-	]`), dataframe.JSONOptions{})
+	]`), jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	res, err := write(t, writeProps(u, "svc.restapi.write.mode", "put"), f, nil)
@@ -81,7 +82,7 @@ func TestWriteRowsAsJSONObjects(t *testing.T) {
 func TestWriteUsePayloadNeedsColumn(t *testing.T) {
 	t.Parallel()
 	u, rec := okServer(t)
-	f, err := dataframe.ReadJSON([]byte(`{"id":1}`), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadDocument([]byte(`{"id":1}`), jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	_, err = write(t, writeProps(u, "svc.restapi.use.payload", "true"), f, nil)
@@ -92,7 +93,7 @@ func TestWriteUsePayloadNeedsColumn(t *testing.T) {
 func TestWriteNullPayloadStops(t *testing.T) {
 	t.Parallel()
 	u, rec := okServer(t)
-	f, err := dataframe.ReadJSON([]byte(`[{"payload":"a"},{"payload":null},{"payload":"c"}]`), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadDocument([]byte(`[{"payload":"a"},{"payload":null},{"payload":"c"}]`), jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	res, err := write(t, writeProps(u, "svc.restapi.use.payload", "true"), f, nil)

@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func ExampleWriteCSV() {
-	f, err := dataframe.ReadJSON([]byte(`[{"a": 1, "b": "x, y", "c": {"d": [1, 2]}}, {"a": null, "b": "", "c": null}]`), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadDocument([]byte(`[{"a": 1, "b": "x, y", "c": {"d": [1, 2]}}, {"a": null, "b": "", "c": null}]`), jsonframe.Options{})
 	if err != nil {
 		panic(err)
 	}
@@ -28,7 +28,7 @@ func ExampleWriteFile() {
 		panic(err)
 	}
 	defer os.RemoveAll(dir)
-	f, err := dataframe.ReadJSON([]byte(`{"items": [{"id": "a", "n": 1}, {"id": "b", "n": 2}]}`), dataframe.JSONOptions{RecordsPath: "items"})
+	f, err := jsonframe.ReadDocument([]byte(`{"items": [{"id": "a", "n": 1}, {"id": "b", "n": 2}]}`), jsonframe.Options{RecordsPath: "items"})
 	if err != nil {
 		panic(err)
 	}

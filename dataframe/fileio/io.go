@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
@@ -30,11 +31,11 @@ type FileOptions struct {
 	// Allocator backs the frame's buffers. Defaults to memory.DefaultAllocator.
 	Allocator memory.Allocator
 	// SampleRows, Strict, Mode and Stats apply to JSON input as in
-	// dataframe.JSONOptions (see docs/inference.md#sampling).
+	// jsonframe.Options (see docs/inference.md#sampling).
 	SampleRows int
 	Strict     bool
 	Mode       string
-	Stats      *dataframe.ReadStats
+	Stats      *jsonframe.ReadStats
 }
 
 func (o FileOptions) allocator() memory.Allocator {
@@ -92,7 +93,7 @@ func unknownFormat(path, ext, want string) error {
 }
 
 // ReadFile reads a file into a frame, choosing the format by extension:
-// .json (one JSON document, inferred as dataframe.ReadJSON does; RecordsPath picks the
+// .json (one JSON document, inferred as jsonframe.ReadDocument does; RecordsPath picks the
 // rows), .ndjson and .jsonl (JSON lines), .csv (header row, types inferred),
 // .parquet and .arrow (Arrow IPC file format). The whole file ends up in
 // memory; OpenFile streams it instead. The caller releases the frame.
@@ -106,12 +107,12 @@ func ReadFile(path string, o FileOptions) (*dataframe.Frame, error) {
 			return nil, err
 		}
 		var f *dataframe.Frame
-		jo := dataframe.JSONOptions{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Mode: o.Mode, Stats: o.Stats}
+		jo := jsonframe.Options{Allocator: mem, SampleRows: o.SampleRows, Strict: o.Strict, Mode: o.Mode, Stats: o.Stats}
 		if format == formatJSON {
 			jo.RecordsPath = o.RecordsPath
-			f, err = dataframe.ReadJSON(data, jo)
+			f, err = jsonframe.ReadDocument(data, jo)
 		} else {
-			f, err = dataframe.ReadNDJSON(data, jo)
+			f, err = jsonframe.ReadNDJSON(data, jo)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("reading %s: %w", path, err)

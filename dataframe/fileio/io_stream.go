@@ -3,11 +3,13 @@ package fileio
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
@@ -109,9 +111,9 @@ func OpenFile(ctx context.Context, path string, o FileOptions) (dataframe.Stream
 	mem := o.allocator()
 	switch format {
 	case formatNDJSON:
-		jo := dataframe.JSONOptions{Allocator: o.Allocator, Mode: o.Mode, Stats: o.Stats}
-		if o.SampleRows == 0 && (o.Mode == "" || strings.EqualFold(o.Mode, dataframe.ModeFailFast)) {
-			return dataframe.OpenNDJSON(ctx, path, jo)
+		jo := jsonframe.Options{Allocator: o.Allocator, Mode: o.Mode, Stats: o.Stats}
+		if o.SampleRows == 0 && (o.Mode == "" || strings.EqualFold(o.Mode, jsonframe.ModeFailFast)) {
+			return jsonframe.OpenNDJSON(ctx, path, jo)
 		}
 		// Sampling and the malformed-record modes read the file whole.
 		f, err := ReadFile(path, o)

@@ -2,14 +2,16 @@ package fileio
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"os"
 	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func TestWriteReadFileFormats(t *testing.T) {
@@ -26,7 +28,7 @@ func TestWriteReadFileFormats(t *testing.T) {
 				// exactly.
 				var buf bytes.Buffer
 				require.NoError(t, WriteNDJSON(&buf, f))
-				inferred, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.JSONOptions{Allocator: mem})
+				inferred, err := jsonframe.ReadNDJSON(buf.Bytes(), jsonframe.Options{Allocator: mem})
 				require.NoError(t, err)
 				defer inferred.Release()
 				f = inferred

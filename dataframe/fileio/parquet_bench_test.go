@@ -2,11 +2,13 @@ package fileio
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"io"
 	"sync"
 	"testing"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 // ioBenchNDJSON is ~20 MB of generated NDJSON (GenNDJSON), built once.
@@ -20,7 +22,7 @@ var ioBenchNDJSON = sync.OnceValue(func() []byte {
 
 func ioBenchFrame(b *testing.B) *dataframe.Frame {
 	b.Helper()
-	f, err := dataframe.ReadNDJSON(ioBenchNDJSON(), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON(ioBenchNDJSON(), jsonframe.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,7 +62,7 @@ func BenchmarkNDJSONToParquet(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ReportAllocs()
 	for i := 0; i < b.N; i++ {
-		f, err := dataframe.ReadNDJSON(data, dataframe.JSONOptions{})
+		f, err := jsonframe.ReadNDJSON(data, jsonframe.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,8 +3,6 @@ package fileio
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"math/big"
 	"os"
 	"os/exec"
@@ -14,6 +12,10 @@ import (
 	parquetgo "github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // decimalNDJSON has the columns whose Parquet form matters for Spark-exact
@@ -42,7 +44,7 @@ var decimalRows = []string{
 
 func writeDecimalParquet(t *testing.T) []byte {
 	t.Helper()
-	f, err := dataframe.ReadNDJSON([]byte(decimalNDJSON), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON([]byte(decimalNDJSON), jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	require.Equal(t, decimalSchema, dataframe.SchemaString(f.Schema()))

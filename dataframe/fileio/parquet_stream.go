@@ -3,7 +3,6 @@ package fileio
 import (
 	"context"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 	"runtime"
@@ -14,6 +13,9 @@ import (
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/pqarrow"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/batchmem"
 )
 
 // parquetWriter writes a stream as Parquet one record batch at a time:
@@ -50,7 +52,7 @@ func (pw *parquetWriter) open(first arrow.Record) error {
 	if first != nil {
 		sample = []arrow.Record{first}
 	}
-	props, arrProps, err := pw.o.writerProps(dataframe.BatchAllocator(), pw.schema, sample)
+	props, arrProps, err := pw.o.writerProps(batchmem.Allocator(), pw.schema, sample)
 	if err != nil {
 		return err
 	}

@@ -3,10 +3,6 @@ package fileio
 import (
 	"bytes"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
 	"path/filepath"
 	"strings"
@@ -17,6 +13,12 @@ import (
 	parquetgo "github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 func TestParquetRoundTrip(t *testing.T) {
@@ -291,7 +293,7 @@ func TestParquetRoundTripFromJSON(t *testing.T) {
 	defer subs.Release()
 	listing := new(bytes.Buffer)
 	require.NoError(t, datagen.GenListing(listing, 300, 7))
-	gen, err := dataframe.ReadJSON(listing.Bytes(), dataframe.JSONOptions{RecordsPath: "items", Allocator: mem})
+	gen, err := jsonframe.ReadDocument(listing.Bytes(), jsonframe.Options{RecordsPath: "items", Allocator: mem})
 	require.NoError(t, err)
 	defer gen.Release()
 	for _, f := range []*dataframe.Frame{subs, gen} {

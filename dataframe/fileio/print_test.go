@@ -3,9 +3,6 @@ package fileio
 import (
 	"bytes"
 	"flag"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,6 +11,11 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 var ioUpdateGolden = flag.Bool("update-io-golden", false, "rewrite the golden files under testdata/print")
@@ -35,7 +37,7 @@ func ioSubscriptionsFrame(t *testing.T, mem memory.Allocator) *dataframe.Frame {
 	t.Helper()
 	doc, err := os.ReadFile(filepath.Join("testdata", "io", "youtube_subscriptions_by_channel_p1.json"))
 	require.NoError(t, err)
-	f, err := dataframe.ReadJSON(doc, dataframe.JSONOptions{RecordsPath: "items", Allocator: mem})
+	f, err := jsonframe.ReadDocument(doc, jsonframe.Options{RecordsPath: "items", Allocator: mem})
 	require.NoError(t, err)
 	return f
 }
@@ -86,7 +88,7 @@ func TestWriteTableEdges(t *testing.T) {
 
 func TestWriteTableWideCharacters(t *testing.T) {
 	t.Parallel()
-	f, err := dataframe.ReadJSON([]byte(`[{"city":"東京","n":1},{"city":"Zürich","n":22}]`), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadDocument([]byte(`[{"city":"東京","n":1},{"city":"Zürich","n":22}]`), jsonframe.Options{})
 	require.NoError(t, err)
 	defer f.Release()
 	var buf bytes.Buffer
@@ -106,14 +108,14 @@ func TestWriteNDJSONGolden(t *testing.T) {
 	require.Equal(t, int(subs.NumRows()), strings.Count(buf.String(), "\n"))
 
 	// What we print reads back to the same frame.
-	back, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.JSONOptions{Allocator: mem})
+	back, err := jsonframe.ReadNDJSON(buf.Bytes(), jsonframe.Options{Allocator: mem})
 	require.NoError(t, err)
 	defer back.Release()
 	frametest.RequireFramesEqual(t, subs, back)
 
 	buf.Reset()
 	require.NoError(t, WriteJSONArray(&buf, subs))
-	arr, err := dataframe.ReadJSON(buf.Bytes(), dataframe.JSONOptions{Allocator: mem})
+	arr, err := jsonframe.ReadDocument(buf.Bytes(), jsonframe.Options{Allocator: mem})
 	require.NoError(t, err)
 	defer arr.Release()
 	frametest.RequireFramesEqual(t, subs, arr)

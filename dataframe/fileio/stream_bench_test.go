@@ -2,11 +2,12 @@ package fileio
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 // BenchmarkConvertStream is `sluice convert x.ndjson y.parquet` without the
@@ -30,7 +31,7 @@ func BenchmarkConvertStream(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		s, err := dataframe.OpenNDJSON(context.Background(), path, dataframe.JSONOptions{})
+		s, err := jsonframe.OpenNDJSON(context.Background(), path, jsonframe.Options{})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -3,8 +3,6 @@ package fileio
 import (
 	"bytes"
 	"context"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"io"
 	"os"
 	"path/filepath"
@@ -15,6 +13,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/datagen"
 )
 
@@ -28,7 +29,7 @@ func TestStreamsDoNotLeak(t *testing.T) {
 	dir := t.TempDir()
 	ndjson := filepath.Join(dir, "in.ndjson")
 	require.NoError(t, os.WriteFile(ndjson, gen.Bytes(), 0o644))
-	src, err := dataframe.ReadNDJSON(gen.Bytes(), dataframe.JSONOptions{})
+	src, err := jsonframe.ReadNDJSON(gen.Bytes(), jsonframe.Options{})
 	require.NoError(t, err)
 	defer src.Release()
 	rows := src.NumRows()
@@ -45,7 +46,7 @@ func TestStreamsDoNotLeak(t *testing.T) {
 	}
 	open := map[string]func(ctx context.Context, mem memory.Allocator) (dataframe.Stream, error){
 		"ndjson": func(ctx context.Context, mem memory.Allocator) (dataframe.Stream, error) {
-			return dataframe.OpenNDJSON(ctx, ndjson, dataframe.JSONOptions{Allocator: mem, BlockBytes: 4096})
+			return jsonframe.OpenNDJSON(ctx, ndjson, jsonframe.Options{Allocator: mem, BlockBytes: 4096})
 		},
 		"csv": func(ctx context.Context, mem memory.Allocator) (dataframe.Stream, error) {
 			return OpenCSV(ctx, files["csv"], CSVOptions{Allocator: mem})
@@ -57,7 +58,7 @@ func TestStreamsDoNotLeak(t *testing.T) {
 			return OpenArrowIPC(ctx, files["arrow"], mem)
 		},
 		"frame": func(ctx context.Context, mem memory.Allocator) (dataframe.Stream, error) {
-			f, err := dataframe.ReadNDJSON(gen.Bytes(), dataframe.JSONOptions{Allocator: mem})
+			f, err := jsonframe.ReadNDJSON(gen.Bytes(), jsonframe.Options{Allocator: mem})
 			if err != nil {
 				return nil, err
 			}
@@ -111,7 +112,7 @@ func TestWriteStreamCancelledLeavesNothing(t *testing.T) {
 	require.NoError(t, os.WriteFile(in, gen.Bytes(), 0o644))
 	for _, format := range []string{"parquet", "arrow", "csv", "ndjson", "json"} {
 		ctx, cancel := context.WithCancel(context.Background())
-		s, err := dataframe.OpenNDJSON(ctx, in, dataframe.JSONOptions{BlockBytes: 4096})
+		s, err := jsonframe.OpenNDJSON(ctx, in, jsonframe.Options{BlockBytes: 4096})
 		require.NoError(t, err)
 		// Cancel once the first batch is written: the writer is mid-file.
 		cs := &cancelAfter{Stream: s, n: 1, cancel: cancel}
@@ -159,7 +160,7 @@ func TestConvertMemoryDoesNotGrowWithInput(t *testing.T) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		// Blocks much smaller than the inputs: the pipeline holds a few
 		// blocks in flight, which must be a small part of N.
-		s, err := dataframe.OpenNDJSON(context.Background(), path, dataframe.JSONOptions{Allocator: mem, BlockBytes: 64 << 10})
+		s, err := jsonframe.OpenNDJSON(context.Background(), path, jsonframe.Options{Allocator: mem, BlockBytes: 64 << 10})
 		require.NoError(t, err)
 		defer s.Release()
 		ps := &peakStream{Stream: s, mem: mem, base: base}

@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/datagen"
 )
 
@@ -15,7 +15,7 @@ func BenchmarkFrameToGota(b *testing.B) {
 	if err := datagen.GenNDJSON(&buf, 14000, 1); err != nil {
 		b.Fatal(err)
 	}
-	f, err := dataframe.ReadNDJSON(buf.Bytes(), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadNDJSON(buf.Bytes(), jsonframe.Options{})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package gotabridge
 
 import (
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"math"
 	"testing"
 
@@ -11,7 +9,10 @@ import (
 	"github.com/go-gota/gota/series"
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
 func TestToGota(t *testing.T) {
@@ -98,7 +99,7 @@ func TestFromGotaErrors(t *testing.T) {
 }
 
 func ExampleToGota() {
-	f, err := dataframe.ReadJSON([]byte(`[{"id": 4294967296, "page": {"total": 7}, "tags": ["a"]}, {"id": null}]`), dataframe.JSONOptions{})
+	f, err := jsonframe.ReadDocument([]byte(`[{"id": 4294967296, "page": {"total": 7}, "tags": ["a"]}, {"id": null}]`), jsonframe.Options{})
 	if err != nil {
 		panic(err)
 	}

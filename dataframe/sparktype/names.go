@@ -12,6 +12,19 @@ import (
 // milliseconds since the epoch in UTC.
 var TimestampType = &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
 
+// The Arrow types of Spark's other atomic types, for packages that build
+// typed values without importing Arrow (docs/frames.md#arrow).
+var (
+	NullType    arrow.DataType = arrow.Null
+	StringType  arrow.DataType = arrow.BinaryTypes.String
+	BooleanType arrow.DataType = arrow.FixedWidthTypes.Boolean
+	IntegerType arrow.DataType = arrow.PrimitiveTypes.Int32
+	LongType    arrow.DataType = arrow.PrimitiveTypes.Int64
+	FloatType   arrow.DataType = arrow.PrimitiveTypes.Float32
+	DoubleType  arrow.DataType = arrow.PrimitiveTypes.Float64
+	DateType    arrow.DataType = arrow.FixedWidthTypes.Date32
+)
+
 // SchemaString renders s the way Spark's printSchema does, byte for byte,
 // ending with a newline. Every field prints `nullable = true` unless the
 // Arrow field says otherwise; control characters in names print as

@@ -1,13 +1,15 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
 	"fmt"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 // TestReadNDJSONParallelMatchesSequential splits a small input into many
@@ -23,26 +25,26 @@ func TestReadNDJSONParallelMatchesSequential(t *testing.T) {
 
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	seq, err := readJSONSplit([]docSpan{{data: data}}, true, JSONOptions{Allocator: mem}, splitting{workers: 1})
+	seq, err := readJSONSplit([]docSpan{{data: data}}, true, Options{Allocator: mem}, splitting{workers: 1})
 	require.NoError(t, err)
 	defer seq.Release()
 	require.Len(t, seq.Records(), 1)
 
 	for _, workers := range []int{2, 3} {
 		t.Run(fmt.Sprint(workers), func(t *testing.T) {
-			par, err := readJSONSplit([]docSpan{{data: data}}, true, JSONOptions{Allocator: mem}, splitting{minParallel: 1, chunkMin: 1 << 12, workers: workers})
+			par, err := readJSONSplit([]docSpan{{data: data}}, true, Options{Allocator: mem}, splitting{minParallel: 1, chunkMin: 1 << 12, workers: workers})
 			require.NoError(t, err)
 			defer par.Release()
 			require.Greater(t, len(par.Records()), 1)
-			require.Equal(t, SchemaString(seq.Schema()), SchemaString(par.Schema()))
+			require.Equal(t, dataframe.SchemaString(seq.Schema()), dataframe.SchemaString(par.Schema()))
 			require.Equal(t, rowsJSON(t, seq), rowsJSON(t, par))
-			require.Contains(t, SchemaString(par.Schema()), " |    |-- rank: double (nullable = true)\n")
+			require.Contains(t, dataframe.SchemaString(par.Schema()), " |    |-- rank: double (nullable = true)\n")
 		})
 	}
 
 	// An error in a late chunk names its absolute offset and line.
 	bad := append(append([]byte(nil), data...), []byte("{\"a\":tru}\n")...)
-	_, err = readJSONSplit([]docSpan{{data: bad}}, true, JSONOptions{Allocator: mem}, splitting{minParallel: 1, chunkMin: 1 << 12, workers: 2})
+	_, err = readJSONSplit([]docSpan{{data: bad}}, true, Options{Allocator: mem}, splitting{minParallel: 1, chunkMin: 1 << 12, workers: 2})
 	var se *SyntaxError
 	require.ErrorAs(t, err, &se)
 	require.Equal(t, int64(len(data)+5), se.Offset)
@@ -67,7 +69,7 @@ func TestReadJSONDocumentsParallel(t *testing.T) {
 		}
 		return out
 	}
-	opts := JSONOptions{RecordsPath: "items", Allocator: mem}
+	opts := Options{RecordsPath: "items", Allocator: mem}
 	seq, err := readJSONSplit(spans(), false, opts, splitting{workers: 1})
 	require.NoError(t, err)
 	defer seq.Release()
@@ -76,7 +78,7 @@ func TestReadJSONDocumentsParallel(t *testing.T) {
 	defer par.Release()
 	require.Greater(t, len(par.Records()), 1)
 	require.Equal(t, int64(12*20+1), par.NumRows())
-	require.Contains(t, SchemaString(par.Schema()), " |-- id: string (nullable = true)\n")
+	require.Contains(t, dataframe.SchemaString(par.Schema()), " |-- id: string (nullable = true)\n")
 	require.Equal(t, rowsJSON(t, seq), rowsJSON(t, par))
 }
 
@@ -95,11 +97,11 @@ func TestReadJSONSplitsLargeBatches(t *testing.T) {
 	}
 	b.WriteByte(']')
 	for _, twoPass := range []bool{false, true} {
-		f, err := readJSONSplit([]docSpan{{data: b.Bytes()}}, false, JSONOptions{Allocator: mem}, splitting{workers: 1, twoPass: twoPass})
+		f, err := readJSONSplit([]docSpan{{data: b.Bytes()}}, false, Options{Allocator: mem}, splitting{workers: 1, twoPass: twoPass})
 		require.NoError(t, err)
 		require.Len(t, f.Records(), 2)
 		require.Equal(t, int64(n), f.NumRows())
-		last := Limit(f, int64(n))
+		last := dataframe.Limit(f, int64(n))
 		var lastRow string
 		require.NoError(t, last.EachRowJSON(func(_ int64, obj []byte) error { lastRow = string(obj); return nil }))
 		require.Equal(t, fmt.Sprintf(`{"a":%d,"s":{"t":"x%d"}}`, n-1, n-1), lastRow)

@@ -1,4 +1,10 @@
-package dataframe
+// Package jsontext is Sluice's JSON text at the byte level: the scanner
+// (validation, strings, numbers, line breaks and paths over a []byte,
+// without encoding/json and without building values) and the writers of
+// JSON strings, numbers, times and base64. The JSON reader
+// (dataframe/jsonframe), the path lookup (internal/jsonpath) and the row
+// printers (dataframe) share it. See docs/frames.md#json--frame.
+package jsontext
 
 import (
 	"bytes"
@@ -39,60 +45,54 @@ func (e *SyntaxError) Error() string {
 	return s
 }
 
-// scanner holds one document's bytes and the first error found in them.
-// Positions are ints into data; a function that fails sets err and returns
-// -1, which every caller checks before going on.
-type scanner struct {
-	data        []byte
-	base        int64 // offset of data within the caller's input, for errors
-	doc         int
-	maxDepth    int
-	err         *SyntaxError
-	keyBuf      []byte // decoded field names
-	recordsPath string
-	sawHigh     bool   // pass 1 met a non-ASCII byte in a string
-	trustUTF8   bool   // pass 2: the document is valid UTF-8
-	rowLimit    int64  // sampling: stop pass 1 after this many rows
-	stopped     bool   // sampling stopped pass 1
-	stopAt      int    // where it stopped
-	cutAt       int    // fused split: the element where the next part starts
-	cutTo       int    // fused split: the rows array's closing ']'
-	buf         []byte // decoded strings and compacted JSON text
-	lenient     bool   // fused pass of a sampled read: misfits become null
-	misfits     int64  // values that did not fit and became null
-	firstMisfit *Misfit
+// Scanner holds one document's bytes and the first error found in them.
+// Positions are ints into Data; a method that fails sets Err and returns
+// -1, which every caller checks before going on. The JSON reader
+// (dataframe/jsonframe) embeds it in its own scanner and adds inference
+// and building; internal/jsonpath walks paths with it.
+type Scanner struct {
+	Data      []byte
+	Base      int64 // offset of Data within the caller's input, for errors
+	Doc       int   // index of the document among several, for errors
+	MaxDepth  int
+	Err       *SyntaxError
+	KeyBuf    []byte // decoded field names
+	Buf       []byte // decoded strings and compacted JSON text
+	SawHigh   bool   // a scanned string held a non-ASCII byte
+	TrustUTF8 bool   // the document is known to be valid UTF-8
 }
 
-const defaultMaxDepth = 512
+// DefaultMaxDepth is the nesting limit when the caller sets none.
+const DefaultMaxDepth = 512
 
-func (s *scanner) fail(pos int, format string, args ...any) int {
-	if s.err == nil {
-		s.err = &SyntaxError{Doc: s.doc, Offset: s.base + int64(pos), Msg: fmt.Sprintf(format, args...)}
+func (s *Scanner) Fail(pos int, format string, args ...any) int {
+	if s.Err == nil {
+		s.Err = &SyntaxError{Doc: s.Doc, Offset: s.Base + int64(pos), Msg: fmt.Sprintf(format, args...)}
 	}
 	return -1
 }
 
-// describe names the byte at pos for an error message.
-func (s *scanner) describe(pos int) string {
-	if pos >= len(s.data) {
+// Describe names the byte at pos for an error message.
+func (s *Scanner) Describe(pos int) string {
+	if pos >= len(s.Data) {
 		return "unexpected end of input"
 	}
-	c := s.data[pos]
+	c := s.Data[pos]
 	if c < 0x20 || c >= 0x7f {
 		return fmt.Sprintf("unexpected byte 0x%02x", c)
 	}
 	return fmt.Sprintf("unexpected character %q", c)
 }
 
-var wsTable = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
+var Space = [256]bool{' ': true, '\t': true, '\n': true, '\r': true}
 
-func (s *scanner) skipWS(pos int) int {
-	d := s.data
+func (s *Scanner) SkipWS(pos int) int {
+	d := s.Data
 	// Most tokens follow each other without whitespace.
 	if pos < len(d) && d[pos] > ' ' {
 		return pos
 	}
-	for pos < len(d) && wsTable[d[pos]] {
+	for pos < len(d) && Space[d[pos]] {
 		pos++
 	}
 	return pos
@@ -117,10 +117,10 @@ var keyStop = func() (t [256]bool) {
 	return t
 }()
 
-// scanKey is scanString for field names: they are short and plain, so a
+// ScanKey is scanString for field names: they are short and plain, so a
 // byte loop beats the eight-byte scan.
-func (s *scanner) scanKey(pos int) (end int, flags int) {
-	d := s.data
+func (s *Scanner) ScanKey(pos int) (end int, flags int) {
+	d := s.Data
 	for i := pos + 1; i < len(d); i++ {
 		if keyStop[d[i]] {
 			if d[i] == '"' {
@@ -129,7 +129,7 @@ func (s *scanner) scanKey(pos int) (end int, flags int) {
 			break
 		}
 	}
-	return s.scanString(pos)
+	return s.ScanString(pos)
 }
 
 const (
@@ -144,11 +144,11 @@ const (
 	strHigh
 )
 
-// scanString scans the string whose opening quote is at pos. It returns
+// ScanString scans the string whose opening quote is at pos. It returns
 // the position after the closing quote and flags; the content is
 // data[pos+1 : end-1].
-func (s *scanner) scanString(pos int) (end int, flags int) {
-	d := s.data
+func (s *Scanner) ScanString(pos int) (end int, flags int) {
+	d := s.Data
 	i := pos + 1
 	var acc uint64
 	for {
@@ -175,7 +175,7 @@ func (s *scanner) scanString(pos int) (end int, flags int) {
 			i++
 		}
 		if i >= len(d) {
-			return s.fail(i, "unterminated string starting at byte offset %d", s.base+int64(pos)), 0
+			return s.Fail(i, "unterminated string starting at byte offset %d", s.Base+int64(pos)), 0
 		}
 	stopByte:
 		c := d[i]
@@ -183,13 +183,13 @@ func (s *scanner) scanString(pos int) (end int, flags int) {
 		case c == '"':
 			if acc&hi8 != 0 {
 				flags |= strHigh
-				s.sawHigh = true
+				s.SawHigh = true
 			}
 			return i + 1, flags
 		case c == '\\':
 			flags |= strEscaped
 			if i+1 >= len(d) {
-				return s.fail(i+1, "unterminated string starting at byte offset %d", s.base+int64(pos)), 0
+				return s.Fail(i+1, "unterminated string starting at byte offset %d", s.Base+int64(pos)), 0
 			}
 			switch d[i+1] {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
@@ -197,15 +197,15 @@ func (s *scanner) scanString(pos int) (end int, flags int) {
 			case 'u':
 				for k := 2; k < 6; k++ {
 					if i+k >= len(d) || unhex(d[i+k]) < 0 {
-						return s.fail(i, "invalid \\u escape in string"), 0
+						return s.Fail(i, "invalid \\u escape in string"), 0
 					}
 				}
 				i += 6
 			default:
-				return s.fail(i, "invalid escape \\%c in string", d[i+1]), 0
+				return s.Fail(i, "invalid escape \\%c in string", d[i+1]), 0
 			}
 		default:
-			return s.fail(i, "control character 0x%02x in string", c), 0
+			return s.Fail(i, "control character 0x%02x in string", c), 0
 		}
 	}
 }
@@ -222,10 +222,10 @@ func unhex(c byte) int {
 	return -1
 }
 
-// appendDecoded appends the decoded content of a scanned (valid) string
+// AppendDecoded appends the decoded content of a scanned (valid) string
 // body to dst: escapes resolved, surrogate pairs joined, invalid UTF-8 and
 // lone surrogates replaced by U+FFFD.
-func appendDecoded(dst, body []byte) []byte { return appendUnescaped(dst, body, false) }
+func AppendDecoded(dst, body []byte) []byte { return appendUnescaped(dst, body, false) }
 
 // appendUnescaped is appendDecoded that skips the UTF-8 checks when the
 // document is known to be valid.
@@ -241,7 +241,7 @@ func appendUnescaped(dst, body []byte, validUTF8 bool) []byte {
 			if validUTF8 {
 				dst = append(dst, body[i:j]...)
 			} else {
-				dst = appendValidUTF8(dst, body[i:j])
+				dst = AppendValidUTF8(dst, body[i:j])
 			}
 			i = j
 			continue
@@ -282,8 +282,8 @@ func appendUnescaped(dst, body []byte, validUTF8 bool) []byte {
 	return dst
 }
 
-// appendValidUTF8 appends seg with invalid UTF-8 bytes replaced by U+FFFD.
-func appendValidUTF8(dst, seg []byte) []byte {
+// AppendValidUTF8 appends seg with invalid UTF-8 bytes replaced by U+FFFD.
+func AppendValidUTF8(dst, seg []byte) []byte {
 	if utf8.Valid(seg) {
 		return append(dst, seg...)
 	}
@@ -303,32 +303,32 @@ func hex4(b []byte) rune {
 	return rune(unhex(b[0])<<12 | unhex(b[1])<<8 | unhex(b[2])<<4 | unhex(b[3]))
 }
 
-// stringBody returns the usable bytes of the string scanned at [pos, end):
+// StringBody returns the usable bytes of the string scanned at [pos, end):
 // the raw slice when it needs no decoding, else the decoded text in *buf.
-func stringBody(d []byte, pos, end, flags int, buf *[]byte) []byte {
+func StringBody(d []byte, pos, end, flags int, buf *[]byte) []byte {
 	body := d[pos+1 : end-1]
 	if flags == 0 || (flags == strHigh && utf8.Valid(body)) {
 		return body
 	}
-	*buf = appendDecoded((*buf)[:0], body)
+	*buf = AppendDecoded((*buf)[:0], body)
 	return *buf
 }
 
-// body is stringBody that trusts the UTF-8 of documents known to be
+// Body is stringBody that trusts the UTF-8 of documents known to be
 // valid.
-func (s *scanner) body(pos, end, flags int, buf *[]byte) []byte {
-	body := s.data[pos+1 : end-1]
-	if flags == 0 || flags == strHigh && (s.trustUTF8 || utf8.Valid(body)) {
+func (s *Scanner) Body(pos, end, flags int, buf *[]byte) []byte {
+	body := s.Data[pos+1 : end-1]
+	if flags == 0 || flags == strHigh && (s.TrustUTF8 || utf8.Valid(body)) {
 		return body
 	}
-	*buf = appendUnescaped((*buf)[:0], body, s.trustUTF8)
+	*buf = appendUnescaped((*buf)[:0], body, s.TrustUTF8)
 	return *buf
 }
 
-// stringEnd finds the end of the string at pos, which pass 1 validated:
+// StringEnd finds the end of the string at pos, which pass 1 validated:
 // the position after its closing quote. It leans on bytes.IndexByte,
 // which is vectorised.
-func stringEnd(d []byte, pos int) int {
+func StringEnd(d []byte, pos int) int {
 	i := pos + 1
 	for {
 		i += bytes.IndexByte(d[i:], '"')
@@ -343,49 +343,49 @@ func stringEnd(d []byte, pos int) int {
 	}
 }
 
-// validBody is the decoded content of the validated string at [pos, end),
+// ValidBody is the decoded content of the validated string at [pos, end),
 // raw when possible, else decoded into *buf.
-func (s *scanner) validBody(pos, end int, buf *[]byte) []byte {
-	body := s.data[pos+1 : end-1]
-	if bytes.IndexByte(body, '\\') < 0 && (s.trustUTF8 || utf8.Valid(body)) {
+func (s *Scanner) ValidBody(pos, end int, buf *[]byte) []byte {
+	body := s.Data[pos+1 : end-1]
+	if bytes.IndexByte(body, '\\') < 0 && (s.TrustUTF8 || utf8.Valid(body)) {
 		return body
 	}
-	*buf = appendUnescaped((*buf)[:0], body, s.trustUTF8)
+	*buf = appendUnescaped((*buf)[:0], body, s.TrustUTF8)
 	return *buf
 }
 
-// keyEnd finds the end of a validated field name; names are short, so a
+// KeyEnd finds the end of a validated field name; names are short, so a
 // plain loop beats IndexByte. escaped reports a backslash.
-func keyEnd(d []byte, pos int) (end int, escaped bool) {
+func KeyEnd(d []byte, pos int) (end int, escaped bool) {
 	for i := pos + 1; ; i++ {
 		switch d[i] {
 		case '"':
 			return i + 1, false
 		case '\\':
-			return stringEnd(d, pos), true
+			return StringEnd(d, pos), true
 		}
 	}
 }
 
 // Number classes found by scanNumber.
 const (
-	numLong = iota + 1
-	numDouble
-	numDecimal
+	NumLong = iota + 1
+	NumDouble
+	NumDecimal
 )
 
-// scanNumber validates the number at pos and says whether it is an integer
+// ScanNumber validates the number at pos and says whether it is an integer
 // that fits in int64 (numLong), an integer beyond it of at most 38 digits
 // (numDecimal: Spark's decimal(p,0)) or anything else (numDouble).
-func (s *scanner) scanNumber(pos int) (end int, class int) {
-	d := s.data
+func (s *Scanner) ScanNumber(pos int) (end int, class int) {
+	d := s.Data
 	i := pos
 	if i < len(d) && d[i] == '-' {
 		i++
 	}
 	digitsStart := i
 	if i >= len(d) {
-		return s.fail(i, "unexpected end of input in number"), 0
+		return s.Fail(i, "unexpected end of input in number"), 0
 	}
 	if d[i] == '0' {
 		i++
@@ -394,19 +394,19 @@ func (s *scanner) scanNumber(pos int) (end int, class int) {
 			i++
 		}
 	} else {
-		return s.fail(i, "invalid number: %s", s.describe(i)), 0
+		return s.Fail(i, "invalid number: %s", s.Describe(i)), 0
 	}
 	intDigits := i - digitsStart
-	class = numLong
+	class = NumLong
 	if i < len(d) && d[i] == '.' {
 		i++
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return s.fail(i, "invalid number: expected a digit after '.'"), 0
+			return s.Fail(i, "invalid number: expected a digit after '.'"), 0
 		}
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
 			i++
 		}
-		class = numDouble
+		class = NumDouble
 	}
 	if i < len(d) && (d[i] == 'e' || d[i] == 'E') {
 		i++
@@ -414,18 +414,18 @@ func (s *scanner) scanNumber(pos int) (end int, class int) {
 			i++
 		}
 		if i >= len(d) || d[i] < '0' || d[i] > '9' {
-			return s.fail(i, "invalid number: expected a digit in exponent"), 0
+			return s.Fail(i, "invalid number: expected a digit in exponent"), 0
 		}
 		for i < len(d) && d[i] >= '0' && d[i] <= '9' {
 			i++
 		}
-		class = numDouble
+		class = NumDouble
 	}
-	if class == numLong && intDigits >= 19 {
+	if class == NumLong && intDigits >= 19 {
 		if _, err := strconv.ParseInt(bytesString(d[pos:i]), 10, 64); err != nil {
-			class = numDouble
+			class = NumDouble
 			if intDigits <= sparktype.MaxPrecision {
-				class = numDecimal
+				class = NumDecimal
 			}
 		}
 	}
@@ -441,8 +441,8 @@ func bytesString(b []byte) string {
 	return unsafe.String(&b[0], len(b))
 }
 
-// parseLong parses a validated integer literal that fits in int64.
-func parseLong(b []byte) int64 {
+// ParseLong parses a validated integer literal that fits in int64.
+func ParseLong(b []byte) int64 {
 	if len(b) >= 19 {
 		v, _ := strconv.ParseInt(bytesString(b), 10, 64)
 		return v
@@ -461,8 +461,8 @@ func parseLong(b []byte) int64 {
 	return v
 }
 
-// parseDouble parses a validated number literal.
-func parseDouble(b []byte) float64 {
+// ParseDouble parses a validated number literal.
+func ParseDouble(b []byte) float64 {
 	// Short integers convert exactly without strconv.
 	if len(b) <= 15 {
 		simple := true
@@ -475,7 +475,7 @@ func parseDouble(b []byte) float64 {
 			}
 		}
 		if simple {
-			return float64(parseLong(b))
+			return float64(ParseLong(b))
 		}
 	}
 	// Out of range, ParseFloat returns ±Inf with an error: that is what a
@@ -484,99 +484,99 @@ func parseDouble(b []byte) float64 {
 	return f
 }
 
-// scanLiteral checks that lit starts at pos.
-func (s *scanner) scanLiteral(pos int, lit string) int {
-	d := s.data
+// ScanLiteral checks that lit starts at pos.
+func (s *Scanner) ScanLiteral(pos int, lit string) int {
+	d := s.Data
 	if len(d)-pos < len(lit) || string(d[pos:pos+len(lit)]) != lit {
-		return s.fail(pos, "invalid literal, expected %s", lit)
+		return s.Fail(pos, "invalid literal, expected %s", lit)
 	}
 	return pos + len(lit)
 }
 
-// skipValue validates and skips the value at pos (whitespace already
+// SkipValue validates and skips the value at pos (whitespace already
 // skipped).
-func (s *scanner) skipValue(pos, depth int) int {
-	d := s.data
+func (s *Scanner) SkipValue(pos, depth int) int {
+	d := s.Data
 	if pos >= len(d) {
-		return s.fail(pos, "unexpected end of input, expected a value")
+		return s.Fail(pos, "unexpected end of input, expected a value")
 	}
 	switch c := d[pos]; c {
 	case '"':
-		end, _ := s.scanString(pos)
+		end, _ := s.ScanString(pos)
 		return end
 	case '{':
-		if depth >= s.maxDepth {
-			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		if depth >= s.MaxDepth {
+			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == '}' {
 			return pos + 1
 		}
 		for {
 			if pos >= len(d) || d[pos] != '"' {
-				return s.fail(pos, "expected a field name: %s", s.describe(pos))
+				return s.Fail(pos, "expected a field name: %s", s.Describe(pos))
 			}
-			if pos, _ = s.scanString(pos); pos < 0 {
+			if pos, _ = s.ScanString(pos); pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos >= len(d) || d[pos] != ':' {
-				return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
+				return s.Fail(pos, "expected ':' after field name: %s", s.Describe(pos))
 			}
-			if pos = s.skipValue(s.skipWS(pos+1), depth+1); pos < 0 {
+			if pos = s.SkipValue(s.SkipWS(pos+1), depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == '}' {
 				return pos + 1
 			}
-			return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
+			return s.Fail(pos, "expected ',' or '}' in object: %s", s.Describe(pos))
 		}
 	case '[':
-		if depth >= s.maxDepth {
-			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		if depth >= s.MaxDepth {
+			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == ']' {
 			return pos + 1
 		}
 		for {
-			if pos = s.skipValue(pos, depth+1); pos < 0 {
+			if pos = s.SkipValue(pos, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == ']' {
 				return pos + 1
 			}
-			return s.fail(pos, "expected ',' or ']' in array: %s", s.describe(pos))
+			return s.Fail(pos, "expected ',' or ']' in array: %s", s.Describe(pos))
 		}
 	case 't':
-		return s.scanLiteral(pos, "true")
+		return s.ScanLiteral(pos, "true")
 	case 'f':
-		return s.scanLiteral(pos, "false")
+		return s.ScanLiteral(pos, "false")
 	case 'n':
-		return s.scanLiteral(pos, "null")
+		return s.ScanLiteral(pos, "null")
 	default:
 		if c == '-' || c >= '0' && c <= '9' {
-			end, _ := s.scanNumber(pos)
+			end, _ := s.ScanNumber(pos)
 			return end
 		}
-		return s.fail(pos, "%s, expected a value", s.describe(pos))
+		return s.Fail(pos, "%s, expected a value", s.Describe(pos))
 	}
 }
 
-// appendCompact appends the value at pos (validated earlier) as compact
+// AppendCompact appends the value at pos (validated earlier) as compact
 // JSON text: whitespace outside strings removed, everything else as
 // written. It returns the position after the value.
-func appendCompact(dst, d []byte, pos int) ([]byte, int) {
+func AppendCompact(dst, d []byte, pos int) ([]byte, int) {
 	depth := 0
 	for {
 		c := d[pos]
@@ -614,7 +614,7 @@ func appendCompact(dst, d []byte, pos int) ([]byte, int) {
 			start := pos
 			for pos < len(d) {
 				c := d[pos]
-				if c == ',' || c == '}' || c == ']' || c == ':' || wsTable[c] {
+				if c == ',' || c == '}' || c == ']' || c == ':' || Space[c] {
 					break
 				}
 				pos++

@@ -1,23 +1,25 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/internal/datagen"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
-func collectStream(t testing.TB, s Stream) *Frame {
+func collectStream(t testing.TB, s dataframe.Stream) *dataframe.Frame {
 	t.Helper()
 	defer s.Release()
-	f, err := Collect(s)
+	f, err := dataframe.Collect(s)
 	require.NoError(t, err)
 	return f
 }
@@ -45,13 +47,13 @@ func TestOpenNDJSONMatchesReadNDJSON(t *testing.T) {
 	}
 	for _, tt := range tests {
 		for _, block := range []int{1, 7, 64, 1 << 20} {
-			opts := JSONOptions{RecordsPath: tt.path}
+			opts := Options{RecordsPath: tt.path}
 			want, err := ReadNDJSON([]byte(tt.in), opts)
 			require.NoError(t, err, tt.name)
 			path := frametest.WriteTemp(t, "in.ndjson", []byte(tt.in))
-			s, err := OpenNDJSON(context.Background(), path, JSONOptions{RecordsPath: tt.path, BlockBytes: block})
+			s, err := OpenNDJSON(context.Background(), path, Options{RecordsPath: tt.path, BlockBytes: block})
 			require.NoError(t, err, tt.name)
-			require.Equal(t, SchemaString(want.Schema()), SchemaString(s.Schema()), "%s, block %d", tt.name, block)
+			require.Equal(t, dataframe.SchemaString(want.Schema()), dataframe.SchemaString(s.Schema()), "%s, block %d", tt.name, block)
 			got := collectStream(t, s)
 			frametest.RequireFramesEqual(t, want, got)
 			want.Release()
@@ -65,11 +67,11 @@ func TestOpenNDJSONMatchesReadNDJSON(t *testing.T) {
 func TestOpenNDJSONSyntaxError(t *testing.T) {
 	t.Parallel()
 	in := "{\"a\":1}\n\n{\"a\":2,}\n" + strings.Repeat("{\"a\":3}\n", 50) + "{oops\n"
-	_, want := ReadNDJSON([]byte(in), JSONOptions{})
+	_, want := ReadNDJSON([]byte(in), Options{})
 	require.Error(t, want)
 	for _, block := range []int{8, 1 << 20} {
 		path := frametest.WriteTemp(t, "bad.ndjson", []byte(in))
-		_, err := OpenNDJSON(context.Background(), path, JSONOptions{BlockBytes: block})
+		_, err := OpenNDJSON(context.Background(), path, Options{BlockBytes: block})
 		require.EqualError(t, err, "reading "+path+": "+want.Error())
 		var se *SyntaxError
 		require.True(t, errors.As(err, &se))
@@ -81,13 +83,13 @@ func TestOpenNDJSONSyntaxError(t *testing.T) {
 func TestOpenNDJSONFileChanged(t *testing.T) {
 	t.Parallel()
 	path := frametest.WriteTemp(t, "in.ndjson", []byte("{\"a\":1}\n{\"a\":2}\n"))
-	s, err := OpenNDJSON(context.Background(), path, JSONOptions{})
+	s, err := OpenNDJSON(context.Background(), path, Options{})
 	require.NoError(t, err)
 	defer s.Release()
 	require.NoError(t, os.WriteFile(path, []byte("{\"a\":1}\n{\"a\":2}\n{\"a\":3}\n"), 0o644))
 	for s.Next() {
 	}
-	require.ErrorIs(t, s.Err(), ErrStreamChanged)
+	require.ErrorIs(t, s.Err(), dataframe.ErrStreamChanged)
 }
 
 // FuzzBlockReader: blocks are whole lines (each ends at a line break or the
@@ -114,7 +116,7 @@ func FuzzBlockReader(f *testing.F) {
 			if last := b.data[len(b.data)-1]; last != '\n' && last != '\r' {
 				require.Equal(t, len(data), len(got)+len(b.data), "only the last block may end without a line break")
 			}
-			line += lineOf(b.data, int64(len(b.data))) - 1
+			line += jsontext.LineOf(b.data, int64(len(b.data))) - 1
 			got = append(got, b.data...)
 			br.recycle(b)
 			require.Less(t, i, len(data)+1)

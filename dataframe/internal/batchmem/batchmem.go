@@ -1,4 +1,6 @@
-package dataframe
+// Package batchmem is the recycling Arrow allocator Sluice's streams use
+// when the caller gives none (see docs/frames.md#memory).
+package batchmem
 
 import (
 	"math/bits"
@@ -25,13 +27,11 @@ const (
 	poolAlign    = 64
 )
 
-// streamAllocator is the allocator streams use when the caller gives none.
-var streamAllocator memory.Allocator = &poolAllocator{}
+var shared memory.Allocator = &poolAllocator{}
 
-// BatchAllocator is the recycling allocator Sluice's streams use when the
-// caller gives none (see docs/frames.md#memory). Buffers from it are
-// returned when their last reference is released.
-func BatchAllocator() memory.Allocator { return streamAllocator }
+// Allocator is the process's recycling allocator. Buffers from it are
+// returned to it when their last reference is released.
+func Allocator() memory.Allocator { return shared }
 
 func (p *poolAllocator) Allocate(size int) []byte {
 	shift := bits.Len(uint(size - 1))

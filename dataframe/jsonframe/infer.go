@@ -1,10 +1,12 @@
-package dataframe
+package jsonframe
 
 import (
 	"sort"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // kind is an inferred JSON type (see docs/inference.md). kindNone is
@@ -193,13 +195,13 @@ func (s *scanner) inferValue(pos int, n *typeNode, depth int) int {
 }
 
 func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
-	d := s.data
+	d := s.Data
 	if pos >= len(d) {
-		return s.fail(pos, "unexpected end of input, expected a value")
+		return s.Fail(pos, "unexpected end of input, expected a value")
 	}
 	switch c := d[pos]; c {
 	case '"':
-		end, _ := s.scanString(pos)
+		end, _ := s.ScanString(pos)
 		if end > pos+2 {
 			// An empty string is Spark's NullType: it takes the type of
 			// the other values (see docs/inference.md#empty-strings).
@@ -213,41 +215,41 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 		}
 		if n.kind != kindStruct {
 			n.toString()
-			return s.skipValue(pos, depth)
+			return s.SkipValue(pos, depth)
 		}
-		if depth >= s.maxDepth {
-			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		if depth >= s.MaxDepth {
+			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == '}' {
 			return pos + 1
 		}
 		for k := 0; ; k++ {
 			if pos >= len(d) || d[pos] != '"' {
-				return s.fail(pos, "expected a field name: %s", s.describe(pos))
+				return s.Fail(pos, "expected a field name: %s", s.Describe(pos))
 			}
-			end, flags := s.scanKey(pos)
+			end, flags := s.ScanKey(pos)
 			if end < 0 {
 				return -1
 			}
-			key := stringBody(d, pos, end, flags, &s.keyBuf)
-			pos = s.skipWS(end)
+			key := jsontext.StringBody(d, pos, end, flags, &s.KeyBuf)
+			pos = s.SkipWS(end)
 			if pos >= len(d) || d[pos] != ':' {
-				return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
+				return s.Fail(pos, "expected ':' after field name: %s", s.Describe(pos))
 			}
 			f := n.field(key, k)
-			if pos = s.inferValue(s.skipWS(pos+1), f.node, depth+1); pos < 0 {
+			if pos = s.inferValue(s.SkipWS(pos+1), f.node, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == '}' {
 				return pos + 1
 			}
-			return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
+			return s.Fail(pos, "expected ',' or '}' in object: %s", s.Describe(pos))
 		}
 	case '[':
 		if n.kind == kindNone {
@@ -256,12 +258,12 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 		}
 		if n.kind != kindList {
 			n.toString()
-			return s.skipValue(pos, depth)
+			return s.SkipValue(pos, depth)
 		}
-		if depth >= s.maxDepth {
-			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		if depth >= s.MaxDepth {
+			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == ']' {
 			return pos + 1
 		}
@@ -269,37 +271,37 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 			if pos = s.inferValue(pos, n.elem, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == ']' {
 				return pos + 1
 			}
-			return s.fail(pos, "expected ',' or ']' in array: %s", s.describe(pos))
+			return s.Fail(pos, "expected ',' or ']' in array: %s", s.Describe(pos))
 		}
 	case 't':
 		n.seeScalar(kindBool)
-		return s.scanLiteral(pos, "true")
+		return s.ScanLiteral(pos, "true")
 	case 'f':
 		n.seeScalar(kindBool)
-		return s.scanLiteral(pos, "false")
+		return s.ScanLiteral(pos, "false")
 	case 'n':
-		return s.scanLiteral(pos, "null")
+		return s.ScanLiteral(pos, "null")
 	default:
 		if c == '-' || c >= '0' && c <= '9' {
-			end, class := s.scanNumber(pos)
+			end, class := s.ScanNumber(pos)
 			switch class {
-			case numLong:
+			case jsontext.NumLong:
 				n.seeScalar(kindLong)
-			case numDouble:
+			case jsontext.NumDouble:
 				n.seeScalar(kindDouble)
-			case numDecimal:
-				n.widen(sparktype.Scalar{Kind: kindDecimal, Prec: uint8(sparktype.IntegerPrecision(s.data[pos:end]))})
+			case jsontext.NumDecimal:
+				n.widen(sparktype.Scalar{Kind: kindDecimal, Prec: uint8(sparktype.IntegerPrecision(s.Data[pos:end]))})
 			}
 			return end
 		}
-		return s.fail(pos, "%s, expected a value", s.describe(pos))
+		return s.Fail(pos, "%s, expected a value", s.Describe(pos))
 	}
 }

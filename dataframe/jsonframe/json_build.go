@@ -1,4 +1,4 @@
-package dataframe
+package jsonframe
 
 import (
 	"fmt"
@@ -7,7 +7,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // buildNode appends JSON values to the Arrow builder of one position in
@@ -148,7 +150,7 @@ func numberEnd(d []byte, pos int) int {
 // buildValue appends the value at pos, validated by pass 1, to n and
 // returns the position after it.
 func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
-	d := s.data
+	d := s.Data
 	c := d[pos]
 	if c == 'n' {
 		n.appendNull()
@@ -157,27 +159,27 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 	switch n.kind {
 	case kindString:
 		if c == '"' {
-			end := stringEnd(d, pos)
-			n.bin.Append(s.validBody(pos, end, &s.buf))
+			end := jsontext.StringEnd(d, pos)
+			n.bin.Append(s.ValidBody(pos, end, &s.Buf))
 			return end
 		}
 		// A value in a column widened to string keeps its JSON text.
 		var end int
-		s.buf, end = appendCompact(s.buf[:0], d, pos)
-		n.bin.Append(s.buf)
+		s.Buf, end = jsontext.AppendCompact(s.Buf[:0], d, pos)
+		n.bin.Append(s.Buf)
 		return end
 	case kindLong:
 		// Pass 1 inferred long for this column: every number in it is one
 		// (a sampled read builds in the fused pass, which checks).
 		if c == '-' || c >= '0' && c <= '9' {
 			end := numberEnd(d, pos)
-			n.i64.Append(parseLong(d[pos:end]))
+			n.i64.Append(jsontext.ParseLong(d[pos:end]))
 			return end
 		}
 	case kindDouble:
 		if c == '-' || c >= '0' && c <= '9' {
 			end := numberEnd(d, pos)
-			n.f64.Append(parseDouble(d[pos:end]))
+			n.f64.Append(jsontext.ParseDouble(d[pos:end]))
 			return end
 		}
 	case kindDecimal:
@@ -203,14 +205,14 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 	case kindList:
 		if c == '[' {
 			n.lst.Append(true)
-			pos = s.skipWS(pos + 1)
+			pos = s.SkipWS(pos + 1)
 			if d[pos] == ']' {
 				return pos + 1
 			}
 			for {
-				pos = s.skipWS(s.buildValue(pos, n.elem, depth+1))
+				pos = s.SkipWS(s.buildValue(pos, n.elem, depth+1))
 				if d[pos] == ',' {
-					pos = s.skipWS(pos + 1)
+					pos = s.SkipWS(pos + 1)
 					continue
 				}
 				return pos + 1
@@ -222,7 +224,7 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 	// come from these documents' inference (a sample): the value does not
 	// fit and becomes null.
 	n.appendNull()
-	end := s.skipValue(pos, depth)
+	end := s.SkipValue(pos, depth)
 	if c != '"' || end != pos+2 {
 		s.misfit(n, pos, end)
 	}
@@ -230,35 +232,35 @@ func (s *scanner) buildValue(pos int, n *buildNode, depth int) int {
 }
 
 func (s *scanner) buildObject(pos int, n *buildNode, depth int) int {
-	d := s.data
+	d := s.Data
 	n.st.Append(true)
 	n.gen++
 	if n.gen == 0 {
 		clear(n.seen)
 		n.gen = 1
 	}
-	pos = s.skipWS(pos + 1)
+	pos = s.SkipWS(pos + 1)
 	if d[pos] == '}' {
 		pos++
 	} else {
 		for k := 0; ; k++ {
-			end, escaped := keyEnd(d, pos)
+			end, escaped := jsontext.KeyEnd(d, pos)
 			key := d[pos+1 : end-1]
-			if escaped || (!s.trustUTF8 && !asciiOrValid(key)) {
-				key = s.validBody(pos, end, &s.keyBuf)
+			if escaped || (!s.TrustUTF8 && !asciiOrValid(key)) {
+				key = s.ValidBody(pos, end, &s.KeyBuf)
 			}
-			pos = s.skipWS(s.skipWS(end) + 1)
+			pos = s.SkipWS(s.SkipWS(end) + 1)
 			if i := n.lookup(key, k); i >= 0 && n.seen[i] != n.gen {
 				n.seen[i] = n.gen
 				pos = s.buildValue(pos, n.fields[i], depth+1)
 			} else {
 				// Dropped (empty struct, empty name) or a repeated key:
 				// the first occurrence wins.
-				pos = s.skipValue(pos, depth+1)
+				pos = s.SkipValue(pos, depth+1)
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			pos++
@@ -313,7 +315,7 @@ func (rb *rowBuilder) add(s *scanner, pos, depth int) int {
 	rb.rows++
 	if rb.root == nil {
 		// No columns: only the row count matters.
-		return s.skipValue(pos, depth)
+		return s.SkipValue(pos, depth)
 	}
 	// A null row among objects becomes a row of nulls.
 	end := s.buildValue(pos, rb.root, depth)
@@ -329,7 +331,7 @@ func (rb *rowBuilder) addCorrupt(corrupt string, text []byte) {
 	n.st.Append(true)
 	for i, f := range n.fields {
 		if n.names[i] == corrupt && f.kind == kindString {
-			f.bin.Append(appendValidUTF8(nil, text))
+			f.bin.Append(jsontext.AppendValidUTF8(nil, text))
 			continue
 		}
 		f.appendNull()

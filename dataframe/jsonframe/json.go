@@ -1,4 +1,4 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
@@ -10,10 +10,13 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
-// JSONOptions control how JSON becomes a frame.
-type JSONOptions struct {
+// Options control how JSON becomes a frame.
+type Options struct {
 	// RecordsPath is the dotted path of an array ("items",
 	// "data.results"); each element becomes a row. Defaults to "" (the
 	// document itself: an object is one row, an array one row per element).
@@ -50,7 +53,7 @@ type JSONOptions struct {
 	CorruptColumn string
 }
 
-// The JSONOptions.Mode values (Spark's names; any case is accepted).
+// The Options.Mode values (Spark's names; any case is accepted).
 const (
 	ModeFailFast      = "FAILFAST"
 	ModePermissive    = "PERMISSIVE"
@@ -61,7 +64,7 @@ const (
 const DefaultCorruptColumn = "_corrupt_record"
 
 // mode is o.Mode in upper case, "" for FAILFAST.
-func (o JSONOptions) mode() string {
+func (o Options) mode() string {
 	m := strings.ToUpper(o.Mode)
 	if m == ModeFailFast {
 		return ""
@@ -69,7 +72,7 @@ func (o JSONOptions) mode() string {
 	return m
 }
 
-func (o JSONOptions) corruptColumn() string {
+func (o Options) corruptColumn() string {
 	if o.CorruptColumn == "" {
 		return DefaultCorruptColumn
 	}
@@ -79,7 +82,7 @@ func (o JSONOptions) corruptColumn() string {
 // RecordsPathError is a records path that holds something other than an
 // array (or null) in a document.
 type RecordsPathError struct {
-	Path  string // JSONOptions.RecordsPath
+	Path  string // Options.RecordsPath
 	Found string // what is there instead: "an object", "a string", …
 	Doc   int    // 0-based document index
 	Docs  int    // how many documents were read
@@ -93,20 +96,20 @@ func (e *RecordsPathError) Error() string {
 	return s
 }
 
-func (o JSONOptions) validate() (path []string, err error) {
+func (o Options) validate() (path []string, err error) {
 	if o.MaxDepth < 0 {
-		return nil, fmt.Errorf("dataframe: JSONOptions.MaxDepth is %d, must be 0 (default) or more", o.MaxDepth)
+		return nil, fmt.Errorf("dataframe: Options.MaxDepth is %d, must be 0 (default) or more", o.MaxDepth)
 	}
 	if o.SampleRows < 0 {
-		return nil, fmt.Errorf("dataframe: JSONOptions.SampleRows is %d, must be 0 (all rows) or more", o.SampleRows)
+		return nil, fmt.Errorf("dataframe: Options.SampleRows is %d, must be 0 (all rows) or more", o.SampleRows)
 	}
 	switch o.mode() {
 	case "", ModePermissive, ModeDropMalformed:
 	default:
-		return nil, fmt.Errorf("dataframe: JSONOptions.Mode %q: want %s, %s or %s", o.Mode, ModeFailFast, ModePermissive, ModeDropMalformed)
+		return nil, fmt.Errorf("dataframe: Options.Mode %q: want %s, %s or %s", o.Mode, ModeFailFast, ModePermissive, ModeDropMalformed)
 	}
 	if o.mode() != "" && o.SampleRows > 0 {
-		return nil, fmt.Errorf("dataframe: JSONOptions.Mode %s does not combine with SampleRows", o.Mode)
+		return nil, fmt.Errorf("dataframe: Options.Mode %s does not combine with SampleRows", o.Mode)
 	}
 	if o.RecordsPath == "" {
 		return nil, nil
@@ -114,40 +117,40 @@ func (o JSONOptions) validate() (path []string, err error) {
 	path = strings.Split(o.RecordsPath, ".")
 	for _, p := range path {
 		if p == "" {
-			return nil, fmt.Errorf("dataframe: JSONOptions.RecordsPath %q has an empty segment", o.RecordsPath)
+			return nil, fmt.Errorf("dataframe: Options.RecordsPath %q has an empty segment", o.RecordsPath)
 		}
 	}
 	return path, nil
 }
 
-func (o JSONOptions) allocator() memory.Allocator {
+func (o Options) allocator() memory.Allocator {
 	if o.Allocator == nil {
 		return memory.DefaultAllocator
 	}
 	return o.Allocator
 }
 
-func (o JSONOptions) maxDepth() int {
+func (o Options) maxDepth() int {
 	if o.MaxDepth == 0 {
-		return defaultMaxDepth
+		return jsontext.DefaultMaxDepth
 	}
 	return o.MaxDepth
 }
 
-// ReadJSON reads one JSON document: an object is one row, an array one row
+// ReadDocument reads one JSON document: an object is one row, an array one row
 // per element (an array of non-objects gives the column `value`), with
 // the schema inferred by Spark's rules. With RecordsPath the rows are the
 // elements of the array there; a missing or null path gives no rows.
 // Invalid JSON is a *SyntaxError. A large document's rows are read on all
 // cores, one record batch per part.
-func ReadJSON(doc []byte, opts JSONOptions) (*Frame, error) {
+func ReadDocument(doc []byte, opts Options) (*dataframe.Frame, error) {
 	return readJSON([]docSpan{{data: doc}}, false, opts)
 }
 
-// ReadJSONDocuments reads several documents (API pages) into one frame:
+// ReadDocuments reads several documents (API pages) into one frame:
 // schemas merged, rows in document order. Each document is read as by
-// ReadJSON.
-func ReadJSONDocuments(docs [][]byte, opts JSONOptions) (*Frame, error) {
+// ReadDocument.
+func ReadDocuments(docs [][]byte, opts Options) (*dataframe.Frame, error) {
 	spans := make([]docSpan, len(docs))
 	for i, d := range docs {
 		spans[i] = docSpan{data: d, doc: i}
@@ -156,10 +159,10 @@ func ReadJSONDocuments(docs [][]byte, opts JSONOptions) (*Frame, error) {
 }
 
 // ReadNDJSON reads JSON lines: each non-blank line is a document read as
-// by ReadJSON (RecordsPath applies per line). Large inputs are split on
+// by ReadDocument (RecordsPath applies per line). Large inputs are split on
 // line boundaries and read on all cores, one record batch per part.
 // SyntaxError offsets count from the start of data.
-func ReadNDJSON(data []byte, opts JSONOptions) (*Frame, error) {
+func ReadNDJSON(data []byte, opts Options) (*dataframe.Frame, error) {
 	return readJSON([]docSpan{{data: data}}, true, opts)
 }
 
@@ -201,11 +204,11 @@ func defaultSplitting() splitting {
 	return splitting{minParallel: 8 << 20, chunkMin: 4 << 20, workers: runtime.GOMAXPROCS(0)}
 }
 
-func readJSON(spans []docSpan, lines bool, opts JSONOptions) (*Frame, error) {
+func readJSON(spans []docSpan, lines bool, opts Options) (*dataframe.Frame, error) {
 	return readJSONSplit(spans, lines, opts, defaultSplitting())
 }
 
-func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) (f *Frame, err error) {
+func readJSONSplit(spans []docSpan, lines bool, opts Options, sp splitting) (f *dataframe.Frame, err error) {
 	path, err := opts.validate()
 	if err != nil {
 		return nil, err
@@ -240,7 +243,7 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 	for _, c := range chunks {
 		if c.err != nil {
 			if se, ok := c.err.(*SyntaxError); ok && lines {
-				se.Line = lineOf(spans[0].data, se.Offset)
+				se.Line = jsontext.LineOf(spans[0].data, se.Offset)
 			}
 			return nil, c.err
 		}
@@ -294,11 +297,11 @@ func readJSONSplit(spans []docSpan, lines bool, opts JSONOptions, sp splitting) 
 		}
 		return nil, err
 	}
-	f, err = New(schema, recs...)
+	f, err = dataframe.New(schema, recs...)
 	if err != nil {
 		return nil, err
 	}
-	f.mem = opts.Allocator
+	f.SetAllocator(opts.Allocator)
 	return f, nil
 }
 
@@ -321,7 +324,7 @@ func splitChunks(spans []docSpan, lines bool, sp splitting) []*chunk {
 			end := len(data)
 			if i < n-1 {
 				end = start + (len(data)-start)/(n-i)
-				if nl := lineBreak(data[end:], true); nl >= 0 {
+				if nl := jsontext.LineBreak(data[end:], true); nl >= 0 {
 					end += nl + 1
 				} else {
 					end = len(data)
@@ -388,7 +391,7 @@ func splitLines(block docSpan) []docSpan {
 	d := block.data
 	hasCR := bytes.IndexByte(d, '\r') >= 0
 	for pos := 0; pos < len(d); {
-		end := lineBreak(d[pos:], hasCR)
+		end := jsontext.LineBreak(d[pos:], hasCR)
 		if end < 0 {
 			end = len(d)
 		} else {
@@ -397,7 +400,7 @@ func splitLines(block docSpan) []docSpan {
 		line := d[pos:end]
 		blank := true
 		for _, c := range line {
-			if !wsTable[c] {
+			if !jsontext.Space[c] {
 				blank = false
 				break
 			}
@@ -418,10 +421,10 @@ func inferChunk(c *chunk, path []string, maxDepth, docs int, mode string) error 
 	if c.lines {
 		c.spans = splitLines(c.spans[0])
 	}
-	s := &scanner{maxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: maxDepth}, recordsPath: strings.Join(path, ".")}
 	for i := range c.spans {
 		sp := &c.spans[i]
-		s.data, s.base, s.doc = sp.data, sp.base, sp.doc
+		s.Data, s.Base, s.Doc = sp.data, sp.base, sp.doc
 		if mode != "" {
 			// Each record on its own, so a malformed one adds nothing.
 			one := &typeNode{}
@@ -461,13 +464,13 @@ func inferChunk(c *chunk, path []string, maxDepth, docs int, mode string) error 
 }
 
 func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
-	s.err = nil
-	s.sawHigh = false
+	s.Err = nil
+	s.SawHigh = false
 	sp.start = -1
-	pos := s.skipWS(0)
-	if pos >= len(s.data) {
-		s.fail(pos, "empty document")
-		return s.err
+	pos := s.SkipWS(0)
+	if pos >= len(s.Data) {
+		s.Fail(pos, "empty document")
+		return s.Err
 	}
 	var pathErr error
 	pos = s.inferPath(pos, path, 0, row, sp, &pathErr)
@@ -479,95 +482,37 @@ func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 		return pathErr
 	}
 	if pos < 0 {
-		return s.err
+		return s.Err
 	}
-	if pos = s.skipWS(pos); pos < len(s.data) {
-		s.fail(pos, "%s after the JSON value", s.describe(pos))
-		return s.err
+	if pos = s.SkipWS(pos); pos < len(s.Data) {
+		s.Fail(pos, "%s after the JSON value", s.Describe(pos))
+		return s.Err
 	}
 	// One check of the whole document spares pass 2 a check per string.
-	sp.utf8 = !s.sawHigh || utf8.Valid(s.data)
+	sp.utf8 = !s.SawHigh || utf8.Valid(s.Data)
 	return nil
 }
 
 // inferPath walks the path from the value at pos; at its end it infers the
 // rows. Everything else is skipped but still checked.
 func (s *scanner) inferPath(pos int, path []string, depth int, row *typeNode, sp *docSpan, pathErr *error) int {
-	return s.walkPath(pos, path, depth, func(pos, depth int) int {
+	return s.WalkPath(pos, path, depth, func(pos, depth int) int {
 		return s.inferRows(pos, depth, row, sp, pathErr)
 	})
-}
-
-// walkPath follows path through nested objects from the value at pos,
-// checking every value it skips, and calls leaf on the value at the path's
-// end when there is one. It returns the position after the value at pos,
-// or -1 after an error.
-func (s *scanner) walkPath(pos int, path []string, depth int, leaf func(pos, depth int) int) int {
-	d := s.data
-	if len(path) == 0 {
-		return leaf(pos, depth)
-	}
-	if d[pos] != '{' {
-		return s.skipValue(pos, depth)
-	}
-	if depth >= s.maxDepth {
-		return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
-	}
-	pos = s.skipWS(pos + 1)
-	if pos < len(d) && d[pos] == '}' {
-		return pos + 1
-	}
-	matched := false
-	for {
-		if pos >= len(d) || d[pos] != '"' {
-			return s.fail(pos, "expected a field name: %s", s.describe(pos))
-		}
-		end, flags := s.scanString(pos)
-		if end < 0 {
-			return -1
-		}
-		key := stringBody(d, pos, end, flags, &s.keyBuf)
-		pos = s.skipWS(end)
-		if pos >= len(d) || d[pos] != ':' {
-			return s.fail(pos, "expected ':' after field name: %s", s.describe(pos))
-		}
-		pos = s.skipWS(pos + 1)
-		if pos >= len(d) {
-			return s.fail(pos, "unexpected end of input, expected a value")
-		}
-		if !matched && string(key) == path[0] {
-			matched = true
-			pos = s.walkPath(pos, path[1:], depth+1, leaf)
-		} else {
-			pos = s.skipValue(pos, depth+1)
-		}
-		if pos < 0 {
-			return -1
-		}
-		pos = s.skipWS(pos)
-		if pos < len(d) && d[pos] == ',' {
-			pos = s.skipWS(pos + 1)
-			continue
-		}
-		if pos < len(d) && d[pos] == '}' {
-			return pos + 1
-		}
-		return s.fail(pos, "expected ',' or '}' in object: %s", s.describe(pos))
-	}
 }
 
 // inferRows infers the rows held by the value at pos: the elements of an
 // array, nothing for null, else the value itself (an error at the end of
 // a records path).
 func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr *error) int {
-	d := s.data
+	d := s.Data
 	switch d[pos] {
 	case '[':
-		if depth >= s.maxDepth {
-			return s.fail(pos, "nesting deeper than %d levels", s.maxDepth)
+		if depth >= s.MaxDepth {
+			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
 		sp.start, sp.array = pos, true
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == ']' {
 			return pos + 1
 		}
@@ -580,42 +525,30 @@ func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr 
 				s.stopped, s.stopAt = true, pos
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == ']' {
 				return pos + 1
 			}
-			return s.fail(pos, "expected ',' or ']' in array: %s", s.describe(pos))
+			return s.Fail(pos, "expected ',' or ']' in array: %s", s.Describe(pos))
 		}
 	case 'n':
-		return s.scanLiteral(pos, "null")
+		return s.ScanLiteral(pos, "null")
 	}
 	if depth > 0 {
 		// Check the value first so invalid JSON is still reported as such.
-		if end := s.skipValue(pos, depth); end < 0 {
+		if end := s.SkipValue(pos, depth); end < 0 {
 			return -1
 		}
-		*pathErr = &RecordsPathError{Path: s.recordsPath, Found: jsonKindName(d[pos]), Doc: s.doc}
+		*pathErr = &RecordsPathError{Path: s.recordsPath, Found: jsontext.KindName(d[pos]), Doc: s.Doc}
 		return -1
 	}
 	sp.start = pos
 	sp.rows = 1
 	return s.inferValue(pos, row, depth)
-}
-
-func jsonKindName(c byte) string {
-	switch c {
-	case '{':
-		return "an object"
-	case '"':
-		return "a string"
-	case 't', 'f':
-		return "a boolean"
-	}
-	return "a number"
 }
 
 // buildChunk is pass 2: it appends the rows found by pass 1 to builders of
@@ -629,7 +562,7 @@ func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bo
 	if rb.root != nil && c.rows <= maxBatchRows {
 		rb.root.reserve(row, c.rows, frac)
 	}
-	s := &scanner{maxDepth: maxDepth}
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: maxDepth}}
 	defer func() { c.misfits, c.first = s.misfits, s.firstMisfit }()
 	for i := range c.spans {
 		sp := &c.spans[i]
@@ -640,21 +573,21 @@ func buildChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs bo
 		if sp.start < 0 {
 			continue
 		}
-		s.doc = sp.doc
-		s.data, s.base, s.trustUTF8 = sp.data, sp.base, sp.utf8
+		s.Doc = sp.doc
+		s.Data, s.Base, s.TrustUTF8 = sp.data, sp.base, sp.utf8
 		if !sp.array {
 			rb.add(s, sp.start, 0)
 			continue
 		}
-		d := s.data
-		pos := s.skipWS(sp.start + 1)
+		d := s.Data
+		pos := s.SkipWS(sp.start + 1)
 		if d[pos] == ']' {
 			continue
 		}
 		for {
-			pos = s.skipWS(rb.add(s, pos, 1))
+			pos = s.SkipWS(rb.add(s, pos, 1))
 			if d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			break

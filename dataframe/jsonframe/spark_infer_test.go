@@ -1,4 +1,4 @@
-package dataframe
+package jsonframe
 
 import (
 	"context"
@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 // sparkCase is one of Apache Spark's JSON inference test inputs (TestJsonData,
@@ -565,21 +567,21 @@ func TestSparkInference(t *testing.T) {
 				{workers: 4, minParallel: 1, chunkMin: 8},
 				{workers: 4, minParallel: 1, chunkMin: 8, twoPass: true},
 			} {
-				f, err := readJSONSplit([]docSpan{{data: in}}, true, JSONOptions{}, sp)
+				f, err := readJSONSplit([]docSpan{{data: in}}, true, Options{}, sp)
 				require.NoError(t, err, "%+v", sp)
-				require.Equal(t, c.schema, SchemaString(f.Schema()), "%+v", sp)
+				require.Equal(t, c.schema, dataframe.SchemaString(f.Schema()), "%+v", sp)
 				f.Release()
 			}
 			// The streaming file reader (sluice convert) in small blocks.
 			path := filepath.Join(t.TempDir(), "in.ndjson")
 			require.NoError(t, os.WriteFile(path, in, 0o644))
 			for _, block := range []int{64, 1 << 20} {
-				s, err := OpenNDJSON(context.Background(), path, JSONOptions{BlockBytes: block})
+				s, err := OpenNDJSON(context.Background(), path, Options{BlockBytes: block})
 				require.NoError(t, err)
-				f, err := Collect(s)
+				f, err := dataframe.Collect(s)
 				s.Release()
 				require.NoError(t, err)
-				require.Equal(t, c.schema, SchemaString(f.Schema()), "block %d", block)
+				require.Equal(t, c.schema, dataframe.SchemaString(f.Schema()), "block %d", block)
 				f.Release()
 			}
 		})
@@ -613,7 +615,7 @@ func TestSparkInferenceValues(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, sp := range []splitting{{workers: 1}, {workers: 1, twoPass: true}} {
-				f, err := readJSONSplit([]docSpan{{data: []byte(c.in)}}, true, JSONOptions{}, sp)
+				f, err := readJSONSplit([]docSpan{{data: []byte(c.in)}}, true, Options{}, sp)
 				require.NoError(t, err)
 				require.Equal(t, c.rows, rowsJSON(t, f), "%+v", sp)
 				f.Release()
@@ -695,19 +697,19 @@ func TestSparkMalformedModes(t *testing.T) {
 			in := []byte(strings.Join(c.records, "\n") + "\n")
 			for _, sp := range []splitting{{workers: 1}, {workers: 4, minParallel: 1, chunkMin: 8}} {
 				var stats ReadStats
-				f, err := readJSONSplit([]docSpan{{data: in}}, true, JSONOptions{Mode: "permissive", Stats: &stats}, sp)
+				f, err := readJSONSplit([]docSpan{{data: in}}, true, Options{Mode: "permissive", Stats: &stats}, sp)
 				require.NoError(t, err)
-				require.Equal(t, c.schema, SchemaString(f.Schema()))
+				require.Equal(t, c.schema, dataframe.SchemaString(f.Schema()))
 				require.Equal(t, c.rows, rowsJSON(t, f))
 				f.Release()
 				require.Positive(t, stats.Malformed)
 
-				f, err = readJSONSplit([]docSpan{{data: in}}, true, JSONOptions{Mode: ModeDropMalformed}, sp)
+				f, err = readJSONSplit([]docSpan{{data: in}}, true, Options{Mode: ModeDropMalformed}, sp)
 				require.NoError(t, err)
 				require.Equal(t, c.dropped, rowsJSON(t, f))
 				f.Release()
 
-				_, err = readJSONSplit([]docSpan{{data: in}}, true, JSONOptions{Mode: ModeFailFast}, sp)
+				_, err = readJSONSplit([]docSpan{{data: in}}, true, Options{Mode: ModeFailFast}, sp)
 				require.Error(t, err)
 			}
 		})
@@ -715,12 +717,12 @@ func TestSparkMalformedModes(t *testing.T) {
 }
 
 func TestModeOptions(t *testing.T) {
-	_, err := ReadNDJSON([]byte("{}"), JSONOptions{Mode: "lenient"})
-	require.EqualError(t, err, `dataframe: JSONOptions.Mode "lenient": want FAILFAST, PERMISSIVE or DROPMALFORMED`)
-	_, err = ReadNDJSON([]byte("{}"), JSONOptions{Mode: ModePermissive, SampleRows: 2})
-	require.EqualError(t, err, "dataframe: JSONOptions.Mode PERMISSIVE does not combine with SampleRows")
+	_, err := ReadNDJSON([]byte("{}"), Options{Mode: "lenient"})
+	require.EqualError(t, err, `dataframe: Options.Mode "lenient": want FAILFAST, PERMISSIVE or DROPMALFORMED`)
+	_, err = ReadNDJSON([]byte("{}"), Options{Mode: ModePermissive, SampleRows: 2})
+	require.EqualError(t, err, "dataframe: Options.Mode PERMISSIVE does not combine with SampleRows")
 	// A document is one record; a custom column name.
-	f, err := ReadJSONDocuments([][]byte{[]byte(`{"a":1}`), []byte(`{"a":`)}, JSONOptions{Mode: ModePermissive, CorruptColumn: "_bad"})
+	f, err := ReadDocuments([][]byte{[]byte(`{"a":1}`), []byte(`{"a":`)}, Options{Mode: ModePermissive, CorruptColumn: "_bad"})
 	require.NoError(t, err)
 	defer f.Release()
 	require.Equal(t, []string{`{"_bad":null,"a":1}`, `{"_bad":"{\"a\":","a":null}`}, rowsJSON(t, f))

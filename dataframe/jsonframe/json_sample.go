@@ -1,15 +1,17 @@
-package dataframe
+package jsonframe
 
 import (
 	"context"
 	"fmt"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // Misfit is a value that did not fit the schema inferred from a sample
-// (JSONOptions.SampleRows): it became null, or, with Strict, failed the
+// (Options.SampleRows): it became null, or, with Strict, failed the
 // read.
 type Misfit struct {
 	Field  string // dotted path of the column: "a.b", "items.element.id"; "" for a field the sample did not see (Value names it)
@@ -49,7 +51,7 @@ func (e *MisfitError) Error() string {
 	return s
 }
 
-// ReadStats reports on a JSON read (JSONOptions.Stats).
+// ReadStats reports on a JSON read (Options.Stats).
 type ReadStats struct {
 	// Misfits counts the values that did not fit the schema inferred from a
 	// sample and became null (or were dropped, for fields the sample did
@@ -58,7 +60,7 @@ type ReadStats struct {
 	// First is the first of them, nil when there were none.
 	First *Misfit
 	// Malformed counts the records that were not valid JSON or not
-	// objects, kept as corrupt records or dropped (JSONOptions.Mode).
+	// objects, kept as corrupt records or dropped (Options.Mode).
 	Malformed int64
 }
 
@@ -68,12 +70,12 @@ func (s *scanner) misfit(n *buildNode, pos, end int) {
 	if s.firstMisfit != nil {
 		return
 	}
-	m := &Misfit{Field: n.path, Offset: s.base + int64(pos), Doc: s.doc}
+	m := &Misfit{Field: n.path, Offset: s.Base + int64(pos), Doc: s.Doc}
 	if n.path == "" {
 		m.Field = "value"
 	}
 	m.Type = sparktype.Name(n.b.Type())
-	m.Value = cutText(s.data, pos, end)
+	m.Value = cutText(s.Data, pos, end)
 	s.firstMisfit = m
 }
 
@@ -84,7 +86,7 @@ func (s *scanner) unknownField(n *buildNode, key []byte, pos int) {
 	if s.firstMisfit != nil {
 		return
 	}
-	s.firstMisfit = &Misfit{Field: joinPath(n.path, string(key)), Offset: s.base + int64(pos), Doc: s.doc}
+	s.firstMisfit = &Misfit{Field: joinPath(n.path, string(key)), Offset: s.Base + int64(pos), Doc: s.Doc}
 }
 
 func cutText(d []byte, pos, end int) string {
@@ -108,12 +110,12 @@ func (st *ReadStats) add(n int64, first *Misfit) {
 
 // check completes the first misfit's position and, in a Strict read, turns
 // it into the error.
-func (st *ReadStats) check(opts JSONOptions, spans []docSpan, lines bool) error {
+func (st *ReadStats) check(opts Options, spans []docSpan, lines bool) error {
 	if st.First == nil {
 		return nil
 	}
 	if lines && len(spans) == 1 {
-		st.First.Line = lineOf(spans[0].data, st.First.Offset)
+		st.First.Line = jsontext.LineOf(spans[0].data, st.First.Offset)
 	}
 	if opts.Strict {
 		return &MisfitError{Misfit: *st.First, SampleRows: opts.SampleRows, Count: st.Misfits}
@@ -125,7 +127,7 @@ type settingsKey struct{}
 
 // ReadSettings are the JSON read settings a command hands to the
 // connectors it calls (`sluice read --sample-rows N --strict --mode M`), as
-// the JSONOptions fields of the same names.
+// the Options fields of the same names.
 type ReadSettings struct {
 	SampleRows int
 	Strict     bool
@@ -150,7 +152,7 @@ func WithReadSettings(ctx context.Context, rs ReadSettings) (context.Context, *R
 
 // ReadSettingsFrom sets opts.SampleRows, Strict, Mode and Stats from a
 // context made by WithReadSettings; other contexts leave opts as they are.
-func ReadSettingsFrom(ctx context.Context, opts JSONOptions) JSONOptions {
+func ReadSettingsFrom(ctx context.Context, opts Options) Options {
 	if s, ok := ctx.Value(settingsKey{}).(*settings); ok {
 		opts.SampleRows, opts.Strict, opts.Mode, opts.Stats = s.SampleRows, s.Strict, s.Mode, s.stats
 	}

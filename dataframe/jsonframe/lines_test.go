@@ -1,10 +1,12 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // refLines splits d at "\r\n", "\r" and "\n" the slow, obvious way and
@@ -60,7 +62,7 @@ func FuzzSplitLines(f *testing.F) {
 		// Line numbers count every kind of break.
 		for i, b := range wantBases {
 			want := 1 + bytes.Count(d[:b], []byte("\n")) + bytes.Count(d[:b], []byte("\r")) - bytes.Count(d[:b], []byte("\r\n"))
-			require.Equal(t, want, lineOf(d, b), "line %d", i)
+			require.Equal(t, want, jsontext.LineOf(d, b), "line %d", i)
 		}
 	})
 }

@@ -1,15 +1,18 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"os"
 	"strconv"
 	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/datagen"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // benchMB is the input size of the JSON benchmarks; SLUICE_BENCH_MB
@@ -60,7 +63,7 @@ func BenchmarkListingToFrame(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		f, err := ReadJSON(data, JSONOptions{RecordsPath: "items"})
+		f, err := ReadDocument(data, Options{RecordsPath: "items"})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -74,7 +77,7 @@ func BenchmarkNDJSONToFrame(b *testing.B) {
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		f, err := ReadNDJSON(data, JSONOptions{})
+		f, err := ReadNDJSON(data, Options{})
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -86,12 +89,12 @@ func BenchmarkNDJSONToFrame(b *testing.B) {
 // listing.
 func BenchmarkInferOnly(b *testing.B) {
 	data := benchListing(b)
-	path, _ := JSONOptions{RecordsPath: "items"}.validate()
+	path, _ := Options{RecordsPath: "items"}.validate()
 	b.SetBytes(int64(len(data)))
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		c := &chunk{spans: []docSpan{{data: data}}}
-		if err := inferChunk(c, path, defaultMaxDepth, 1, ""); err != nil {
+		if err := inferChunk(c, path, jsontext.DefaultMaxDepth, 1, ""); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -107,11 +110,11 @@ func TestGenListingIsValidAndDeterministic(t *testing.T) {
 	require.NoError(t, json.Unmarshal(a.Bytes(), &v))
 	require.Len(t, v.Items, 50)
 
-	f, err := ReadJSON(a.Bytes(), JSONOptions{RecordsPath: "items"})
+	f, err := ReadDocument(a.Bytes(), Options{RecordsPath: "items"})
 	require.NoError(t, err)
 	defer f.Release()
 	require.Equal(t, int64(50), f.NumRows())
-	checkGolden(t, "genlisting_items.golden", SchemaString(f.Schema()))
+	checkGolden(t, "genlisting_items.golden", dataframe.SchemaString(f.Schema()))
 	rows := rowsJSON(t, f)
 	for i, r := range rows {
 		var got map[string]any
@@ -121,9 +124,9 @@ func TestGenListingIsValidAndDeterministic(t *testing.T) {
 
 	var nd bytes.Buffer
 	require.NoError(t, datagen.GenNDJSON(&nd, 50, 7))
-	g, err := ReadNDJSON(nd.Bytes(), JSONOptions{})
+	g, err := ReadNDJSON(nd.Bytes(), Options{})
 	require.NoError(t, err)
 	defer g.Release()
 	require.Equal(t, int64(50), g.NumRows())
-	require.Equal(t, SchemaString(f.Schema()), SchemaString(g.Schema()))
+	require.Equal(t, dataframe.SchemaString(f.Schema()), dataframe.SchemaString(g.Schema()))
 }

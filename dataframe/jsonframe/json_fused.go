@@ -1,4 +1,4 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
@@ -8,7 +8,10 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // The fused path reads most inputs in one pass instead of two: the schema
@@ -28,7 +31,7 @@ const (
 // the two-pass path. With opts.SampleRows the schema is that of the first
 // SampleRows rows and values that do not fit it become null, counted in
 // stats (which must then not be nil).
-func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path []string, stats *ReadStats) (*Frame, bool) {
+func readFused(spans []docSpan, lines bool, opts Options, sp splitting, path []string, stats *ReadStats) (*dataframe.Frame, bool) {
 	maxDepth := opts.maxDepth()
 	limitRows, limitBytes := int64(sampleRows), sampleBytes
 	lenient := opts.SampleRows > 0
@@ -81,11 +84,11 @@ func readFused(spans []docSpan, lines bool, opts JSONOptions, sp splitting, path
 		}
 		return nil, false
 	}
-	f, err := New(schema, recs...)
+	f, err := dataframe.New(schema, recs...)
 	if err != nil {
 		return nil, false
 	}
-	f.mem = opts.Allocator
+	f.SetAllocator(opts.Allocator)
 	return f, true
 }
 
@@ -102,24 +105,24 @@ func (sampleFull) Error() string { return "sample complete" }
 func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int, limitRows int64, limitBytes int) (row *typeNode, rows int64, sampled, arrayAt int) {
 	row = &typeNode{}
 	arrayAt = -1
-	s := &scanner{maxDepth: maxDepth, recordsPath: strings.Join(path, ".")}
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: maxDepth}, recordsPath: strings.Join(path, ".")}
 	if lines {
 		data := spans[0].data
 		end := len(data)
 		if limitBytes > 0 && end > limitBytes {
-			nl := lineBreak(data[limitBytes:], true)
+			nl := jsontext.LineBreak(data[limitBytes:], true)
 			if nl >= 0 {
 				end = limitBytes + nl + 1
 			}
 		}
 		for pos := 0; pos < end; {
-			brk := lineBreak(data[pos:end], true)
+			brk := jsontext.LineBreak(data[pos:end], true)
 			next := end
 			if brk >= 0 {
 				next = pos + brk + 1
 			}
 			for _, sp := range splitLines(docSpan{data: data[pos:next], base: int64(pos)}) {
-				s.data, s.base = sp.data, sp.base
+				s.Data, s.Base = sp.data, sp.base
 				s.rowLimit = limitRows - rows
 				err := s.inferDoc(path, row, &sp)
 				rows += sp.rows
@@ -139,7 +142,7 @@ func sampleSchema(spans []docSpan, lines bool, path []string, maxDepth int, limi
 	}
 	for i := range spans {
 		sp := spans[i]
-		s.data, s.base, s.doc = sp.data, sp.base, sp.doc
+		s.Data, s.Base, s.Doc = sp.data, sp.base, sp.doc
 		s.rowLimit = limitRows - rows
 		err := s.inferDoc(path, row, &sp)
 		rows += sp.rows
@@ -197,22 +200,22 @@ func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs boo
 			rb.root.reserve(row, est, frac)
 		}
 	}
-	s := &scanner{maxDepth: maxDepth, lenient: lenient}
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: maxDepth}, lenient: lenient}
 	defer func() { c.misfits, c.first = s.misfits, s.firstMisfit }()
 	for i := range c.spans {
 		sp := &c.spans[i]
-		s.data, s.base, s.doc, s.err = sp.data, sp.base, sp.doc, nil
+		s.Data, s.Base, s.Doc, s.Err = sp.data, sp.base, sp.doc, nil
 		// One check of the document is cheaper than one per string.
-		s.trustUTF8 = utf8.Valid(sp.data)
-		pos := s.skipWS(0)
-		if pos >= len(s.data) {
+		s.TrustUTF8 = utf8.Valid(sp.data)
+		pos := s.SkipWS(0)
+		if pos >= len(s.Data) {
 			return nil, mismatch{}
 		}
 		pos = s.fusePath(pos, path, 0, rb, row)
 		if pos < 0 {
 			return nil, mismatch{}
 		}
-		if pos = s.skipWS(pos); pos < len(s.data) {
+		if pos = s.SkipWS(pos); pos < len(s.Data) {
 			return nil, mismatch{}
 		}
 	}
@@ -222,17 +225,17 @@ func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs boo
 // fusePath walks the records path like inferPath, checking everything it
 // skips, and reads the rows at its end.
 func (s *scanner) fusePath(pos int, path []string, depth int, rb *rowBuilder, row *typeNode) int {
-	d := s.data
+	d := s.Data
 	if len(path) == 0 {
 		return s.fuseRows(pos, depth, rb, row)
 	}
 	if d[pos] != '{' {
-		return s.skipValue(pos, depth)
+		return s.SkipValue(pos, depth)
 	}
-	if depth >= s.maxDepth {
+	if depth >= s.MaxDepth {
 		return -1
 	}
-	pos = s.skipWS(pos + 1)
+	pos = s.SkipWS(pos + 1)
 	if pos < len(d) && d[pos] == '}' {
 		return pos + 1
 	}
@@ -241,16 +244,16 @@ func (s *scanner) fusePath(pos int, path []string, depth int, rb *rowBuilder, ro
 		if pos >= len(d) || d[pos] != '"' {
 			return -1
 		}
-		end, flags := s.scanKey(pos)
+		end, flags := s.ScanKey(pos)
 		if end < 0 {
 			return -1
 		}
-		key := s.body(pos, end, flags, &s.keyBuf)
-		pos = s.skipWS(end)
+		key := s.Body(pos, end, flags, &s.KeyBuf)
+		pos = s.SkipWS(end)
 		if pos >= len(d) || d[pos] != ':' {
 			return -1
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos >= len(d) {
 			return -1
 		}
@@ -258,14 +261,14 @@ func (s *scanner) fusePath(pos int, path []string, depth int, rb *rowBuilder, ro
 			matched = true
 			pos = s.fusePath(pos, path[1:], depth+1, rb, row)
 		} else {
-			pos = s.skipValue(pos, depth+1)
+			pos = s.SkipValue(pos, depth+1)
 		}
 		if pos < 0 {
 			return -1
 		}
-		pos = s.skipWS(pos)
+		pos = s.SkipWS(pos)
 		if pos < len(d) && d[pos] == ',' {
-			pos = s.skipWS(pos + 1)
+			pos = s.SkipWS(pos + 1)
 			continue
 		}
 		if pos < len(d) && d[pos] == '}' {
@@ -276,13 +279,13 @@ func (s *scanner) fusePath(pos int, path []string, depth int, rb *rowBuilder, ro
 }
 
 func (s *scanner) fuseRows(pos, depth int, rb *rowBuilder, row *typeNode) int {
-	d := s.data
+	d := s.Data
 	switch d[pos] {
 	case '[':
-		if depth >= s.maxDepth {
+		if depth >= s.MaxDepth {
 			return -1
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == ']' {
 			return pos + 1
 		}
@@ -290,9 +293,9 @@ func (s *scanner) fuseRows(pos, depth int, rb *rowBuilder, row *typeNode) int {
 			if pos = s.fuseRow(pos, depth+1, rb, row); pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				if s.cutAt > 0 && pos == s.cutAt {
 					// The other parts read the rest of the array.
 					return s.cutTo + 1
@@ -305,7 +308,7 @@ func (s *scanner) fuseRows(pos, depth int, rb *rowBuilder, row *typeNode) int {
 			return -1
 		}
 	case 'n':
-		return s.scanLiteral(pos, "null")
+		return s.ScanLiteral(pos, "null")
 	}
 	if depth > 0 {
 		return -1 // not an array at the records path: the two-pass path says so
@@ -329,13 +332,13 @@ func (s *scanner) fuseRow(pos, depth int, rb *rowBuilder, row *typeNode) int {
 // appends it to n. -1 means a syntax error or a misfit (in a sampled read a
 // misfit becomes null instead).
 func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
-	d := s.data
+	d := s.Data
 	if pos >= len(d) {
 		return -1
 	}
 	c := d[pos]
 	if c == 'n' {
-		end := s.scanLiteral(pos, "null")
+		end := s.ScanLiteral(pos, "null")
 		if end >= 0 {
 			n.appendNull()
 		}
@@ -344,66 +347,66 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 	switch n.kind {
 	case kindString:
 		if c == '"' {
-			end, flags := s.scanString(pos)
+			end, flags := s.ScanString(pos)
 			if end < 0 {
 				return -1
 			}
 			if n.t.kind != kindString && end != pos+2 && !s.lenient {
 				return -1 // only nulls were sampled
 			}
-			n.bin.Append(s.body(pos, end, flags, &s.buf))
+			n.bin.Append(s.Body(pos, end, flags, &s.Buf))
 			return end
 		}
 		if n.t.kind != kindString && !s.lenient {
 			return -1
 		}
-		end := s.skipValue(pos, depth)
+		end := s.SkipValue(pos, depth)
 		if end < 0 {
 			return -1
 		}
-		s.buf, _ = appendCompact(s.buf[:0], d, pos)
-		n.bin.Append(s.buf)
+		s.Buf, _ = jsontext.AppendCompact(s.Buf[:0], d, pos)
+		n.bin.Append(s.Buf)
 		return end
 	case kindLong:
 		if c == '-' || c >= '0' && c <= '9' {
-			end, class := s.scanNumber(pos)
+			end, class := s.ScanNumber(pos)
 			if end < 0 {
 				return -1
 			}
-			if class == numLong {
-				n.i64.Append(parseLong(d[pos:end]))
+			if class == jsontext.NumLong {
+				n.i64.Append(jsontext.ParseLong(d[pos:end]))
 				return end
 			}
 		}
 	case kindDouble:
 		if c == '-' || c >= '0' && c <= '9' {
-			end, _ := s.scanNumber(pos)
+			end, _ := s.ScanNumber(pos)
 			if end < 0 {
 				return -1
 			}
-			n.f64.Append(parseDouble(d[pos:end]))
+			n.f64.Append(jsontext.ParseDouble(d[pos:end]))
 			return end
 		}
 	case kindDecimal:
 		if c == '-' || c >= '0' && c <= '9' {
-			end, class := s.scanNumber(pos)
+			end, class := s.ScanNumber(pos)
 			if end < 0 {
 				return -1
 			}
-			if class != numDouble && n.appendDecimal(d[pos:end]) {
+			if class != jsontext.NumDouble && n.appendDecimal(d[pos:end]) {
 				return end
 			}
 		}
 	case kindBool:
 		if c == 't' {
-			end := s.scanLiteral(pos, "true")
+			end := s.ScanLiteral(pos, "true")
 			if end >= 0 {
 				n.boo.Append(true)
 			}
 			return end
 		}
 		if c == 'f' {
-			end := s.scanLiteral(pos, "false")
+			end := s.ScanLiteral(pos, "false")
 			if end >= 0 {
 				n.boo.Append(false)
 			}
@@ -415,11 +418,11 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 		}
 	case kindList:
 		if c == '[' {
-			if depth >= s.maxDepth {
+			if depth >= s.MaxDepth {
 				return -1
 			}
 			n.lst.Append(true)
-			pos = s.skipWS(pos + 1)
+			pos = s.SkipWS(pos + 1)
 			if pos < len(d) && d[pos] == ']' {
 				return pos + 1
 			}
@@ -427,9 +430,9 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 				if pos = s.fuseValue(pos, n.elem, depth+1); pos < 0 {
 					return -1
 				}
-				pos = s.skipWS(pos)
+				pos = s.SkipWS(pos)
 				if pos < len(d) && d[pos] == ',' {
-					pos = s.skipWS(pos + 1)
+					pos = s.SkipWS(pos + 1)
 					continue
 				}
 				if pos < len(d) && d[pos] == ']' {
@@ -446,8 +449,8 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 // string is null (Spark's NullType); in a sampled read any other value
 // becomes null and is counted; otherwise the fused pass ends.
 func (s *scanner) fuseMisfit(pos int, n *buildNode, depth int) int {
-	if s.data[pos] == '"' {
-		end, _ := s.scanString(pos)
+	if s.Data[pos] == '"' {
+		end, _ := s.ScanString(pos)
 		if end == pos+2 {
 			n.appendNull()
 			return end
@@ -456,7 +459,7 @@ func (s *scanner) fuseMisfit(pos int, n *buildNode, depth int) int {
 	if !s.lenient {
 		return -1
 	}
-	end := s.skipValue(pos, depth)
+	end := s.SkipValue(pos, depth)
 	if end < 0 {
 		return -1
 	}
@@ -466,8 +469,8 @@ func (s *scanner) fuseMisfit(pos int, n *buildNode, depth int) int {
 }
 
 func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
-	d := s.data
-	if depth >= s.maxDepth {
+	d := s.Data
+	if depth >= s.MaxDepth {
 		return -1
 	}
 	n.st.Append(true)
@@ -476,7 +479,7 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 		clear(n.seen)
 		n.gen = 1
 	}
-	pos = s.skipWS(pos + 1)
+	pos = s.SkipWS(pos + 1)
 	if pos < len(d) && d[pos] == '}' {
 		pos++
 	} else {
@@ -484,16 +487,16 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 			if pos >= len(d) || d[pos] != '"' {
 				return -1
 			}
-			end, flags := s.scanKey(pos)
+			end, flags := s.ScanKey(pos)
 			if end < 0 {
 				return -1
 			}
-			key := s.body(pos, end, flags, &s.keyBuf)
-			pos = s.skipWS(end)
+			key := s.Body(pos, end, flags, &s.KeyBuf)
+			pos = s.SkipWS(end)
 			if pos >= len(d) || d[pos] != ':' {
 				return -1
 			}
-			pos = s.skipWS(pos + 1)
+			pos = s.SkipWS(pos + 1)
 			i := n.lookup(key, k)
 			switch {
 			case i >= 0 && n.seen[i] != n.gen:
@@ -516,9 +519,9 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 			if pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == '}' {
@@ -547,7 +550,7 @@ func (s *scanner) fitsOrSkip(pos int, t *typeNode, depth int, parent *buildNode,
 	} else if !s.lenient {
 		return -1
 	}
-	end := s.skipValue(pos, depth)
+	end := s.SkipValue(pos, depth)
 	if end >= 0 {
 		s.unknownField(parent, key, pos)
 	}
@@ -557,39 +560,39 @@ func (s *scanner) fitsOrSkip(pos int, t *typeNode, depth int, parent *buildNode,
 // fitsValue checks the value at pos and that merging it into t would not
 // change t (sparktype.Fits), without building anything.
 func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
-	d := s.data
+	d := s.Data
 	if pos >= len(d) {
 		return -1
 	}
 	c := d[pos]
 	switch {
 	case c == 'n':
-		return s.scanLiteral(pos, "null")
+		return s.ScanLiteral(pos, "null")
 	case t.kind == kindString:
-		return s.skipValue(pos, depth)
+		return s.SkipValue(pos, depth)
 	case c == '"':
 		// Only an empty string (NullType) fits a type other than string.
-		if end, _ := s.scanString(pos); end == pos+2 {
+		if end, _ := s.ScanString(pos); end == pos+2 {
 			return end
 		}
 		return -1
 	case c == 't' && t.kind == kindBool:
-		return s.scanLiteral(pos, "true")
+		return s.ScanLiteral(pos, "true")
 	case c == 'f' && t.kind == kindBool:
-		return s.scanLiteral(pos, "false")
+		return s.ScanLiteral(pos, "false")
 	case c == 't', c == 'f':
 		return -1
 	case c == '-' || c >= '0' && c <= '9':
-		end, class := s.scanNumber(pos)
+		end, class := s.ScanNumber(pos)
 		if end < 0 || !sparktype.Fits(t.scalar(), numberType(class, d[pos:end])) {
 			return -1
 		}
 		return end
 	case c == '{':
-		if t.kind != kindStruct || depth >= s.maxDepth {
+		if t.kind != kindStruct || depth >= s.MaxDepth {
 			return -1
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == '}' {
 			return pos + 1
 		}
@@ -597,12 +600,12 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 			if pos >= len(d) || d[pos] != '"' {
 				return -1
 			}
-			end, flags := s.scanKey(pos)
+			end, flags := s.ScanKey(pos)
 			if end < 0 {
 				return -1
 			}
-			key := s.body(pos, end, flags, &s.keyBuf)
-			pos = s.skipWS(end)
+			key := s.Body(pos, end, flags, &s.KeyBuf)
+			pos = s.SkipWS(end)
 			if pos >= len(d) || d[pos] != ':' {
 				return -1
 			}
@@ -610,12 +613,12 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 			if !ok {
 				return -1
 			}
-			if pos = s.fitsValue(s.skipWS(pos+1), t.fields[j].node, depth+1); pos < 0 {
+			if pos = s.fitsValue(s.SkipWS(pos+1), t.fields[j].node, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == '}' {
@@ -624,10 +627,10 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 			return -1
 		}
 	case c == '[':
-		if t.kind != kindList || depth >= s.maxDepth {
+		if t.kind != kindList || depth >= s.MaxDepth {
 			return -1
 		}
-		pos = s.skipWS(pos + 1)
+		pos = s.SkipWS(pos + 1)
 		if pos < len(d) && d[pos] == ']' {
 			return pos + 1
 		}
@@ -635,9 +638,9 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 			if pos = s.fitsValue(pos, t.elem, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.skipWS(pos)
+			pos = s.SkipWS(pos)
 			if pos < len(d) && d[pos] == ',' {
-				pos = s.skipWS(pos + 1)
+				pos = s.SkipWS(pos + 1)
 				continue
 			}
 			if pos < len(d) && d[pos] == ']' {
@@ -652,9 +655,9 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 // numberType is the inferred type of a number literal of class.
 func numberType(class int, lit []byte) sparktype.Scalar {
 	switch class {
-	case numLong:
+	case jsontext.NumLong:
 		return sparktype.Scalar{Kind: kindLong}
-	case numDecimal:
+	case jsontext.NumDecimal:
 		return sparktype.Scalar{Kind: kindDecimal, Prec: uint8(sparktype.IntegerPrecision(lit))}
 	}
 	return sparktype.Scalar{Kind: kindDouble}
@@ -664,7 +667,7 @@ func numberType(class int, lit []byte) sparktype.Scalar {
 // structural scan cuts its rows array at element boundaries; the first
 // part walks the whole document (checking all of it but the other parts'
 // elements), every other part reads its own elements.
-func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp splitting, path []string, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int, stats *ReadStats) (*Frame, bool) {
+func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts Options, sp splitting, path []string, schema *arrow.Schema, structs bool, row *typeNode, sampledRows int64, sampled int, stats *ReadStats) (*dataframe.Frame, bool) {
 	trust := utf8.Valid(d)
 	mem := opts.allocator()
 	type part struct {
@@ -698,18 +701,18 @@ func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp spl
 				rb.root.reserve(row, est, frac)
 			}
 		}
-		s := &scanner{data: d, maxDepth: opts.maxDepth(), trustUTF8: trust, lenient: opts.SampleRows > 0}
+		s := &scanner{Scanner: jsontext.Scanner{Data: d, MaxDepth: opts.maxDepth(), TrustUTF8: trust}, lenient: opts.SampleRows > 0}
 		defer func() { p.misfits, p.first = s.misfits, s.firstMisfit }()
 		if i == 0 {
 			s.cutAt, s.cutTo = p.to, arrayEnd
-			pos := s.skipWS(0)
+			pos := s.SkipWS(0)
 			if pos >= len(d) {
 				return
 			}
 			if pos = s.fusePath(pos, path, 0, rb, row); pos < 0 {
 				return
 			}
-			if pos = s.skipWS(pos); pos < len(d) {
+			if pos = s.SkipWS(pos); pos < len(d) {
 				return
 			}
 		} else if !s.fuseRange(p.from, p.to, p.to == arrayEnd, depth, rb, row) {
@@ -732,26 +735,26 @@ func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts JSONOptions, sp spl
 		}
 		return nil, false
 	}
-	f, err := New(schema, recs...)
+	f, err := dataframe.New(schema, recs...)
 	if err != nil {
 		return nil, false
 	}
-	f.mem = opts.Allocator
+	f.SetAllocator(opts.Allocator)
 	return f, true
 }
 
 // fuseRange reads the rows array elements from from up to to: the next
 // part's first element, or, for the last part, the array's ']'.
 func (s *scanner) fuseRange(from, to int, last bool, depth int, rb *rowBuilder, row *typeNode) bool {
-	d := s.data
+	d := s.Data
 	pos := from
 	for {
 		if pos = s.fuseRow(pos, depth, rb, row); pos < 0 {
 			return false
 		}
-		pos = s.skipWS(pos)
+		pos = s.SkipWS(pos)
 		if pos < len(d) && d[pos] == ',' && !(last && pos >= to) {
-			pos = s.skipWS(pos + 1)
+			pos = s.SkipWS(pos + 1)
 			if pos == to && !last {
 				return true
 			}
@@ -792,7 +795,7 @@ func cutArray(d []byte, pos, n int) (cuts []int, arrayEnd int) {
 		case ',':
 			if depth == 0 && i >= next && len(cuts) < n-1 {
 				j := i + 1
-				for j < len(d) && wsTable[d[j]] {
+				for j < len(d) && jsontext.Space[d[j]] {
 					j++
 				}
 				cuts = append(cuts, j)

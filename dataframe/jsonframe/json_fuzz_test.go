@@ -1,4 +1,4 @@
-package dataframe
+package jsonframe
 
 import (
 	"encoding/json"
@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 // FuzzReadJSON feeds arbitrary bytes to the reader: no panic may escape,
@@ -33,8 +35,8 @@ func FuzzReadJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, doc []byte, path string) {
 		mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 		defer mem.AssertSize(t, 0)
-		opts := JSONOptions{RecordsPath: path, Allocator: mem, MaxDepth: 64}
-		fr, err := ReadJSON(doc, opts)
+		opts := Options{RecordsPath: path, Allocator: mem, MaxDepth: 64}
+		fr, err := ReadDocument(doc, opts)
 		if err != nil {
 			return
 		}
@@ -53,19 +55,19 @@ func FuzzReadJSON(f *testing.F) {
 		if n != fr.NumRows() {
 			t.Fatalf("EachRowJSON gave %d rows, NumRows %d", n, fr.NumRows())
 		}
-		_ = SchemaString(fr.Schema())
+		_ = dataframe.SchemaString(fr.Schema())
 		nd, err := ReadNDJSON(doc, opts)
 		if err == nil {
 			nd.Release()
 		}
-		// The two-pass path must agree with whatever path ReadJSON took.
+		// The two-pass path must agree with whatever path ReadDocument took.
 		two, err := readJSONSplit([]docSpan{{data: doc}}, false, opts, splitting{workers: 1, twoPass: true})
 		if err != nil {
-			t.Fatalf("two-pass read failed where ReadJSON succeeded: %v", err)
+			t.Fatalf("two-pass read failed where ReadDocument succeeded: %v", err)
 		}
 		defer two.Release()
-		if SchemaString(two.Schema()) != SchemaString(fr.Schema()) {
-			t.Fatalf("schemas differ for %q:\n%s\n%s", doc, SchemaString(fr.Schema()), SchemaString(two.Schema()))
+		if dataframe.SchemaString(two.Schema()) != dataframe.SchemaString(fr.Schema()) {
+			t.Fatalf("schemas differ for %q:\n%s\n%s", doc, dataframe.SchemaString(fr.Schema()), dataframe.SchemaString(two.Schema()))
 		}
 		var a, b []string
 		_ = fr.EachRowJSON(func(_ int64, obj []byte) error { a = append(a, string(obj)); return nil })

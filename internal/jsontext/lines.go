@@ -1,4 +1,4 @@
-package dataframe
+package jsontext
 
 import "bytes"
 
@@ -6,10 +6,10 @@ import "bytes"
 // splits them (see docs/inference.md#json-lines). A raw CR or LF cannot
 // occur inside a JSON string, so a break is never inside a value's text.
 
-// lineBreak is the index in d of the next "\n" or "\r", or -1. hasCR says
+// LineBreak is the index in d of the next "\n" or "\r", or -1. hasCR says
 // whether the input holds any "\r" at all: without one the search is a
 // single IndexByte.
-func lineBreak(d []byte, hasCR bool) int {
+func LineBreak(d []byte, hasCR bool) int {
 	nl := bytes.IndexByte(d, '\n')
 	if !hasCR {
 		return nl
@@ -24,8 +24,8 @@ func lineBreak(d []byte, hasCR bool) int {
 	return nl
 }
 
-// lineOf is the 1-based line of offset off in d.
-func lineOf(d []byte, off int64) int {
+// LineOf is the 1-based line of offset off in d.
+func LineOf(d []byte, off int64) int {
 	if off > int64(len(d)) {
 		off = int64(len(d))
 	}

@@ -1,4 +1,4 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
@@ -13,6 +13,10 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/batchmem"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // Streaming JSON lines from a file: two passes over the file (see
@@ -120,7 +124,7 @@ func (br *blockReader) next() (*block, error) {
 	br.seq++
 	br.off += int64(cut)
 	if br.lines {
-		br.line += lineOf(b.data, int64(len(b.data))) - 1
+		br.line += jsontext.LineOf(b.data, int64(len(b.data))) - 1
 	}
 	return b, nil
 }
@@ -153,7 +157,7 @@ func streamWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }
 // inferNDJSONFile is pass 1: the schema of every line of the file, checked
 // for syntax, on all cores. The first error in file order is returned, with
 // its line number.
-func inferNDJSONFile(ctx context.Context, path string, opts JSONOptions, path0 []string, blockBytes int) (*ndjsonFile, error) {
+func inferNDJSONFile(ctx context.Context, path string, opts Options, path0 []string, blockBytes int) (*ndjsonFile, error) {
 	size, mtime, err := statFile(path)
 	if err != nil {
 		return nil, err
@@ -190,7 +194,7 @@ func inferNDJSONFile(ctx context.Context, path string, opts JSONOptions, path0 [
 				c := &chunk{lines: true, spans: []docSpan{{data: b.data, base: b.base}}}
 				err := inferChunk(c, path0, opts.maxDepth(), 0, "")
 				if se, ok := err.(*SyntaxError); ok {
-					se.Line = b.line + lineOf(b.data, se.Offset-b.base) - 1
+					se.Line = b.line + jsontext.LineOf(b.data, se.Offset-b.base) - 1
 				}
 				if err != nil {
 					res.err, res.seq = err, b.seq
@@ -260,7 +264,7 @@ func inferNDJSONFile(ctx context.Context, path string, opts JSONOptions, path0 [
 // as in ReadNDJSON, and the batches hold what ReadNDJSON would. SampleRows
 // and the malformed-record modes are ReadNDJSON's alone (an error here).
 // The caller releases the stream; cancelling ctx stops it.
-func OpenNDJSON(ctx context.Context, path string, opts JSONOptions) (Stream, error) {
+func OpenNDJSON(ctx context.Context, path string, opts Options) (dataframe.Stream, error) {
 	blockBytes := opts.BlockBytes
 	if blockBytes <= 0 {
 		blockBytes = blockSize
@@ -281,9 +285,9 @@ func OpenNDJSON(ctx context.Context, path string, opts JSONOptions) (Stream, err
 	}
 	mem := opts.Allocator
 	if mem == nil {
-		mem = streamAllocator
+		mem = batchmem.Allocator()
 	}
-	return newPipe(ctx, nf.schema, 2, func(ctx context.Context, emit func(arrow.Record) bool) error {
+	return dataframe.NewStream(ctx, nf.schema, 2, func(ctx context.Context, emit func(arrow.Record) bool) error {
 		err := nf.build(ctx, mem, p, opts.maxDepth(), emit)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("reading %s: %w", path, err)
@@ -300,7 +304,7 @@ func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []st
 		return err
 	}
 	if size != nf.size || mtime != nf.mtime {
-		return ErrStreamChanged
+		return dataframe.ErrStreamChanged
 	}
 	fh, err := os.Open(nf.path)
 	if err != nil {
@@ -374,13 +378,11 @@ func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []st
 		// cleanup), so wait for it even when cancelled.
 		b := <-res
 		if err := ctx.Err(); err != nil {
-			release(b.recs)
+			releaseAll(b.recs)
 			return err
 		}
 		if b.err != nil {
-			for _, r := range b.recs {
-				r.Release()
-			}
+			releaseAll(b.recs)
 			return b.err
 		}
 		for i, r := range b.recs {
@@ -397,7 +399,7 @@ func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []st
 		return err
 	}
 	if rows != nf.rows {
-		return fmt.Errorf("%w: %d rows now, %d when the schema was inferred", ErrStreamChanged, rows, nf.rows)
+		return fmt.Errorf("%w: %d rows now, %d when the schema was inferred", dataframe.ErrStreamChanged, rows, nf.rows)
 	}
 	return nil
 }
@@ -411,17 +413,17 @@ func buildBlock(b *block, mem memory.Allocator, nf *ndjsonFile, path []string, m
 			for _, rec := range recs {
 				rec.Release()
 			}
-			recs, err = nil, fmt.Errorf("%w (%v at byte %d)", ErrStreamChanged, r, b.base)
+			recs, err = nil, fmt.Errorf("%w (%v at byte %d)", dataframe.ErrStreamChanged, r, b.base)
 		}
 	}()
 	c := &chunk{spans: splitLines(docSpan{data: b.data, base: b.base})}
 	blockUTF8 := !nf.invalidUTF8[b.seq]
-	s := &scanner{maxDepth: maxDepth}
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: maxDepth}}
 	for i := range c.spans {
 		sp := &c.spans[i]
-		s.data, s.base = sp.data, sp.base
+		s.Data, s.Base = sp.data, sp.base
 		if !s.locateRows(path, sp) {
-			return nil, fmt.Errorf("%w (at byte %d)", ErrStreamChanged, sp.base)
+			return nil, fmt.Errorf("%w (at byte %d)", dataframe.ErrStreamChanged, sp.base)
 		}
 		sp.utf8 = blockUTF8 || utf8.Valid(sp.data)
 	}
@@ -433,12 +435,12 @@ func buildBlock(b *block, mem memory.Allocator, nf *ndjsonFile, path []string, m
 // (sp.start, sp.array; -1 for none) without checking it again.
 func (s *scanner) locateRows(path []string, sp *docSpan) bool {
 	sp.start, sp.array = -1, false
-	pos := s.skipWS(0)
-	if pos >= len(s.data) {
+	pos := s.SkipWS(0)
+	if pos >= len(s.Data) {
 		return false
 	}
 	leaf := func(pos, depth int) int {
-		switch s.data[pos] {
+		switch s.Data[pos] {
 		case '[':
 			sp.start, sp.array = pos, true
 		case 'n':
@@ -451,7 +453,13 @@ func (s *scanner) locateRows(path []string, sp *docSpan) bool {
 		leaf(pos, 0)
 		return true
 	}
-	s.err = nil
-	s.walkPath(pos, path, 0, leaf)
-	return s.err == nil
+	s.Err = nil
+	s.WalkPath(pos, path, 0, leaf)
+	return s.Err == nil
+}
+
+func releaseAll(recs []arrow.Record) {
+	for _, r := range recs {
+		r.Release()
+	}
 }

@@ -1,8 +1,7 @@
-package dataframe
+package jsonframe
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -11,12 +10,14 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
 
 // rowsJSON is the frame as NDJSON lines, via EachRowJSON.
-func rowsJSON(t *testing.T, f *Frame) []string {
+func rowsJSON(t *testing.T, f *dataframe.Frame) []string {
 	t.Helper()
 	rows := []string{}
 	require.NoError(t, f.EachRowJSON(func(_ int64, obj []byte) error {
@@ -214,18 +215,18 @@ func TestReadJSONInference(t *testing.T) {
 			t.Parallel()
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
-			f, err := ReadJSON([]byte(tt.in), JSONOptions{RecordsPath: tt.path, Allocator: mem})
+			f, err := ReadDocument([]byte(tt.in), Options{RecordsPath: tt.path, Allocator: mem})
 			require.NoError(t, err)
 			defer f.Release()
-			require.Equal(t, tt.schema, SchemaString(f.Schema()))
+			require.Equal(t, tt.schema, dataframe.SchemaString(f.Schema()))
 			require.Equal(t, tt.rows, rowsJSON(t, f))
 			require.Equal(t, int64(len(tt.rows)), f.NumRows())
 
 			// The same document as one JSON line reads the same.
-			nd, err := ReadNDJSON([]byte("\n"+strings.ReplaceAll(tt.in, "\n", " ")+"\n\n"), JSONOptions{RecordsPath: tt.path, Allocator: mem})
+			nd, err := ReadNDJSON([]byte("\n"+strings.ReplaceAll(tt.in, "\n", " ")+"\n\n"), Options{RecordsPath: tt.path, Allocator: mem})
 			require.NoError(t, err)
 			defer nd.Release()
-			require.Equal(t, tt.schema, SchemaString(nd.Schema()))
+			require.Equal(t, tt.schema, dataframe.SchemaString(nd.Schema()))
 			require.Equal(t, tt.rows, rowsJSON(t, nd))
 		})
 	}
@@ -236,25 +237,25 @@ func TestReadJSONErrors(t *testing.T) {
 	tests := []struct {
 		name   string
 		in     string
-		opts   JSONOptions
+		opts   Options
 		offset int64
 		msg    string
 	}{
-		{"trailing garbage", `{"a":1} x`, JSONOptions{}, 8, "unexpected character 'x' after the JSON value"},
-		{"second document", `{"a":1}{"a":2}`, JSONOptions{}, 7, "after the JSON value"},
-		{"unterminated object", `{"a":1`, JSONOptions{}, 6, "expected ',' or '}' in object: unexpected end of input"},
-		{"empty", "  ", JSONOptions{}, 2, "empty document"},
-		{"bad literal", `[tru]`, JSONOptions{}, 1, "invalid literal, expected true"},
-		{"bad number", `[01]`, JSONOptions{}, 2, "expected ',' or ']' in array"},
-		{"bad fraction", `[1.]`, JSONOptions{}, 3, "expected a digit after '.'"},
-		{"bad escape", `["a\x"]`, JSONOptions{}, 3, `invalid escape \x in string`},
-		{"control character", "[\"a\x01\"]", JSONOptions{}, 3, "control character 0x01 in string"},
-		{"unterminated string", `{"a":"xyz`, JSONOptions{}, 9, "unterminated string starting at byte offset 5"},
-		{"missing colon", `{"a" 1}`, JSONOptions{}, 5, "expected ':' after field name"},
-		{"unquoted key", `{a:1}`, JSONOptions{}, 1, "expected a field name"},
-		{"depth limit", strings.Repeat("[", 5) + strings.Repeat("]", 5), JSONOptions{MaxDepth: 4}, 4, "nesting deeper than 4 levels"},
-		{"default depth limit", strings.Repeat(`{"a":`, 600) + "1" + strings.Repeat("}", 600), JSONOptions{}, 512 * 5, "nesting deeper than 512 levels"},
-		{"error beside records path", `{"items":[],"x":[1,}`, JSONOptions{RecordsPath: "items"}, 19, "unexpected character '}', expected a value"},
+		{"trailing garbage", `{"a":1} x`, Options{}, 8, "unexpected character 'x' after the JSON value"},
+		{"second document", `{"a":1}{"a":2}`, Options{}, 7, "after the JSON value"},
+		{"unterminated object", `{"a":1`, Options{}, 6, "expected ',' or '}' in object: unexpected end of input"},
+		{"empty", "  ", Options{}, 2, "empty document"},
+		{"bad literal", `[tru]`, Options{}, 1, "invalid literal, expected true"},
+		{"bad number", `[01]`, Options{}, 2, "expected ',' or ']' in array"},
+		{"bad fraction", `[1.]`, Options{}, 3, "expected a digit after '.'"},
+		{"bad escape", `["a\x"]`, Options{}, 3, `invalid escape \x in string`},
+		{"control character", "[\"a\x01\"]", Options{}, 3, "control character 0x01 in string"},
+		{"unterminated string", `{"a":"xyz`, Options{}, 9, "unterminated string starting at byte offset 5"},
+		{"missing colon", `{"a" 1}`, Options{}, 5, "expected ':' after field name"},
+		{"unquoted key", `{a:1}`, Options{}, 1, "expected a field name"},
+		{"depth limit", strings.Repeat("[", 5) + strings.Repeat("]", 5), Options{MaxDepth: 4}, 4, "nesting deeper than 4 levels"},
+		{"default depth limit", strings.Repeat(`{"a":`, 600) + "1" + strings.Repeat("}", 600), Options{}, 512 * 5, "nesting deeper than 512 levels"},
+		{"error beside records path", `{"items":[],"x":[1,}`, Options{RecordsPath: "items"}, 19, "unexpected character '}', expected a value"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -262,7 +263,7 @@ func TestReadJSONErrors(t *testing.T) {
 			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 			defer mem.AssertSize(t, 0)
 			tt.opts.Allocator = mem
-			_, err := ReadJSON([]byte(tt.in), tt.opts)
+			_, err := ReadDocument([]byte(tt.in), tt.opts)
 			var se *SyntaxError
 			require.ErrorAs(t, err, &se)
 			require.Equal(t, tt.offset, se.Offset, err.Error())
@@ -274,29 +275,29 @@ func TestReadJSONErrors(t *testing.T) {
 
 func TestReadJSONRecordsPathNotArray(t *testing.T) {
 	t.Parallel()
-	_, err := ReadJSON([]byte(`{"items":{"a":1}}`), JSONOptions{RecordsPath: "items"})
+	_, err := ReadDocument([]byte(`{"items":{"a":1}}`), Options{RecordsPath: "items"})
 	var pe *RecordsPathError
 	require.ErrorAs(t, err, &pe)
 	require.EqualError(t, err, `dataframe: records path "items" holds an object, not an array`)
 
-	_, err = ReadJSONDocuments([][]byte{[]byte(`{"data":{"r":[]}}`), []byte(`{"data":{"r":"x"}}`)}, JSONOptions{RecordsPath: "data.r"})
+	_, err = ReadDocuments([][]byte{[]byte(`{"data":{"r":[]}}`), []byte(`{"data":{"r":"x"}}`)}, Options{RecordsPath: "data.r"})
 	require.EqualError(t, err, `dataframe: records path "data.r" holds a string, not an array in document 1`)
 
-	_, err = ReadJSON([]byte(`{}`), JSONOptions{RecordsPath: "a..b"})
+	_, err = ReadDocument([]byte(`{}`), Options{RecordsPath: "a..b"})
 	require.ErrorContains(t, err, `RecordsPath "a..b" has an empty segment`)
-	_, err = ReadJSON([]byte(`{}`), JSONOptions{MaxDepth: -1})
+	_, err = ReadDocument([]byte(`{}`), Options{MaxDepth: -1})
 	require.ErrorContains(t, err, "MaxDepth")
 }
 
 func TestReadJSONDocumentsSyntaxError(t *testing.T) {
 	t.Parallel()
-	_, err := ReadJSONDocuments([][]byte{[]byte(`{"a":1}`), []byte(`{"a":}`)}, JSONOptions{})
+	_, err := ReadDocuments([][]byte{[]byte(`{"a":1}`), []byte(`{"a":}`)}, Options{})
 	require.EqualError(t, err, `invalid JSON at byte offset 5: unexpected character '}', expected a value in document 1`)
 }
 
 func TestReadNDJSONSyntaxErrorLine(t *testing.T) {
 	t.Parallel()
-	_, err := ReadNDJSON([]byte("{\"a\":1}\n\n{\"a\":2,}\n"), JSONOptions{})
+	_, err := ReadNDJSON([]byte("{\"a\":1}\n\n{\"a\":2,}\n"), Options{})
 	require.EqualError(t, err, `invalid JSON at byte offset 16 (line 3): expected a field name: unexpected character '}'`)
 }
 
@@ -304,14 +305,14 @@ func TestReadJSONDocumentsMergesPages(t *testing.T) {
 	t.Parallel()
 	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
 	defer mem.AssertSize(t, 0)
-	f, err := ReadJSONDocuments([][]byte{
+	f, err := ReadDocuments([][]byte{
 		[]byte(`{"items":[{"a":1},{"a":2}]}`),
 		[]byte(`{"other":true}`),
 		[]byte(`{"items":[{"a":2.5,"b":"x"}]}`),
-	}, JSONOptions{RecordsPath: "items", Allocator: mem})
+	}, Options{RecordsPath: "items", Allocator: mem})
 	require.NoError(t, err)
 	defer f.Release()
-	require.Equal(t, "root\n |-- a: double (nullable = true)\n |-- b: string (nullable = true)\n", SchemaString(f.Schema()))
+	require.Equal(t, "root\n |-- a: double (nullable = true)\n |-- b: string (nullable = true)\n", dataframe.SchemaString(f.Schema()))
 	require.Equal(t, []string{`{"a":1.0,"b":null}`, `{"a":2.0,"b":null}`, `{"a":2.5,"b":"x"}`}, rowsJSON(t, f))
 }
 
@@ -356,11 +357,11 @@ func TestFixtureSchemas(t *testing.T) {
 			for _, d := range tt.docs {
 				docs = append(docs, readFixture(t, d))
 			}
-			f, err := ReadJSONDocuments(docs, JSONOptions{RecordsPath: tt.path, Allocator: mem})
+			f, err := ReadDocuments(docs, Options{RecordsPath: tt.path, Allocator: mem})
 			require.NoError(t, err)
 			defer f.Release()
 			require.Equal(t, tt.rows, f.NumRows())
-			checkGolden(t, tt.golden, SchemaString(f.Schema()))
+			checkGolden(t, tt.golden, dataframe.SchemaString(f.Schema()))
 			// Every row is valid JSON that encoding/json agrees with.
 			require.NoError(t, f.EachRowJSON(func(_ int64, obj []byte) error {
 				var v map[string]any
@@ -373,7 +374,7 @@ func TestFixtureSchemas(t *testing.T) {
 func TestFixtureValuesMatchEncodingJSON(t *testing.T) {
 	t.Parallel()
 	doc := readFixture(t, "youtube_subscriptions_by_channel_p1.json")
-	f, err := ReadJSON(doc, JSONOptions{RecordsPath: "items"})
+	f, err := ReadDocument(doc, Options{RecordsPath: "items"})
 	require.NoError(t, err)
 	defer f.Release()
 	var want struct{ Items []map[string]any }
@@ -387,58 +388,18 @@ func TestFixtureValuesMatchEncodingJSON(t *testing.T) {
 	}
 }
 
-func TestJSONLookup(t *testing.T) {
-	t.Parallel()
-	doc := []byte(`{"kind":"x","nextPageToken":"CAU\u0051AA","page":{"n":3,"o":{"p":[1, 2]}},"e":"","z":null}`)
-	tests := []struct {
-		path  string
-		raw   string
-		str   string
-		found bool
-	}{
-		{"nextPageToken", `"CAU\u0051AA"`, "CAUQAA", true},
-		{"page.n", `3`, "3", true},
-		{"page.o.p", `[1, 2]`, "", true},
-		{"e", `""`, "", true},
-		{"z", `null`, "", true},
-		{"missing", ``, "", false},
-		{"kind.x", ``, "", false},
-	}
-	for _, tt := range tests {
-		raw, found, err := JSONLookup(doc, tt.path)
-		require.NoError(t, err)
-		require.Equal(t, tt.found, found, tt.path)
-		require.Equal(t, tt.raw, string(raw), tt.path)
-		if tt.path == "page.o.p" {
-			continue
-		}
-		s, found, err := JSONLookupString(doc, tt.path)
-		require.NoError(t, err)
-		require.Equal(t, tt.str, s, tt.path)
-		require.Equal(t, tt.found && tt.path != "z", found, tt.path)
-	}
-	_, _, err := JSONLookupString(doc, "page")
-	require.ErrorContains(t, err, `JSON path "page" holds an object, not a scalar`)
-	_, _, err = JSONLookup([]byte(`{"a":1,}`), "a")
-	var se *SyntaxError
-	require.True(t, errors.As(err, &se))
-	require.Equal(t, int64(7), se.Offset)
-	_, _, err = JSONLookup(doc, "a..b")
-	require.ErrorContains(t, err, "empty segment")
-}
-
 func TestReadJSONEmptyInputs(t *testing.T) {
 	t.Parallel()
-	f, err := ReadJSONDocuments(nil, JSONOptions{})
+	f, err := ReadDocuments(nil, Options{})
 	require.NoError(t, err)
-	require.Equal(t, "root\n", SchemaString(f.Schema()))
+	require.Equal(t, "root\n", dataframe.SchemaString(f.Schema()))
 	require.Equal(t, int64(0), f.NumRows())
-	g, err := ReadNDJSON(nil, JSONOptions{})
+	g, err := ReadNDJSON(nil, Options{})
 	require.NoError(t, err)
 	require.Equal(t, int64(0), g.NumRows())
-	h, err := ReadNDJSON([]byte("\n \n\t\n"), JSONOptions{})
+	h, err := ReadNDJSON([]byte("\n \n\t\n"), Options{})
 	require.NoError(t, err)
 	require.Equal(t, int64(0), h.NumRows())
-	_, err = ReadJSON(nil, JSONOptions{})
+	_, err = ReadDocument(nil, Options{})
 	require.EqualError(t, err, "invalid JSON at byte offset 0: empty document")
 }

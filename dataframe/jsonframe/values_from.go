@@ -1,4 +1,4 @@
-package dataframe
+package jsonframe
 
 import (
 	"encoding/json"
@@ -10,6 +10,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // FromValues builds a frame from rows of Go values, typed column by column
@@ -18,12 +21,12 @@ import (
 // form). A column of only time.Time (and nil) is a timestamp column, one of
 // only []byte a binary column; mixed with other values they are strings
 // (RFC 3339 text, base64). A column of only nil is string.
-func FromValues(columns []string, rows [][]any) (*Frame, error) {
+func FromValues(columns []string, rows [][]any) (*dataframe.Frame, error) {
 	return FromValuesWithAllocator(memory.DefaultAllocator, columns, rows)
 }
 
 // FromValuesWithAllocator is FromValues with the frame's memory from mem.
-func FromValuesWithAllocator(mem memory.Allocator, columns []string, rows [][]any) (*Frame, error) {
+func FromValuesWithAllocator(mem memory.Allocator, columns []string, rows [][]any) (*dataframe.Frame, error) {
 	for i, r := range rows {
 		if len(r) != len(columns) {
 			return nil, fmt.Errorf("dataframe: row %d has %d values, want %d (columns %v)", i, len(r), len(columns), columns)
@@ -48,15 +51,15 @@ func FromValuesWithAllocator(mem memory.Allocator, columns []string, rows [][]an
 	}
 	schema := arrow.NewSchema(fields, nil)
 	if len(rows) == 0 {
-		out := Empty(schema)
-		out.mem = mem
+		out := dataframe.Empty(schema)
+		out.SetAllocator(mem)
 		return out, nil
 	}
-	out, err := New(schema, array.NewRecord(schema, cols, int64(len(rows))))
+	out, err := dataframe.New(schema, array.NewRecord(schema, cols, int64(len(rows))))
 	if err != nil {
 		return nil, err
 	}
-	out.mem = mem
+	out.SetAllocator(mem)
 	return out, nil
 }
 
@@ -102,7 +105,7 @@ func columnFromValues(mem memory.Allocator, rows [][]any, c int) (arrow.Array, e
 		}
 		return b.NewArray(), nil
 	case any && allTime:
-		b := array.NewTimestampBuilder(mem, TimestampType)
+		b := array.NewTimestampBuilder(mem, dataframe.TimestampType)
 		defer b.Release()
 		for _, r := range rows {
 			if t, ok := r[c].(time.Time); ok {
@@ -127,16 +130,16 @@ func columnFromValues(mem memory.Allocator, rows [][]any, c int) (arrow.Array, e
 	// Everything else goes through its JSON text and the JSON inference.
 	texts := make([][]byte, len(rows))
 	node := &typeNode{}
-	s := &scanner{maxDepth: defaultMaxDepth}
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: jsontext.DefaultMaxDepth}}
 	for i, r := range rows {
 		text, err := goValueJSON(r[c])
 		if err != nil {
 			return nil, fmt.Errorf("row %d: %w", i, err)
 		}
 		texts[i] = text
-		s.data, s.err = text, nil
+		s.Data, s.Err = text, nil
 		if s.inferValue(0, node, 0) < 0 {
-			return nil, fmt.Errorf("row %d: %w", i, s.err)
+			return nil, fmt.Errorf("row %d: %w", i, s.Err)
 		}
 	}
 	dt, ok := node.arrowType()
@@ -152,7 +155,7 @@ func columnFromValues(mem memory.Allocator, rows [][]any, c int) (arrow.Array, e
 		return nil, err
 	}
 	for _, text := range texts {
-		s.data = text
+		s.Data = text
 		s.buildValue(0, bn, 0)
 	}
 	return b.NewArray(), nil
@@ -164,7 +167,7 @@ func goValueJSON(v any) ([]byte, error) {
 	case nil:
 		return []byte("null"), nil
 	case string:
-		return appendJSONString(nil, x), nil
+		return jsontext.AppendString(nil, x), nil
 	case bool:
 		return strconv.AppendBool(nil, x), nil
 	case int:
@@ -188,13 +191,13 @@ func goValueJSON(v any) ([]byte, error) {
 	case uint64:
 		return strconv.AppendUint(nil, x, 10), nil
 	case float32:
-		return appendJSONFloat(nil, float64(x), 64), nil
+		return jsontext.AppendFloat(nil, float64(x), 64), nil
 	case float64:
-		return appendJSONFloat(nil, x, 64), nil
+		return jsontext.AppendFloat(nil, x, 64), nil
 	case time.Time:
-		return appendJSONTime(nil, x), nil
+		return jsontext.AppendTime(nil, x), nil
 	case []byte:
-		return appendJSONBase64(nil, x), nil
+		return jsontext.AppendBase64(nil, x), nil
 	case json.RawMessage:
 		if !json.Valid(x) {
 			return nil, fmt.Errorf("invalid json.RawMessage")

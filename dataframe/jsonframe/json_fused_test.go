@@ -1,20 +1,22 @@
-package dataframe
+package jsonframe
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/internal/datagen"
 	"strings"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/datagen"
 )
 
 // readBoth reads input with the fused pass allowed and with two passes
 // only, and checks the frames are identical.
 func readBoth(t *testing.T, mem memory.Allocator, data []byte, lines bool, path string) {
 	t.Helper()
-	opts := JSONOptions{RecordsPath: path, Allocator: mem}
+	opts := Options{RecordsPath: path, Allocator: mem}
 	spans := []docSpan{{data: data}}
 	one, err1 := readJSONSplit(spans, lines, opts, splitting{workers: 1})
 	two, err2 := readJSONSplit([]docSpan{{data: data}}, lines, opts, splitting{workers: 1, twoPass: true})
@@ -25,7 +27,7 @@ func readBoth(t *testing.T, mem memory.Allocator, data []byte, lines bool, path 
 	require.NoError(t, err1)
 	defer one.Release()
 	defer two.Release()
-	require.Equal(t, SchemaString(two.Schema()), SchemaString(one.Schema()))
+	require.Equal(t, dataframe.SchemaString(two.Schema()), dataframe.SchemaString(one.Schema()))
 	require.Equal(t, two.NumRows(), one.NumRows())
 	require.Equal(t, rowsJSON(t, two), rowsJSON(t, one))
 }
@@ -69,9 +71,9 @@ func TestFusedMatchesTwoPass(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			readBoth(t, mem, []byte(tt.data), tt.lines, tt.path)
-			path, err := JSONOptions{RecordsPath: tt.path}.validate()
+			path, err := Options{RecordsPath: tt.path}.validate()
 			require.NoError(t, err)
-			f, ok := readFused([]docSpan{{data: []byte(tt.data)}}, tt.lines, JSONOptions{RecordsPath: tt.path, Allocator: mem}, splitting{workers: 1}, path, nil)
+			f, ok := readFused([]docSpan{{data: []byte(tt.data)}}, tt.lines, Options{RecordsPath: tt.path, Allocator: mem}, splitting{workers: 1}, path, nil)
 			if ok {
 				f.Release()
 			}
@@ -111,14 +113,14 @@ func TestFusedSplitDocument(t *testing.T) {
 	for _, tt := range tests {
 		for _, workers := range []int{2, 3} {
 			sp := splitting{minParallel: 1, chunkMin: 1 << 12, workers: workers}
-			opts := JSONOptions{RecordsPath: tt.path, Allocator: mem}
+			opts := Options{RecordsPath: tt.path, Allocator: mem}
 			one, err1 := readJSONSplit([]docSpan{{data: []byte(tt.data)}}, false, opts, sp)
 			two, err2 := readJSONSplit([]docSpan{{data: []byte(tt.data)}}, false, opts, splitting{workers: 1, twoPass: true})
 			if err2 != nil {
 				require.EqualError(t, err1, err2.Error(), tt.name)
 			} else {
 				require.NoError(t, err1, tt.name)
-				require.Equal(t, SchemaString(two.Schema()), SchemaString(one.Schema()), tt.name)
+				require.Equal(t, dataframe.SchemaString(two.Schema()), dataframe.SchemaString(one.Schema()), tt.name)
 				require.Equal(t, rowsJSON(t, two), rowsJSON(t, one), tt.name)
 				one.Release()
 				two.Release()
