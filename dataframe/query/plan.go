@@ -141,17 +141,20 @@ func Compile(ctx context.Context, q Query, r Resolver, opts Options) (*Plan, err
 	if opts.SortMemory == 0 {
 		opts.SortMemory = DefaultSortMemory
 	}
+	// Plan with every pruning first: the tables' unused columns are not
+	// read, the joins' not copied. If that fails, plan again over whole
+	// tables: the error then names (and suggests) what they really have.
+	first := r
 	if cr, ok := r.(ColumnsResolver); ok {
 		if need := neededColumns(q); need != nil {
-			p := &planner{ctx: ctx, r: pruning{cr, need}, now: opts.Now, root: q}
-			if root, err := p.query(q, nil); err == nil {
-				return &Plan{root: root, opts: opts}, nil
-			}
-			// Plan again over whole tables: the error then names what
-			// the table really has.
+			first = pruning{cr, need}
 		}
 	}
-	p := &planner{ctx: ctx, r: r, now: opts.Now, root: q}
+	p := &planner{ctx: ctx, r: first, now: opts.Now, root: q}
+	if root, err := p.query(q, nil); err == nil {
+		return &Plan{root: root, opts: opts}, nil
+	}
+	p = &planner{ctx: ctx, r: r, now: opts.Now}
 	root, err := p.query(q, nil)
 	if err != nil {
 		return nil, err
@@ -170,7 +173,7 @@ type planner struct {
 	ctx  context.Context
 	r    Resolver
 	now  time.Time
-	root Query // the whole query, for what a join must keep
+	root Query // the whole query, for what a join must keep; nil: keep all
 }
 
 func (p *planner) compiler(sc *scope) *compiler { return &compiler{sc: sc, now: p.now} }
@@ -459,7 +462,7 @@ func (p *planner) join(x *JoinRef, ctes *cteScope) (*node, error) {
 	if residual == nil && len(x.Using) == 0 {
 		// Nothing above uses a column named only in ON (the keys, most
 		// often): the join does not build it (see docs/sql.md#performance).
-		if need := neededOutside(p.root, x); need != nil {
+		if need := neededOutside(p.root, x); p.root != nil && need != nil {
 			keep := map[string]bool{}
 			for _, n := range need {
 				keep[n] = true
