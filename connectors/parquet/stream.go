@@ -27,7 +27,7 @@ var (
 
 // ReadStream streams the file, or the part files of the directory one after
 // the other, one row group at a time (see docs/frames.md#streams): memory is
-// about two row groups, not the data. Only the columns named by
+// a few row groups (see fileio.OpenParquet), not the data. Only the columns named by
 // dataframe.ColumnsFrom(ctx) are decoded (all when it is nil). The schema
 // comes from the footer(s) at once; no data is read before the first Next,
 // and none at all if the stream is released first.
