@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -98,9 +99,9 @@ func (pw *parquetWriter) close() (err error) {
 }
 
 // OpenParquet streams a Parquet file one row group after the other (the
-// next one is read while the current one is consumed), restoring the Arrow
-// schema stored by WriteParquet when present. Memory is about two row
-// groups. The caller releases the stream.
+// next ones, one per CPU up to 4, are read in parallel while the current one
+// is consumed), restoring the Arrow schema stored by WriteParquet when
+// present. Memory is a few row groups. The caller releases the stream.
 func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ dataframe.Stream, err error) {
 	return OpenParquetColumns(ctx, path, mem, nil)
 }
@@ -175,8 +176,8 @@ func openParquetFooter(path string, mem memory.Allocator) (*file.Reader, *pqarro
 }
 
 // streamRowGroups emits the row groups of rdr in order (the leaf columns
-// leaves, every column when nil), reading group i+1 on another goroutine
-// while group i is emitted.
+// leaves, every column when nil), reading the next groups on other
+// goroutines while group i is emitted.
 func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqarrow.FileReader, mem memory.Allocator, leaves []int, emit func(arrow.Record) bool) error {
 	type group struct {
 		recs []arrow.Record
@@ -198,15 +199,29 @@ func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqa
 		return ch
 	}
 	n := rdr.NumRowGroups()
-	var next chan group
-	if n > 0 {
-		next = read(0)
+	// Up to one row group per CPU is read ahead, in parallel: decoding is
+	// most of a scan's work.
+	ahead := max(1, min(runtime.GOMAXPROCS(0), 4))
+	var pending []chan group
+	started := 0
+	fill := func() {
+		for started < n && len(pending) < ahead && ctx.Err() == nil {
+			pending = append(pending, read(started))
+			started++
+		}
 	}
-	for i := 0; i < n; i++ {
-		g := <-next
-		next = nil
-		if i+1 < n && g.err == nil && ctx.Err() == nil {
-			next = read(i + 1)
+	drainPending := func() {
+		for _, ch := range pending {
+			releaseAll((<-ch).recs)
+		}
+		pending = nil
+	}
+	fill()
+	for len(pending) > 0 {
+		g := <-pending[0]
+		pending = pending[1:]
+		if g.err == nil {
+			fill()
 		}
 		for j, r := range g.recs {
 			if !emit(r) {
@@ -216,9 +231,7 @@ func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqa
 			}
 		}
 		if g.err != nil || ctx.Err() != nil {
-			if next != nil {
-				releaseAll((<-next).recs)
-			}
+			drainPending()
 			if g.err != nil {
 				return g.err
 			}

@@ -349,9 +349,18 @@ func (p *planner) aggregate(s *Select, items []SelectItem, in *node) (*node, *co
 		}
 		label += " aggregates: " + strings.Join(texts, ", ")
 	}
+	buildKeys := buildKeyColumns(in, keys)
+	if buildKeys != nil {
+		label += " (grouped by build row)"
+	}
 	n := newNode(label, sc, []*node{in}, nil)
 	n.open = func(e *env, ins []op) (op, error) {
-		return &aggOp{in: ins[0], keys: keys, aggs: aggs, schema: n.schema, e: e}, nil
+		o := &aggOp{in: ins[0], keys: keys, aggs: aggs, schema: n.schema, e: e}
+		if j, ok := ins[0].(*joinOp); ok && buildKeys != nil {
+			o.join, o.buildKeys = j, buildKeys
+			j.keepRows = true
+		}
+		return o, nil
 	}
 	oc := p.compiler(sc)
 	oc.subst, oc.grouped, oc.inner = subst, true, in.sc
@@ -462,3 +471,21 @@ func (p *planner) orderLimit(n *node, sc *scope, order []OrderItem, limit, offse
 }
 
 var _ = arrow.Null
+
+// buildKeyColumns returns the build-side columns of the inner join in that
+// the group keys are, each a column as is, or nil when they are not: the
+// aggregate then groups the build rows once, and every joined row by its
+// build row (see docs/sql.md#performance).
+func buildKeyColumns(in *node, keys []*cexpr) []int {
+	if in.join == nil || len(keys) == 0 {
+		return nil
+	}
+	out := make([]int, len(keys))
+	for i, k := range keys {
+		if k.col == 0 || in.join.rcols[k.col-1] < 0 {
+			return nil
+		}
+		out[i] = in.join.rcols[k.col-1]
+	}
+	return out
+}
