@@ -7,9 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
@@ -108,15 +105,15 @@ type streamTable struct {
 	r      TableStreamer
 	name   string
 	cols   []string // the columns the query may use; nil: all
-	schema *arrow.Schema
+	schema *dataframe.Schema
 
 	mu    sync.Mutex
 	first dataframe.Stream
 }
 
-func (t *streamTable) Schema() *arrow.Schema { return t.schema }
+func (t *streamTable) Schema() *dataframe.Schema { return t.schema }
 
-func (t *streamTable) Open(ctx context.Context) (array.RecordReader, error) {
+func (t *streamTable) Open(ctx context.Context) (dataframe.Stream, error) {
 	t.mu.Lock()
 	s := t.first
 	t.first = nil
@@ -144,13 +141,13 @@ func (t *streamTable) read(ctx context.Context) (dataframe.Stream, error) {
 }
 
 // OpenColumns streams the columns cols only (a top-N's sort keys first).
-func (t *streamTable) OpenColumns(ctx context.Context, cols []string) (array.RecordReader, error) {
+func (t *streamTable) OpenColumns(ctx context.Context, cols []string) (dataframe.Stream, error) {
 	return t.r.ReadStream(dataframe.WithColumns(ctx, cols), t.name, nil)
 }
 
 // OpenRows streams the rows at positions rows, where the connector can
 // read rows by position (PARQUET files: connectors.RowsHint).
-func (t *streamTable) OpenRows(ctx context.Context, rows []int64) (array.RecordReader, bool, error) {
+func (t *streamTable) OpenRows(ctx context.Context, rows []int64) (dataframe.Stream, bool, error) {
 	ctx, hint := connectors.WithRows(ctx, rows)
 	s, err := t.read(ctx)
 	if err != nil {
