@@ -21,22 +21,13 @@ import (
 // a table read twice in one query (a self-join) is opened twice.
 func TestQueryStreamsParquetTables(t *testing.T) {
 	t.Parallel()
-	cat, err := Open(t.TempDir())
-	require.NoError(t, err)
-	s := NewSession(cat)
 	rows := make([][]any, 1000)
 	for i := range rows {
 		rows[i] = []any{int64(i % 10), fmt.Sprint("s", i), float64(i)}
 	}
-	f, err := jsonframe.FromValues([]string{"k", "s", "x"}, rows)
-	require.NoError(t, err)
+	s, f, path := sessionWithParquet(t, rows)
 	defer f.Release()
-	path := filepath.Join(t.TempDir(), "t.parquet")
-	out, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, fileio.WriteParquet(out, f, fileio.ParquetOptions{RowGroupRows: 64}))
-	require.NoError(t, out.Close())
-	_, err = s.ExecuteBatch(context.Background(), "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
+	_, err := s.ExecuteBatch(context.Background(), "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
 	require.NoError(t, err)
 
 	plan := func(text string) (*query.Plan, func()) {
@@ -87,9 +78,6 @@ func frameJSON(t *testing.T, f *dataframe.Frame) string {
 // the ordinary top-N over the same data in memory.
 func TestQueryTopNSortKeysFirst(t *testing.T) {
 	t.Parallel()
-	cat, err := Open(t.TempDir())
-	require.NoError(t, err)
-	s := NewSession(cat)
 	rows := make([][]any, 1000)
 	for i := range rows {
 		var x any = float64((i * 7919) % 113)
@@ -98,19 +86,12 @@ func TestQueryTopNSortKeysFirst(t *testing.T) {
 		}
 		rows[i] = []any{int64(i), fmt.Sprint("s", i%31), x}
 	}
-	f, err := jsonframe.FromValues([]string{"k", "s", "x"}, rows)
-	require.NoError(t, err)
+	s, f, file := sessionWithParquet(t, rows)
 	defer f.Release()
-	dir := t.TempDir()
-	file := filepath.Join(dir, "t.parquet")
-	out, err := os.Create(file)
-	require.NoError(t, err)
-	require.NoError(t, fileio.WriteParquet(out, f, fileio.ParquetOptions{RowGroupRows: 64}))
-	require.NoError(t, out.Close())
-	parts := filepath.Join(dir, "parts")
+	parts := filepath.Join(filepath.Dir(file), "parts")
 	require.NoError(t, os.MkdirAll(parts, 0o755))
 	require.NoError(t, os.Link(file, filepath.Join(parts, "part-0.parquet")))
-	_, err = s.ExecuteBatch(context.Background(), "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+file+"');"+
+	_, err := s.ExecuteBatch(context.Background(), "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+file+"');"+
 		"CREATE TABLE p.d TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+parts+"/')")
 	require.NoError(t, err)
 
@@ -138,4 +119,20 @@ func TestQueryTopNSortKeysFirst(t *testing.T) {
 		}
 		want.Release()
 	}
+}
+
+// sessionWithParquet writes rows (columns k, s, x) as a Parquet file of
+// row groups of 64 rows and returns a session, the frame and the path.
+func sessionWithParquet(t *testing.T, rows [][]any) (*Session, *dataframe.Frame, string) {
+	t.Helper()
+	cat, err := Open(t.TempDir())
+	require.NoError(t, err)
+	f, err := jsonframe.FromValues([]string{"k", "s", "x"}, rows)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	out, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, fileio.WriteParquet(out, f, fileio.ParquetOptions{RowGroupRows: 64}))
+	require.NoError(t, out.Close())
+	return NewSession(cat), f, path
 }

@@ -110,20 +110,12 @@ func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ data
 // only (all when cols is nil; see ReadParquetColumns): a query that needs
 // two columns of five decodes two, one row group at a time.
 func OpenParquetColumns(ctx context.Context, path string, mem memory.Allocator, cols []string) (_ dataframe.Stream, err error) {
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
 	defer recoverAs(&err, "parquet")
-	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
-	rdr, fr, schema, err := openParquetFooter(path, bounded)
-	if err != nil {
-		return nil, err
+	pq, empty, err := openPruned(path, mem, cols)
+	if pq == nil {
+		return empty, err
 	}
-	schema, leaves, none := pruneParquet(rdr, schema, cols)
-	if none {
-		rdr.Close()
-		return dataframe.Empty(schema).Stream(), nil
-	}
+	rdr, fr, schema, leaves, bounded := pq.rdr, pq.fr, pq.schema, pq.leaves, pq.mem
 	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
 		defer rdr.Close()
 		return streamRowGroups(ctx, path, rdr, fr, bounded, leaves, func(r arrow.Record) bool {
@@ -150,6 +142,34 @@ func ParquetSchema(path string, cols []string) (_ *arrow.Schema, err error) {
 	defer rdr.Close()
 	schema, _, _ = pruneParquet(rdr, schema, cols)
 	return schema, nil
+}
+
+// prunedParquet is a Parquet file opened for a stream of some columns.
+type prunedParquet struct {
+	rdr    *file.Reader
+	fr     *pqarrow.FileReader
+	schema *arrow.Schema
+	leaves []int
+	mem    memory.Allocator
+}
+
+// openPruned opens path for the columns cols names (see pruneParquet). When
+// there is nothing to read it returns a nil file and an empty stream.
+func openPruned(path string, mem memory.Allocator, cols []string) (*prunedParquet, dataframe.Stream, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
+	rdr, fr, schema, err := openParquetFooter(path, bounded)
+	if err != nil {
+		return nil, nil, err
+	}
+	schema, leaves, none := pruneParquet(rdr, schema, cols)
+	if none {
+		rdr.Close()
+		return nil, dataframe.Empty(schema).Stream(), nil
+	}
+	return &prunedParquet{rdr, fr, schema, leaves, bounded}, nil, nil
 }
 
 // openParquetFooter opens path and reads its footer and Arrow schema; the
@@ -263,20 +283,12 @@ func WriteParquetStream(ctx context.Context, w io.Writer, s dataframe.Stream, o 
 // OpenParquetColumns: only the row groups holding them are read. A
 // position past the end is an error.
 func OpenParquetRows(ctx context.Context, path string, mem memory.Allocator, cols []string, rows []int64) (_ dataframe.Stream, err error) {
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
 	defer recoverAs(&err, "parquet")
-	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
-	rdr, fr, schema, err := openParquetFooter(path, bounded)
-	if err != nil {
-		return nil, err
+	pq, empty, err := openPruned(path, mem, cols)
+	if pq == nil {
+		return empty, err
 	}
-	schema, leaves, none := pruneParquet(rdr, schema, cols)
-	if none {
-		rdr.Close()
-		return dataframe.Empty(schema).Stream(), nil
-	}
+	rdr, fr, schema, leaves, bounded := pq.rdr, pq.fr, pq.schema, pq.leaves, pq.mem
 	// The rows of each row group, as positions within it.
 	type groupRows struct {
 		group int
@@ -315,7 +327,7 @@ func OpenParquetRows(ctx context.Context, path string, mem memory.Allocator, col
 			if err != nil {
 				return fmt.Errorf("reading %s: parquet: %w", path, err)
 			}
-			parts, err := takeRows(mem, recs, g.idx, schema)
+			parts, err := takeRows(bounded, recs, g.idx, schema)
 			releaseAll(recs)
 			if err != nil {
 				return fmt.Errorf("reading %s: %w", path, err)
