@@ -7,9 +7,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -107,15 +104,15 @@ type streamTable struct {
 	r      TableStreamer
 	name   string
 	cols   []string // the columns the query may use; nil: all
-	schema *arrow.Schema
+	schema *dataframe.Schema
 
 	mu    sync.Mutex
 	first dataframe.Stream
 }
 
-func (t *streamTable) Schema() *arrow.Schema { return t.schema }
+func (t *streamTable) Schema() *dataframe.Schema { return t.schema }
 
-func (t *streamTable) Open(ctx context.Context) (array.RecordReader, error) {
+func (t *streamTable) Open(ctx context.Context) (dataframe.Stream, error) {
 	t.mu.Lock()
 	s := t.first
 	t.first = nil
