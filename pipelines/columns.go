@@ -73,7 +73,7 @@ func (c *columnCheck) table(s *Step, name string) (*dataframe.Schema, error) {
 		c.notes = append(c.notes, fmt.Sprintf("%s reads %s, which declares no columns: the steps that use its columns are not checked", s.label(), name))
 	} else {
 		var err error
-		if sc, err = declaredSchema(c.ctx, fields); err != nil {
+		if sc, err = declaredSchema(fields); err != nil {
 			return nil, fmt.Errorf("table %s: %w", name, err)
 		}
 		c.checked = append(c.checked, name)
@@ -82,23 +82,17 @@ func (c *columnCheck) table(s *Step, name string) (*dataframe.Schema, error) {
 	return sc, nil
 }
 
-// declaredSchema is the schema of declared columns as the query engine
-// types them: the result of `SELECT CAST(NULL AS type) AS name, …`.
-func declaredSchema(ctx context.Context, fields []connectors.Field) (*dataframe.Schema, error) {
-	sel := &query.Select{}
-	for _, f := range fields {
+// declaredSchema is the schema of declared columns.
+func declaredSchema(fields []connectors.Field) (*dataframe.Schema, error) {
+	fs := make([]dataframe.Field, len(fields))
+	for i, f := range fields {
 		dt, err := sparktype.ParseType(f.Type)
 		if err != nil {
 			return nil, fmt.Errorf("column %s: %w", f.Name, err)
 		}
-		null := &query.Literal{Type: sparktype.NullType, Raw: "NULL"}
-		sel.Items = append(sel.Items, query.SelectItem{Expr: &query.Cast{X: null, To: dt, TypeName: f.Type}, Alias: f.Name})
+		fs[i] = dataframe.Field{Name: f.Name, Type: dt, Nullable: true}
 	}
-	plan, err := query.Compile(ctx, sel, query.Tables{}, query.Options{})
-	if err != nil {
-		return nil, err
-	}
-	return plan.Schema(), nil
+	return dataframe.NewSchema(fs), nil
 }
 
 // step is s's output schema (nil: unknown) or the mistake in its columns.
