@@ -28,7 +28,8 @@ var (
 // a few row groups (see fileio.OpenParquet), not the data. Only the columns named by
 // dataframe.ColumnsFrom(ctx) are decoded (all when it is nil). The schema
 // comes from the footer(s) at once; no data is read before the first Next,
-// and none at all if the stream is released first.
+// and none at all if the stream is released first. A file honours a
+// connectors.RowsHint: only the row groups holding those rows are read.
 func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -40,9 +41,16 @@ func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (datafr
 	cols := dataframe.ColumnsFrom(ctx)
 	var s dataframe.Stream
 	var err error
-	if isDir(path) {
+	hint := connectors.RowsFrom(ctx)
+	switch {
+	case hint != nil && !isDir(path):
+		// Some rows by position (a query's top-N): only their row groups.
+		if s, err = fileio.OpenParquetRows(ctx, path, streamAllocator, cols, hint.Rows); err == nil {
+			hint.Apply()
+		}
+	case isDir(path):
 		s, err = openDir(ctx, path, ds.Fields, cols)
-	} else {
+	default:
 		var schema *dataframe.Schema
 		if schema, err = fileio.ParquetSchema(path, cols); err == nil {
 			s = newLazyStream(schema, func() (dataframe.Stream, error) {

@@ -110,20 +110,12 @@ func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ data
 // only (all when cols is nil; see ReadParquetColumns): a query that needs
 // two columns of five decodes two, one row group at a time.
 func OpenParquetColumns(ctx context.Context, path string, mem memory.Allocator, cols []string) (_ dataframe.Stream, err error) {
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
 	defer recoverAs(&err, "parquet")
-	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
-	rdr, fr, schema, err := openParquetFooter(path, bounded)
-	if err != nil {
-		return nil, err
+	pq, empty, err := openPruned(path, mem, cols)
+	if pq == nil {
+		return empty, err
 	}
-	schema, leaves, none := pruneParquet(rdr, schema, cols)
-	if none {
-		rdr.Close()
-		return dataframe.Empty(schema).Stream(), nil
-	}
+	rdr, fr, schema, leaves, bounded := pq.rdr, pq.fr, pq.schema, pq.leaves, pq.mem
 	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
 		defer rdr.Close()
 		return streamRowGroups(ctx, path, rdr, fr, bounded, leaves, func(r arrow.Record) bool {
@@ -150,6 +142,34 @@ func ParquetSchema(path string, cols []string) (_ *arrow.Schema, err error) {
 	defer rdr.Close()
 	schema, _, _ = pruneParquet(rdr, schema, cols)
 	return schema, nil
+}
+
+// prunedParquet is a Parquet file opened for a stream of some columns.
+type prunedParquet struct {
+	rdr    *file.Reader
+	fr     *pqarrow.FileReader
+	schema *arrow.Schema
+	leaves []int
+	mem    memory.Allocator
+}
+
+// openPruned opens path for the columns cols names (see pruneParquet). When
+// there is nothing to read it returns a nil file and an empty stream.
+func openPruned(path string, mem memory.Allocator, cols []string) (*prunedParquet, dataframe.Stream, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
+	rdr, fr, schema, err := openParquetFooter(path, bounded)
+	if err != nil {
+		return nil, nil, err
+	}
+	schema, leaves, none := pruneParquet(rdr, schema, cols)
+	if none {
+		rdr.Close()
+		return nil, dataframe.Empty(schema).Stream(), nil
+	}
+	return &prunedParquet{rdr, fr, schema, leaves, bounded}, nil, nil
 }
 
 // openParquetFooter opens path and reads its footer and Arrow schema; the
@@ -256,4 +276,98 @@ func WriteParquetStream(ctx context.Context, w io.Writer, s dataframe.Stream, o 
 		return 0, err
 	}
 	return writeBatches(ctx, w, s, newParquetWriter(o))
+}
+
+// OpenParquetRows streams the rows of path at the positions rows (0-based
+// in file order, ascending), with the columns cols names as
+// OpenParquetColumns: only the row groups holding them are read. A
+// position past the end is an error.
+func OpenParquetRows(ctx context.Context, path string, mem memory.Allocator, cols []string, rows []int64) (_ dataframe.Stream, err error) {
+	defer recoverAs(&err, "parquet")
+	pq, empty, err := openPruned(path, mem, cols)
+	if pq == nil {
+		return empty, err
+	}
+	rdr, fr, schema, leaves, bounded := pq.rdr, pq.fr, pq.schema, pq.leaves, pq.mem
+	// The rows of each row group, as positions within it.
+	type groupRows struct {
+		group int
+		idx   []int64
+	}
+	var groups []groupRows
+	var start int64
+	k := 0
+	for g := 0; g < rdr.NumRowGroups() && k < len(rows); g++ {
+		n := rdr.MetaData().RowGroup(g).NumRows()
+		var idx []int64
+		for k < len(rows) && rows[k] < start+n {
+			if rows[k] < start {
+				rdr.Close()
+				return nil, fmt.Errorf("reading %s: row positions must ascend (%d after %d)", path, rows[k], rows[k-1])
+			}
+			idx = append(idx, rows[k]-start)
+			k++
+		}
+		if len(idx) > 0 {
+			groups = append(groups, groupRows{g, idx})
+		}
+		start += n
+	}
+	if k < len(rows) {
+		rdr.Close()
+		return nil, fmt.Errorf("reading %s: row %d is past its end (%d rows)", path, rows[k], start)
+	}
+	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+		defer rdr.Close()
+		for _, g := range groups {
+			if err := verifyRowGroupStructLeaves(rdr, fr, g.group); err != nil {
+				return fmt.Errorf("reading %s: parquet: %w", path, err)
+			}
+			recs, err := readRowGroup(rdr, bounded, g.group, leaves)
+			if err != nil {
+				return fmt.Errorf("reading %s: parquet: %w", path, err)
+			}
+			parts, err := takeRows(bounded, recs, g.idx, schema)
+			releaseAll(recs)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", path, err)
+			}
+			for i, p := range parts {
+				if !emit(p) {
+					releaseAll(parts[i+1:])
+					return ctx.Err()
+				}
+			}
+		}
+		return nil
+	}), nil
+}
+
+// takeRows takes the rows idx (ascending positions over the batches recs)
+// as records of schema, one per batch that has some.
+func takeRows(mem memory.Allocator, recs []arrow.Record, idx []int64, schema *arrow.Schema) ([]arrow.Record, error) {
+	var parts []arrow.Record
+	var off int64
+	k := 0
+	for _, r := range recs {
+		n := r.NumRows()
+		var take []int64
+		for k < len(idx) && idx[k] < off+n {
+			take = append(take, idx[k]-off)
+			k++
+		}
+		off += n
+		if len(take) == 0 {
+			continue
+		}
+		in := array.NewRecord(schema, r.Columns(), n)
+		t, err := dataframe.TakeRecord(mem, in, take)
+		in.Release()
+		if err != nil {
+			releaseAll(parts)
+			return nil, err
+		}
+		parts = append(parts, t)
+	}
+	return parts, nil
 }

@@ -18,6 +18,10 @@ type node struct {
 	// join is set on an inner equi-join node: an aggregate right above it
 	// whose keys are build-side columns groups the build rows once.
 	join *joinInfo
+	// scan is set on a table scan, project on a projection: a top-N over
+	// them may read its sort keys first (see lateTopNOp).
+	scan    Table
+	project []*cexpr
 }
 
 // joinInfo is what an aggregate over a join needs to know of it.

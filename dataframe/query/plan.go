@@ -281,6 +281,7 @@ func (p *planner) source(s Source, ctes *cteScope) (*node, error) {
 		n := newNode("Scan "+name, sc, nil, nil)
 		schema := t.Schema()
 		n.schema = schema
+		n.scan = t
 		n.open = func(e *env, _ []op) (op, error) {
 			r, err := t.Open(e.ctx)
 			if err != nil {

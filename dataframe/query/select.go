@@ -191,6 +191,7 @@ func (p *planner) selectBlock(s *Select, ctes *cteScope) (*node, error) {
 		order = append(order, OrderItem{Expr: &Column{Path: []string{fmt.Sprintf("#%d", k)}}, Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
 	proj := newNode("Project "+exprList(exprs), sc, []*node{in}, nil)
+	proj.project = exprs
 	proj.open = func(e *env, ins []op) (op, error) {
 		return &projectOp{in: ins[0], exprs: exprs, schema: proj.schema, e: e}, nil
 	}
@@ -425,8 +426,16 @@ func (p *planner) orderLimit(n *node, sc *scope, order []OrderItem, limit, offse
 			top := lim + off
 			n = newNode(fmt.Sprintf("TopN %d by %s", top, strings.Join(desc, ", ")), in.sc, []*node{in}, nil)
 			n.schema = in.schema
+			late := lateColumns(in, keys)
+			if late != nil {
+				n.label += " (sort keys first)"
+			}
 			n.open = func(e *env, ins []op) (op, error) {
-				return &topNOp{in: ins[0], keys: keys, n: top, schema: in.schema, e: e}, nil
+				t := &topNOp{in: ins[0], keys: keys, n: top, schema: in.schema, e: e}
+				if late != nil {
+					return &lateTopNOp{in: ins[0], topN: t, scan: in.children[0], exprs: in.project, need: late}, nil
+				}
+				return t, nil
 			}
 		} else {
 			n = newNode("Sort by "+strings.Join(desc, ", "), in.sc, []*node{in}, nil)
