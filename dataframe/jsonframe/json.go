@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -465,7 +464,7 @@ func inferChunk(c *chunk, path []string, maxDepth, docs int, mode string) error 
 
 func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 	s.Err = nil
-	s.SawHigh = false
+	s.BadUTF8 = false
 	sp.start = -1
 	pos := s.SkipWS(0)
 	if pos >= len(s.Data) {
@@ -488,8 +487,9 @@ func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 		s.Fail(pos, "%s after the JSON value", s.Describe(pos))
 		return s.Err
 	}
-	// One check of the whole document spares pass 2 a check per string.
-	sp.utf8 = !s.SawHigh || utf8.Valid(s.Data)
+	// Pass 1 checked every string with a non-ASCII byte: a valid document
+	// spares pass 2 a check per string.
+	sp.utf8 = !s.BadUTF8
 	return nil
 }
 
