@@ -88,7 +88,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer s.Release()
-	out.note = sample.note(&stats)
+	out.note = func() string { return sample.note(&stats) }
 	if dest == "" {
 		return out.emitStream(ctx, env, s)
 	}

@@ -61,7 +61,7 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer f.Release()
-	out.note = smp.note(stats)
+	out.note = func() string { return smp.note(stats) }
 	if err := out.emitFrame(ctx, env, f); err != nil {
 		return err
 	}

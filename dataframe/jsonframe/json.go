@@ -251,21 +251,7 @@ func readJSONSplit(spans []docSpan, lines bool, opts Options, sp splitting) (f *
 		malformed += c.malformed
 	}
 	stats.Malformed = malformed
-	schema := rowSchema(row, rows)
-	structs := row.kind == kindStruct
-	corrupt := ""
-	if mode != "" {
-		// Rows are objects (the others were malformed); in PERMISSIVE mode
-		// the corrupt-record column joins them when a record needs it.
-		schema, structs = arrow.NewSchema(nil, nil), true
-		if row.kind == kindStruct {
-			schema = arrow.NewSchema(row.arrowFields(), nil)
-		}
-		if mode == ModePermissive && malformed > 0 {
-			corrupt = opts.corruptColumn()
-			schema = withCorruptField(schema, corrupt)
-		}
-	}
+	schema, structs, corrupt := inferredSchema(row, rows, opts, malformed)
 	mem := opts.allocator()
 	total := 0
 	for _, sp := range spans {
@@ -302,6 +288,26 @@ func readJSONSplit(spans []docSpan, lines bool, opts Options, sp splitting) (f *
 	}
 	f.SetAllocator(opts.Allocator)
 	return f, nil
+}
+
+// inferredSchema is the schema of a full inference: the row type, and with
+// a malformed-record mode the rows are objects (the others were malformed)
+// and in PERMISSIVE mode the corrupt-record column joins them when a record
+// needed it (corrupt is then its name). structs says the rows are objects.
+func inferredSchema(row *typeNode, rows int64, opts Options, malformed int64) (schema *arrow.Schema, structs bool, corrupt string) {
+	mode := opts.mode()
+	if mode == "" {
+		return rowSchema(row, rows), row.kind == kindStruct, ""
+	}
+	schema = arrow.NewSchema(nil, nil)
+	if row.kind == kindStruct {
+		schema = arrow.NewSchema(row.arrowFields(), nil)
+	}
+	if mode == ModePermissive && malformed > 0 {
+		corrupt = opts.corruptColumn()
+		schema = withCorruptField(schema, corrupt)
+	}
+	return schema, true, corrupt
 }
 
 // splitChunks shares the input out for the goroutines: JSON lines by byte
