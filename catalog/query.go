@@ -7,10 +7,8 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-
 	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 	_ "github.com/sluicedata/sluice/dataframe/query/functions" // the scalar SQL functions
@@ -107,15 +105,15 @@ type streamTable struct {
 	r      TableStreamer
 	name   string
 	cols   []string // the columns the query may use; nil: all
-	schema *arrow.Schema
+	schema *dataframe.Schema
 
 	mu    sync.Mutex
 	first dataframe.Stream
 }
 
-func (t *streamTable) Schema() *arrow.Schema { return t.schema }
+func (t *streamTable) Schema() *dataframe.Schema { return t.schema }
 
-func (t *streamTable) Open(ctx context.Context) (array.RecordReader, error) {
+func (t *streamTable) Open(ctx context.Context) (dataframe.Stream, error) {
 	t.mu.Lock()
 	s := t.first
 	t.first = nil
@@ -123,6 +121,11 @@ func (t *streamTable) Open(ctx context.Context) (array.RecordReader, error) {
 	if s != nil {
 		return s, nil
 	}
+	return t.read(ctx)
+}
+
+// read opens the table again with the query's columns.
+func (t *streamTable) read(ctx context.Context) (dataframe.Stream, error) {
 	if t.cols != nil {
 		ctx = dataframe.WithColumns(ctx, t.cols)
 	}
@@ -135,6 +138,26 @@ func (t *streamTable) Open(ctx context.Context) (array.RecordReader, error) {
 		return nil, fmt.Errorf("table %s changed while the query ran: its columns are now %s, were %s", t.name, s.Schema(), t.schema)
 	}
 	return s, nil
+}
+
+// OpenColumns streams the columns cols only (a top-N's sort keys first).
+func (t *streamTable) OpenColumns(ctx context.Context, cols []string) (dataframe.Stream, error) {
+	return t.r.ReadStream(dataframe.WithColumns(ctx, cols), t.name, nil)
+}
+
+// OpenRows streams the rows at positions rows, where the connector can
+// read rows by position (PARQUET files: connectors.RowsHint).
+func (t *streamTable) OpenRows(ctx context.Context, rows []int64) (dataframe.Stream, bool, error) {
+	ctx, hint := connectors.WithRows(ctx, rows)
+	s, err := t.read(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if !hint.Applied() {
+		s.Release()
+		return nil, false, nil
+	}
+	return s, true, nil
 }
 
 // release drops the stream opened at planning if the query never ran.

@@ -21,22 +21,13 @@ import (
 // a table read twice in one query (a self-join) is opened twice.
 func TestQueryStreamsParquetTables(t *testing.T) {
 	t.Parallel()
-	cat, err := Open(t.TempDir())
-	require.NoError(t, err)
-	s := NewSession(cat)
 	rows := make([][]any, 1000)
 	for i := range rows {
 		rows[i] = []any{int64(i % 10), fmt.Sprint("s", i), float64(i)}
 	}
-	f, err := jsonframe.FromValues([]string{"k", "s", "x"}, rows)
-	require.NoError(t, err)
+	s, f, path := sessionWithParquet(t, rows)
 	defer f.Release()
-	path := filepath.Join(t.TempDir(), "t.parquet")
-	out, err := os.Create(path)
-	require.NoError(t, err)
-	require.NoError(t, fileio.WriteParquet(out, f, fileio.ParquetOptions{RowGroupRows: 64}))
-	require.NoError(t, out.Close())
-	_, err = s.ExecuteBatch(context.Background(), "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
+	_, err := s.ExecuteBatch(context.Background(), "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
 	require.NoError(t, err)
 
 	plan := func(text string) (*query.Plan, func()) {
@@ -79,4 +70,69 @@ func frameJSON(t *testing.T, f *dataframe.Frame) string {
 		return nil
 	}))
 	return "[" + string(b) + "]"
+}
+
+// A top-N over a Parquet table reads its sort keys first, then the winning
+// rows whole (by position in a file; by reading everything again in a
+// directory, which cannot): the rows, ties and NULLs included, are those of
+// the ordinary top-N over the same data in memory.
+func TestQueryTopNSortKeysFirst(t *testing.T) {
+	t.Parallel()
+	rows := make([][]any, 1000)
+	for i := range rows {
+		var x any = float64((i * 7919) % 113)
+		if i%17 == 0 {
+			x = nil
+		}
+		rows[i] = []any{int64(i), fmt.Sprint("s", i%31), x}
+	}
+	s, f, file := sessionWithParquet(t, rows)
+	defer f.Release()
+	parts := filepath.Join(filepath.Dir(file), "parts")
+	require.NoError(t, os.MkdirAll(parts, 0o755))
+	require.NoError(t, os.Link(file, filepath.Join(parts, "part-0.parquet")))
+	_, err := s.ExecuteBatch(context.Background(), "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+file+"');"+
+		"CREATE TABLE p.d TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+parts+"/')")
+	require.NoError(t, err)
+
+	for _, q := range []string{
+		"SELECT k, s, x FROM %s ORDER BY x DESC LIMIT 10",
+		"SELECT k, s, x FROM %s ORDER BY x LIMIT 25",
+		"SELECT k, s, x FROM %s ORDER BY x NULLS LAST, s DESC LIMIT 7 OFFSET 3",
+		"SELECT s, upper(s) AS u FROM %s ORDER BY x DESC, k LIMIT 5",
+		"SELECT k * 2 AS k2, s FROM %s ORDER BY k2 DESC LIMIT 4",
+		"SELECT k, s, x FROM %s ORDER BY 2 DESC, 1 LIMIT 6",
+	} {
+		want, err := SQLFrames(context.Background(), nil, fmt.Sprintf(q, "mem"), map[string]*dataframe.Frame{"mem": f})
+		require.NoError(t, err, q)
+		for _, table := range []string{"p.t", "p.d"} {
+			st, err := csql.ParseOne(fmt.Sprintf(q, table))
+			require.NoError(t, err)
+			p, release, err := s.compileQuery(context.Background(), st.(*csql.Select).Query)
+			require.NoError(t, err)
+			require.Contains(t, p.Explain(), "(sort keys first)", q)
+			got, err := p.Frame(context.Background())
+			require.NoError(t, err, q)
+			require.Equal(t, frameJSON(t, want), frameJSON(t, got), "%s over %s", q, table)
+			got.Release()
+			release()
+		}
+		want.Release()
+	}
+}
+
+// sessionWithParquet writes rows (columns k, s, x) as a Parquet file of
+// row groups of 64 rows and returns a session, the frame and the path.
+func sessionWithParquet(t *testing.T, rows [][]any) (*Session, *dataframe.Frame, string) {
+	t.Helper()
+	cat, err := Open(t.TempDir())
+	require.NoError(t, err)
+	f, err := jsonframe.FromValues([]string{"k", "s", "x"}, rows)
+	require.NoError(t, err)
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	out, err := os.Create(path)
+	require.NoError(t, err)
+	require.NoError(t, fileio.WriteParquet(out, f, fileio.ParquetOptions{RowGroupRows: 64}))
+	require.NoError(t, out.Close())
+	return NewSession(cat), f, path
 }

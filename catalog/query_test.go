@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe/query"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -165,4 +166,58 @@ func TestAggregateNulls(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, int64(0), f.NumRows())
 	f.Release()
+}
+
+// An aggregate over an inner join whose keys are build-side columns groups
+// the build rows once (docs/sql.md#performance); the result, group order
+// included, is the same as over the joined rows. `WHERE true` puts a
+// filter between join and aggregate, which turns that off.
+func TestQueryAggregateOverJoinByBuildColumns(t *testing.T) {
+	t.Parallel()
+	fact := ndjson(t, `{"k":1,"x":1.0}
+{"k":2,"x":2.0}
+{"k":3,"x":4.0}
+{"k":null,"x":8.0}
+{"k":1,"x":16.0}
+{"k":9,"x":32.0}
+{"k":4,"x":64.0}
+`)
+	defer fact.Release()
+	dim := ndjson(t, `{"k":1,"name":"a","g":10}
+{"k":2,"name":"b","g":10}
+{"k":3,"name":null,"g":null}
+{"k":null,"name":"n","g":30}
+{"k":1,"name":"a2","g":10}
+{"k":5,"name":"unmatched","g":50}
+{"k":4,"name":"b","g":20}
+`)
+	defer dim.Release()
+	frames := map[string]*dataframe.Frame{"fact": fact, "dim": dim}
+	for _, q := range []string{
+		"SELECT d.name, count(*) AS n, sum(f.x) AS sx FROM fact f JOIN dim d ON f.k = d.k %s GROUP BY d.name",
+		"SELECT d.g, d.name, count(*) AS n, max(f.x) AS mx FROM fact f JOIN dim d ON f.k = d.k %s GROUP BY d.g, d.name",
+		"SELECT d.g, collect_list(d.name) AS names FROM fact f JOIN dim d ON d.k = f.k %s GROUP BY d.g",
+		"SELECT count(DISTINCT d.g) AS n FROM fact f JOIN dim d ON d.k = f.k %s GROUP BY d.name HAVING count(DISTINCT d.g) > 0",
+	} {
+		st, err := csql.ParseOne(fmt.Sprintf(q, ""))
+		require.NoError(t, err)
+		plan, err := query.Compile(context.Background(), st.(*csql.Select).Query, query.Tables{"fact": query.FrameTable(fact), "dim": query.FrameTable(dim)}, query.Options{})
+		require.NoError(t, err)
+		require.Contains(t, plan.Explain(), "(grouped by build row)")
+		fused, err := runSQL(t, fmt.Sprintf(q, ""), frames)
+		require.NoError(t, err, q)
+		plain, err := runSQL(t, fmt.Sprintf(q, "WHERE true"), frames)
+		require.NoError(t, err, q)
+		require.Equal(t, queryJSON(t, plain), queryJSON(t, fused), q)
+		fused.Release()
+		plain.Release()
+	}
+	got, err := runSQL(t, "SELECT d.name, count(*) AS n, sum(f.x) AS sx FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.name", frames)
+	require.NoError(t, err)
+	defer got.Release()
+	require.Equal(t, `{"name":"a","n":2,"sx":17.0}
+{"name":"a2","n":2,"sx":17.0}
+{"name":"b","n":2,"sx":66.0}
+{"name":null,"n":1,"sx":4.0}
+`, queryJSON(t, got))
 }

@@ -25,3 +25,6 @@ type (
 
 // DefaultAllocator is Go's allocator for Arrow buffers.
 var DefaultAllocator = memory.DefaultAllocator
+
+// NewSchema is a schema of the given columns, without metadata.
+func NewSchema(fields []Field) *Schema { return arrow.NewSchema(fields, nil) }

@@ -7,9 +7,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/array"
-
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/internal/suggest"
@@ -31,7 +28,7 @@ type queryInputs struct {
 type queryInput struct {
 	name    string
 	step    string // the step id, or "" for a catalog table
-	schema  *arrow.Schema
+	schema  *dataframe.Schema
 	planned int              // times the planner resolved it
 	stream  dataframe.Stream // a catalog table's stream, until handed over
 	frame   *dataframe.Frame // collected (read more than once)
@@ -86,9 +83,9 @@ type queryTable struct {
 	in *queryInput
 }
 
-func (t queryTable) Schema() *arrow.Schema { return t.in.schema }
+func (t queryTable) Schema() *dataframe.Schema { return t.in.schema }
 
-func (t queryTable) Open(ctx context.Context) (array.RecordReader, error) {
+func (t queryTable) Open(ctx context.Context) (dataframe.Stream, error) {
 	in := t.in
 	if in.frame != nil {
 		return in.frame.Stream(), nil

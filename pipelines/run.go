@@ -10,9 +10,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/memory"
-
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
@@ -63,8 +60,8 @@ type Options struct {
 	// is collected into Result.Output.
 	DiscardOutput bool
 	// Allocator holds the batches the steps make (transformations, the
-	// query engine, collected outputs). Defaults to memory.DefaultAllocator.
-	Allocator memory.Allocator
+	// query engine, collected outputs). Defaults to dataframe.DefaultAllocator.
+	Allocator dataframe.Allocator
 }
 
 // StepResult is what one step did.
@@ -122,7 +119,7 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 	ctx = catalog.WithDelivery(ctx, delivery)
 	r := &runner{p: p, opts: opts, mem: opts.Allocator, outs: map[string]*output{}, uses: map[string]int{}, results: map[int]StepResult{}}
 	if r.mem == nil {
-		r.mem = memory.DefaultAllocator
+		r.mem = dataframe.DefaultAllocator
 	}
 	defer r.cleanup(&err)
 	if err := r.applySettings(); err != nil {
@@ -184,7 +181,7 @@ type output struct {
 type runner struct {
 	p       *Pipeline
 	opts    Options
-	mem     memory.Allocator
+	mem     dataframe.Allocator
 	outs    map[string]*output // live outputs
 	uses    map[string]int     // remaining readers of each output
 	keep    string             // the step whose output is Result.Output ("": none)
@@ -284,7 +281,7 @@ func (o *output) release() {
 }
 
 // schemaOf is the schema of step id's output.
-func (r *runner) schemaOf(id string) *arrow.Schema {
+func (r *runner) schemaOf(id string) *dataframe.Schema {
 	o := r.outs[id]
 	if o.stream != nil {
 		return o.stream.Schema()
@@ -419,7 +416,7 @@ func (r *runner) open(ctx context.Context, s *Step, n int) (_ *stepStream, err e
 		if from != nil {
 			inputs = []*stepStream{from}
 		}
-		st, err = r.rowStep(s, in)
+		st, err = rowStep(s, in, r.mem)
 		if err != nil {
 			in.Release()
 		}
@@ -433,7 +430,7 @@ func (r *runner) open(ctx context.Context, s *Step, n int) (_ *stepStream, err e
 }
 
 // rowStep makes the stream of a step that works batch by batch.
-func (r *runner) rowStep(s *Step, in dataframe.Stream) (dataframe.Stream, error) {
+func rowStep(s *Step, in dataframe.Stream, mem dataframe.Allocator) (dataframe.Stream, error) {
 	var op func(*dataframe.Frame) (*dataframe.Frame, error)
 	switch s.Kind {
 	case KindSelect:
@@ -449,7 +446,7 @@ func (r *runner) rowStep(s *Step, in dataframe.Stream) (dataframe.Stream, error)
 	default:
 		return nil, fmt.Errorf("unknown step kind %q", s.Kind)
 	}
-	return newBatchStream(in, r.mem, op)
+	return newBatchStream(in, mem, op)
 }
 
 // closing is a stream that runs closers after its release.

@@ -6,9 +6,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/memory"
-
 	"github.com/sluicedata/sluice/dataframe"
 )
 
@@ -46,10 +43,10 @@ func (r *runner) newStepStream(s *Step, n int, in dataframe.Stream, inputs []*st
 	return st
 }
 
-func (s *stepStream) Schema() *arrow.Schema { return s.in.Schema() }
-func (s *stepStream) Record() arrow.Record  { return s.in.Record() }
-func (s *stepStream) Err() error            { return s.err }
-func (s *stepStream) Retain()               { s.refs.Add(1) }
+func (s *stepStream) Schema() *dataframe.Schema { return s.in.Schema() }
+func (s *stepStream) Record() dataframe.Record  { return s.in.Record() }
+func (s *stepStream) Err() error                { return s.err }
+func (s *stepStream) Retain()                   { s.refs.Add(1) }
 
 func (s *stepStream) Release() {
 	if s.refs.Add(-1) != 0 {
@@ -119,7 +116,7 @@ func (s *stepStream) report() {
 }
 
 // recordBytes is the in-memory size of a batch.
-func recordBytes(rec arrow.Record) int64 {
+func recordBytes(rec dataframe.Record) int64 {
 	rec.Retain()
 	f, err := dataframe.New(rec.Schema(), rec)
 	if err != nil {
@@ -135,17 +132,17 @@ func recordBytes(rec arrow.Record) int64 {
 // operation's on an empty frame of in's schema.
 type batchStream struct {
 	in     dataframe.Stream
-	mem    memory.Allocator
+	mem    dataframe.Allocator
 	op     func(*dataframe.Frame) (*dataframe.Frame, error)
-	schema *arrow.Schema
+	schema *dataframe.Schema
 	out    *dataframe.Frame // the current batch's output
 	i      int              // next record of out
-	cur    arrow.Record
+	cur    dataframe.Record
 	err    error
 	refs   atomic.Int64
 }
 
-func newBatchStream(in dataframe.Stream, mem memory.Allocator, op func(*dataframe.Frame) (*dataframe.Frame, error)) (*batchStream, error) {
+func newBatchStream(in dataframe.Stream, mem dataframe.Allocator, op func(*dataframe.Frame) (*dataframe.Frame, error)) (*batchStream, error) {
 	empty := dataframe.Empty(in.Schema())
 	empty.SetAllocator(mem)
 	o, err := op(empty)
@@ -158,10 +155,10 @@ func newBatchStream(in dataframe.Stream, mem memory.Allocator, op func(*datafram
 	return b, nil
 }
 
-func (b *batchStream) Schema() *arrow.Schema { return b.schema }
-func (b *batchStream) Record() arrow.Record  { return b.cur }
-func (b *batchStream) Err() error            { return b.err }
-func (b *batchStream) Retain()               { b.refs.Add(1) }
+func (b *batchStream) Schema() *dataframe.Schema { return b.schema }
+func (b *batchStream) Record() dataframe.Record  { return b.cur }
+func (b *batchStream) Err() error                { return b.err }
+func (b *batchStream) Retain()                   { b.refs.Add(1) }
 
 func (b *batchStream) Release() {
 	if b.refs.Add(-1) != 0 {
@@ -221,7 +218,7 @@ func (b *batchStream) Next() bool {
 type limitStream struct {
 	in   dataframe.Stream
 	left int64
-	cur  arrow.Record
+	cur  dataframe.Record
 	err  error
 	refs atomic.Int64
 	done bool
@@ -233,10 +230,10 @@ func newLimitStream(in dataframe.Stream, n int64) *limitStream {
 	return l
 }
 
-func (l *limitStream) Schema() *arrow.Schema { return l.in.Schema() }
-func (l *limitStream) Record() arrow.Record  { return l.cur }
-func (l *limitStream) Err() error            { return l.err }
-func (l *limitStream) Retain()               { l.refs.Add(1) }
+func (l *limitStream) Schema() *dataframe.Schema { return l.in.Schema() }
+func (l *limitStream) Record() dataframe.Record  { return l.cur }
+func (l *limitStream) Err() error                { return l.err }
+func (l *limitStream) Retain()                   { l.refs.Add(1) }
 
 func (l *limitStream) Release() {
 	if l.refs.Add(-1) != 0 {

@@ -103,9 +103,15 @@ steps:
 func runStreaming(t *testing.T, dir string, n, bad int) (*pipelines.Result, int, error) {
 	in := filepath.Join(dir, fmt.Sprintf("events-%d.ndjson", n))
 	writeEvents(t, in, n, bad)
+	return runOverEvents(t, streamingPipeline, in, dir)
+}
+
+// runOverEvents runs src with ${IN} and ${OUT} (out.parquet in dir) and
+// checks that nothing leaked.
+func runOverEvents(t *testing.T, src, in, dir string) (*pipelines.Result, int, error) {
 	mem := newPeakAllocator()
-	p, err := pipelines.Parse("events.yaml", []byte(streamingPipeline), func(k string) string {
-		return map[string]string{"IN": in, "OUT": filepath.Join(dir, "out.parquet")}[k]
+	p, err := pipelines.Parse("events.yaml", []byte(src), func(k string) string {
+		return map[string]string{"IN": in, "OUT": filepath.Join(dir, "out.parquet"), "DIR": dir}[k]
 	})
 	require.NoError(t, err)
 	res, err := pipelines.Run(context.Background(), p, pipelines.Options{
@@ -166,4 +172,46 @@ func TestRunStreamErrorLeavesOutput(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, "the previous output", string(got))
 	require.ElementsMatch(t, []string{"out.parquet", "events-300000.ndjson"}, listFiles(t, dir), "no temporary file is left")
+}
+
+// A limit stops the read before it (its batches after the limit are never
+// built), and an output read by two steps is collected once and read twice.
+func TestRunLimitStopsAndSharedOutputs(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "events.ndjson")
+	const n = 100_000
+	writeEvents(t, in, n, -1)
+	res, _, err := runOverEvents(t, `
+name: limit
+steps:
+  - read: {table: files.events, properties: {path: "${IN}"}}
+  - limit: 10
+  - write: {file: "${OUT}"}
+`, in, dir)
+	require.NoError(t, err)
+	require.Equal(t, int64(10), res.Rows)
+	require.Less(t, res.Steps[0].Rows, int64(n/2), "the read went on after the limit had its rows")
+
+	res, _, err = runOverEvents(t, `
+name: shared
+steps:
+  - id: events
+    read: {table: files.events, properties: {path: "${IN}"}}
+  - from: events
+    filter: kind = 'buy'
+  - write: {file: "${DIR}/buy.ndjson"}
+  - from: events
+    aggregate: {group_by: [kind], aggregates: {n: count(*)}}
+  - sort: [kind]
+  - write: {file: "${DIR}/counts.ndjson"}
+`, in, dir)
+	require.NoError(t, err)
+	require.Equal(t, int64(n), res.Steps[0].Rows)
+	buy := readFile(t, filepath.Join(dir, "buy.ndjson"))
+	require.Equal(t, int64(n/3), buy.NumRows())
+	buy.Release()
+	counts := readFile(t, filepath.Join(dir, "counts.ndjson"))
+	defer counts.Release()
+	require.Equal(t, []string{`{"kind":"buy","n":33333}`, `{"kind":"click","n":33334}`, `{"kind":"view","n":33333}`}, jsonRows(t, counts))
 }

@@ -6,9 +6,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/apache/arrow/go/v17/arrow"
-
 	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -208,7 +207,7 @@ func (t *TransformStep) build(kind Kind, input string) error {
 
 // withColumns is the with_columns step's query over an input of schema
 // in: every column, replaced or added.
-func (t *TransformStep) withColumns(in *arrow.Schema) (query.Query, error) {
+func (t *TransformStep) withColumns(in *dataframe.Schema) (query.Query, error) {
 	sel := &query.Select{From: &query.TableRef{Name: []string{"_"}}}
 	done := map[string]bool{}
 	exprs := map[string]query.Expr{}

@@ -5,9 +5,9 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 	"github.com/sluicedata/sluice/internal/suggest"
 )
 
@@ -798,16 +798,16 @@ func (p *parser) primary() (query.Expr, error) {
 		return x, nil
 	case t.Kind == String:
 		p.next()
-		return &query.Literal{Value: t.Text, Type: arrow.BinaryTypes.String, Raw: t.Raw, Pos: t.Pos}, nil
+		return &query.Literal{Value: t.Text, Type: sparktype.StringType, Raw: t.Raw, Pos: t.Pos}, nil
 	case t.Kind == Number:
 		p.next()
 		return p.numberLiteral(t, "")
 	case t.isKeyword("TRUE"), t.isKeyword("FALSE"):
 		p.next()
-		return &query.Literal{Value: t.isKeyword("TRUE"), Type: arrow.FixedWidthTypes.Boolean, Raw: strings.ToLower(t.Text), Pos: t.Pos}, nil
+		return &query.Literal{Value: t.isKeyword("TRUE"), Type: sparktype.BooleanType, Raw: strings.ToLower(t.Text), Pos: t.Pos}, nil
 	case t.isKeyword("NULL"):
 		p.next()
-		return &query.Literal{Value: nil, Type: arrow.Null, Raw: "NULL", Pos: t.Pos}, nil
+		return &query.Literal{Value: nil, Type: sparktype.NullType, Raw: "NULL", Pos: t.Pos}, nil
 	case t.isKeyword("CASE"):
 		return p.caseExpr()
 	case t.isKeyword("CAST") && p.peekAt(1).Text == "(":
@@ -821,7 +821,7 @@ func (p *parser) primary() (query.Expr, error) {
 				typ = "timestamp"
 			}
 			dt, _ := dataframe.ParseSparkType(typ)
-			return &query.Cast{X: &query.Literal{Value: n.Text, Type: arrow.BinaryTypes.String, Raw: n.Raw, Pos: n.Pos}, To: dt, TypeName: strings.ToUpper(typ), Pos: t.Pos}, nil
+			return &query.Cast{X: &query.Literal{Value: n.Text, Type: sparktype.StringType, Raw: n.Raw, Pos: n.Pos}, To: dt, TypeName: strings.ToUpper(typ), Pos: t.Pos}, nil
 		}
 	case t.isKeyword("INTERVAL") || t.isKeyword("EXISTS"):
 		return nil, p.unsupportedAt(t)
@@ -1044,16 +1044,16 @@ func (p *parser) numberLiteral(t Token, sign string) (*query.Literal, error) {
 	if !strings.ContainsAny(t.Text, ".eE") {
 		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
 			if n >= math.MinInt32 && n <= math.MaxInt32 {
-				return &query.Literal{Value: int32(n), Type: arrow.PrimitiveTypes.Int32, Raw: text, Pos: t.Pos}, nil
+				return &query.Literal{Value: int32(n), Type: sparktype.IntegerType, Raw: text, Pos: t.Pos}, nil
 			}
-			return &query.Literal{Value: n, Type: arrow.PrimitiveTypes.Int64, Raw: text, Pos: t.Pos}, nil
+			return &query.Literal{Value: n, Type: sparktype.LongType, Raw: text, Pos: t.Pos}, nil
 		}
 	}
 	f, err := strconv.ParseFloat(text, 64)
 	if err != nil || math.IsInf(f, 0) {
 		return nil, p.errorf(t.Pos, "number %s is out of range", text)
 	}
-	return &query.Literal{Value: f, Type: arrow.PrimitiveTypes.Float64, Raw: text, Pos: t.Pos}, nil
+	return &query.Literal{Value: f, Type: sparktype.DoubleType, Raw: text, Pos: t.Pos}, nil
 }
 
 // ParseExpr parses one SQL expression (a pipeline's filter, sort key or

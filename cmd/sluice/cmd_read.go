@@ -55,6 +55,21 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	ctx, stats := jsonframe.WithReadSettings(ctx, smp.settings())
 	pctx, prog := startReadProgress(catalog.WithDelivery(ctx, d), env, "reading "+name)
 	s.SetLogOutput(prog.logWriter(env.stderr))
+	if out.out != "" {
+		// -o streams: a connector that can (RESTAPI spools its pages to a
+		// temporary file) never holds the rows (see docs/frames.md#memory).
+		st, err := s.ReadStream(pctx, name, props)
+		prog.stop()
+		if err != nil {
+			return err
+		}
+		defer st.Release()
+		out.note = func() string { return smp.note(stats) }
+		if err := out.emitStream(ctx, env, st); err != nil {
+			return err
+		}
+		return d.Commit(ctx)
+	}
 	f, err := s.Read(pctx, name, props)
 	prog.stop()
 	if err != nil {
@@ -62,11 +77,5 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	defer f.Release()
 	out.note = func() string { return smp.note(stats) }
-	if err := out.emitFrame(ctx, env, f); err != nil {
-		return err
-	}
-	if out.out == "" {
-		return nil
-	}
-	return d.Commit(ctx)
+	return out.emitFrame(ctx, env, f)
 }

@@ -1,11 +1,16 @@
 package main
 
 import (
+	"net/http"
+	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/connectors/restapi/restapitest"
 )
 
 func TestReadCommand(t *testing.T) {
@@ -88,4 +93,59 @@ func TestReadCommandErrors(t *testing.T) {
 			}
 		})
 	}
+}
+
+// `read -o` streams a REST read through its spool (RESTAPI's ReadStream):
+// the file holds what --format json prints, and the spool is gone after a
+// read and after a failed one. Not parallel: it points $TMPDIR (the
+// spool's directory) at a directory of its own.
+func TestReadOutputStreamsRESTSpool(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	out := t.TempDir()
+	l := restapitest.Uniform("next_url", 300, 3)
+	srv := httptest.NewServer(l)
+	t.Cleanup(srv.Close)
+	var args []string
+	for k, v := range l.Props(srv.URL) {
+		args = append(args, "--prop", k+"="+v)
+	}
+	read := func(extra ...string) (int, string, string) {
+		return runCLI(t, nil, append(append([]string{"read", "api", "--type", "restapi"}, args...), extra...)...)
+	}
+	code, want, stderr := read("--format", "json")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, 300, strings.Count(want, "\n"))
+	path := filepath.Join(out, "items.ndjson")
+	code, _, stderr = read("-o", path)
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stderr, "wrote 300 rows, 2 columns")
+	got, err := os.ReadFile(path)
+	require.NoError(t, err)
+	require.Equal(t, want, string(got))
+	entries, err := os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, entries, "no spool left in $TMPDIR")
+
+	// A listing that fails on its last page: exit 1, no file, no spool.
+	failing := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("p") == "99" {
+			http.Error(w, "boom", http.StatusBadGateway)
+			return
+		}
+		l.ServeHTTP(w, r)
+	}))
+	t.Cleanup(failing.Close)
+	args = args[:0]
+	for k, v := range l.Props(failing.URL) {
+		args = append(args, "--prop", k+"="+v)
+	}
+	bad := filepath.Join(out, "bad.parquet")
+	code, _, stderr = read("-o", bad)
+	require.Equal(t, 1, code)
+	require.Contains(t, stderr, "page 100")
+	require.NoFileExists(t, bad)
+	entries, err = os.ReadDir(tmp)
+	require.NoError(t, err)
+	require.Empty(t, entries, "no spool left in $TMPDIR")
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/mattn/go-isatty"
 
 	"github.com/sluicedata/sluice/catalog"
+	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/pipelines"
 )
 
@@ -24,7 +25,7 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "run", "run PIPELINE.yaml [--set k=v]… [--catalog DIR] [--dry-run] [--full-refresh]")
 	var sf sessionFlags
 	sf.register(fs)
-	dryRun := fs.Bool("dry-run", false, "check the pipeline and print its plan without running it")
+	dryRun := fs.Bool("dry-run", false, "check the pipeline, its tables and the columns its steps use, and print its plan without running it")
 	fullRefresh := fs.Bool("full-refresh", false, "ignore the stored incremental states for this run (the new ones are stored after the last write)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -61,7 +62,28 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 		if len(missing) > 0 {
 			return errors.Join(missing...)
 		}
-		return pipelines.WritePlan(env.stdout, p, sf.sets.Map())
+		// The columns steps use, where the tables declare theirs.
+		notes, err := pipelines.CheckColumns(ctx, p, func(ctx context.Context, name string) ([]connectors.Field, error) {
+			ns, table, err := catalog.SplitName(name)
+			if err != nil {
+				return nil, err
+			}
+			t, err := cat.Get(ctx, ns, table)
+			if err != nil {
+				return nil, err
+			}
+			return t.Fields(), nil
+		})
+		if err != nil {
+			return err
+		}
+		if err := pipelines.WritePlan(env.stdout, p, sf.sets.Map()); err != nil {
+			return err
+		}
+		for _, n := range notes {
+			fmt.Fprintf(env.stdout, "columns: %s\n", n)
+		}
+		return nil
 	}
 	sess := catalog.NewSession(cat)
 	sess.SetLogOutput(env.stderr)

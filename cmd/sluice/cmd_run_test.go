@@ -159,3 +159,43 @@ steps:
 	_, err := os.Stat(out)
 	require.ErrorIs(t, err, os.ErrNotExist)
 }
+
+// A dry run checks the columns steps use against the tables' declared
+// columns, and says which tables declare none.
+func TestRunDryRunChecksColumns(t *testing.T) {
+	t.Parallel()
+	tmp := t.TempDir()
+	env := map[string]string{"SLUICE_CATALOG": filepath.Join(tmp, "cat")}
+	code, _, stderr := runCLI(t, env, "sql", "-e",
+		`CREATE TABLE hr.employees (id long, name string, salary double) TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='`+filepath.Join(tmp, "emp.parquet")+`');
+		 CREATE TABLE lake.raw TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='`+filepath.Join(tmp, "raw.parquet")+`')`)
+	require.Equal(t, 0, code, stderr)
+	pipeline := func(filter, sel string) string {
+		return writePipeline(t, tmp, `
+name: columns
+steps:
+  - id: emp
+    read: hr.employees
+  - id: raw
+    read: lake.raw
+  - from: emp
+    filter: `+filter+`
+  - select: [`+sel+`]
+  - from: raw
+    select: [whatever]
+`)
+	}
+	bad := pipeline("salry > 10", "id, nmae")
+	code, stdout, stderr := runCLI(t, env, "run", bad, "--dry-run")
+	require.Equal(t, 1, code, stderr)
+	require.Empty(t, stdout, "no plan for a pipeline that cannot run")
+	require.Contains(t, stderr, `step 3 (filter): line 1, column 1: unknown column salry (did you mean salary?)`)
+	require.NotContains(t, stderr, "nmae", "a step after a mistake is not checked against a guess")
+	require.NotContains(t, stderr, "whatever")
+
+	good := pipeline("salary > 10", "id, name")
+	code, stdout, stderr = runCLI(t, env, "run", good, "--dry-run")
+	require.Equal(t, 0, code, stderr)
+	require.Contains(t, stdout, "columns: checked against the declared columns of hr.employees\n")
+	require.Contains(t, stdout, `columns: step 2 "raw" (read) reads lake.raw, which declares no columns: the steps that use its columns are not checked`)
+}

@@ -67,27 +67,15 @@ const archDoc = "../../docs/architecture.md"
 // those imports, so the picture is the code's, not a memory of it.
 func architecture(t *testing.T) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "list", "-f", "{{.ImportPath}}\t{{.Doc}}\t{{join .Imports \" \"}}", "./...")
-	cmd.Dir = "../.."
-	out, err := cmd.Output()
-	require.NoError(t, err, "go list")
-	const mod = "github.com/sluicedata/sluice/"
 	type pkg struct {
 		path, doc string
 		deps      []string
 	}
 	var pkgs []pkg
-	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-		f := strings.SplitN(line, "\t", 3)
-		require.Len(t, f, 3, line)
-		p := pkg{path: strings.TrimPrefix(f[0], mod), doc: f[1]}
-		if strings.HasPrefix(p.path, "bench/") {
-			continue // measuring scripts' helpers, not the product
-		}
-		for _, imp := range strings.Fields(f[2]) {
-			if rest, ok := strings.CutPrefix(imp, mod); ok {
+	for _, lp := range listPackages(t) {
+		p := pkg{path: lp.path, doc: lp.doc}
+		for _, imp := range lp.imports {
+			if rest, ok := strings.CutPrefix(imp, module); ok {
 				p.deps = append(p.deps, rest)
 			}
 		}
@@ -115,6 +103,56 @@ func architecture(t *testing.T) string {
 		fmt.Fprintf(&b, "| `%s` | %s | %s |\n", p.path, strings.ReplaceAll(doc, "|", `\|`), deps)
 	}
 	return b.String()
+}
+
+const module = "github.com/sluicedata/sluice/"
+
+// listedPackage is one of the module's packages as `go list` sees it.
+type listedPackage struct {
+	path, doc string   // path without the module prefix
+	imports   []string // full import paths, tests not counted
+}
+
+// listPackages lists the module's product packages (bench/ helpers left
+// out: they are measuring scripts, not the product).
+func listPackages(t *testing.T) []listedPackage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, "go", "list", "-f", "{{.ImportPath}}\t{{.Doc}}\t{{join .Imports \" \"}}", "./...")
+	cmd.Dir = "../.."
+	out, err := cmd.Output()
+	require.NoError(t, err, "go list")
+	var pkgs []listedPackage
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.SplitN(line, "\t", 3)
+		require.Len(t, f, 3, line)
+		p := listedPackage{path: strings.TrimPrefix(f[0], module), doc: f[1], imports: strings.Fields(f[2])}
+		if strings.HasPrefix(p.path, "bench/") {
+			continue
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// TestArrowConfined checks that only the dataframe family imports Arrow
+// (tests aside), so its major version is swapped in one place
+// (docs/frames.md#arrow).
+func TestArrowConfined(t *testing.T) {
+	if testing.Short() {
+		t.Skip("-short: not running go list")
+	}
+	for _, p := range listPackages(t) {
+		if p.path == "dataframe" || strings.HasPrefix(p.path, "dataframe/") {
+			continue
+		}
+		for _, imp := range p.imports {
+			if strings.HasPrefix(imp, "github.com/apache/arrow/") {
+				t.Errorf("%s imports %s: use the aliases of package dataframe and dataframe/sparktype (docs/frames.md#arrow)", p.path, imp)
+			}
+		}
+	}
 }
 
 // mermaidID is a node id with the package path as its label.

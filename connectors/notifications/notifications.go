@@ -47,14 +47,16 @@ const Type = "NOTIFICATIONS"
 func init() { connectors.Register(Type, Connector{}) }
 
 // Connector exposes a notification store as a read-only dataset: it
-// implements connectors.Connector and connectors.Validator but not
+// implements connectors.Connector, connectors.StreamReader and
+// connectors.Validator but not
 // connectors.Writer, so a write fails with connectors.ErrNotWritable — the
 // records belong to the sidecar, which alone applies the intake rules.
 type Connector struct{}
 
 var (
-	_ connectors.Connector = Connector{}
-	_ connectors.Validator = Connector{}
+	_ connectors.Connector    = Connector{}
+	_ connectors.StreamReader = Connector{}
+	_ connectors.Validator    = Connector{}
 )
 
 // Columns are the dataset's columns (see docs/properties.md#notifications).
@@ -133,7 +135,24 @@ func parseDate(s string) (time.Time, error) { return sparktype.ParseTimestamp(s)
 
 // Read opens the store, streams its records (in id order) into typed
 // columns and closes it.
-func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.Frame, error) {
+func (c Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.Frame, error) {
+	st, err := c.ReadStream(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	defer st.Release()
+	f, err := dataframe.Collect(st)
+	if err != nil {
+		return nil, fmt.Errorf("NOTIFICATIONS %s: %w", ds.Name, err)
+	}
+	return f, nil
+}
+
+// ReadStream opens the store and streams its records (in id order) in
+// batches of BatchRows rows, reading the store a page at a time: memory
+// does not grow with the records (docs/connectors.md#notifications). The
+// store is closed at the stream's end or release.
+func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -152,13 +171,11 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 	if err != nil {
 		return nil, fmt.Errorf("NOTIFICATIONS %s: opening the store: %w", ds.Name, err)
 	}
-	defer store.Close()
-	f, err := ReadStore(ctx, store, r)
-	if err != nil {
-		return nil, fmt.Errorf("NOTIFICATIONS %s: %w", ds.Name, err)
-	}
-	return f, nil
+	return streamStore(ctx, store, r, nil, BatchRows, func() { _ = store.Close() }), nil
 }
+
+// BatchRows is the rows of each batch of a stream of the dataset.
+const BatchRows = 8192
 
 // checkSQLiteExists refuses to read a SQLite store that is not there:
 // opening it would create an empty one and hide a wrong path.
@@ -185,31 +202,82 @@ func checkSQLiteExists(dsn string) error {
 
 // ReadStore reads the records of store received within r as a frame.
 func ReadStore(ctx context.Context, store notif.Store, r notif.Range) (*dataframe.Frame, error) {
-	b := dataframe.NewTypedBuilder(nil, Columns, 1<<16)
-	defer b.Release()
-	date := func(col int, t time.Time) {
-		if t.IsZero() {
-			b.AppendNull(col)
-			return
+	st := StreamStore(ctx, store, r, nil)
+	defer st.Release()
+	return dataframe.Collect(st)
+}
+
+// StreamStore streams the records of store received within r in batches of
+// BatchRows rows allocated with mem (nil: the default allocator), reading
+// the store a page at a time (notif.Store.Scan). The caller releases the
+// stream; store stays open and the caller's.
+func StreamStore(ctx context.Context, store notif.Store, r notif.Range, mem dataframe.Allocator) dataframe.Stream {
+	return streamStore(ctx, store, r, mem, BatchRows, nil)
+}
+
+// errStopped ends a scan whose stream was released.
+var errStopped = errors.New("stream released")
+
+func streamStore(ctx context.Context, store notif.Store, r notif.Range, mem dataframe.Allocator, batchRows int, closeStore func()) dataframe.Stream {
+	sb := dataframe.NewTypedBuilder(mem, Columns, 1)
+	schema := sb.Schema()
+	sb.Release()
+	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(dataframe.Record) bool) error {
+		if closeStore != nil {
+			defer closeStore()
 		}
-		b.AppendTimestamp(col, t)
-	}
-	err := store.Scan(ctx, r, func(rec *notif.Record) error {
-		b.AppendLong(0, rec.ID)
-		b.AppendString(1, rec.WebhookToken)
-		b.AppendString(2, rec.ObjectToken)
-		date(3, rec.CreationDate)
-		date(4, rec.ReceptionDate)
-		b.AppendString(5, rec.NotificationType)
-		b.AppendString(6, string(rec.Status))
-		b.AppendInteger(7, int32(rec.RetryCounter))
-		b.AppendTimestampPtr(8, rec.LastRetryDate)
-		b.AppendTimestampPtr(9, rec.NextRetryDate)
-		b.AppendString(10, rec.Program)
-		return b.EndRow()
+		b := dataframe.NewTypedBuilder(mem, Columns, batchRows)
+		defer b.Release()
+		send := func() error {
+			f, err := b.Frame()
+			if err != nil {
+				return err
+			}
+			defer f.Release()
+			for _, rec := range f.Records() {
+				rec.Retain()
+				if !emit(rec) {
+					return errStopped
+				}
+			}
+			return nil
+		}
+		date := func(col int, t time.Time) {
+			if t.IsZero() {
+				b.AppendNull(col)
+				return
+			}
+			b.AppendTimestamp(col, t)
+		}
+		err := store.Scan(ctx, r, func(rec *notif.Record) error {
+			b.AppendLong(0, rec.ID)
+			b.AppendString(1, rec.WebhookToken)
+			b.AppendString(2, rec.ObjectToken)
+			date(3, rec.CreationDate)
+			date(4, rec.ReceptionDate)
+			b.AppendString(5, rec.NotificationType)
+			b.AppendString(6, string(rec.Status))
+			b.AppendInteger(7, int32(rec.RetryCounter))
+			b.AppendTimestampPtr(8, rec.LastRetryDate)
+			b.AppendTimestampPtr(9, rec.NextRetryDate)
+			b.AppendString(10, rec.Program)
+			if err := b.EndRow(); err != nil {
+				return err
+			}
+			if b.Rows() >= int64(batchRows) {
+				return send()
+			}
+			return nil
+		})
+		if err == nil {
+			err = send()
+		}
+		switch {
+		case errors.Is(err, errStopped):
+			return ctx.Err()
+		case err != nil:
+			return fmt.Errorf("reading records: %w", err)
+		}
+		return nil
 	})
-	if err != nil {
-		return nil, fmt.Errorf("reading records: %w", err)
-	}
-	return b.Frame()
 }

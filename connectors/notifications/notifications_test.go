@@ -8,11 +8,15 @@ import (
 	"io"
 	"log/slog"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 	_ "modernc.org/sqlite"
 
@@ -228,33 +232,8 @@ func TestReadPostgres(t *testing.T) {
 // with direct inserts (the intake's rules are not what is measured).
 func BenchmarkReadSQLite(b *testing.B) {
 	const n = 1_000_000
-	path := filepath.Join(b.TempDir(), "bench.db")
-	dsn := "sqlite:" + path
+	dsn := fillDirect(b, n)
 	ctx := context.Background()
-	st, err := sqlstore.Open(ctx, dsn)
-	require.NoError(b, err)
-	require.NoError(b, st.Close())
-	db, err := sql.Open("sqlite", path)
-	require.NoError(b, err)
-	tx, err := db.Begin()
-	require.NoError(b, err)
-	ins, err := tx.Prepare(`INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
-		reception_date, status, retry_counter, last_retry_date, next_retry_date, program) VALUES (?,?,?,?,?,?,?,?,?,?)`)
-	require.NoError(b, err)
-	base := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
-	statuses := []string{"PENDING", "SUCCESS", "FAILED", "RETRYING", "OUTDATED"}
-	for i := 0; i < n; i++ {
-		var last any
-		if i%3 == 0 {
-			last = base + int64(i)
-		}
-		_, err := ins.Exec(fmt.Sprintf("wbh-%08d", i), fmt.Sprintf("usr-%06d", i%100000), "USR", base+int64(i), base+int64(i)+5,
-			statuses[i%len(statuses)], i%5, last, nil, "prg-1")
-		require.NoError(b, err)
-	}
-	require.NoError(b, ins.Close())
-	require.NoError(b, tx.Commit())
-	require.NoError(b, db.Close())
 	c := notifconn.Connector{}
 	ds := &connectors.Dataset{Name: "bench", Props: connectors.Props{notifconn.PropStore: dsn}}
 	b.ResetTimer()
@@ -265,4 +244,156 @@ func BenchmarkReadSQLite(b *testing.B) {
 		f.Release()
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+}
+
+// fillDirect makes a SQLite store of n records, inserted directly (the
+// intake's rules are not what is tested), and returns its DSN.
+func fillDirect(tb testing.TB, n int) string {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "bench.db")
+	dsn := "sqlite:" + path
+	ctx := context.Background()
+	st, err := sqlstore.Open(ctx, dsn)
+	require.NoError(tb, err)
+	require.NoError(tb, st.Close())
+	db, err := sql.Open("sqlite", path)
+	require.NoError(tb, err)
+	tx, err := db.Begin()
+	require.NoError(tb, err)
+	ins, err := tx.Prepare(`INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
+		reception_date, status, retry_counter, last_retry_date, next_retry_date, program) VALUES (?,?,?,?,?,?,?,?,?,?)`)
+	require.NoError(tb, err)
+	base := time.Date(2024, 5, 1, 0, 0, 0, 0, time.UTC).UnixMilli()
+	statuses := []string{"PENDING", "SUCCESS", "FAILED", "RETRYING", "OUTDATED"}
+	for i := 0; i < n; i++ {
+		var last any
+		if i%3 == 0 {
+			last = base + int64(i)
+		}
+		_, err := ins.Exec(fmt.Sprintf("wbh-%08d", i), fmt.Sprintf("usr-%06d", i%100000), "USR", base+int64(i), base+int64(i)+5,
+			statuses[i%len(statuses)], i%5, last, nil, "prg-1")
+		require.NoError(tb, err)
+	}
+	require.NoError(tb, ins.Close())
+	require.NoError(tb, tx.Commit())
+	require.NoError(tb, db.Close())
+	return dsn
+}
+
+// peakAllocator is a checked allocator that remembers the most bytes it
+// held at once.
+type peakAllocator struct {
+	*memory.CheckedAllocator
+	mu   sync.Mutex
+	peak int
+}
+
+func (a *peakAllocator) Allocate(n int) []byte {
+	b := a.CheckedAllocator.Allocate(n)
+	a.mu.Lock()
+	a.peak = max(a.peak, a.CurrentAlloc())
+	a.mu.Unlock()
+	return b
+}
+
+func (a *peakAllocator) Reallocate(n int, b []byte) []byte {
+	b = a.CheckedAllocator.Reallocate(n, b)
+	a.mu.Lock()
+	a.peak = max(a.peak, a.CurrentAlloc())
+	a.mu.Unlock()
+	return b
+}
+
+func TestStreamStoreInPages(t *testing.T) {
+	t.Parallel()
+	const n = 60_000
+	dsn := fillDirect(t, n)
+	ctx := context.Background()
+	store, err := sqlstore.Open(ctx, dsn)
+	require.NoError(t, err)
+	defer store.Close()
+
+	mem := &peakAllocator{CheckedAllocator: memory.NewCheckedAllocator(memory.NewGoAllocator())}
+	st := notifconn.StreamStore(ctx, store, notifications.Range{}, mem)
+	var rows, next int64
+	var whole int64
+	for st.Next() {
+		rec := st.Record()
+		require.LessOrEqual(t, rec.NumRows(), int64(notifconn.BatchRows))
+		ids := rec.Column(0).(*array.Int64)
+		for i := 0; i < ids.Len(); i++ {
+			next++
+			require.Equal(t, next, ids.Value(i), "records in id order")
+		}
+		rows += rec.NumRows()
+		for _, c := range rec.Columns() {
+			for _, b := range c.Data().Buffers() {
+				if b != nil {
+					whole += int64(b.Len())
+				}
+			}
+		}
+	}
+	require.NoError(t, st.Err())
+	st.Release()
+	require.Equal(t, int64(n), rows)
+	// A page and a batch or two at a time, not the whole dataset.
+	t.Logf("peak %d bytes; the dataset is %d bytes in batches", mem.peak, whole)
+	require.Less(t, int64(mem.peak), whole/3)
+	mem.AssertSize(t, 0)
+
+	// Released after one batch: the scan stops, nothing leaks, and the
+	// store is still usable.
+	mem = &peakAllocator{CheckedAllocator: memory.NewCheckedAllocator(memory.NewGoAllocator())}
+	st = notifconn.StreamStore(ctx, store, notifications.Range{}, mem)
+	require.True(t, st.Next())
+	st.Release()
+	mem.AssertSize(t, 0)
+	require.NoError(t, store.Ping(ctx))
+}
+
+func TestReadStreamClosesTheStore(t *testing.T) {
+	t.Parallel()
+	dsn := fillDirect(t, 20_000)
+	c := notifconn.Connector{}
+	ds := &connectors.Dataset{Name: "n", Props: connectors.Props{notifconn.PropStore: dsn}}
+	for _, stopAfter := range []int{1, -1} {
+		st, err := c.ReadStream(context.Background(), ds)
+		require.NoError(t, err)
+		batches := 0
+		for st.Next() {
+			batches++
+			if batches == stopAfter {
+				break
+			}
+		}
+		require.NoError(t, st.Err())
+		st.Release()
+		require.Zero(t, openFiles(t, strings.TrimPrefix(dsn, "sqlite:")), "the store is closed")
+		if stopAfter < 0 {
+			require.Equal(t, (20_000+notifconn.BatchRows-1)/notifconn.BatchRows, batches)
+		}
+	}
+	// The same rows through Read.
+	f, err := c.Read(context.Background(), ds)
+	require.NoError(t, err)
+	require.Equal(t, int64(20_000), f.NumRows())
+	f.Release()
+}
+
+// openFiles counts this process's open files whose path starts with path
+// (the database and its -wal and -shm files).
+func openFiles(t *testing.T, path string) int {
+	t.Helper()
+	fds, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd to count open files")
+	}
+	n := 0
+	for _, fd := range fds {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", fd.Name())); err == nil && strings.HasPrefix(target, path) {
+			n++
+		}
+	}
+	return n
 }

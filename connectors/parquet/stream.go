@@ -9,8 +9,6 @@ import (
 	"strings"
 	"sync/atomic"
 
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
@@ -18,7 +16,7 @@ import (
 
 // streamAllocator allocates the batches of ReadStream; nil is Arrow's
 // default. Tests set it to a checked allocator.
-var streamAllocator memory.Allocator
+var streamAllocator dataframe.Allocator
 
 var (
 	_ connectors.StreamReader = Connector{}
@@ -27,10 +25,11 @@ var (
 
 // ReadStream streams the file, or the part files of the directory one after
 // the other, one row group at a time (see docs/frames.md#streams): memory is
-// about two row groups, not the data. Only the columns named by
+// a few row groups (see fileio.OpenParquet), not the data. Only the columns named by
 // dataframe.ColumnsFrom(ctx) are decoded (all when it is nil). The schema
 // comes from the footer(s) at once; no data is read before the first Next,
-// and none at all if the stream is released first.
+// and none at all if the stream is released first. A file honours a
+// connectors.RowsHint: only the row groups holding those rows are read.
 func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -42,10 +41,17 @@ func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (datafr
 	cols := dataframe.ColumnsFrom(ctx)
 	var s dataframe.Stream
 	var err error
-	if isDir(path) {
+	hint := connectors.RowsFrom(ctx)
+	switch {
+	case hint != nil && !isDir(path):
+		// Some rows by position (a query's top-N): only their row groups.
+		if s, err = fileio.OpenParquetRows(ctx, path, streamAllocator, cols, hint.Rows); err == nil {
+			hint.Apply()
+		}
+	case isDir(path):
 		s, err = openDir(ctx, path, ds.Fields, cols)
-	} else {
-		var schema *arrow.Schema
+	default:
+		var schema *dataframe.Schema
 		if schema, err = fileio.ParquetSchema(path, cols); err == nil {
 			s = newLazyStream(schema, func() (dataframe.Stream, error) {
 				return fileio.OpenParquetColumns(ctx, path, streamAllocator, cols)
@@ -98,7 +104,7 @@ func openDir(ctx context.Context, dir string, fields []connectors.Field, cols []
 		probe.Release()
 	}
 	return newLazyStream(schema, func() (dataframe.Stream, error) {
-		return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+		return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(dataframe.Record) bool) error {
 			for _, p := range parts {
 				if err := streamPart(ctx, p, dataCols, dataSchema, schema, keys, kinds, keep, emit); err != nil {
 					return err
@@ -110,7 +116,7 @@ func openDir(ctx context.Context, dir string, fields []connectors.Field, cols []
 }
 
 // streamPart emits the batches of one part file with its partition columns.
-func streamPart(ctx context.Context, p part, dataCols []string, dataSchema, schema *arrow.Schema, keys []string, kinds []dataframe.ColumnKind, keep []bool, emit func(arrow.Record) bool) error {
+func streamPart(ctx context.Context, p part, dataCols []string, dataSchema, schema *dataframe.Schema, keys []string, kinds []dataframe.ColumnKind, keep []bool, emit func(dataframe.Record) bool) error {
 	s, err := fileio.OpenParquetColumns(ctx, p.path, streamAllocator, dataCols)
 	if err != nil {
 		return err
@@ -179,7 +185,7 @@ func containsFold(xs []string, x string) bool {
 // lazyStream is a stream whose schema is known at once and whose data
 // stream is opened on the first Next: planning a query reads footers only.
 type lazyStream struct {
-	schema *arrow.Schema
+	schema *dataframe.Schema
 	open   func() (dataframe.Stream, error)
 	s      dataframe.Stream
 	err    error
@@ -187,13 +193,13 @@ type lazyStream struct {
 	refs   atomic.Int64
 }
 
-func newLazyStream(schema *arrow.Schema, open func() (dataframe.Stream, error)) *lazyStream {
+func newLazyStream(schema *dataframe.Schema, open func() (dataframe.Stream, error)) *lazyStream {
 	l := &lazyStream{schema: schema, open: open}
 	l.refs.Store(1)
 	return l
 }
 
-func (l *lazyStream) Schema() *arrow.Schema { return l.schema }
+func (l *lazyStream) Schema() *dataframe.Schema { return l.schema }
 
 func (l *lazyStream) Next() bool {
 	if l.done {
@@ -213,7 +219,7 @@ func (l *lazyStream) Next() bool {
 	return false
 }
 
-func (l *lazyStream) Record() arrow.Record {
+func (l *lazyStream) Record() dataframe.Record {
 	if l.s == nil || l.done {
 		return nil
 	}

@@ -292,3 +292,31 @@ func noTempFiles(t *testing.T, root string) {
 		require.NotContains(t, "/"+f, "/.", "temporary file left: %s", f)
 	}
 }
+
+func TestReadStreamRowsByPosition(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "t.parquet")
+	writeGroups(t, path, 1000)
+	props := connectors.Props{parquet.PropPath: path}
+	ctx, hint := connectors.WithRows(dataframe.WithColumns(context.Background(), []string{"id", "score"}), []int64{0, 99, 100, 555, 999})
+	s, err := conn.ReadStream(ctx, ds(props))
+	require.NoError(t, err)
+	defer s.Release()
+	require.True(t, hint.Applied())
+	got, _ := collectStream(t, s)
+	defer got.Release()
+	require.Equal(t, []string{`{"id":0,"score":0.0}`, `{"id":99,"score":49.5}`, `{"id":100,"score":50.0}`, `{"id":555,"score":277.5}`, `{"id":999,"score":499.5}`}, jsonRows(t, got))
+
+	ctx, hint = connectors.WithRows(context.Background(), []int64{5, 1000})
+	_, err = conn.ReadStream(ctx, ds(props))
+	require.ErrorContains(t, err, "row 1000 is past its end (1000 rows)")
+	require.False(t, hint.Applied())
+
+	// A directory does not read by position: the hint is left unapplied.
+	dir := filepath.Dir(path) + "/"
+	ctx, hint = connectors.WithRows(context.Background(), []int64{1})
+	s2, err := conn.ReadStream(ctx, ds(connectors.Props{parquet.PropPath: dir}))
+	require.NoError(t, err)
+	s2.Release()
+	require.False(t, hint.Applied())
+}

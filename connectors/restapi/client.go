@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
@@ -58,7 +57,7 @@ type client struct {
 	red    *connectors.Redactor
 	ds     *connectors.Dataset
 	rc     *retryablehttp.Client
-	tr     *http.Transport
+	tr     *transport
 	auth   *authenticator
 	pace   *pacer
 	reads  bool // the requests read (a POST search is retried like a GET)
@@ -83,27 +82,15 @@ type answer struct {
 // newClient builds the client of one read or write. lim paces every
 // request (nil: unlimited); a fan-out passes one limiter to all its reads.
 func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor, lim *rate.Limiter) *client {
-	tr := &http.Transport{
-		Proxy:                 http.ProxyFromEnvironment,
-		DialContext:           (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-		ForceAttemptHTTP2:     true,
-		MaxIdleConns:          16,
-		MaxIdleConnsPerHost:   4,
-		IdleConnTimeout:       90 * time.Second,
-		TLSHandshakeTimeout:   10 * time.Second,
-		ExpectContinueTimeout: time.Second,
-		// Compression stays on (Go asks for gzip and decodes it): real APIs
-		// answer faster, and max.response.bytes bounds the decoded body, so
-		// a small compressed bomb cannot blow up memory.
-	}
+	tr := newTransport(cfg.Timeout) // svc.restapi.timeout is the transport's (see transport)
 	c := &client{cfg: cfg, red: red, ds: ds, tr: tr, pace: &pacer{lim: lim, waitMax: cfg.RetryWaitMax}}
 	// The token endpoint gets its own client: no redirects to follow with
 	// the client secret, and none of the API's pacing.
-	c.auth = newAuthenticator(cfg.Auth, &http.Client{Transport: tr, Timeout: cfg.Timeout,
+	c.auth = newAuthenticator(cfg.Auth, &http.Client{Transport: tr,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil // it would log to stderr, URLs unredacted
-	rc.HTTPClient = &http.Client{Transport: tr, Timeout: cfg.Timeout, CheckRedirect: c.checkRedirect}
+	rc.HTTPClient = &http.Client{Transport: tr, CheckRedirect: c.checkRedirect}
 	rc.RetryMax = cfg.RetryMax
 	rc.RetryWaitMin = cfg.RetryWaitMin
 	rc.RetryWaitMax = cfg.RetryWaitMax

@@ -5,6 +5,8 @@ import (
 	"net/http"
 
 	"golang.org/x/time/rate"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 // ReadOptions adjust one read from the outside: incremental loads add
@@ -21,6 +23,13 @@ type ReadOptions struct {
 	// Limiter paces every request of the read, replacing the one built
 	// from svc.restapi.rate.limit (see NewLimiter). Defaults to that one.
 	Limiter *rate.Limiter
+	// SpoolDir is the directory of a streamed read's temporary spool file
+	// (ReadStream; see docs/restapi.md#memory). Defaults to the system's
+	// temporary directory ($TMPDIR).
+	SpoolDir string
+	// Allocator holds the record batches of a streamed read. Defaults to
+	// dataframe's recycling stream allocator.
+	Allocator dataframe.Allocator
 }
 
 // QueryParam is one query parameter.

@@ -52,20 +52,35 @@ func parseReadConfig(p connectors.Props, cfg *config) (*readConfig, error) {
 // text in `payload`; parsed mode (svc.restapi.parse.payload=true) parses
 // the pages into one frame with merged schemas, one row per record.
 func (*Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.Frame, error) {
+	r, name, err := startRead(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	defer r.close()
+	return r.readWhole(ctx, name)
+}
+
+// startRead sets up a read of ds (Read, ReadStream): its reader, and the
+// dataset's name for messages. The caller closes the reader.
+func startRead(ctx context.Context, ds *connectors.Dataset) (*reader, string, error) {
 	red := connectors.NewRedactor(ds.Props)
 	name := datasetName(ds)
 	r, err := newReader(ctx, ds, red)
 	if err != nil {
-		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
+		return nil, "", red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
-	defer r.close()
+	return r, name, nil
+}
+
+// readWhole reads every page and builds the frame from them in memory.
+func (r *reader) readWhole(ctx context.Context, name string) (*dataframe.Frame, error) {
 	if err := r.readPages(ctx); err != nil {
 		// "reading yt.subs page 3 (URL): …"
-		return nil, red.Error(fmt.Errorf("reading %s %w", name, err))
+		return nil, r.red.Error(fmt.Errorf("reading %s %w", name, err))
 	}
 	f, err := r.frame(ctx)
 	if err != nil {
-		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
+		return nil, r.red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
 	return f, nil
 }
@@ -79,6 +94,10 @@ type reader struct {
 	opts  ReadOptions
 	first request
 	pages []*page
+	// done, when set, takes each page once the paginator is through with
+	// it (a spooled read writes it out and drops it, see spool.go); else
+	// every page stays in pages.
+	done func(p *page) error
 }
 
 func newReader(ctx context.Context, ds *connectors.Dataset, red *connectors.Redactor) (*reader, error) {
@@ -169,14 +188,14 @@ func (r *reader) readPages(ctx context.Context) error {
 		if stop, err := pg.stopsAfter(p); err != nil {
 			return where(err)
 		} else if stop {
-			return nil
+			return r.pageDone(p)
 		}
 		more, key, what, err := pg.p.next(p, &req)
 		if err != nil {
 			return where(err)
 		}
 		if !more {
-			return nil
+			return r.pageDone(p)
 		}
 		if key != "" {
 			if first, dup := seen[key]; dup {
@@ -187,8 +206,25 @@ func (r *reader) readPages(ctx context.Context) error {
 		if int64(n) >= pg.maxPages {
 			return fmt.Errorf("page %d: %w: more than %d pages (page %d still has a next page; raise %s)", n, ErrTooManyPages, pg.maxPages, n, PropMaxPages)
 		}
+		if err := r.pageDone(p); err != nil {
+			return err
+		}
 		req.url = r.withQuery(req.url)
 	}
+}
+
+// pageDone hands a page the paginator is through with to r.done, which
+// takes it (and its body) off the read.
+func (r *reader) pageDone(p *page) error {
+	if r.done == nil {
+		return nil
+	}
+	if err := r.done(p); err != nil {
+		return err
+	}
+	r.pages = r.pages[:len(r.pages)-1]
+	putBody(p.body)
+	return nil
 }
 
 // checkPage applies the page checks: an error reported inside a 2xx

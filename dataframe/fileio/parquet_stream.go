@@ -172,9 +172,9 @@ func (pw *parquetWriter) writeEmpty() (err error) {
 }
 
 // OpenParquet streams a Parquet file one row group after the other (the
-// next one is read while the current one is consumed), restoring the Arrow
-// schema stored by WriteParquet when present. Memory is about two row
-// groups. The caller releases the stream.
+// next ones, one per CPU up to 4, are read in parallel while the current one
+// is consumed), restoring the Arrow schema stored by WriteParquet when
+// present. Memory is a few row groups. The caller releases the stream.
 func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ dataframe.Stream, err error) {
 	return OpenParquetColumns(ctx, path, mem, nil)
 }
@@ -183,20 +183,12 @@ func OpenParquet(ctx context.Context, path string, mem memory.Allocator) (_ data
 // only (all when cols is nil; see ReadParquetColumns): a query that needs
 // two columns of five decodes two, one row group at a time.
 func OpenParquetColumns(ctx context.Context, path string, mem memory.Allocator, cols []string) (_ dataframe.Stream, err error) {
-	if mem == nil {
-		mem = memory.DefaultAllocator
-	}
 	defer recoverAs(&err, "parquet")
-	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
-	rdr, fr, schema, err := openParquetFooter(path, bounded)
-	if err != nil {
-		return nil, err
+	pq, empty, err := openPruned(path, mem, cols)
+	if pq == nil {
+		return empty, err
 	}
-	schema, leaves, none := pruneParquet(rdr, schema, cols)
-	if none {
-		rdr.Close()
-		return dataframe.Empty(schema).Stream(), nil
-	}
+	rdr, fr, schema, leaves, bounded := pq.rdr, pq.fr, pq.schema, pq.leaves, pq.mem
 	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
 		defer rdr.Close()
 		return streamRowGroups(ctx, path, rdr, fr, bounded, leaves, func(r arrow.Record) bool {
@@ -225,6 +217,34 @@ func ParquetSchema(path string, cols []string) (_ *arrow.Schema, err error) {
 	return schema, nil
 }
 
+// prunedParquet is a Parquet file opened for a stream of some columns.
+type prunedParquet struct {
+	rdr    *file.Reader
+	fr     *pqarrow.FileReader
+	schema *arrow.Schema
+	leaves []int
+	mem    memory.Allocator
+}
+
+// openPruned opens path for the columns cols names (see pruneParquet). When
+// there is nothing to read it returns a nil file and an empty stream.
+func openPruned(path string, mem memory.Allocator, cols []string) (*prunedParquet, dataframe.Stream, error) {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	bounded := boundedAllocator{mem, physicalMemory(), "parquet"}
+	rdr, fr, schema, err := openParquetFooter(path, bounded)
+	if err != nil {
+		return nil, nil, err
+	}
+	schema, leaves, none := pruneParquet(rdr, schema, cols)
+	if none {
+		rdr.Close()
+		return nil, dataframe.Empty(schema).Stream(), nil
+	}
+	return &prunedParquet{rdr, fr, schema, leaves, bounded}, nil, nil
+}
+
 // openParquetFooter opens path and reads its footer and Arrow schema; the
 // caller closes rdr.
 func openParquetFooter(path string, mem memory.Allocator) (*file.Reader, *pqarrow.FileReader, *arrow.Schema, error) {
@@ -249,8 +269,8 @@ func openParquetFooter(path string, mem memory.Allocator) (*file.Reader, *pqarro
 }
 
 // streamRowGroups emits the row groups of rdr in order (the leaf columns
-// leaves, every column when nil), reading group i+1 on another goroutine
-// while group i is emitted.
+// leaves, every column when nil), reading the next groups on other
+// goroutines while group i is emitted.
 func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqarrow.FileReader, mem memory.Allocator, leaves []int, emit func(arrow.Record) bool) error {
 	type group struct {
 		recs []arrow.Record
@@ -272,15 +292,29 @@ func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqa
 		return ch
 	}
 	n := rdr.NumRowGroups()
-	var next chan group
-	if n > 0 {
-		next = read(0)
+	// Up to one row group per CPU is read ahead, in parallel: decoding is
+	// most of a scan's work.
+	ahead := max(1, min(runtime.GOMAXPROCS(0), 4))
+	var pending []chan group
+	started := 0
+	fill := func() {
+		for started < n && len(pending) < ahead && ctx.Err() == nil {
+			pending = append(pending, read(started))
+			started++
+		}
 	}
-	for i := 0; i < n; i++ {
-		g := <-next
-		next = nil
-		if i+1 < n && g.err == nil && ctx.Err() == nil {
-			next = read(i + 1)
+	drainPending := func() {
+		for _, ch := range pending {
+			releaseAll((<-ch).recs)
+		}
+		pending = nil
+	}
+	fill()
+	for len(pending) > 0 {
+		g := <-pending[0]
+		pending = pending[1:]
+		if g.err == nil {
+			fill()
 		}
 		for j, r := range g.recs {
 			if !emit(r) {
@@ -290,9 +324,7 @@ func streamRowGroups(ctx context.Context, path string, rdr *file.Reader, fr *pqa
 			}
 		}
 		if g.err != nil || ctx.Err() != nil {
-			if next != nil {
-				releaseAll((<-next).recs)
-			}
+			drainPending()
 			if g.err != nil {
 				return g.err
 			}
@@ -317,4 +349,98 @@ func WriteParquetStream(ctx context.Context, w io.Writer, s dataframe.Stream, o 
 		return 0, err
 	}
 	return writeBatches(ctx, w, s, newParquetWriter(o))
+}
+
+// OpenParquetRows streams the rows of path at the positions rows (0-based
+// in file order, ascending), with the columns cols names as
+// OpenParquetColumns: only the row groups holding them are read. A
+// position past the end is an error.
+func OpenParquetRows(ctx context.Context, path string, mem memory.Allocator, cols []string, rows []int64) (_ dataframe.Stream, err error) {
+	defer recoverAs(&err, "parquet")
+	pq, empty, err := openPruned(path, mem, cols)
+	if pq == nil {
+		return empty, err
+	}
+	rdr, fr, schema, leaves, bounded := pq.rdr, pq.fr, pq.schema, pq.leaves, pq.mem
+	// The rows of each row group, as positions within it.
+	type groupRows struct {
+		group int
+		idx   []int64
+	}
+	var groups []groupRows
+	var start int64
+	k := 0
+	for g := 0; g < rdr.NumRowGroups() && k < len(rows); g++ {
+		n := rdr.MetaData().RowGroup(g).NumRows()
+		var idx []int64
+		for k < len(rows) && rows[k] < start+n {
+			if rows[k] < start {
+				rdr.Close()
+				return nil, fmt.Errorf("reading %s: row positions must ascend (%d after %d)", path, rows[k], rows[k-1])
+			}
+			idx = append(idx, rows[k]-start)
+			k++
+		}
+		if len(idx) > 0 {
+			groups = append(groups, groupRows{g, idx})
+		}
+		start += n
+	}
+	if k < len(rows) {
+		rdr.Close()
+		return nil, fmt.Errorf("reading %s: row %d is past its end (%d rows)", path, rows[k], start)
+	}
+	return dataframe.NewStream(ctx, schema, 1, func(ctx context.Context, emit func(arrow.Record) bool) error {
+		defer rdr.Close()
+		for _, g := range groups {
+			if err := verifyRowGroupStructLeaves(rdr, fr, g.group); err != nil {
+				return fmt.Errorf("reading %s: parquet: %w", path, err)
+			}
+			recs, err := readRowGroup(rdr, bounded, g.group, leaves)
+			if err != nil {
+				return fmt.Errorf("reading %s: parquet: %w", path, err)
+			}
+			parts, err := takeRows(bounded, recs, g.idx, schema)
+			releaseAll(recs)
+			if err != nil {
+				return fmt.Errorf("reading %s: %w", path, err)
+			}
+			for i, p := range parts {
+				if !emit(p) {
+					releaseAll(parts[i+1:])
+					return ctx.Err()
+				}
+			}
+		}
+		return nil
+	}), nil
+}
+
+// takeRows takes the rows idx (ascending positions over the batches recs)
+// as records of schema, one per batch that has some.
+func takeRows(mem memory.Allocator, recs []arrow.Record, idx []int64, schema *arrow.Schema) ([]arrow.Record, error) {
+	var parts []arrow.Record
+	var off int64
+	k := 0
+	for _, r := range recs {
+		n := r.NumRows()
+		var take []int64
+		for k < len(idx) && idx[k] < off+n {
+			take = append(take, idx[k]-off)
+			k++
+		}
+		off += n
+		if len(take) == 0 {
+			continue
+		}
+		in := array.NewRecord(schema, r.Columns(), n)
+		t, err := dataframe.TakeRecord(mem, in, take)
+		in.Release()
+		if err != nil {
+			releaseAll(parts)
+			return nil, err
+		}
+		parts = append(parts, t)
+	}
+	return parts, nil
 }

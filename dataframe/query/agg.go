@@ -519,6 +519,79 @@ type aggOp struct {
 	schema *arrow.Schema
 	e      *env
 	done   bool
+	// join and buildKeys, when set, say that the input is an inner join
+	// and the keys are its build columns buildKeys (see buildKeyColumns).
+	join      *joinOp
+	buildKeys []int
+	byBuild   *buildGroups
+}
+
+// buildGroups groups an aggregation over a join by build row: the build
+// rows' keys are grouped once, and a joined row's group is its build row's.
+// Groups are numbered in order of first appearance in the joined rows, as
+// the grouper numbers them.
+type buildGroups struct {
+	g      *grouper
+	ofRow  []int32 // build row → build group
+	remap  []int32 // build group → output group, -1 before its first row
+	order  []int64 // output group → build group
+	groups int32
+}
+
+func newBuildGroups(e *env, build arrow.Record, cols []int) (*buildGroups, error) {
+	keys := make([]arrow.Array, len(cols))
+	types := make([]arrow.DataType, len(cols))
+	for i, c := range cols {
+		keys[i] = build.Column(c)
+		types[i] = keys[i].DataType()
+	}
+	b := &buildGroups{g: newGrouper(e.mem, types)}
+	var err error
+	if b.ofRow, err = b.g.ids(keys, int(build.NumRows())); err != nil {
+		b.g.release()
+		return nil, err
+	}
+	b.remap = make([]int32, b.g.n)
+	for i := range b.remap {
+		b.remap[i] = -1
+	}
+	return b, nil
+}
+
+// ids returns the output group of each joined row, given its build row.
+func (b *buildGroups) ids(rows []int64) []int32 {
+	gids := make([]int32, len(rows))
+	for i, r := range rows {
+		bg := b.ofRow[r]
+		id := b.remap[bg]
+		if id < 0 {
+			id = b.groups
+			b.groups++
+			b.remap[bg] = id
+			b.order = append(b.order, int64(bg))
+		}
+		gids[i] = id
+	}
+	return gids
+}
+
+// keyArrays are the key values of the output groups.
+func (b *buildGroups) keyArrays() ([]arrow.Array, error) {
+	all, err := b.g.keyArrays()
+	if err != nil {
+		return nil, err
+	}
+	defer releaseAll(all)
+	out := make([]arrow.Array, 0, len(all))
+	for _, a := range all {
+		t, err := dataframe.Take(b.g.mem, a, b.order)
+		if err != nil {
+			releaseAll(out)
+			return nil, err
+		}
+		out = append(out, t)
+	}
+	return out, nil
 }
 
 func (o *aggOp) next() (arrow.Record, error) {
@@ -557,7 +630,15 @@ func (o *aggOp) next() (arrow.Record, error) {
 			defer rec.Release()
 			n := int(rec.NumRows())
 			var gids []int32
-			if g != nil {
+			if o.join != nil {
+				if o.byBuild == nil {
+					if o.byBuild, err = newBuildGroups(o.e, o.join.build, o.buildKeys); err != nil {
+						return err
+					}
+				}
+				gids = o.byBuild.ids(o.join.rows)
+				groups = int(o.byBuild.groups)
+			} else if g != nil {
 				keys := make([]arrow.Array, len(o.keys))
 				defer func() {
 					for _, k := range keys {
@@ -608,7 +689,14 @@ func (o *aggOp) next() (arrow.Record, error) {
 			c.Release()
 		}
 	}()
-	if g != nil {
+	switch {
+	case o.join != nil && o.byBuild != nil:
+		ks, err := o.byBuild.keyArrays()
+		if err != nil {
+			return nil, err
+		}
+		cols = append(cols, ks...)
+	case g != nil:
 		ks, err := g.keyArrays()
 		if err != nil {
 			return nil, err
@@ -628,4 +716,10 @@ func (o *aggOp) next() (arrow.Record, error) {
 	return array.NewRecord(o.schema, cols, int64(groups)), nil
 }
 
-func (o *aggOp) close() { o.in.close() }
+func (o *aggOp) close() {
+	if o.byBuild != nil {
+		o.byBuild.g.release()
+		o.byBuild = nil
+	}
+	o.in.close()
+}

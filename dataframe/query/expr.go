@@ -28,6 +28,7 @@ type cexpr struct {
 	konst bool
 	val   any // the value when konst
 	src   Expr
+	col   int // 1 + the input column it is, unchanged; 0 for other expressions
 }
 
 // scol is one column visible to expressions: its name and the qualifiers
@@ -237,7 +238,7 @@ func (c *compiler) compile(e Expr) (*cexpr, error) {
 }
 
 func (c *compiler) column(i int, e Expr) *cexpr {
-	return &cexpr{typ: c.sc.cols[i].typ, src: e, eval: func(_ *ectx, rec arrow.Record) (arrow.Array, error) {
+	return &cexpr{typ: c.sc.cols[i].typ, src: e, col: i + 1, eval: func(_ *ectx, rec arrow.Record) (arrow.Array, error) {
 		a := rec.Column(i)
 		a.Retain()
 		return a, nil

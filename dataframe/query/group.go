@@ -18,7 +18,7 @@ import (
 type grouper struct {
 	mem   memory.Allocator
 	types []arrow.DataType
-	ints  map[int64]int32
+	ints  *intMap
 	strs  map[string]int32
 	gen   map[string]int32
 	null  int32 // the group of the NULL key in the one-column maps; -1 none
@@ -32,7 +32,7 @@ func newGrouper(mem memory.Allocator, types []arrow.DataType) *grouper {
 	g := &grouper{mem: mem, types: types, null: -1, keys: make([][]arrow.Array, len(types))}
 	switch {
 	case len(types) == 1 && intKey(types[0]):
-		g.ints = make(map[int64]int32)
+		g.ints = newIntMap()
 	case len(types) == 1 && types[0].ID() == arrow.STRING:
 		g.strs = make(map[string]int32)
 	default:
@@ -98,10 +98,9 @@ func (g *grouper) ids(keys []arrow.Array, n int) ([]int32, error) {
 					gids[i] = g.null
 					continue
 				}
-				id, ok := g.ints[v[i]]
-				if !ok {
-					id = newGroup(i)
-					g.ints[v[i]] = id
+				id, added := g.ints.getOrAdd(v[i], g.n)
+				if added {
+					newGroup(i)
 				}
 				gids[i] = id
 			}
@@ -116,11 +115,9 @@ func (g *grouper) ids(keys []arrow.Array, n int) ([]int32, error) {
 				gids[i] = g.null
 				continue
 			}
-			k := get(i)
-			id, ok := g.ints[k]
-			if !ok {
-				id = newGroup(i)
-				g.ints[k] = id
+			id, added := g.ints.getOrAdd(get(i), g.n)
+			if added {
+				newGroup(i)
 			}
 			gids[i] = id
 		}
@@ -270,13 +267,25 @@ func (g *grouper) lookup(keys []arrow.Array, n int) []int32 {
 	}
 	switch {
 	case g.ints != nil:
-		get := intsOf(keys[0])
-		for i := 0; i < n; i++ {
-			id, ok := g.ints[get(i)]
-			if !ok || keys[0].IsNull(i) {
-				id = -1
+		a := keys[0]
+		nulls := a.NullN() > 0
+		if id := a.DataType().ID(); id == arrow.INT64 || id == arrow.TIMESTAMP {
+			v := fixedValues[int64](a)
+			for i := 0; i < n; i++ {
+				out[i] = g.ints.get(v[i])
 			}
-			out[i] = id
+		} else {
+			get := intsOf(a)
+			for i := 0; i < n; i++ {
+				out[i] = g.ints.get(get(i))
+			}
+		}
+		if nulls {
+			for i := 0; i < n; i++ {
+				if a.IsNull(i) {
+					out[i] = -1
+				}
+			}
 		}
 	case g.strs != nil:
 		a := keys[0].(*array.String)

@@ -19,7 +19,13 @@ type joinOp struct {
 	residual    *cexpr   // over the joined schema, or nil
 	schema      *arrow.Schema
 	rschema     *arrow.Schema
+	lcols       []int // the left columns the join outputs
+	rcols       []int // the right columns it outputs, after them
 	e           *env
+	// keepRows makes probe keep, in rows, the build row of every row of
+	// the batch it returns (an inner join: an aggregate above groups by it).
+	keepRows bool
+	rows     []int64
 
 	built   bool
 	build   arrow.Record
@@ -76,6 +82,9 @@ func (o *joinOp) buildSide() error {
 		return err
 	}
 	o.g.release()
+	if o.g.ints != nil {
+		o.g.ints.freeze()
+	}
 	o.head = make([]int32, o.g.n)
 	for i := range o.head {
 		o.head[i] = -1
@@ -153,7 +162,7 @@ func (o *joinOp) probe(rec arrow.Record) (arrow.Record, error) {
 		gids = o.g.lookup(keys, n)
 		releaseAll(keys)
 	}
-	var li, ri []int64
+	li, ri := make([]int64, 0, n), make([]int64, 0, n)
 	for i := 0; i < n; i++ {
 		r := int32(-1)
 		switch {
@@ -204,6 +213,9 @@ func (o *joinOp) probe(rec arrow.Record) (arrow.Record, error) {
 			o.matched[r] = true
 		}
 	}
+	if o.keepRows {
+		o.rows = ri
+	}
 	if o.kind != LeftJoin && o.kind != FullJoin {
 		return pairs, nil
 	}
@@ -247,10 +259,9 @@ func (o *joinOp) pairs(rec arrow.Record, li, ri []int64, rvalid []bool) (arrow.R
 		releaseAll(cols)
 		return nil, err
 	}
-	nl := o.schema.NumFields() - int(o.rschema.NumFields())
-	for c := 0; c < nl; c++ {
+	for k, c := range o.lcols {
 		if rec == nil {
-			cols = append(cols, array.MakeArrayOfNull(o.e.mem, o.schema.Field(c).Type, len(ri)))
+			cols = append(cols, array.MakeArrayOfNull(o.e.mem, o.schema.Field(k).Type, len(ri)))
 			continue
 		}
 		a, err := dataframe.Take(o.e.mem, rec.Column(c), li)
@@ -259,7 +270,8 @@ func (o *joinOp) pairs(rec arrow.Record, li, ri []int64, rvalid []bool) (arrow.R
 		}
 		cols = append(cols, a)
 	}
-	for _, col := range o.build.Columns() {
+	for _, c := range o.rcols {
+		col := o.build.Column(c)
 		var a arrow.Array
 		var err error
 		if rvalid != nil {

@@ -15,6 +15,18 @@ type node struct {
 	label    string
 	children []*node
 	open     func(e *env, ins []op) (op, error)
+	// join is set on an inner equi-join node: an aggregate right above it
+	// whose keys are build-side columns groups the build rows once.
+	join *joinInfo
+	// scan is set on a table scan, project on a projection: a top-N over
+	// them may read its sort keys first (see lateTopNOp).
+	scan    Table
+	project []*cexpr
+}
+
+// joinInfo is what an aggregate over a join needs to know of it.
+type joinInfo struct {
+	rcols []int // per output column: its build column, -1 for a probe column
 }
 
 func newNode(label string, sc *scope, children []*node, open func(e *env, ins []op) (op, error)) *node {

@@ -141,17 +141,20 @@ func Compile(ctx context.Context, q Query, r Resolver, opts Options) (*Plan, err
 	if opts.SortMemory == 0 {
 		opts.SortMemory = DefaultSortMemory
 	}
+	// Plan with every pruning first: the tables' unused columns are not
+	// read, the joins' not copied. If that fails, plan again over whole
+	// tables: the error then names (and suggests) what they really have.
+	first := r
 	if cr, ok := r.(ColumnsResolver); ok {
 		if need := neededColumns(q); need != nil {
-			p := &planner{ctx: ctx, r: pruning{cr, need}, now: opts.Now}
-			if root, err := p.query(q, nil); err == nil {
-				return &Plan{root: root, opts: opts}, nil
-			}
-			// Plan again over whole tables: the error then names what
-			// the table really has.
+			first = pruning{cr, need}
 		}
 	}
-	p := &planner{ctx: ctx, r: r, now: opts.Now}
+	p := &planner{ctx: ctx, r: first, now: opts.Now, root: q}
+	if root, err := p.query(q, nil); err == nil {
+		return &Plan{root: root, opts: opts}, nil
+	}
+	p = &planner{ctx: ctx, r: r, now: opts.Now}
 	root, err := p.query(q, nil)
 	if err != nil {
 		return nil, err
@@ -167,9 +170,10 @@ type cteScope struct {
 }
 
 type planner struct {
-	ctx context.Context
-	r   Resolver
-	now time.Time
+	ctx  context.Context
+	r    Resolver
+	now  time.Time
+	root Query // the whole query, for what a join must keep; nil: keep all
 }
 
 func (p *planner) compiler(sc *scope) *compiler { return &compiler{sc: sc, now: p.now} }
@@ -277,6 +281,7 @@ func (p *planner) source(s Source, ctes *cteScope) (*node, error) {
 		n := newNode("Scan "+name, sc, nil, nil)
 		schema := t.Schema()
 		n.schema = schema
+		n.scan = t
 		n.open = func(e *env, _ []op) (op, error) {
 			r, err := t.Open(e.ctx)
 			if err != nil {
@@ -393,6 +398,7 @@ func (p *planner) join(x *JoinRef, ctes *cteScope) (*node, error) {
 	}
 	sc := &scope{cols: append(append([]scol(nil), l.sc.cols...), r.sc.cols...)}
 	nl := len(l.sc.cols)
+	lcols, rcols := allColumns(len(l.sc.cols)), allColumns(len(r.sc.cols))
 	var lkeys, rkeys []*cexpr
 	var residual Expr
 	lc, rc := p.compiler(l.sc), p.compiler(r.sc)
@@ -454,6 +460,17 @@ func (p *planner) join(x *JoinRef, ctes *cteScope) (*node, error) {
 	case x.Kind != CrossJoin:
 		return nil, errorf(x.Pos, "%s JOIN needs ON or USING", x.Kind)
 	}
+	if residual == nil && len(x.Using) == 0 {
+		// Nothing above uses a column named only in ON (the keys, most
+		// often): the join does not build it (see docs/sql.md#performance).
+		if need := neededOutside(p.root, x); p.root != nil && need != nil {
+			keep := map[string]bool{}
+			for _, n := range need {
+				keep[n] = true
+			}
+			sc, lcols, rcols = keepNamed(l.sc, r.sc, keep)
+		}
+	}
 	var res *cexpr
 	if residual != nil {
 		c := p.compiler(sc)
@@ -470,14 +487,55 @@ func (p *planner) join(x *JoinRef, ctes *cteScope) (*node, error) {
 		label += " filter: " + residual.String()
 	}
 	n := newNode(label, sc, []*node{l, r}, nil)
+	if x.Kind == InnerJoin && len(rkeys) > 0 && len(x.Using) == 0 {
+		ji := &joinInfo{}
+		for range lcols {
+			ji.rcols = append(ji.rcols, -1)
+		}
+		ji.rcols = append(ji.rcols, rcols...)
+		n.join = ji
+	}
 	n.open = func(e *env, ins []op) (op, error) {
 		return &joinOp{left: ins[0], right: ins[1], kind: x.Kind, lkeys: lkeys, rkeys: rkeys, residual: res,
-			schema: n.schema, rschema: r.schema, e: e}, nil
+			schema: n.schema, rschema: r.schema, lcols: lcols, rcols: rcols, e: e}, nil
 	}
 	if len(x.Using) == 0 {
 		return n, nil
 	}
 	return p.usingProject(n, x, nl)
+}
+
+func allColumns(n int) []int {
+	out := make([]int, n)
+	for i := range out {
+		out[i] = i
+	}
+	return out
+}
+
+// keepNamed is the scope of a join's output with only the columns of l and
+// r whose name keep holds (lower-case), and
+// their indices on each side. A side keeps at least one column.
+func keepNamed(l, r *scope, keep map[string]bool) (*scope, []int, []int) {
+	sc := &scope{}
+	pick := func(side *scope) []int {
+		var idx []int
+		for i, c := range side.cols {
+			if keep[strings.ToLower(c.name)] {
+				idx = append(idx, i)
+			}
+		}
+		if len(idx) == 0 && len(side.cols) > 0 {
+			idx = []int{0}
+		}
+		for _, i := range idx {
+			sc.cols = append(sc.cols, side.cols[i])
+		}
+		return idx
+	}
+	lcols := pick(l)
+	rcols := pick(r)
+	return sc, lcols, rcols
 }
 
 // usingProject puts a USING join's key columns first, once, as Spark does

@@ -18,7 +18,11 @@ type ColumnsResolver interface {
 // neededColumns lists every name a column reference of q may use (each
 // segment of each path: `t.a.b` may be column t, a or b), or nil when q
 // has a `*` and needs everything.
-func neededColumns(q Query) []string {
+func neededColumns(q Query) []string { return neededOutside(q, nil) }
+
+// neededOutside is neededColumns without the ON and USING of the join
+// skip: the names something other than that join's condition may use.
+func neededOutside(q Query, skip *JoinRef) []string {
 	seen := map[string]bool{}
 	star := false
 	addExpr := func(e Expr) {
@@ -43,6 +47,9 @@ func neededColumns(q Query) []string {
 		case *JoinRef:
 			walkS(x.L)
 			walkS(x.R)
+			if x == skip {
+				break
+			}
 			addExpr(x.On)
 			for _, u := range x.Using {
 				seen[strings.ToLower(u)] = true

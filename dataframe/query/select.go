@@ -191,6 +191,7 @@ func (p *planner) selectBlock(s *Select, ctes *cteScope) (*node, error) {
 		order = append(order, OrderItem{Expr: &Column{Path: []string{fmt.Sprintf("#%d", k)}}, Desc: o.Desc, NullsFirst: o.NullsFirst})
 	}
 	proj := newNode("Project "+exprList(exprs), sc, []*node{in}, nil)
+	proj.project = exprs
 	proj.open = func(e *env, ins []op) (op, error) {
 		return &projectOp{in: ins[0], exprs: exprs, schema: proj.schema, e: e}, nil
 	}
@@ -349,9 +350,18 @@ func (p *planner) aggregate(s *Select, items []SelectItem, in *node) (*node, *co
 		}
 		label += " aggregates: " + strings.Join(texts, ", ")
 	}
+	buildKeys := buildKeyColumns(in, keys)
+	if buildKeys != nil {
+		label += " (grouped by build row)"
+	}
 	n := newNode(label, sc, []*node{in}, nil)
 	n.open = func(e *env, ins []op) (op, error) {
-		return &aggOp{in: ins[0], keys: keys, aggs: aggs, schema: n.schema, e: e}, nil
+		o := &aggOp{in: ins[0], keys: keys, aggs: aggs, schema: n.schema, e: e}
+		if j, ok := ins[0].(*joinOp); ok && buildKeys != nil {
+			o.join, o.buildKeys = j, buildKeys
+			j.keepRows = true
+		}
+		return o, nil
 	}
 	oc := p.compiler(sc)
 	oc.subst, oc.grouped, oc.inner = subst, true, in.sc
@@ -416,8 +426,16 @@ func (p *planner) orderLimit(n *node, sc *scope, order []OrderItem, limit, offse
 			top := lim + off
 			n = newNode(fmt.Sprintf("TopN %d by %s", top, strings.Join(desc, ", ")), in.sc, []*node{in}, nil)
 			n.schema = in.schema
+			late := lateColumns(in, keys)
+			if late != nil {
+				n.label += " (sort keys first)"
+			}
 			n.open = func(e *env, ins []op) (op, error) {
-				return &topNOp{in: ins[0], keys: keys, n: top, schema: in.schema, e: e}, nil
+				t := &topNOp{in: ins[0], keys: keys, n: top, schema: in.schema, e: e}
+				if late != nil {
+					return &lateTopNOp{in: ins[0], topN: t, scan: in.children[0], exprs: in.project, need: late}, nil
+				}
+				return t, nil
 			}
 		} else {
 			n = newNode("Sort by "+strings.Join(desc, ", "), in.sc, []*node{in}, nil)
@@ -462,3 +480,21 @@ func (p *planner) orderLimit(n *node, sc *scope, order []OrderItem, limit, offse
 }
 
 var _ = arrow.Null
+
+// buildKeyColumns returns the build-side columns of the inner join in that
+// the group keys are, each a column as is, or nil when they are not: the
+// aggregate then groups the build rows once, and every joined row by its
+// build row (see docs/sql.md#performance).
+func buildKeyColumns(in *node, keys []*cexpr) []int {
+	if in.join == nil || len(keys) == 0 {
+		return nil
+	}
+	out := make([]int, len(keys))
+	for i, k := range keys {
+		if k.col == 0 || in.join.rcols[k.col-1] < 0 {
+			return nil
+		}
+		out[i] = in.join.rcols[k.col-1]
+	}
+	return out
+}

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+
+	"github.com/valyala/fasthttp"
 )
 
 // Kinds are the paginator shapes a Listing serves.
@@ -43,25 +45,25 @@ func (l *Listing) Per() int {
 	return l.Sizes[0]
 }
 
-// index is the 0-based page a request asks for.
-func (l *Listing) index(r *http.Request) int {
-	q := r.URL.Query()
+// index is the 0-based page a request asks for; query returns a query
+// parameter of the request.
+func (l *Listing) index(query func(string) string) int {
 	n := 0
 	switch l.Kind {
 	case "token-body", "token-header":
-		n, _ = strconv.Atoi(strings.TrimPrefix(q.Get("cursor"), "c"))
+		n, _ = strconv.Atoi(strings.TrimPrefix(query("cursor"), "c"))
 	case "token-record":
-		if a := q.Get("after"); a != "" {
+		if a := query("after"); a != "" {
 			p, _ := strconv.Atoi(strings.TrimPrefix(strings.Split(a, "-")[0], "r"))
 			n = p + 1
 		}
 	case "next_url", "link":
-		n, _ = strconv.Atoi(q.Get("p"))
+		n, _ = strconv.Atoi(query("p"))
 	case "offset":
-		off, _ := strconv.Atoi(q.Get("offset"))
+		off, _ := strconv.Atoi(query("offset"))
 		n = off / l.Per()
 	case "page":
-		p, _ := strconv.Atoi(q.Get("page"))
+		p, _ := strconv.Atoi(query("page"))
 		n = p - 1
 	}
 	if l.Loop && (l.Kind == "offset" || l.Kind == "page") {
@@ -70,13 +72,13 @@ func (l *Listing) index(r *http.Request) int {
 	return n
 }
 
-// ServeHTTP answers one page.
-func (l *Listing) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	idx := l.index(r)
-	w.Header().Set("Content-Type", "application/json")
+// answer is the JSON body and the header fields (name, value pairs; never
+// Content-Type or Content-Length) of the page a request asks for. host is
+// the request's Host.
+func (l *Listing) answer(query func(string) string, host string) (body []byte, header []string) {
+	idx := l.index(query)
 	if idx < 0 || idx >= len(l.Sizes) {
-		w.Write([]byte(`{"data":[]}`))
-		return
+		return []byte(`{"data":[]}`), nil
 	}
 	recIdx := idx
 	if l.Loop && l.Kind == "token-record" && idx == 1 {
@@ -106,16 +108,40 @@ func (l *Listing) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		case "token-body":
 			b = fmt.Appendf(b, `,"next":"c%d"`, next)
 		case "token-header":
-			w.Header().Set("X-Next", "c"+strconv.Itoa(next))
+			header = []string{"X-Next", "c" + strconv.Itoa(next)}
 		case "next_url":
 			b = fmt.Appendf(b, `,"next":"/items?p=%d"`, next)
 		case "link":
-			w.Header().Set("Link", fmt.Sprintf(`<http://%s/items?p=%d>; rel="next"`, r.Host, next))
+			header = []string{"Link", fmt.Sprintf(`<http://%s/items?p=%d>; rel="next"`, host, next)}
 		}
 	}
-	b = append(b, '}')
-	w.Header().Set("Content-Length", strconv.Itoa(len(b)))
-	w.Write(b)
+	return append(b, '}'), header
+}
+
+// ServeHTTP answers one page (net/http; the tests' httptest servers).
+func (l *Listing) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	body, header := l.answer(q.Get, r.Host)
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	for i := 0; i < len(header); i += 2 {
+		h.Set(header[i], header[i+1])
+	}
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.Write(body)
+}
+
+// ServeFast answers one page with the same status, header fields and body
+// as ServeHTTP, on fasthttp (bench/restapi/fakeapi: see
+// docs/restapi.md#speed for why the benchmark's server is fasthttp).
+func (l *Listing) ServeFast(ctx *fasthttp.RequestCtx) {
+	args := ctx.QueryArgs()
+	body, header := l.answer(func(name string) string { return string(args.Peek(name)) }, string(ctx.Host()))
+	ctx.SetContentType("application/json")
+	for i := 0; i < len(header); i += 2 {
+		ctx.Response.Header.Set(header[i], header[i+1])
+	}
+	ctx.SetBody(body)
 }
 
 // Props are the RESTAPI properties that read the listing at base in

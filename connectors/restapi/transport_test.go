@@ -1,0 +1,227 @@
+package restapi
+
+import (
+	"bufio"
+	"compress/gzip"
+	"context"
+	"errors"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+)
+
+// countConns starts srv counting the connections it accepts.
+func countConns(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var n atomic.Int64
+	srv := httptest.NewUnstartedServer(h)
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			n.Add(1)
+		}
+	}
+	srv.Start()
+	t.Cleanup(srv.Close)
+	return srv, &n
+}
+
+func get(t *testing.T, hc *http.Client, ctx context.Context, u string) (string, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	require.NoError(t, err)
+	resp, err := hc.Do(req)
+	if err != nil {
+		return "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return string(b), err
+}
+
+// Pages of every framing (length, chunked, gzip, no body) reuse one
+// kept-alive connection.
+func TestTransportKeepsConnection(t *testing.T) {
+	t.Parallel()
+	srv, conns := countConns(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Query().Get("f") {
+		case "chunked":
+			io.WriteString(w, "chun")
+			w.(http.Flusher).Flush()
+			io.WriteString(w, "ked")
+		case "gzip":
+			w.Header().Set("Content-Encoding", "gzip")
+			zw := gzip.NewWriter(w)
+			io.WriteString(zw, "zipped")
+			zw.Close()
+		case "empty":
+			w.WriteHeader(http.StatusNoContent)
+		default:
+			io.WriteString(w, "length")
+		}
+	})
+	tr := newTransport(5 * time.Second)
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	want := map[string]string{"length": "length", "chunked": "chunked", "gzip": "zipped", "empty": ""}
+	for i := 0; i < 5; i++ {
+		for _, f := range []string{"length", "chunked", "gzip", "empty"} {
+			body, err := get(t, hc, context.Background(), srv.URL+"?f="+f)
+			require.NoError(t, err)
+			require.Equal(t, want[f], body)
+		}
+	}
+	require.EqualValues(t, 1, conns.Load())
+}
+
+// oneShotServer answers one request per connection and then closes it
+// without saying so (no "Connection: close"), as a server does whose idle
+// timeout ran out. It counts the connections.
+func oneShotServer(t *testing.T) (string, *atomic.Int64) {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	var n atomic.Int64
+	var wg sync.WaitGroup
+	t.Cleanup(func() { ln.Close(); wg.Wait() })
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			n.Add(1)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer c.Close()
+				req, err := http.ReadRequest(bufio.NewReader(c))
+				if err != nil {
+					return
+				}
+				io.Copy(io.Discard, req.Body)
+				io.WriteString(c, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+			}()
+		}
+	}()
+	return "http://" + ln.Addr().String(), &n
+}
+
+// A kept-alive connection the server closed is replaced: a GET is sent
+// again on a new connection, a POST that may have reached the server is not.
+func TestTransportStaleConnection(t *testing.T) {
+	t.Parallel()
+	u, conns := oneShotServer(t)
+	tr := newTransport(5 * time.Second)
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	for i := 0; i < 3; i++ {
+		body, err := get(t, hc, context.Background(), u)
+		require.NoError(t, err)
+		require.Equal(t, "ok", body)
+		time.Sleep(10 * time.Millisecond) // let the server's close arrive
+	}
+	require.EqualValues(t, 3, conns.Load())
+
+	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"a":1}`))
+	require.NoError(t, err)
+	resp, err := hc.Do(req)
+	require.Error(t, err, "a POST on a stale connection is not sent twice")
+	require.Nil(t, resp)
+	require.EqualValues(t, 3, conns.Load())
+}
+
+// A body closed before its end closes its connection (draining it could
+// take as long as the server likes); the next request dials anew.
+func TestTransportEarlyCloseDropsConnection(t *testing.T) {
+	t.Parallel()
+	big := strings.Repeat("x", 1<<20)
+	srv, conns := countConns(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, big)
+	})
+	tr := newTransport(5 * time.Second)
+	defer tr.CloseIdleConnections()
+	resp, err := (&http.Client{Transport: tr}).Get(srv.URL)
+	require.NoError(t, err)
+	_, err = io.ReadFull(resp.Body, make([]byte, 10))
+	require.NoError(t, err)
+	require.NoError(t, resp.Body.Close())
+	body, err := get(t, &http.Client{Transport: tr}, context.Background(), srv.URL)
+	require.NoError(t, err)
+	require.Len(t, body, len(big))
+	require.EqualValues(t, 2, conns.Load())
+}
+
+// The timeout bounds the wait for the header and the body, and says it is
+// a timeout; cancelling the context stops a request at once.
+func TestTransportTimeoutAndCancel(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("mid") != "" {
+			w.Header().Set("Content-Length", "100")
+			io.WriteString(w, "part")
+			w.(http.Flusher).Flush()
+		}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(srv.Close)
+	hc := &http.Client{Transport: newTransport(50 * time.Millisecond)}
+	_, err := get(t, hc, context.Background(), srv.URL)
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	require.True(t, ue.Timeout(), "%v", err)
+
+	_, err = get(t, hc, context.Background(), srv.URL+"?mid=1")
+	var ne net.Error
+	require.ErrorAs(t, err, &ne)
+	require.True(t, ne.Timeout(), "%v", err)
+
+	hc = &http.Client{Transport: newTransport(time.Minute)}
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(20*time.Millisecond, cancel)
+	_, err = get(t, hc, ctx, srv.URL)
+	require.ErrorIs(t, err, context.Canceled)
+}
+
+// https goes through net/http's Transport, with the timeout all the same.
+func TestTransportHTTPS(t *testing.T) {
+	t.Parallel()
+	release := make(chan struct{})
+	t.Cleanup(func() { close(release) })
+	srv := httptest.NewTLSServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("slow") != "" {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+			return
+		}
+		io.WriteString(w, "secure")
+	}))
+	t.Cleanup(srv.Close)
+	tr := newTransport(100 * time.Millisecond)
+	tr.std.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig
+	hc := &http.Client{Transport: tr}
+	body, err := get(t, hc, context.Background(), srv.URL)
+	require.NoError(t, err)
+	require.Equal(t, "secure", body)
+	_, err = get(t, hc, context.Background(), srv.URL+"?slow=1")
+	var ue *url.Error
+	require.ErrorAs(t, err, &ue)
+	require.True(t, ue.Timeout() || errors.Is(err, context.DeadlineExceeded), "%v", err)
+}
