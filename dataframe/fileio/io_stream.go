@@ -20,10 +20,6 @@ type batchWriter interface {
 	close() error
 }
 
-// aborter is a batchWriter that holds batches or goroutines across writes
-// (the Parquet writer): abort releases them when the write fails or stops.
-type aborter interface{ abort() }
-
 type newBatchWriter func(w io.Writer, schema *arrow.Schema) (batchWriter, error)
 
 // writeFrame writes a materialised frame with a batch writer.
@@ -36,17 +32,12 @@ func writeFrame(w io.Writer, f *dataframe.Frame, open newBatchWriter) error {
 
 // writeBatches writes s to w until its end, stopping at ctx's cancellation,
 // and returns the rows written.
-func writeBatches(ctx context.Context, w io.Writer, s dataframe.Stream, open newBatchWriter) (rows int64, err error) {
+func writeBatches(ctx context.Context, w io.Writer, s dataframe.Stream, open newBatchWriter) (int64, error) {
 	bw, err := open(w, s.Schema())
 	if err != nil {
 		return 0, err
 	}
-	closing := false
-	defer func() {
-		if a, ok := bw.(aborter); ok && !closing {
-			a.abort()
-		}
-	}()
+	var rows int64
 	for s.Next() {
 		if err := ctx.Err(); err != nil {
 			return rows, err
@@ -63,7 +54,6 @@ func writeBatches(ctx context.Context, w io.Writer, s dataframe.Stream, open new
 	if err := ctx.Err(); err != nil {
 		return rows, err
 	}
-	closing = true
 	return rows, bw.close()
 }
 

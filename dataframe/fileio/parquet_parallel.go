@@ -72,7 +72,6 @@ func releaseGroups(groups [][]arrow.Record) {
 // parquetPart is one row group encoded as a whole Parquet file.
 type parquetPart struct {
 	data []byte
-	rows int64
 	err  error
 }
 

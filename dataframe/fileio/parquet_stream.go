@@ -18,32 +18,21 @@ import (
 	"github.com/sluicedata/sluice/dataframe/internal/batchmem"
 )
 
-// parquetWriter writes a stream as Parquet: batches are gathered into row
-// groups of at most RowGroupRows rows and partBytes of Arrow data, each row
-// group is encoded on its own goroutine as a one-group file in memory
-// (encodeParquetPart, as WriteParquet does for a frame), and the parts are
-// spliced into the output in order (parquetSplicer). At most `workers`
-// groups are being encoded or waiting to be written, so memory is a few row
-// groups, not the data, and encoding uses every core while the stream's own
-// goroutines parse the next batches. See docs/frames.md#parquet.
+// parquetWriter writes a stream as Parquet one record batch at a time:
+// each batch is encoded into the open (buffered) row group, which is
+// flushed when it holds RowGroupRows rows or rowGroupBufferBytes of encoded
+// pages. Memory is one row group of encoded pages, not the data. See
+// docs/frames.md#parquet.
 type parquetWriter struct {
-	w       io.Writer
-	schema  *arrow.Schema
-	o       ParquetOptions
-	workers int
-
-	cur      []arrow.Record // the row group being gathered (retained)
-	curRows  int64
-	curBytes int64
-	perRow   int64              // encoded bytes per row so far, to size buffers
-	pending  []chan parquetPart // groups being encoded, in file order
-	sp       *parquetSplicer
-	written  bool // a part reached the output
+	w      io.Writer
+	schema *arrow.Schema
+	o      ParquetOptions
+	fw     *pqarrow.FileWriter
 }
 
-// partBytes bounds the Arrow data of one row group written from a stream:
-// with two cores, about three groups and their encoded pages are in memory.
-const partBytes = 16 << 20
+// rowGroupBufferBytes bounds the encoded pages of the row group being
+// written from a stream.
+const rowGroupBufferBytes = 32 << 20
 
 func newParquetWriter(o ParquetOptions) func(io.Writer, *arrow.Schema) (batchWriter, error) {
 	return func(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
@@ -52,112 +41,18 @@ func newParquetWriter(o ParquetOptions) func(io.Writer, *arrow.Schema) (batchWri
 		}
 		// Hide any Close method of w: the Parquet writer closes a sink that
 		// has one, and callers (atomic file writes) still need to sync theirs.
-		return &parquetWriter{w: struct{ io.Writer }{w}, schema: schema, o: o, workers: max(1, runtime.GOMAXPROCS(0))}, nil
+		return &parquetWriter{w: struct{ io.Writer }{w}, schema: schema, o: o}, nil
 	}
 }
 
-func (pw *parquetWriter) write(rec arrow.Record) error {
-	limit := pw.o.rowGroupRows()
-	for off := int64(0); off < rec.NumRows(); {
-		n := min(rec.NumRows()-off, limit-pw.curRows)
-		part := rec
-		if off == 0 && n == rec.NumRows() {
-			rec.Retain()
-		} else {
-			part = rec.NewSlice(off, off+n)
-		}
-		pw.cur = append(pw.cur, part)
-		pw.curRows += n
-		pw.curBytes += recordBytes(rec) * n / max(rec.NumRows(), 1)
-		off += n
-		if pw.curRows >= limit || pw.curBytes >= partBytes {
-			if err := pw.flush(); err != nil {
-				return err
-			}
-		}
+// open starts the file once the first batch is there: it is the sample that
+// picks the columns written without dictionary encoding (see plainColumns).
+func (pw *parquetWriter) open(first arrow.Record) error {
+	var sample []arrow.Record
+	if first != nil {
+		sample = []arrow.Record{first}
 	}
-	return nil
-}
-
-// flush starts encoding the gathered row group, first writing out the
-// oldest groups while `workers` are in flight.
-func (pw *parquetWriter) flush() error {
-	if len(pw.cur) == 0 {
-		return nil
-	}
-	for len(pw.pending) >= pw.workers {
-		if err := pw.writeOldest(); err != nil {
-			return err
-		}
-	}
-	recs, rows := pw.cur, pw.curRows
-	pw.cur, pw.curRows, pw.curBytes = nil, 0, 0
-	hint := pw.perRow * rows
-	if hint == 0 {
-		hint = partBytes / 2
-	}
-	ch := make(chan parquetPart, 1)
-	pw.pending = append(pw.pending, ch)
-	go func() {
-		p := encodeParquetPart(pw.schema, recs, pw.o, batchmem.Allocator(), hint)
-		for _, r := range recs {
-			r.Release()
-		}
-		p.rows = rows
-		ch <- p
-	}()
-	return nil
-}
-
-func (pw *parquetWriter) writeOldest() error {
-	p := <-pw.pending[0]
-	pw.pending = pw.pending[1:]
-	if p.err == nil && p.rows > 0 {
-		pw.perRow = int64(len(p.data))/p.rows + 1
-	}
-	if pw.sp == nil {
-		sp, err := newParquetSplicer(pw.w)
-		if err != nil {
-			return err
-		}
-		pw.sp = sp
-	}
-	pw.written = true
-	return pw.sp.add(p)
-}
-
-func (pw *parquetWriter) close() (err error) {
-	if err := pw.flush(); err != nil {
-		pw.abort()
-		return err
-	}
-	for len(pw.pending) > 0 {
-		if err := pw.writeOldest(); err != nil {
-			pw.abort()
-			return err
-		}
-	}
-	if !pw.written {
-		return pw.writeEmpty()
-	}
-	return pw.sp.finish()
-}
-
-// abort waits for the groups being encoded and releases the one being
-// gathered: after a failed write or stream, nothing stays retained.
-func (pw *parquetWriter) abort() {
-	for _, ch := range pw.pending {
-		<-ch
-	}
-	pw.pending = nil
-	releaseAll(pw.cur)
-	pw.cur = nil
-}
-
-// writeEmpty writes a file with the schema and no row group.
-func (pw *parquetWriter) writeEmpty() (err error) {
-	defer recoverAs(&err, "parquet")
-	props, arrProps, err := pw.o.writerProps(memory.DefaultAllocator, pw.schema, nil)
+	props, arrProps, err := pw.o.writerProps(batchmem.Allocator(), pw.schema, sample)
 	if err != nil {
 		return err
 	}
@@ -165,7 +60,39 @@ func (pw *parquetWriter) writeEmpty() (err error) {
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
-	if err := fw.Close(); err != nil {
+	pw.fw = fw
+	return nil
+}
+
+func (pw *parquetWriter) write(rec arrow.Record) (err error) {
+	defer recoverAs(&err, "parquet")
+	if rec.NumRows() == 0 {
+		return nil
+	}
+	if pw.fw == nil {
+		if err := pw.open(rec); err != nil {
+			return err
+		}
+	}
+	if err := pw.fw.WriteBuffered(rec); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	// Wide rows fill memory before RowGroupRows rows: close the group at a
+	// byte budget too.
+	if pw.fw.RowGroupTotalCompressedBytes()+pw.fw.RowGroupTotalBytesWritten() >= rowGroupBufferBytes {
+		pw.fw.NewBufferedRowGroup()
+	}
+	return nil
+}
+
+func (pw *parquetWriter) close() (err error) {
+	defer recoverAs(&err, "parquet")
+	if pw.fw == nil {
+		if err := pw.open(nil); err != nil {
+			return err
+		}
+	}
+	if err := pw.fw.Close(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
 	return nil
