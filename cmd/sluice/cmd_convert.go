@@ -100,7 +100,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 // batches and row groups, well under this. With the limit in place the
 // collector may let the heap grow to GOGC=400 between collections, so it
 // runs less often, and still never past the limit.
-const convertMemoryLimit = 400 << 20
+const convertMemoryLimit = 352 << 20
 
 // boundMemory applies convertMemoryLimit unless the user tuned the
 // collector with GOGC or GOMEMLIMIT.
