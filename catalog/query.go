@@ -246,3 +246,13 @@ func SQLFrames(ctx context.Context, s TableReader, text string, frames map[strin
 	}
 	return QueryFrames(ctx, s, sel.Query, frames)
 }
+
+// SessionTables is the resolver SQL over a session uses, for callers that
+// add table names of their own (a pipeline's step ids): catalog tables
+// (ns.table) read through s — streamed where s is a TableStreamer, with only
+// the columns a query uses (TableColumns). release drops what the plan did
+// not read; call it once the plan has run.
+func SessionTables(s TableReader) (r query.ColumnsResolver, release func()) {
+	t := &sessionTables{s: s}
+	return t, t.release
+}

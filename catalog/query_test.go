@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/sluicedata/sluice/dataframe/query"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -220,4 +221,38 @@ func TestQueryAggregateOverJoinByBuildColumns(t *testing.T) {
 {"name":"b","n":2,"sx":66.0}
 {"name":null,"n":1,"sx":4.0}
 `, queryJSON(t, got))
+}
+
+// Generated column names are Spark's: a column's name, and an expression's
+// text with the table qualifiers of its columns dropped.
+func TestQueryGeneratedNames(t *testing.T) {
+	t.Parallel()
+	fact := ndjson(t, `{"k":1,"x":2.0,"st":{"a":1}}`)
+	defer fact.Release()
+	dim := ndjson(t, `{"k":1,"name":"a"}`)
+	defer dim.Release()
+	frames := map[string]*dataframe.Frame{"fact": fact, "dim": dim}
+	tests := []struct{ sql, want string }{
+		{"SELECT sum(f.x) FROM fact f", "sum(x)"},
+		{"SELECT sum(fact.x), max(x) FROM fact", "sum(x), max(x)"},
+		{"SELECT f.x + 1, f.k FROM fact f", "(x + 1), k"},
+		{"SELECT f.st.a, upper(d.name), count(*) FROM fact f JOIN dim d ON f.k = d.k GROUP BY f.st.a, upper(d.name)", "a, upper(name), count(1)"},
+		{"SELECT coalesce(f.x, 0) AS c, f.k FROM fact f", "c, k"},
+		{"SELECT f.k, count(*) FROM fact f GROUP BY f.k", "k, count(1)"},
+	}
+	for _, tt := range tests {
+		got, err := runSQL(t, tt.sql, frames)
+		require.NoError(t, err, tt.sql)
+		require.Equal(t, tt.want, strings.Join(got.ColumnNames(), ", "), tt.sql)
+		got.Release()
+	}
+}
+
+// The documented regex examples work as written, with Spark's escapes.
+func TestQueryStringEscapesEndToEnd(t *testing.T) {
+	t.Parallel()
+	got, err := runSQL(t, `SELECT regexp_extract('100-200', '(\\d+)-(\\d+)', 1) AS a, regexp_replace('100-200', '(\\d+)-(\\d+)', '$2-$1') AS b, 'a\tb' AS c, 'x' LIKE '\x' AS d, '50%' LIKE '50\%' AS e`, nil)
+	require.NoError(t, err)
+	defer got.Release()
+	require.Equal(t, `{"a":"100","b":"200-100","c":"a\tb","d":true,"e":true}`+"\n", queryJSON(t, got))
 }

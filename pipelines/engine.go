@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/internal/suggest"
@@ -14,32 +15,36 @@ import (
 
 // queryInputs resolves the table names of a step's query for the query
 // engine (docs/pipelines.md#streaming): earlier steps by id, catalog tables
-// (ns.table) through the session. An input the planned query reads once is
-// handed to the engine as the stream it is; one it reads more than once (a
-// self-join, a CTE used twice) is collected first, and each read gets the
-// collected frame's batches.
+// (ns.table) through the session as SQL does (catalog.SessionTables). An
+// input the planned query reads once is handed to the engine as the stream
+// it is; one it reads more than once (a self-join, a CTE used twice) is
+// collected first, and each read gets the collected frame's batches.
 type queryInputs struct {
-	r      *runner
-	step   *Step
-	inputs map[string]*queryInput // by lower-case name
-	order  []*queryInput
+	r       *runner
+	step    *Step
+	inputs  map[string]*queryInput // step inputs by lower-case id (and `_`)
+	order   []*queryInput
+	catalog query.ColumnsResolver // nil without a session
+	release func()
+	// whole is set once the planner resolves a name with every column: it
+	// planned again after a pruned plan failed, so the counts of that
+	// second planning are the ones that hold.
+	whole bool
 }
 
 type queryInput struct {
-	name    string
-	step    string // the step id, or "" for a catalog table
+	id      string
 	schema  *dataframe.Schema
-	planned int              // times the planner resolved it
-	stream  dataframe.Stream // a catalog table's stream, until handed over
+	planned [2]int           // times the planner resolved it: pruned, whole
 	frame   *dataframe.Frame // collected (read more than once)
-	claimed bool             // a step input: taken from the runner
+	claimed bool             // taken from the runner
 	from    *stepStream      // the step stream handed over, for timing
 }
 
 func (r *runner) newQueryInputs(s *Step) *queryInputs {
-	q := &queryInputs{r: r, step: s, inputs: map[string]*queryInput{}}
+	q := &queryInputs{r: r, step: s, inputs: map[string]*queryInput{}, release: func() {}}
 	for _, id := range s.inputs {
-		in := &queryInput{name: id, step: id, schema: r.schemaOf(id)}
+		in := &queryInput{id: id, schema: r.schemaOf(id)}
 		q.inputs[strings.ToLower(id)] = in
 		q.order = append(q.order, in)
 	}
@@ -47,35 +52,48 @@ func (r *runner) newQueryInputs(s *Step) *queryInputs {
 		// The transforming steps' queries name their input `_`.
 		q.inputs["_"] = q.order[0]
 	}
+	if r.opts.Session != nil {
+		q.catalog, q.release = catalog.SessionTables(r.opts.Session)
+	}
 	return q
 }
 
 // Table implements query.Resolver.
 func (q *queryInputs) Table(ctx context.Context, name []string) (query.Table, error) {
-	key := strings.ToLower(strings.Join(name, "."))
-	if in, ok := q.inputs[key]; ok {
-		in.planned++
+	q.whole = true
+	return q.table(ctx, name, nil)
+}
+
+// TableColumns implements query.ColumnsResolver: catalog tables are read
+// with the columns need names only.
+func (q *queryInputs) TableColumns(ctx context.Context, name []string, need []string) (query.Table, error) {
+	return q.table(ctx, name, need)
+}
+
+func (q *queryInputs) table(ctx context.Context, name, need []string) (query.Table, error) {
+	if in, ok := q.inputs[strings.ToLower(strings.Join(name, "."))]; ok {
+		if need == nil {
+			in.planned[1]++
+		} else {
+			in.planned[0]++
+		}
 		return queryTable{q: q, in: in}, nil
 	}
 	if len(name) == 1 {
-		names := make([]string, 0, len(q.inputs))
+		names := make([]string, 0, len(q.order))
 		for _, in := range q.order {
-			names = append(names, in.name)
+			names = append(names, in.id)
 		}
 		sort.Strings(names)
 		return nil, &query.Error{Msg: fmt.Sprintf("unknown table %s%s", name[0], suggest.Phrase(name[0], names))}
 	}
-	if q.r.opts.Session == nil {
+	if q.catalog == nil {
 		return nil, fmt.Errorf("FROM %s: %w", strings.Join(name, "."), errNoSession)
 	}
-	st, err := q.r.readStream(ctx, strings.Join(name, "."), nil)
-	if err != nil {
-		return nil, err
+	if need == nil {
+		return q.catalog.Table(ctx, name)
 	}
-	in := &queryInput{name: strings.Join(name, "."), schema: st.Schema(), stream: st, planned: 1}
-	q.inputs[key] = in
-	q.order = append(q.order, in)
-	return queryTable{q: q, in: in}, nil
+	return q.catalog.TableColumns(ctx, name, need)
 }
 
 type queryTable struct {
@@ -90,34 +108,24 @@ func (t queryTable) Open(ctx context.Context) (dataframe.Stream, error) {
 	if in.frame != nil {
 		return in.frame.Stream(), nil
 	}
-	switch {
-	case in.step != "" && !in.claimed:
-		in.claimed = true
-		if in.planned == 1 {
-			st, from := t.q.r.takeStream(in.step)
-			in.from = from
-			return st, nil
-		}
-		f, err := t.q.r.takeFrame(in.step)
-		if err != nil {
-			return nil, err
-		}
-		in.frame = f
-	case in.stream != nil:
-		st := in.stream
-		in.stream = nil
-		if in.planned == 1 {
-			return st, nil
-		}
-		f, err := t.q.r.collect(st)
-		st.Release()
-		if err != nil {
-			return nil, err
-		}
-		in.frame = f
-	default:
-		return nil, fmt.Errorf("%s is read again after its stream was handed over", in.name)
+	if in.claimed {
+		return nil, fmt.Errorf("%s is read again after its stream was handed over", in.id)
 	}
+	in.claimed = true
+	planned := in.planned[0]
+	if t.q.whole {
+		planned = in.planned[1]
+	}
+	if planned == 1 {
+		st, from := t.q.r.takeStream(in.id)
+		in.from = from
+		return st, nil
+	}
+	f, err := t.q.r.takeFrame(in.id)
+	if err != nil {
+		return nil, err
+	}
+	in.frame = f
 	return in.frame.Stream(), nil
 }
 
@@ -125,19 +133,16 @@ func (t queryTable) Open(ctx context.Context) (dataframe.Stream, error) {
 // step is done with its inputs.
 func (q *queryInputs) close() {
 	for _, in := range q.order {
-		if in.step != "" && !in.claimed {
+		if !in.claimed {
 			in.claimed = true
-			q.r.drop(in.step)
-		}
-		if in.stream != nil {
-			in.stream.Release()
-			in.stream = nil
+			q.r.drop(in.id)
 		}
 		if in.frame != nil {
 			in.frame.Release()
 			in.frame = nil
 		}
 	}
+	q.release()
 }
 
 // timed lists the step streams handed to the engine.

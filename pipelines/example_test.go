@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 
 	"github.com/sluicedata/sluice/catalog"
+	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/parquet"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/pipelines"
@@ -86,4 +87,36 @@ steps:
 	// step_1 read 3
 	// step_2 sql 2
 	// step_3 write 2
+}
+
+func ExampleCheckColumns() {
+	src := `
+name: salaries
+steps:
+  - read: hr.employees
+  - filter: salry > 1000
+  - read: lake.raw
+  - select: [whatever]
+`
+	p, err := pipelines.Parse("salaries.yaml", []byte(src), nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	// The catalog's declared columns (catalog.Table.Fields in sluice run).
+	declared := func(_ context.Context, table string) ([]connectors.Field, error) {
+		if table == "hr.employees" {
+			return []connectors.Field{{Name: "name", Type: "string"}, {Name: "salary", Type: "double"}}, nil
+		}
+		return nil, nil // lake.raw declares no columns
+	}
+	notes, err := pipelines.CheckColumns(context.Background(), p, declared)
+	fmt.Println(err)
+	for _, n := range notes {
+		fmt.Println(n)
+	}
+	// Output:
+	// salaries.yaml: line 5, column 5: step 2 (filter): line 1, column 1: unknown column salry (did you mean salary?)
+	// checked against the declared columns of hr.employees
+	// step 3 (read) reads lake.raw, which declares no columns: the steps that use its columns are not checked
 }

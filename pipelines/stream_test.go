@@ -215,3 +215,45 @@ steps:
 	defer counts.Release()
 	require.Equal(t, []string{`{"kind":"buy","n":33333}`, `{"kind":"click","n":33334}`, `{"kind":"view","n":33333}`}, jsonRows(t, counts))
 }
+
+// An sql step reads a step it names twice (a self-join) from one collected
+// frame, and a catalog table beside it through the session.
+func TestRunSQLSelfJoinAndCatalogTable(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	in := filepath.Join(dir, "events.ndjson")
+	writeEvents(t, in, 3000, -1)
+	mem := newPeakAllocator()
+	sess := fileSession{Session: newSession(t), mem: mem}
+	_, err := sess.ExecuteBatch(context.Background(), fmt.Sprintf(
+		`CREATE TABLE lake.kinds TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='%s/kinds/')`, dir))
+	require.NoError(t, err)
+	for _, src := range []string{`
+name: kinds
+steps:
+  - read: {table: files.events, properties: {path: "${IN}"}}
+  - aggregate: {group_by: [kind], aggregates: {n: count(*)}}
+  - write: {table: lake.kinds}
+`, `
+name: self_join
+steps:
+  - id: ev
+    read: {table: files.events, properties: {path: "${IN}"}}
+  - sql: |
+      SELECT k.kind, k.n, count(*) AS joined
+      FROM ev a JOIN ev b ON a.id = b.id JOIN lake.kinds k ON a.kind = k.kind
+      GROUP BY k.kind, k.n ORDER BY k.kind
+  - write: {file: "${DIR}/joined.ndjson"}
+`} {
+		p, err := pipelines.Parse("p.yaml", []byte(src), func(k string) string {
+			return map[string]string{"IN": in, "DIR": dir}[k]
+		})
+		require.NoError(t, err)
+		_, err = pipelines.Run(context.Background(), p, pipelines.Options{Session: sess, Allocator: mem, DiscardOutput: true})
+		require.NoError(t, err)
+	}
+	mem.AssertSize(t, 0)
+	got := readFile(t, filepath.Join(dir, "joined.ndjson")) // NDJSON's columns come back in name order
+	defer got.Release()
+	require.Equal(t, []string{`{"joined":1000,"kind":"buy","n":1000}`, `{"joined":1000,"kind":"click","n":1000}`, `{"joined":1000,"kind":"view","n":1000}`}, jsonRows(t, got))
+}

@@ -4,22 +4,27 @@
 # each) from a loopback fake, parsed mode; prints pages/s. Then a read of
 # 100 pages with svc.restapi.rate.limit=20 (expected 4.9–5.5 s).
 #
-#   bench/restapi/paginators.sh          # PAGES=10000 PER=2
+# The fake serves on fasthttp (SERVER=net: on net/http; see
+# docs/restapi.md#speed). SLUICE=path times that sluice binary instead of
+# building one (e.g. an older build, side by side in the same minutes).
+#
+#   bench/restapi/paginators.sh          # PAGES=10000 PER=2 SERVER=fast
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/../.."
 PAGES=${PAGES:-10000}
 PER=${PER:-2}
+SERVER=${SERVER:-fast}
 tmp=$(mktemp -d)
 trap 'exec 3>&- 4>&- 2>/dev/null || true; rm -rf "$tmp"' EXIT
-go build -o "$tmp/sluice" ./cmd/sluice
+if [ -n "${SLUICE:-}" ]; then cp "$SLUICE" "$tmp/sluice"; else go build -o "$tmp/sluice" ./cmd/sluice; fi
 go build -o "$tmp/fakeapi" ./bench/restapi/fakeapi
 mkfifo "$tmp/in" "$tmp/in100"
-"$tmp/fakeapi" -pages "$PAGES" -per "$PER" <"$tmp/in" >"$tmp/props" &
+"$tmp/fakeapi" -server "$SERVER" -pages "$PAGES" -per "$PER" <"$tmp/in" >"$tmp/props" &
 exec 3>"$tmp/in" # the fakes serve while fds 3 and 4 are open
-"$tmp/fakeapi" -pages 100 -per "$PER" <"$tmp/in100" >"$tmp/props100" &
+"$tmp/fakeapi" -server "$SERVER" -pages 100 -per "$PER" <"$tmp/in100" >"$tmp/props100" &
 exec 4>"$tmp/in100"
 for _ in $(seq 100); do grep -q ready "$tmp/props" "$tmp/props100" 2>/dev/null && grep -q ready "$tmp/props100" && break; sleep 0.1; done
-echo "# RESTAPI paginators through sluice read, $PAGES pages x $PER records, $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "# RESTAPI paginators through sluice read, $PAGES pages x $PER records, $SERVER server, $(nproc) CPUs, load: $(cut -d' ' -f1-3 /proc/loadavg)"
 now() { date +%s.%N; }
 while read -r kind props; do
   [ "$kind" = ready ] && break

@@ -3,7 +3,9 @@
 # with 10,000 distinct values, s: string with 1,000, x and y: double, ts:
 # timestamp) and a 100,000-row dimension, with `sluice sql` and with DuckDB,
 # in one run. sluice is timed as a whole process (start included); DuckDB
-# both as a whole `node` process and as the query alone. Peak RSS of both.
+# both as a whole `node` process and as the query alone. Peak RSS of both,
+# and CPU time (user+sys) of both processes: on a busy machine wall times
+# are noisy, CPU time much less.
 #
 #   bench/sql/run.sh                    # 10M rows, 3 runs each, interleaved
 #   ROWS=1000000 RUNS=1 bench/sql/run.sh
@@ -53,20 +55,23 @@ duck_q=(
 )
 min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b < a) print b; else print a }'; }
 for i in "${!names[@]}"; do
-  best_s="" best_d="" best_dq="" rss_s=0 rss_d=0
+  best_s="" best_d="" best_dq="" rss_s=0 rss_d=0 cpu_s="" cpu_d=""
   for run in $(seq 1 "$RUNS"); do
     # sluice: the whole process, output to /dev/null.
-    /usr/bin/time -f "%e %M" -o "$work/t" timeout "$STEP_TIMEOUT" "$work/sluice" sql --format csv -e "${sluice_q[$i]}" >/dev/null
-    read -r s rs <"$work/t"
+    /usr/bin/time -f "%e %M %U %S" -o "$work/t" timeout "$STEP_TIMEOUT" "$work/sluice" sql --format csv -e "${sluice_q[$i]}" >/dev/null
+    read -r s rs us ss <"$work/t"
+    cs=$(awk -v u="$us" -v s="$ss" 'BEGIN { print u + s }')
     # DuckDB: the whole node process, and the query alone.
-    /usr/bin/time -f "%e %M" -o "$work/t" timeout "$STEP_TIMEOUT" node "$work/npm/duck.mjs" "$work/fact.parquet" "$work/dim.parquet" "${duck_q[$i]}" >"$work/d.json"
-    read -r d rd <"$work/t"
+    /usr/bin/time -f "%e %M %U %S" -o "$work/t" timeout "$STEP_TIMEOUT" node "$work/npm/duck.mjs" "$work/fact.parquet" "$work/dim.parquet" "${duck_q[$i]}" >"$work/d.json"
+    read -r d rd ud sd <"$work/t"
+    cd_=$(awk -v u="$ud" -v s="$sd" 'BEGIN { print u + s }')
     dq=$(sed -E 's/.*"seconds":([0-9.eE+-]+).*/\1/' "$work/d.json")
-    printf '%-8s run %d: sluice %.2fs (%d MB)  duckdb process %.2fs (%d MB), query %.2fs\n' "${names[$i]}" "$run" "$s" $((rs / 1024)) "$d" $((rd / 1024)) "$dq"
+    printf '%-8s run %d: sluice %.2fs (cpu %.2fs, %d MB)  duckdb process %.2fs (cpu %.2fs, %d MB), query %.2fs\n' "${names[$i]}" "$run" "$s" "$cs" $((rs / 1024)) "$d" "$cd_" $((rd / 1024)) "$dq"
     best_s=$(min "$best_s" "$s"); best_d=$(min "$best_d" "$d"); best_dq=$(min "$best_dq" "$dq")
+    cpu_s=$(min "$cpu_s" "$cs"); cpu_d=$(min "$cpu_d" "$cd_")
     rss_s=$((rs > rss_s ? rs : rss_s)); rss_d=$((rd > rss_d ? rd : rss_d))
   done
-  awk -v n="${names[$i]}" -v s="$best_s" -v d="$best_d" -v q="$best_dq" -v rs="$rss_s" -v rd="$rss_d" 'BEGIN {
-    printf "%-8s best: sluice %.2fs, duckdb %.2fs (query %.2fs); speed vs duckdb process %.2fx, vs its query alone %.2fx; peak RSS sluice %d MB, duckdb %d MB\n", n, s, d, q, d / s, q / s, rs / 1024, rd / 1024 }'
+  awk -v n="${names[$i]}" -v s="$best_s" -v d="$best_d" -v q="$best_dq" -v rs="$rss_s" -v rd="$rss_d" -v cs="$cpu_s" -v cd="$cpu_d" 'BEGIN {
+    printf "%-8s best: sluice %.2fs, duckdb %.2fs (query %.2fs); speed vs duckdb process %.2fx, vs its query alone %.2fx; cpu sluice %.2fs, duckdb %.2fs (%.2fx); peak RSS sluice %d MB, duckdb %d MB\n", n, s, d, q, d / s, q / s, cs, cd, cd / cs, rs / 1024, rd / 1024 }'
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -2,7 +2,9 @@ package sql
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -166,6 +168,10 @@ func (l *lexer) next() Token {
 	c := l.src[l.off]
 	tok := Token{Pos: start}
 	switch {
+	case (c == 'r' || c == 'R') && l.off+1 < len(l.src) && (l.src[l.off+1] == '\'' || l.src[l.off+1] == '"'):
+		// r'…': a raw string, backslashes as they are.
+		l.advance(1)
+		l.quoted(&tok, l.src[l.off], true)
 	case isIdentStart(c):
 		n := 1
 		for l.off+n < len(l.src) && isIdentPart(l.src[l.off+n]) {
@@ -207,7 +213,7 @@ func (l *lexer) next() Token {
 			tok.Err = fmt.Sprintf("invalid number %q", l.src[start.Offset:l.off])
 		}
 	case c == '\'' || c == '"' || c == '`':
-		l.quoted(&tok, c)
+		l.quoted(&tok, c, false)
 	default:
 		two := ""
 		if l.off+1 < len(l.src) {
@@ -247,13 +253,24 @@ func (l *lexer) next() Token {
 }
 
 // quoted scans a quoted string or back-quoted identifier; a doubled quote
-// stands for itself. Unterminated, it consumes the rest of the text (so no
+// stands for itself. In a string a backslash escapes as in Spark SQL (see
+// unescape); in a raw string (r'…') it stays, but \' still does not end it. Unterminated, it consumes the rest of the text (so no
 // `;` inside it splits the batch) and becomes an Illegal token.
-func (l *lexer) quoted(tok *Token, q byte) {
+func (l *lexer) quoted(tok *Token, q byte, raw bool) {
 	var b strings.Builder
 	i := l.off + 1
 	for i < len(l.src) {
 		c := l.src[i]
+		if c == '\\' && q != '`' && i+1 < len(l.src) {
+			if raw {
+				// Kept as written, but \' does not end the string.
+				b.WriteString(l.src[i : i+2])
+				i += 2
+			} else {
+				i = unescape(&b, l.src, i)
+			}
+			continue
+		}
 		if c == q {
 			if i+1 < len(l.src) && l.src[i+1] == q {
 				b.WriteByte(q)
@@ -280,6 +297,72 @@ func (l *lexer) quoted(tok *Token, q byte) {
 		tok.Err = "unterminated string"
 	}
 }
+
+// unescape writes the character the escape at src[i] (a backslash) stands
+// for, as Spark SQL reads string literals by default
+// (spark.sql.parser.escapedStringLiterals=false), and returns the offset
+// after it: \uXXXX (UTF-16; a surrogate pair makes one character),
+// \UXXXXXXXX, octal \[01][0-7][0-7], \0 \b \n \r \t \Z (0x1A); \% and \_
+// keep their backslash (for LIKE); any other character stands for itself
+// (\' \" \\).
+func unescape(b *strings.Builder, src string, i int) int {
+	hex := func(from, n int) (rune, bool) {
+		if from+n > len(src) {
+			return 0, false
+		}
+		v, err := strconv.ParseUint(src[from:from+n], 16, 32)
+		return rune(v), err == nil
+	}
+	switch c := src[i+1]; {
+	case c == 'u':
+		if r, ok := hex(i+2, 4); ok {
+			if utf16.IsSurrogate(r) && strings.HasPrefix(src[i+6:], "\\u") {
+				if r2, ok := hex(i+8, 4); ok {
+					if pair := utf16.DecodeRune(r, r2); pair != utf8.RuneError {
+						b.WriteRune(pair)
+						return i + 12
+					}
+				}
+			}
+			b.WriteRune(r) // a lone surrogate becomes U+FFFD
+			return i + 6
+		}
+	case c == 'U':
+		if r, ok := hex(i+2, 8); ok && utf8.ValidRune(r) {
+			b.WriteRune(r)
+			return i + 10
+		}
+	case (c == '0' || c == '1') && i+3 < len(src) && isOctal(src[i+2]) && isOctal(src[i+3]):
+		b.WriteByte((c-'0')<<6 | (src[i+2]-'0')<<3 | (src[i+3] - '0'))
+		return i + 4
+	}
+	c := src[i+1]
+	switch c {
+	case '0':
+		b.WriteByte(0)
+	case 'b':
+		b.WriteByte('\b')
+	case 'n':
+		b.WriteByte('\n')
+	case 'r':
+		b.WriteByte('\r')
+	case 't':
+		b.WriteByte('\t')
+	case 'Z':
+		b.WriteByte(0x1A)
+	case '%', '_':
+		b.WriteByte('\\')
+		b.WriteByte(c)
+	default:
+		// Any other character, whole (a multi-byte one too).
+		r, size := utf8.DecodeRuneInString(src[i+1:])
+		b.WriteRune(r)
+		return i + 1 + size
+	}
+	return i + 2
+}
+
+func isOctal(c byte) bool { return c >= '0' && c <= '7' }
 
 // isTerminator reports whether t ends a statement: a `;` (always outside
 // quotes, back-quotes and comments, by construction) or the end of text.

@@ -3,6 +3,7 @@ package restapi_test
 import (
 	"bytes"
 	"context"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+	"github.com/valyala/fasthttp"
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi/restapitest"
@@ -127,15 +129,19 @@ func BenchmarkPaginate2000(b *testing.B) {
 // BenchmarkPaginators reads 2,000 small pages (2 records each) of every
 // paginator type from a loopback fake in parsed mode; the figure is pages/s
 // (bench/restapi/paginators.sh measures the same through `sluice read`).
+// The fake serves on fasthttp, as bench/restapi/fakeapi does.
 func BenchmarkPaginators(b *testing.B) {
 	const pages = 2000
 	for _, kind := range restapitest.Kinds {
 		b.Run(kind, func(b *testing.B) {
 			l := restapitest.Uniform(kind, pages*2, 2)
-			srv := httptest.NewServer(l)
-			defer srv.Close()
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			require.NoError(b, err)
+			srv := &fasthttp.Server{Handler: l.ServeFast}
+			go func() { _ = srv.Serve(ln) }()
+			defer srv.Shutdown()
 			c := connector(b)
-			ds := &connectors.Dataset{Name: "bench", Props: l.Props(srv.URL)}
+			ds := &connectors.Dataset{Name: "bench", Props: l.Props("http://" + ln.Addr().String())}
 			readLoop(b, c, ds, pages*2)
 			b.ReportMetric(float64(l.Requests())*float64(b.N)/b.Elapsed().Seconds(), "pages/s")
 		})

@@ -67,7 +67,8 @@ type client struct {
 	// Per request, reset by each attempt; requests are sequential.
 	attempt int
 	start   time.Time
-	reached bool // the request's headers were written: the server may act on it
+	reached bool                   // the request's headers were written: the server may act on it
+	trace   *httptrace.ClientTrace // sets reached
 	body    []byte
 	status  int
 }
@@ -160,8 +161,10 @@ func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (an
 func (c *client) send(ctx context.Context, method, rawURL string, body []byte) (answer, error) {
 	c.method = method
 	c.url = c.red.String(rawURL)
-	trace := &httptrace.ClientTrace{WroteHeaders: func() { c.reached = true }}
-	ctx = httptrace.WithClientTrace(ctx, trace)
+	if c.trace == nil {
+		c.trace = &httptrace.ClientTrace{WroteHeaders: func() { c.reached = true }}
+	}
+	ctx = httptrace.WithClientTrace(ctx, c.trace)
 	var raw any
 	if body != nil {
 		raw = body
@@ -290,6 +293,9 @@ func (e *tooLargeError) Unwrap() error { return ErrResponseTooLarge }
 func (c *client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
+	}
+	if err == nil && resp != nil && resp.StatusCode/100 == 2 {
+		return false, nil // the common case, without the allocations below
 	}
 	var tl *tooLargeError
 	if errors.As(err, &tl) {

@@ -10,7 +10,11 @@ import (
 // itemName is the column name of an unaliased select item, as Spark names
 // it: a column's last path segment, count(*) as count(1), a string
 // literal's value, else the expression's text.
-func itemName(e Expr) string {
+// itemName is the name Spark generates for a select item without an alias:
+// the column or field name, a string literal's value, else the expression's
+// text with the table qualifiers of its columns dropped (`sum(f.x)` is
+// `sum(x)`), as Spark's pretty names drop them.
+func itemName(e Expr, sc *scope) string {
 	switch x := e.(type) {
 	case *Column:
 		return x.Path[len(x.Path)-1]
@@ -25,7 +29,29 @@ func itemName(e Expr) string {
 			return strings.ToLower(x.Name) + "(1)"
 		}
 	}
-	return e.String()
+	// The text is rendered with each qualified column's path shortened,
+	// then the paths are put back: the AST stays as parsed.
+	type saved struct {
+		c    *Column
+		path []string
+	}
+	var undo []saved
+	visit(e, func(x Expr) bool {
+		c, ok := x.(*Column)
+		if !ok || len(c.Path) < 2 {
+			return true
+		}
+		if _, rest, err := sc.resolve(c.Path, c.Pos); err == nil && len(rest)+1 < len(c.Path) {
+			undo = append(undo, saved{c, c.Path})
+			c.Path = c.Path[len(c.Path)-len(rest)-1:]
+		}
+		return true
+	})
+	name := e.String()
+	for _, u := range undo {
+		u.c.Path = u.path
+	}
+	return name
 }
 
 func (p *planner) selectBlock(s *Select, ctes *cteScope) (*node, error) {
@@ -119,7 +145,7 @@ func (p *planner) selectBlock(s *Select, ctes *cteScope) (*node, error) {
 	for i, it := range items {
 		names[i] = it.Alias
 		if names[i] == "" {
-			names[i] = itemName(it.Expr)
+			names[i] = itemName(it.Expr, in.sc)
 		}
 	}
 	// Aggregation.
@@ -289,7 +315,7 @@ func (p *planner) aggregate(s *Select, items []SelectItem, in *node) (*node, *co
 		}
 		subst[k] = len(sc.cols)
 		var quals []string
-		name := itemName(e)
+		name := itemName(e, in.sc)
 		if col, ok := e.(*Column); ok {
 			if idx, rest, err := in.sc.resolve(col.Path, col.Pos); err == nil && len(rest) == 0 {
 				quals = in.sc.cols[idx].quals
