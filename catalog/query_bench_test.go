@@ -3,6 +3,8 @@ package catalog_test
 import (
 	"context"
 	"fmt"
+	"github.com/sluicedata/sluice/dataframe/fileio"
+	"path/filepath"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -66,6 +68,49 @@ func BenchmarkQuery(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
 				out, err := catalog.QueryFrames(context.Background(), nil, st.(*csql.Select).Query, frames)
+				if err != nil {
+					b.Fatal(err)
+				}
+				out.Release()
+			}
+			b.ReportMetric(float64(f.NumRows())*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
+		})
+	}
+}
+
+// BenchmarkQueryParquet runs the bench/sql queries through a session over
+// 1M rows in a Parquet file (snappy, row groups of 128k rows): streamed row
+// groups, column pruning, the join's build-row grouping and the top-N's
+// sort keys first (see docs/sql.md#performance).
+func BenchmarkQueryParquet(b *testing.B) {
+	f := benchFrame(b, 1_000_000)
+	defer f.Release()
+	dim := benchFrame(b, 10_000)
+	defer dim.Release()
+	dir := b.TempDir()
+	cat, err := catalog.Open(filepath.Join(dir, "catalog"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := catalog.NewSession(cat)
+	for name, fr := range map[string]*dataframe.Frame{"t": f, "d": dim} {
+		path := filepath.Join(dir, name+".parquet")
+		if err := fileio.WriteFile(path, fr, fileio.FileOptions{}); err != nil {
+			b.Fatal(err)
+		}
+		if _, err := s.ExecuteBatch(context.Background(), "CREATE TABLE b."+name+" TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	for _, bc := range []struct{ name, sql string }{
+		{"GroupByInt", "SELECT k, count(*), sum(x), avg(x) FROM b.t GROUP BY k ORDER BY k"},
+		{"JoinGroupBy", "SELECT d.s, count(*), sum(t.x) FROM b.t t JOIN b.d d ON t.k = d.k GROUP BY d.s"},
+		{"TopN", "SELECT k, s, x FROM b.t ORDER BY x DESC LIMIT 10"},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				out, err := s.ExecuteBatch(context.Background(), bc.sql)
 				if err != nil {
 					b.Fatal(err)
 				}
