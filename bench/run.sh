@@ -58,6 +58,8 @@ fi
     bash bench/intake/run.sh 2>&1 || echo "intake/run.sh failed"
     echo "## bench/restapi/paginators.sh (sluice read per paginator type; rate.limit=20 over 100 pages)"
     bash bench/restapi/paginators.sh 2>&1 || echo "paginators.sh failed"
+    echo "## bench/restapi/spool.sh (peak RSS of a REST read into Parquet vs pages, spooled and in memory)"
+    bash bench/restapi/spool.sh 2>&1 || echo "spool.sh failed"
   fi
 } 2>&1 | tee "$out"
 echo "kept in $out"

@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
+	"errors"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -148,4 +154,62 @@ func TestReadOutputStreamsRESTSpool(t *testing.T) {
 	entries, err = os.ReadDir(tmp)
 	require.NoError(t, err)
 	require.Empty(t, entries, "no spool left in $TMPDIR")
+}
+
+// TestReadOutputInterruptRemovesSpool sends SIGINT to a real `sluice read
+// -o` while its REST read waits for page 21, its spool on disk: the read
+// stops with exit 1, and neither the output nor the spool is left.
+func TestReadOutputInterruptRemovesSpool(t *testing.T) {
+	bin := srvAccBinary(t)
+	dir := t.TempDir()
+	spoolDir := filepath.Join(dir, "tmp")
+	require.NoError(t, os.Mkdir(spoolDir, 0o755))
+	l := restapitest.Uniform("next_url", 200, 2)
+	reached := make(chan struct{})
+	var once sync.Once
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("p") == "20" {
+			once.Do(func() { close(reached) })
+			select { // hold page 21 until the client goes away
+			case <-r.Context().Done():
+			case <-time.After(time.Minute):
+			}
+			return
+		}
+		l.ServeHTTP(w, r)
+	}))
+	t.Cleanup(srv.Close)
+	args := []string{"read", "api", "--type", "restapi", "-o", filepath.Join(dir, "out.parquet")}
+	for k, v := range l.Props(srv.URL) {
+		args = append(args, "--prop", k+"="+v)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Env = append(os.Environ(), "TMPDIR="+spoolDir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	require.NoError(t, cmd.Start())
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	select {
+	case <-reached:
+	case err := <-exited:
+		t.Fatalf("read ended (%v) before page 21: %s", err, stderr.String())
+	case <-ctx.Done():
+		t.Fatal("page 21 was never asked for")
+	}
+	entries, err := os.ReadDir(spoolDir)
+	require.NoError(t, err)
+	require.Len(t, entries, 1, "the spool holds the first 20 pages")
+	require.NoError(t, cmd.Process.Signal(os.Interrupt))
+	err = <-exited
+	var exit *exec.ExitError
+	require.True(t, errors.As(err, &exit), "%v", err)
+	require.Equal(t, 1, exit.ExitCode(), stderr.String())
+	require.Contains(t, stderr.String(), "page 21")
+	entries, err = os.ReadDir(spoolDir)
+	require.NoError(t, err)
+	require.Empty(t, entries, "the spool is removed")
+	require.NoFileExists(t, filepath.Join(dir, "out.parquet"))
 }
