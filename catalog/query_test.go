@@ -256,3 +256,25 @@ func TestQueryStringEscapesEndToEnd(t *testing.T) {
 	defer got.Release()
 	require.Equal(t, `{"a":"100","b":"200-100","c":"a\tb","d":true,"e":true}`+"\n", queryJSON(t, got))
 }
+
+// HAVING may name a select-list alias, as in Spark; a name that is neither
+// an alias nor grouped is still an error.
+func TestQueryHavingAlias(t *testing.T) {
+	t.Parallel()
+	emp := ndjson(t, `{"dept":1,"sal":100.0}
+{"dept":1,"sal":50.0}
+{"dept":2,"sal":70.0}
+`)
+	defer emp.Release()
+	frames := map[string]*dataframe.Frame{"emp": emp}
+	got, err := runSQL(t, "SELECT dept, count(*) AS n, sum(sal) AS total FROM emp GROUP BY dept HAVING n > 1 AND total >= 150 ORDER BY dept", frames)
+	require.NoError(t, err)
+	require.Equal(t, `{"dept":1,"n":2,"total":150.0}`+"\n", queryJSON(t, got))
+	got.Release()
+	got, err = runSQL(t, "SELECT dept AS d, max(sal) AS m FROM emp GROUP BY dept HAVING d = 2", frames)
+	require.NoError(t, err)
+	require.Equal(t, `{"d":2,"m":70.0}`+"\n", queryJSON(t, got))
+	got.Release()
+	_, err = runSQL(t, "SELECT dept, count(*) AS n FROM emp GROUP BY dept HAVING sal > 1", frames)
+	require.ErrorContains(t, err, "column sal is neither in GROUP BY nor inside an aggregate function")
+}
