@@ -256,3 +256,61 @@ func TestQueryStringEscapesEndToEnd(t *testing.T) {
 	defer got.Release()
 	require.Equal(t, `{"a":"100","b":"200-100","c":"a\tb","d":true,"e":true}`+"\n", queryJSON(t, got))
 }
+
+// HAVING may name a select-list alias, as in Spark; a name that is neither
+// an alias nor grouped is still an error.
+func TestQueryHavingAlias(t *testing.T) {
+	t.Parallel()
+	emp := ndjson(t, `{"dept":1,"sal":100.0}
+{"dept":1,"sal":50.0}
+{"dept":2,"sal":70.0}
+`)
+	defer emp.Release()
+	frames := map[string]*dataframe.Frame{"emp": emp}
+	got, err := runSQL(t, "SELECT dept, count(*) AS n, sum(sal) AS total FROM emp GROUP BY dept HAVING n > 1 AND total >= 150 ORDER BY dept", frames)
+	require.NoError(t, err)
+	require.Equal(t, `{"dept":1,"n":2,"total":150.0}`+"\n", queryJSON(t, got))
+	got.Release()
+	got, err = runSQL(t, "SELECT dept AS d, max(sal) AS m FROM emp GROUP BY dept HAVING d = 2", frames)
+	require.NoError(t, err)
+	require.Equal(t, `{"d":2,"m":70.0}`+"\n", queryJSON(t, got))
+	got.Release()
+	_, err = runSQL(t, "SELECT dept, count(*) AS n FROM emp GROUP BY dept HAVING sal > 1", frames)
+	require.ErrorContains(t, err, "column sal is neither in GROUP BY nor inside an aggregate function")
+}
+
+// sum and avg of decimals are exact decimals of Spark's result types:
+// sum(decimal(p,s)) is decimal(p+10,s), avg is decimal(p+4,s+4) rounded
+// half up; an overflowing sum is NULL (ANSI off).
+func TestQueryDecimalSumAvg(t *testing.T) {
+	t.Parallel()
+	f := ndjson(t, `{"g":1,"v":"1.10"}
+{"g":1,"v":"2.25"}
+{"g":1,"v":null}
+{"g":2,"v":"-1"}
+{"g":2,"v":"-2"}
+{"g":2,"v":"-2"}
+{"g":3,"v":null}
+`)
+	defer f.Release()
+	frames := map[string]*dataframe.Frame{"t": f}
+	got, err := runSQL(t, `SELECT g, sum(CAST(v AS decimal(10,2))) AS s, avg(CAST(v AS decimal(10,2))) AS a,
+		sum(CAST(v AS decimal(3,0))) AS s0, avg(CAST(v AS decimal(3,0))) AS a0 FROM t GROUP BY g ORDER BY g`, frames)
+	require.NoError(t, err)
+	defer got.Release()
+	require.Equal(t, "root\n |-- g: long (nullable = true)\n |-- s: decimal(20,2) (nullable = true)\n |-- a: decimal(14,6) (nullable = true)\n |-- s0: decimal(13,0) (nullable = true)\n |-- a0: decimal(7,4) (nullable = true)\n",
+		dataframe.SchemaString(got.Schema()))
+	require.Equal(t, `{"g":1,"s":3.35,"a":1.675000,"s0":3,"a0":1.5000}
+{"g":2,"s":-5.00,"a":-1.666667,"s0":-5,"a0":-1.6667}
+{"g":3,"s":null,"a":null,"s0":null,"a0":null}
+`, queryJSON(t, got))
+
+	big := ndjson(t, `{"v":"99999999999999999999999999999999999999"}
+{"v":"1"}
+`)
+	defer big.Release()
+	got2, err := runSQL(t, "SELECT sum(CAST(v AS decimal(38,0))) AS s, avg(CAST(v AS decimal(38,0))) AS a FROM t", map[string]*dataframe.Frame{"t": big})
+	require.NoError(t, err)
+	defer got2.Release()
+	require.Equal(t, `{"s":null,"a":null}`+"\n", queryJSON(t, got2))
+}

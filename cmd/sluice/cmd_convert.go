@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"flag"
+	"os"
+	"runtime/debug"
 
 	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -79,15 +81,33 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 
+	boundMemory()
 	var stats jsonframe.ReadStats
 	s, err := fileio.OpenFile(ctx, in, fileio.FileOptions{RecordsPath: *recordsPath, SampleRows: sample.rows, Strict: sample.strict, Mode: sample.settings().Mode, Stats: &stats})
 	if err != nil {
 		return err
 	}
 	defer s.Release()
-	out.note = sample.note(&stats)
+	out.note = func() string { return sample.note(&stats) }
 	if dest == "" {
 		return out.emitStream(ctx, env, s)
 	}
 	return writeOut(ctx, env, dest, s, fileio.FileOptions{Parquet: pq}, out.note)
+}
+
+// convertMemoryLimit is the Go runtime's soft memory limit during a convert.
+// A convert streams (docs/frames.md#memory): what it holds is a few blocks,
+// batches and row groups, well under this. With the limit in place the
+// collector may let the heap grow to GOGC=400 between collections, so it
+// runs less often, and still never past the limit.
+const convertMemoryLimit = 352 << 20
+
+// boundMemory applies convertMemoryLimit unless the user tuned the
+// collector with GOGC or GOMEMLIMIT.
+func boundMemory() {
+	if os.Getenv("GOGC") != "" || os.Getenv("GOMEMLIMIT") != "" {
+		return
+	}
+	debug.SetMemoryLimit(convertMemoryLimit)
+	debug.SetGCPercent(400)
 }

@@ -64,7 +64,7 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 			return err
 		}
 		defer st.Release()
-		out.note = smp.note(stats)
+		out.note = func() string { return smp.note(stats) }
 		if err := out.emitStream(ctx, env, st); err != nil {
 			return err
 		}
@@ -76,6 +76,6 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	defer f.Release()
-	out.note = smp.note(stats)
+	out.note = func() string { return smp.note(stats) }
 	return out.emitFrame(ctx, env, f)
 }

@@ -29,7 +29,10 @@ type outputOptions struct {
 	// count prints "N rows" on stderr after a table (sluice sql on a
 	// terminal, as spark-sql's "Fetched N row(s)").
 	count bool
-	note  string // appended to the -o summary line (or printed on stderr): what a sampled read dropped
+	// note is appended to the -o summary line (or printed on stderr after
+	// the rows): what a sampled or lenient read dropped. It is called once
+	// the stream has ended, when a streamed read's counts are complete.
+	note func() string
 }
 
 func (o *outputOptions) register(fs *flag.FlagSet) {
@@ -94,9 +97,17 @@ func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe
 	if o.out != "" {
 		return writeOut(ctx, env, o.out, s, fileio.FileOptions{}, o.note)
 	}
-	if o.note != "" {
-		fmt.Fprintf(env.stderr, "sluice: %s\n", o.note)
+	if err := o.printStream(ctx, env, s); err != nil {
+		return err
 	}
+	if n := noteText(o.note); n != "" {
+		fmt.Fprintf(env.stderr, "sluice: %s\n", n)
+	}
+	return nil
+}
+
+// printStream prints s on stdout as --schema and --format say.
+func (o *outputOptions) printStream(ctx context.Context, env *cliEnv, s dataframe.Stream) error {
 	if o.schema {
 		_, err := fmt.Fprint(env.stdout, dataframe.SchemaString(s.Schema()))
 		return err
@@ -133,7 +144,7 @@ func rowCount(n int64) string {
 
 // writeOut writes s to path (parent directories created) atomically, so
 // Ctrl-C leaves nothing, and prints the one-line summary on stderr.
-func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo fileio.FileOptions, note string) error {
+func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream, fo fileio.FileOptions, note func() string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("-o %s: %w", path, err)
 	}
@@ -148,8 +159,16 @@ func writeOut(ctx context.Context, env *cliEnv, path string, s dataframe.Stream,
 	if st, err := os.Stat(path); err == nil {
 		size = st.Size()
 	}
-	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s%s\n", rows, s.Schema().NumFields(), size, path, noteSuffix(note))
+	fmt.Fprintf(env.stderr, "wrote %d rows, %d columns, %d bytes to %s%s\n", rows, s.Schema().NumFields(), size, path, noteSuffix(noteText(note)))
 	return nil
+}
+
+// noteText is what note says, "" for none.
+func noteText(note func() string) string {
+	if note == nil {
+		return ""
+	}
+	return note()
 }
 
 func noteSuffix(note string) string {

@@ -37,6 +37,9 @@ type transport struct {
 	std     *http.Transport
 	dial    func(ctx context.Context, network, addr string) (net.Conn, error)
 	timeout time.Duration
+	// probeIdle: a connection idle for longer is checked before reuse
+	// (see httpConn.alive).
+	probeIdle time.Duration
 
 	mu   sync.Mutex
 	idle map[string][]*httpConn // by host:port, most recently used last
@@ -65,7 +68,7 @@ func newTransport(timeout time.Duration) *transport {
 		// answer faster, and max.response.bytes bounds the decoded body, so
 		// a small compressed bomb cannot blow up memory.
 	}
-	return &transport{std: std, dial: d.DialContext, timeout: timeout}
+	return &transport{std: std, dial: d.DialContext, timeout: timeout, probeIdle: time.Second}
 }
 
 // CloseIdleConnections closes the idle connections of both paths.
@@ -207,14 +210,21 @@ func (b *cancelBody) Close() error {
 
 // conn returns an idle connection to host, or dials one.
 func (t *transport) conn(ctx context.Context, host string) (*httpConn, bool, error) {
-	t.mu.Lock()
-	if conns := t.idle[host]; len(conns) > 0 {
+	for {
+		t.mu.Lock()
+		conns := t.idle[host]
+		if len(conns) == 0 {
+			t.mu.Unlock()
+			break
+		}
 		c := conns[len(conns)-1]
 		t.idle[host] = conns[:len(conns)-1]
 		t.mu.Unlock()
-		return c, true, nil
+		if time.Since(c.idleAt) <= t.probeIdle || c.alive() {
+			return c, true, nil
+		}
+		c.nc.Close()
 	}
-	t.mu.Unlock()
 	if t.timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeout(ctx, t.timeout)
@@ -229,6 +239,7 @@ func (t *transport) conn(ctx context.Context, host string) (*httpConn, bool, err
 
 // put keeps c for the next request, or closes it.
 func (t *transport) put(c *httpConn) {
+	c.idleAt = time.Now()
 	t.mu.Lock()
 	if len(t.idle[c.host]) < maxIdlePerHost {
 		if t.idle == nil {
@@ -249,6 +260,25 @@ type httpConn struct {
 	br   *bufio.Reader
 	bw   *bufio.Writer
 	body connBody // the answer being read; one at a time
+	// idleAt is when the connection went back to the pool.
+	idleAt time.Time
+}
+
+// alive reports whether an idle connection is still open. A server closes
+// a connection that sat idle past its keep-alive timeout without a word;
+// net/http's reader goroutine notices at once, the sync path looks before
+// it reuses a connection idle for a while: a read that times out finds
+// nothing pending, an end of file or bytes nobody asked for mean it is gone.
+func (c *httpConn) alive() bool {
+	if c.br.Buffered() > 0 {
+		return false
+	}
+	if err := c.nc.SetReadDeadline(time.Now().Add(time.Millisecond)); err != nil {
+		return false
+	}
+	_, err := c.br.Peek(1)
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
 }
 
 // staleConnError is a failure before any byte of an answer arrived.

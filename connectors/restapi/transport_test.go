@@ -68,18 +68,21 @@ func TestTransportKeepsConnection(t *testing.T) {
 			io.WriteString(w, "length")
 		}
 	})
-	tr := newTransport(5 * time.Second)
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr}
 	want := map[string]string{"length": "length", "chunked": "chunked", "gzip": "zipped", "empty": ""}
-	for i := 0; i < 5; i++ {
-		for _, f := range []string{"length", "chunked", "gzip", "empty"} {
-			body, err := get(t, hc, context.Background(), srv.URL+"?f="+f)
-			require.NoError(t, err)
-			require.Equal(t, want[f], body)
+	for _, probe := range []time.Duration{time.Second, 0} { // 0: a live connection passes its check
+		tr := newTransport(5 * time.Second)
+		tr.probeIdle = probe
+		hc := &http.Client{Transport: tr}
+		for i := 0; i < 5; i++ {
+			for _, f := range []string{"length", "chunked", "gzip", "empty"} {
+				body, err := get(t, hc, context.Background(), srv.URL+"?f="+f)
+				require.NoError(t, err)
+				require.Equal(t, want[f], body)
+			}
 		}
+		tr.CloseIdleConnections()
 	}
-	require.EqualValues(t, 1, conns.Load())
+	require.EqualValues(t, 2, conns.Load(), "one connection for each transport")
 }
 
 // oneShotServer answers one request per connection and then closes it
@@ -117,28 +120,49 @@ func oneShotServer(t *testing.T) (string, *atomic.Int64) {
 	return "http://" + ln.Addr().String(), &n
 }
 
-// A kept-alive connection the server closed is replaced: a GET is sent
-// again on a new connection, a POST that may have reached the server is not.
+// A kept-alive connection the server closed is replaced. Checked before
+// reuse, it is never used; caught only by the request, a GET is sent again
+// on a new connection and a POST that may have reached the server is not.
 func TestTransportStaleConnection(t *testing.T) {
 	t.Parallel()
-	u, conns := oneShotServer(t)
-	tr := newTransport(5 * time.Second)
-	defer tr.CloseIdleConnections()
-	hc := &http.Client{Transport: tr}
-	for i := 0; i < 3; i++ {
-		body, err := get(t, hc, context.Background(), u)
+	post := func(hc *http.Client, u string) (string, error) {
+		req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"a":1}`))
 		require.NoError(t, err)
-		require.Equal(t, "ok", body)
-		time.Sleep(10 * time.Millisecond) // let the server's close arrive
+		resp, err := hc.Do(req)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return string(b), err
 	}
-	require.EqualValues(t, 3, conns.Load())
-
-	req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"a":1}`))
-	require.NoError(t, err)
-	resp, err := hc.Do(req)
-	require.Error(t, err, "a POST on a stale connection is not sent twice")
-	require.Nil(t, resp)
-	require.EqualValues(t, 3, conns.Load())
+	for _, probe := range []bool{true, false} {
+		u, conns := oneShotServer(t)
+		tr := newTransport(5 * time.Second)
+		defer tr.CloseIdleConnections()
+		if probe {
+			tr.probeIdle = 0 // check every idle connection
+		} else {
+			tr.probeIdle = time.Hour // never
+		}
+		hc := &http.Client{Transport: tr}
+		for i := 0; i < 3; i++ {
+			body, err := get(t, hc, context.Background(), u)
+			require.NoError(t, err)
+			require.Equal(t, "ok", body)
+			time.Sleep(10 * time.Millisecond) // let the server's close arrive
+		}
+		require.EqualValues(t, 3, conns.Load())
+		body, err := post(hc, u)
+		if probe {
+			require.NoError(t, err, "the closed connection is found before the POST")
+			require.Equal(t, "ok", body)
+			require.EqualValues(t, 4, conns.Load())
+		} else {
+			require.Error(t, err, "a POST on a stale connection is not sent twice")
+			require.EqualValues(t, 3, conns.Load())
+		}
+	}
 }
 
 // A body closed before its end closes its connection (draining it could

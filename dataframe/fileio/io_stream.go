@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 
@@ -102,26 +101,17 @@ func WriteStream(ctx context.Context, path string, s dataframe.Stream, o FileOpt
 
 // OpenFile streams a file, choosing the format by extension as ReadFile
 // does: .ndjson/.jsonl and .csv in two passes (schema now, batches as they
-// are read), .parquet by row group, .arrow by record batch. A .json file is
-// one document and is read whole, and so is JSON lines input read with
-// SampleRows or a Mode other than FAILFAST (see docs/frames.md#memory). The caller
-// releases the stream; cancelling ctx stops it.
+// are read; JSON lines also with SampleRows, Strict and the malformed-record
+// modes, whose Stats are complete once the stream has ended), .parquet by
+// row group, .arrow by record batch. A .json file is one document and is
+// read whole (see docs/frames.md#memory). The caller releases the stream;
+// cancelling ctx stops it.
 func OpenFile(ctx context.Context, path string, o FileOptions) (dataframe.Stream, error) {
 	format, ext := formatOf(path)
 	mem := o.allocator()
 	switch format {
 	case formatNDJSON:
-		jo := jsonframe.Options{Allocator: o.Allocator, Mode: o.Mode, Stats: o.Stats}
-		if o.SampleRows == 0 && (o.Mode == "" || strings.EqualFold(o.Mode, jsonframe.ModeFailFast)) {
-			return jsonframe.OpenNDJSON(ctx, path, jo)
-		}
-		// Sampling and the malformed-record modes read the file whole.
-		f, err := ReadFile(path, o)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Release()
-		return f.Stream(), nil
+		return jsonframe.OpenNDJSON(ctx, path, jsonframe.Options{Allocator: o.Allocator, SampleRows: o.SampleRows, Strict: o.Strict, Mode: o.Mode, Stats: o.Stats})
 	case formatCSV:
 		return OpenCSV(ctx, path, CSVOptions{Allocator: mem})
 	case formatParquet:

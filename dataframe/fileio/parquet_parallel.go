@@ -189,6 +189,69 @@ func (c *countingWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
+// parquetSplicer writes one-row-group parts (see encodeParquetPart) to w
+// as one Parquet file: "PAR1", each part's column chunks in order, then a
+// footer that is the first part's with every part's row group, its offsets
+// shifted to where its bytes landed.
+type parquetSplicer struct {
+	cw     *countingWriter
+	footer *pqformat.FileMetaData
+}
+
+func newParquetSplicer(w io.Writer) (*parquetSplicer, error) {
+	cw := &countingWriter{w: w}
+	if _, err := io.WriteString(cw, "PAR1"); err != nil {
+		return nil, err
+	}
+	return &parquetSplicer{cw: cw}, nil
+}
+
+// add appends the next part.
+func (sp *parquetSplicer) add(p parquetPart) error {
+	if p.err != nil {
+		return p.err
+	}
+	chunks, md, err := splitParquetPart(p.data)
+	if err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	rg := md.RowGroups[0]
+	if err := shiftRowGroup(&rg, sp.cw.pos-4); err != nil {
+		return fmt.Errorf("parquet: %w", err)
+	}
+	if sp.footer == nil {
+		sp.footer = md
+		sp.footer.RowGroups = nil
+		sp.footer.NumRows = 0
+	}
+	if n := len(sp.footer.RowGroups); n <= 1<<15-1 {
+		rg.Ordinal = int16(n)
+	}
+	sp.footer.RowGroups = append(sp.footer.RowGroups, rg)
+	sp.footer.NumRows += rg.NumRows
+	_, err = sp.cw.Write(chunks)
+	return err
+}
+
+// finish writes the footer; at least one part must have been added.
+func (sp *parquetSplicer) finish() error {
+	if sp.footer == nil {
+		return errors.New("parquet: no row group to write")
+	}
+	meta, err := thrift.Marshal(new(thrift.CompactProtocol), sp.footer)
+	if err != nil {
+		return fmt.Errorf("parquet: encoding the footer: %w", err)
+	}
+	var tail [8]byte
+	binary.LittleEndian.PutUint32(tail[:4], uint32(len(meta)))
+	copy(tail[4:], "PAR1")
+	if _, err := sp.cw.Write(meta); err != nil {
+		return err
+	}
+	_, err = sp.cw.Write(tail[:])
+	return err
+}
+
 // writeParquetParallel encodes groups on `workers` goroutines and splices
 // them into one file on w.
 func writeParquetParallel(w io.Writer, f *dataframe.Frame, groups [][]arrow.Record, o ParquetOptions, workers int) error {
@@ -197,9 +260,7 @@ func writeParquetParallel(w io.Writer, f *dataframe.Frame, groups [][]arrow.Reco
 	// Encoded Parquet is rarely more than half the Arrow size.
 	var frameBytes int64
 	for _, r := range f.Records() {
-		for _, c := range r.Columns() {
-			frameBytes += arrowDataSize(c.Data())
-		}
+		frameBytes += recordBytes(r)
 	}
 	perRow := frameBytes / max(f.NumRows(), 1) / 2
 	results := make([]chan parquetPart, len(groups))
@@ -236,11 +297,10 @@ func writeParquetParallel(w io.Writer, f *dataframe.Frame, groups [][]arrow.Reco
 		}
 	}()
 
-	cw := &countingWriter{w: w}
-	if _, err := io.WriteString(cw, "PAR1"); err != nil {
+	sp, err := newParquetSplicer(w)
+	if err != nil {
 		return err
 	}
-	var footer *pqformat.FileMetaData
 	for i := range groups {
 		var p parquetPart
 		select {
@@ -249,41 +309,18 @@ func writeParquetParallel(w io.Writer, f *dataframe.Frame, groups [][]arrow.Reco
 			return errors.New("parquet: writer stopped")
 		}
 		<-slots
-		if p.err != nil {
-			return p.err
-		}
-		chunks, md, err := splitParquetPart(p.data)
-		if err != nil {
-			return fmt.Errorf("parquet: %w", err)
-		}
-		rg := md.RowGroups[0]
-		if err := shiftRowGroup(&rg, cw.pos-4); err != nil {
-			return fmt.Errorf("parquet: %w", err)
-		}
-		if i <= 1<<15-1 {
-			rg.Ordinal = int16(i)
-		}
-		if footer == nil {
-			footer = md
-			footer.RowGroups = make([]pqformat.RowGroup, 0, len(groups))
-			footer.NumRows = 0
-		}
-		footer.RowGroups = append(footer.RowGroups, rg)
-		footer.NumRows += rg.NumRows
-		if _, err := cw.Write(chunks); err != nil {
+		if err := sp.add(p); err != nil {
 			return err
 		}
 	}
-	meta, err := thrift.Marshal(new(thrift.CompactProtocol), footer)
-	if err != nil {
-		return fmt.Errorf("parquet: encoding the footer: %w", err)
+	return sp.finish()
+}
+
+// recordBytes is the bytes of rec's buffers.
+func recordBytes(rec arrow.Record) int64 {
+	var n int64
+	for _, c := range rec.Columns() {
+		n += arrowDataSize(c.Data())
 	}
-	var tail [8]byte
-	binary.LittleEndian.PutUint32(tail[:4], uint32(len(meta)))
-	copy(tail[4:], "PAR1")
-	if _, err := cw.Write(meta); err != nil {
-		return err
-	}
-	_, err = cw.Write(tail[:])
-	return err
+	return n
 }

@@ -6,7 +6,6 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -252,21 +251,7 @@ func readJSONSplit(spans []docSpan, lines bool, opts Options, sp splitting) (f *
 		malformed += c.malformed
 	}
 	stats.Malformed = malformed
-	schema := rowSchema(row, rows)
-	structs := row.kind == kindStruct
-	corrupt := ""
-	if mode != "" {
-		// Rows are objects (the others were malformed); in PERMISSIVE mode
-		// the corrupt-record column joins them when a record needs it.
-		schema, structs = arrow.NewSchema(nil, nil), true
-		if row.kind == kindStruct {
-			schema = arrow.NewSchema(row.arrowFields(), nil)
-		}
-		if mode == ModePermissive && malformed > 0 {
-			corrupt = opts.corruptColumn()
-			schema = withCorruptField(schema, corrupt)
-		}
-	}
+	schema, structs, corrupt := inferredSchema(row, rows, opts, malformed)
 	mem := opts.allocator()
 	total := 0
 	for _, sp := range spans {
@@ -303,6 +288,26 @@ func readJSONSplit(spans []docSpan, lines bool, opts Options, sp splitting) (f *
 	}
 	f.SetAllocator(opts.Allocator)
 	return f, nil
+}
+
+// inferredSchema is the schema of a full inference: the row type, and with
+// a malformed-record mode the rows are objects (the others were malformed)
+// and in PERMISSIVE mode the corrupt-record column joins them when a record
+// needed it (corrupt is then its name). structs says the rows are objects.
+func inferredSchema(row *typeNode, rows int64, opts Options, malformed int64) (schema *arrow.Schema, structs bool, corrupt string) {
+	mode := opts.mode()
+	if mode == "" {
+		return rowSchema(row, rows), row.kind == kindStruct, ""
+	}
+	schema = arrow.NewSchema(nil, nil)
+	if row.kind == kindStruct {
+		schema = arrow.NewSchema(row.arrowFields(), nil)
+	}
+	if mode == ModePermissive && malformed > 0 {
+		corrupt = opts.corruptColumn()
+		schema = withCorruptField(schema, corrupt)
+	}
+	return schema, true, corrupt
 }
 
 // splitChunks shares the input out for the goroutines: JSON lines by byte
@@ -465,7 +470,7 @@ func inferChunk(c *chunk, path []string, maxDepth, docs int, mode string) error 
 
 func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 	s.Err = nil
-	s.SawHigh = false
+	s.BadUTF8 = false
 	sp.start = -1
 	pos := s.SkipWS(0)
 	if pos >= len(s.Data) {
@@ -488,8 +493,9 @@ func (s *scanner) inferDoc(path []string, row *typeNode, sp *docSpan) error {
 		s.Fail(pos, "%s after the JSON value", s.Describe(pos))
 		return s.Err
 	}
-	// One check of the whole document spares pass 2 a check per string.
-	sp.utf8 = !s.SawHigh || utf8.Valid(s.Data)
+	// Pass 1 checked every string with a non-ASCII byte: a valid document
+	// spares pass 2 a check per string.
+	sp.utf8 = !s.BadUTF8
 	return nil
 }
 

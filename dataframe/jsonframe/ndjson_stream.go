@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"runtime"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -131,16 +132,30 @@ func (br *blockReader) next() (*block, error) {
 
 // ndjsonFile is what pass 1 learned about a file.
 type ndjsonFile struct {
-	block  int // bytes per block
-	path   string
-	size   int64
-	mtime  int64
-	row    *typeNode
-	rows   int64
-	schema *arrow.Schema
+	block   int // bytes per block
+	path    string
+	size    int64
+	mtime   int64
+	row     *typeNode
+	rows    int64
+	schema  *arrow.Schema
+	structs bool // the rows are objects
 	// invalidUTF8 holds the blocks (by seq) with a line that is not valid
 	// UTF-8; pass 2 cuts the same blocks and checks only those.
 	invalidUTF8 map[int]bool
+	// mode is the malformed-record mode ("" for FAILFAST): pass 2 finds the
+	// malformed records of each block again and keeps them in the corrupt
+	// column (corrupt, "" when the schema has none) or leaves them out.
+	mode      string
+	corrupt   string
+	malformed int64
+	// sampled says the schema came from the first sampleRows records
+	// (Options.SampleRows, which covered sampledBytes of the file): pass 2
+	// fits every record to it, values that do not fit become null, and it
+	// checks the syntax of the lines the sample did not read.
+	sampled      bool
+	sampleRows   int64
+	sampledBytes int
 }
 
 func statFile(path string) (size, mtime int64, err error) {
@@ -171,11 +186,12 @@ func inferNDJSONFile(ctx context.Context, path string, opts Options, path0 []str
 	br := newBlockReader(fh, blockBytes, workers+1)
 	br.lines = true
 	type result struct {
-		row     typeNode
-		rows    int64
-		err     error
-		seq     int
-		invalid []int // blocks with a line that is not valid UTF-8
+		row       typeNode
+		rows      int64
+		malformed int64
+		err       error
+		seq       int
+		invalid   []int // blocks with a line that is not valid UTF-8
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -192,7 +208,7 @@ func inferNDJSONFile(ctx context.Context, path string, opts Options, path0 []str
 					continue
 				}
 				c := &chunk{lines: true, spans: []docSpan{{data: b.data, base: b.base}}}
-				err := inferChunk(c, path0, opts.maxDepth(), 0, "")
+				err := inferChunk(c, path0, opts.maxDepth(), 0, opts.mode())
 				if se, ok := err.(*SyntaxError); ok {
 					se.Line = b.line + jsontext.LineOf(b.data, se.Offset-b.base) - 1
 				}
@@ -202,6 +218,7 @@ func inferNDJSONFile(ctx context.Context, path string, opts Options, path0 []str
 				} else {
 					mergeNode(&res.row, &c.row)
 					res.rows += c.rows
+					res.malformed += c.malformed
 					for _, sp := range c.spans {
 						if !sp.utf8 {
 							res.invalid = append(res.invalid, b.seq)
@@ -253,17 +270,24 @@ func inferNDJSONFile(ctx context.Context, path string, opts Options, path0 []str
 		}
 		mergeNode(nf.row, &results[i].row)
 		nf.rows += results[i].rows
+		nf.malformed += results[i].malformed
 	}
-	nf.schema = rowSchema(nf.row, nf.rows)
+	nf.mode = opts.mode()
+	nf.schema, nf.structs, nf.corrupt = inferredSchema(nf.row, nf.rows, opts, nf.malformed)
 	return nf, nil
 }
 
 // OpenNDJSON streams a file of JSON lines in two passes: it infers the
 // schema now (every line, on all cores) and returns a stream whose batches
 // are built by a second pass as they are read. RecordsPath applies per line
-// as in ReadNDJSON, and the batches hold what ReadNDJSON would. SampleRows
-// and the malformed-record modes are ReadNDJSON's alone (an error here).
-// The caller releases the stream; cancelling ctx stops it.
+// as in ReadNDJSON, and the batches hold what ReadNDJSON would: with
+// SampleRows the schema comes from the first SampleRows records only (read
+// now, from the start of the file) and pass 2 fits every record to it; with
+// a malformed-record Mode, malformed lines are kept as corrupt records or
+// left out. Stats, when set, is complete once the stream has ended: a
+// misfit found by pass 2 is counted as its block is handed out, and with
+// Strict the first one ends the stream with a *MisfitError. The caller
+// releases the stream; cancelling ctx stops it.
 func OpenNDJSON(ctx context.Context, path string, opts Options) (dataframe.Stream, error) {
 	blockBytes := opts.BlockBytes
 	if blockBytes <= 0 {
@@ -273,22 +297,30 @@ func OpenNDJSON(ctx context.Context, path string, opts Options) (dataframe.Strea
 	if err != nil {
 		return nil, err
 	}
-	if opts.SampleRows > 0 || opts.mode() != "" {
-		return nil, fmt.Errorf("dataframe: OpenNDJSON streams a full inference in FAILFAST mode; SampleRows and Mode %q need ReadNDJSON", opts.Mode)
+	var nf *ndjsonFile
+	if opts.SampleRows > 0 && opts.mode() == "" {
+		// As ReadNDJSON: a sample without rows or types (nf nil) infers
+		// from everything instead.
+		nf, err = sampleNDJSONFile(ctx, path, opts, p, blockBytes)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
+	}
+	if nf == nil {
+		nf, err = inferNDJSONFile(ctx, path, opts, p, blockBytes)
+		if err != nil {
+			return nil, fmt.Errorf("reading %s: %w", path, err)
+		}
 	}
 	if opts.Stats != nil {
-		*opts.Stats = ReadStats{} // nothing is sampled or malformed here
-	}
-	nf, err := inferNDJSONFile(ctx, path, opts, p, blockBytes)
-	if err != nil {
-		return nil, fmt.Errorf("reading %s: %w", path, err)
+		*opts.Stats = ReadStats{Malformed: nf.malformed}
 	}
 	mem := opts.Allocator
 	if mem == nil {
 		mem = batchmem.Allocator()
 	}
 	return dataframe.NewStream(ctx, nf.schema, 2, func(ctx context.Context, emit func(arrow.Record) bool) error {
-		err := nf.build(ctx, mem, p, opts.maxDepth(), emit)
+		err := nf.build(ctx, mem, p, opts, emit)
 		if err != nil && !errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("reading %s: %w", path, err)
 		}
@@ -298,7 +330,8 @@ func OpenNDJSON(ctx context.Context, path string, opts Options) (dataframe.Strea
 
 // build is pass 2: blocks are built on all cores and their batches emitted
 // in file order.
-func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []string, maxDepth int, emit func(arrow.Record) bool) error {
+func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []string, opts Options, emit func(arrow.Record) bool) error {
+	maxDepth := opts.maxDepth()
 	size, mtime, err := statFile(nf.path)
 	if err != nil {
 		return err
@@ -313,10 +346,12 @@ func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []st
 	defer fh.Close()
 	workers := streamWorkers()
 	br := newBlockReader(fh, nf.block, 2*workers+2)
-	structs := nf.row.kind == kindStruct
+	br.lines = nf.sampled // pass 2 may find misfits and syntax errors: name their lines
 	type built struct {
-		recs []arrow.Record
-		err  error
+		recs    []arrow.Record
+		misfits int64
+		first   *Misfit
+		err     error
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -357,9 +392,9 @@ func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []st
 				frac = float64(len(b.data)) / float64(nf.size)
 			}
 			work <- func() {
-				recs, err := buildBlock(b, mem, nf, path, maxDepth, structs, frac)
+				c, err := buildBlock(b, mem, nf, path, maxDepth, frac)
 				br.recycle(b)
-				res <- built{recs, err}
+				res <- built{c.recs, c.misfits, c.first, err}
 			}
 		}
 	}()
@@ -373,6 +408,13 @@ func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []st
 		wg.Wait()
 	}()
 	var rows int64
+	var stats ReadStats
+	stats.Malformed = nf.malformed
+	defer func() {
+		if opts.Stats != nil {
+			*opts.Stats = stats
+		}
+	}()
 	for res := range order {
 		// A block's build always ends (and is released here or in the
 		// cleanup), so wait for it even when cancelled.
@@ -380,6 +422,12 @@ func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []st
 		if err := ctx.Err(); err != nil {
 			releaseAll(b.recs)
 			return err
+		}
+		stats.add(b.misfits, b.first)
+		if opts.Strict && stats.First != nil && (b.err == nil || misfitFirst(stats.First, b.err)) {
+			// The first problem in file order ends a strict read.
+			releaseAll(b.recs)
+			return &MisfitError{Misfit: *stats.First, SampleRows: opts.SampleRows, Count: stats.Misfits}
 		}
 		if b.err != nil {
 			releaseAll(b.recs)
@@ -398,37 +446,131 @@ func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []st
 	if err := ctx.Err(); err != nil {
 		return err
 	}
-	if rows != nf.rows {
+	if !nf.sampled && rows != nf.rows {
 		return fmt.Errorf("%w: %d rows now, %d when the schema was inferred", dataframe.ErrStreamChanged, rows, nf.rows)
 	}
 	return nil
 }
 
 // buildBlock builds the rows of one block of lines against the inferred
-// schema. Pass 1 checked the syntax, so it only finds where each line's rows
-// start; a panic means the file changed under us.
-func buildBlock(b *block, mem memory.Allocator, nf *ndjsonFile, path []string, maxDepth int, structs bool, frac float64) (recs []arrow.Record, err error) {
+// schema into c.recs (c.misfits and c.first: what did not fit a sampled
+// schema). Pass 1 checked the syntax, so it only finds where each line's
+// rows start; a panic means the file changed under us. With a mode it
+// finds the malformed lines again; with a sampled schema it checks and
+// fits every line (the fused path of ReadNDJSON), and its errors name the
+// line.
+func buildBlock(b *block, mem memory.Allocator, nf *ndjsonFile, path []string, maxDepth int, frac float64) (c *chunk, err error) {
+	c = &chunk{}
 	defer func() {
 		if r := recover(); r != nil {
-			for _, rec := range recs {
-				rec.Release()
-			}
-			recs, err = nil, fmt.Errorf("%w (%v at byte %d)", dataframe.ErrStreamChanged, r, b.base)
+			releaseAll(c.recs)
+			c.recs, err = nil, fmt.Errorf("%w (%v at byte %d)", dataframe.ErrStreamChanged, r, b.base)
 		}
 	}()
-	c := &chunk{spans: splitLines(docSpan{data: b.data, base: b.base})}
+	switch {
+	case nf.sampled:
+		c.spans = splitLines(docSpan{data: b.data, base: b.base})
+		c.recs, err = fuseChunk(c, mem, nf.schema, nf.structs, nf.row, nf.sampleRows, nf.sampledBytes, path, maxDepth, true)
+		if c.first != nil {
+			c.first.Line = b.line + jsontext.LineOf(b.data, c.first.Offset-b.base) - 1
+		}
+		if err == nil {
+			return c, nil
+		}
+		// Fitting stopped: say why, as pass 1 would have.
+		check := &chunk{lines: true, spans: []docSpan{{data: b.data, base: b.base}}}
+		err = inferChunk(check, path, maxDepth, 0, "")
+		if se, ok := err.(*SyntaxError); ok {
+			se.Line = b.line + jsontext.LineOf(b.data, se.Offset-b.base) - 1
+		}
+		if err == nil {
+			err = fmt.Errorf("line %d or after: a record does not fit the schema sampled from the first %d records", b.line, nf.sampleRows)
+		}
+		return c, err
+	case nf.mode != "":
+		c.lines, c.spans = true, []docSpan{{data: b.data, base: b.base}}
+		if err := inferChunk(c, path, maxDepth, 0, nf.mode); err != nil {
+			return c, err
+		}
+		c.recs, err = buildChunk(c, mem, nf.schema, nf.structs, maxDepth, nf.row, frac, nf.corrupt)
+		return c, err
+	}
+	c.spans = splitLines(docSpan{data: b.data, base: b.base})
 	blockUTF8 := !nf.invalidUTF8[b.seq]
 	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: maxDepth}}
 	for i := range c.spans {
 		sp := &c.spans[i]
 		s.Data, s.Base = sp.data, sp.base
 		if !s.locateRows(path, sp) {
-			return nil, fmt.Errorf("%w (at byte %d)", dataframe.ErrStreamChanged, sp.base)
+			return c, fmt.Errorf("%w (at byte %d)", dataframe.ErrStreamChanged, sp.base)
 		}
 		sp.utf8 = blockUTF8 || utf8.Valid(sp.data)
 	}
 	c.rows = int64(float64(nf.rows) * frac)
-	return buildChunk(c, mem, nf.schema, structs, maxDepth, nf.row, frac, "")
+	c.recs, err = buildChunk(c, mem, nf.schema, nf.structs, maxDepth, nf.row, frac, "")
+	return c, err
+}
+
+// sampleNDJSONFile is pass 1 of a sampled read: the schema of the first
+// opts.SampleRows records, read from the start of the file. It returns nil
+// when the sample has no rows or no types (the caller infers from every
+// line, as ReadNDJSON does).
+func sampleNDJSONFile(ctx context.Context, path string, opts Options, p []string, blockBytes int) (*ndjsonFile, error) {
+	size, mtime, err := statFile(path)
+	if err != nil {
+		return nil, err
+	}
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	br := newBlockReader(fh, blockBytes, 1)
+	br.lines = true
+	limit := int64(opts.SampleRows)
+	row := &typeNode{}
+	var rows int64
+	sampled := 0
+	s := &scanner{Scanner: jsontext.Scanner{MaxDepth: opts.maxDepth()}, recordsPath: strings.Join(p, ".")}
+read:
+	for rows < limit {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		b, err := br.next()
+		if err != nil {
+			return nil, err
+		}
+		if b == nil {
+			break
+		}
+		for _, sp := range splitLines(docSpan{data: b.data, base: b.base}) {
+			s.Data, s.Base = sp.data, sp.base
+			s.rowLimit = limit - rows
+			err := s.inferDoc(p, row, &sp)
+			rows += sp.rows
+			sampled = int(sp.base) + len(sp.data)
+			if _, full := err.(sampleFull); full {
+				break read
+			}
+			if se, ok := err.(*SyntaxError); ok {
+				se.Line = b.line + jsontext.LineOf(b.data, se.Offset-b.base) - 1
+			}
+			if err != nil {
+				return nil, err
+			}
+			if rows >= limit {
+				break read
+			}
+		}
+		br.recycle(b)
+	}
+	if rows == 0 || row.kind == kindNone {
+		return nil, nil
+	}
+	schema := rowSchema(row, rows)
+	return &ndjsonFile{block: blockBytes, path: path, size: size, mtime: mtime, row: row, rows: rows, schema: schema,
+		structs: row.kind == kindStruct, sampled: true, sampleRows: rows, sampledBytes: max(sampled, 1)}, nil
 }
 
 // locateRows finds where the rows of a document checked by pass 1 start
@@ -456,6 +598,12 @@ func (s *scanner) locateRows(path []string, sp *docSpan) bool {
 	s.Err = nil
 	s.WalkPath(pos, path, 0, leaf)
 	return s.Err == nil
+}
+
+// misfitFirst says the misfit m comes before the syntax error err.
+func misfitFirst(m *Misfit, err error) bool {
+	var se *SyntaxError
+	return errors.As(err, &se) && m.Offset < se.Offset
 }
 
 func releaseAll(recs []arrow.Record) {

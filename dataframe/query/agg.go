@@ -3,10 +3,13 @@ package query
 import (
 	"encoding/binary"
 	"fmt"
+	"math/big"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
+	"github.com/apache/arrow/go/v17/arrow/decimal256"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -93,6 +96,12 @@ func (c *compiler) compileAggregate(x *Call) (*aggSpec, error) {
 		sp.typ = tLong
 	case "sum":
 		switch {
+		case arg.typ.ID() == arrow.DECIMAL128:
+			// Spark: sum of decimal(p,s) is decimal(min(38,p+10), s).
+			d := arg.typ.(*arrow.Decimal128Type)
+			sp.typ = &arrow.Decimal128Type{Precision: min(38, d.Precision+10), Scale: d.Scale}
+			sp.arg = arg
+			return sp, nil
 		case isString(arg.typ) || isNull(arg.typ) || numRank(arg.typ) >= 5:
 			err = cast(tDouble)
 		case isNumeric(arg.typ):
@@ -102,6 +111,13 @@ func (c *compiler) compileAggregate(x *Call) (*aggSpec, error) {
 		}
 		sp.typ = arg.typ
 	case "avg":
+		if arg.typ.ID() == arrow.DECIMAL128 {
+			// Spark: avg of decimal(p,s) is decimal(min(38,p+4), min(38,s+4)).
+			d := arg.typ.(*arrow.Decimal128Type)
+			sp.typ = &arrow.Decimal128Type{Precision: min(38, d.Precision+4), Scale: min(38, d.Scale+4)}
+			sp.arg = arg
+			return sp, nil
+		}
 		if !isNumeric(arg.typ) && !isString(arg.typ) && !isNull(arg.typ) {
 			return nil, errorf(x.Pos, "%s: avg needs numbers, got %s", x, typeName(arg.typ))
 		}
@@ -136,14 +152,20 @@ func (sp *aggSpec) accumulator() accumulator {
 	switch sp.name {
 	case "count":
 		acc = &countAcc{star: sp.arg == nil}
-	case "sum":
+	case "sum", "avg":
+		if sp.typ.ID() == arrow.DECIMAL128 {
+			acc = &decimalAcc{avg: sp.name == "avg", in: sp.arg.typ.(*arrow.Decimal128Type), typ: sp.typ.(*arrow.Decimal128Type)}
+			break
+		}
+		if sp.name == "avg" {
+			acc = &avgAcc{}
+			break
+		}
 		if sp.typ.ID() == arrow.INT64 {
 			acc = &sumAcc[int64]{typ: sp.typ}
 		} else {
 			acc = &sumAcc[float64]{typ: sp.typ}
 		}
-	case "avg":
-		acc = &avgAcc{}
 	case "min", "max":
 		less := sp.name == "min"
 		switch sp.typ.ID() {
@@ -261,6 +283,65 @@ func valuesSeen[T any](mem memory.Allocator, dt arrow.DataType, vals []T, seen [
 	}
 	return fixedArray(dt, n, valid, buf)
 }
+
+// decimalAcc is sum and avg of decimals as Spark computes them: exact
+// (a 256-bit sum never overflows here), the sum NULL when it does not fit
+// its type, the average rounded half up to its scale.
+type decimalAcc struct {
+	avg     bool
+	in, typ *arrow.Decimal128Type
+	sums    []decimal256.Num
+	counts  []int64
+}
+
+func (a *decimalAcc) update(gids []int32, groups int, arr arrow.Array) error {
+	a.sums, a.counts = growTo(a.sums, groups), growTo(a.counts, groups)
+	d := arr.(*array.Decimal128)
+	nulls := arr.NullN() > 0
+	for i, g := range gids {
+		if g >= 0 && (!nulls || d.IsValid(i)) {
+			a.sums[g] = a.sums[g].Add(decimal256.FromDecimal128(d.Value(i)))
+			a.counts[g]++
+		}
+	}
+	return nil
+}
+
+func (a *decimalAcc) result(mem memory.Allocator, groups int) (arrow.Array, error) {
+	a.sums, a.counts = growTo(a.sums, groups), growTo(a.counts, groups)
+	b := array.NewDecimal128Builder(mem, a.typ)
+	defer b.Release()
+	shift := new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(a.typ.Scale-a.in.Scale)), nil)
+	for g := 0; g < groups; g++ {
+		if a.counts[g] == 0 {
+			b.AppendNull()
+			continue
+		}
+		v := a.sums[g].BigInt()
+		if a.avg {
+			// sum·10^(scale change) / count, rounded half up (away from 0).
+			v.Mul(v, shift)
+			n := big.NewInt(a.counts[g])
+			q, r := new(big.Int).QuoRem(v, n, new(big.Int))
+			if r.Abs(r).Mul(r, big.NewInt(2)).Cmp(n) >= 0 {
+				if v.Sign() < 0 {
+					q.Sub(q, big.NewInt(1))
+				} else {
+					q.Add(q, big.NewInt(1))
+				}
+			}
+			v = q
+		}
+		if n := decimal256.FromBigInt(v); !n.FitsInPrecision(a.typ.Precision) {
+			b.AppendNull() // overflow: NULL, as with spark.sql.ansi.enabled=false
+			continue
+		}
+		b.Append(decimal128.FromBigInt(v))
+	}
+	return b.NewArray(), nil
+}
+
+func (a *decimalAcc) release() {}
 
 type avgAcc struct {
 	sums   []float64

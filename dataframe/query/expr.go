@@ -115,6 +115,9 @@ type compiler struct {
 	inner   *scope // the scope below the aggregation, to resolve keys
 	// where names the clause, for "not allowed in WHERE" errors.
 	where string
+	// aliases are the select list's aliases (lower-case), which HAVING
+	// may name as Spark allows (`HAVING n > 1` for `count(*) AS n`).
+	aliases map[string]Expr
 }
 
 var aggregateNames = map[string]bool{
@@ -251,6 +254,12 @@ func (c *compiler) compile1(e Expr) (*cexpr, error) {
 		return literal(x.Value, x.Type), nil
 	case *Column:
 		if c.grouped {
+			if a, ok := c.aliases[strings.ToLower(x.Path[0])]; ok && len(x.Path) == 1 {
+				// The alias's expression, without aliases (no recursion).
+				inner := *c
+				inner.aliases = nil
+				return inner.compile(a)
+			}
 			return nil, errorf(x.Pos, "column %s is neither in GROUP BY nor inside an aggregate function", x)
 		}
 		i, rest, err := c.sc.resolve(x.Path, x.Pos)

@@ -168,7 +168,14 @@ func (p *planner) selectBlock(s *Select, ctes *cteScope) (*node, error) {
 			return nil, errorf(s.Having.Position(), "HAVING without GROUP BY or an aggregate")
 		}
 		pc.where = ""
-		pred, err := pc.boolOperand(s.Having)
+		hc := *pc
+		hc.aliases = map[string]Expr{}
+		for _, it := range items {
+			if it.Alias != "" {
+				hc.aliases[strings.ToLower(it.Alias)] = it.Expr
+			}
+		}
+		pred, err := hc.boolOperand(s.Having)
 		if err != nil {
 			return nil, err
 		}

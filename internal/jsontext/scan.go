@@ -58,7 +58,7 @@ type Scanner struct {
 	Err       *SyntaxError
 	KeyBuf    []byte // decoded field names
 	Buf       []byte // decoded strings and compacted JSON text
-	SawHigh   bool   // a scanned string held a non-ASCII byte
+	BadUTF8   bool   // a scanned string held bytes that are not valid UTF-8
 	TrustUTF8 bool   // the document is known to be valid UTF-8
 }
 
@@ -182,8 +182,12 @@ func (s *Scanner) ScanString(pos int) (end int, flags int) {
 		switch {
 		case c == '"':
 			if acc&hi8 != 0 {
+				// Only strings with a non-ASCII byte are checked, not the
+				// whole line: most bytes of most lines are plain ASCII.
 				flags |= strHigh
-				s.SawHigh = true
+				if !s.BadUTF8 && !utf8.Valid(d[pos+1:i]) {
+					s.BadUTF8 = true
+				}
 			}
 			return i + 1, flags
 		case c == '\\':
