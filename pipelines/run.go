@@ -35,6 +35,12 @@ type StreamSession interface {
 	WriteStream(ctx context.Context, name string, st dataframe.Stream, props map[string]any) (connectors.WriteResult, error)
 }
 
+// catalog.Session reads and writes datasets as streams.
+var (
+	_ Session       = (*catalog.Session)(nil)
+	_ StreamSession = (*catalog.Session)(nil)
+)
+
 // Options configure a run.
 type Options struct {
 	// Session reads and writes datasets (read and write steps naming a
