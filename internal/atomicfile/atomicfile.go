@@ -34,7 +34,12 @@ type Staged struct {
 	path string // the target
 	tmp  string // the temporary name; "" once committed or aborted
 	dir  bool   // a directory rather than a file
+	size int64  // bytes staged (of all files, for a directory)
 }
+
+// Size is the number of bytes staged: the file's size, or the total of the
+// files of a staged directory.
+func (s *Staged) Size() int64 { return s.size }
 
 // Path is the target the staged content is for.
 func (s *Staged) Path() string { return s.path }
@@ -80,10 +85,14 @@ func Stage(path string, write func(w io.Writer) error) (s *Staged, err error) {
 	if err = tmp.Sync(); err != nil {
 		return nil, err
 	}
+	fi, err := tmp.Stat()
+	if err != nil {
+		return nil, err
+	}
 	if err = tmp.Close(); err != nil {
 		return nil, err
 	}
-	return &Staged{path: path, tmp: tmp.Name()}, nil
+	return &Staged{path: path, tmp: tmp.Name(), size: fi.Size()}, nil
 }
 
 // StageAt is Stage for content written by name: write gets a fresh hidden
@@ -111,7 +120,21 @@ func StageAt(path string, write func(tmp string) error) (s *Staged, err error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Staged{path: path, tmp: tmp, dir: fi.IsDir()}, nil
+	s = &Staged{path: path, tmp: tmp, dir: fi.IsDir(), size: fi.Size()}
+	if s.dir {
+		s.size = 0
+		err = filepath.WalkDir(tmp, func(_ string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() {
+				return err
+			}
+			info, err := d.Info()
+			if err == nil {
+				s.size += info.Size()
+			}
+			return err
+		})
+	}
+	return s, err
 }
 
 // Commit renames the staged content into place and syncs the directory.

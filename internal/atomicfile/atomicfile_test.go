@@ -60,6 +60,7 @@ func TestStageAtDirectoryReplaces(t *testing.T) {
 	}
 	s, err := StageAt(final, fill("a"))
 	require.NoError(t, err)
+	require.Equal(t, int64(1), s.Size(), "the bytes of the directory's files")
 	require.NoError(t, s.Commit()) // final did not exist
 	s, err = StageAt(final, fill("b"))
 	require.NoError(t, err)
@@ -105,6 +106,7 @@ func TestStageAbortAndCommitOnce(t *testing.T) {
 	s, err := Stage(path, func(w io.Writer) error { _, err := io.WriteString(w, "a\n"); return err })
 	require.NoError(t, err)
 	require.Equal(t, path, s.Path())
+	require.Equal(t, int64(2), s.Size())
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)
