@@ -544,7 +544,7 @@ func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error 
 }
 
 // writeFile replaces the file path (creating its directory) with what
-// write writes, atomically (see docs/architecture.md#file-writes).
+// write writes, atomically (see docs/development.md#file-writes).
 func writeFile(path string, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {

@@ -2,7 +2,7 @@
 // old content or the new, never a part, and a failure (an error, a panic in
 // the writer, a cancelled run) leaves the target as it was and no temporary
 // file behind. The new content goes to a synced temporary name beside the
-// target and is renamed into place (see docs/architecture.md#file-writes).
+// target and is renamed into place (see docs/development.md#file-writes).
 //
 //	err := atomicfile.WriteBytes("catalog/yt/videos.state.json", data)
 //
