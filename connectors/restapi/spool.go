@@ -219,9 +219,19 @@ func (sp *spool) addJSON(p *page) error {
 		doc = recs.raw
 	}
 	sp.blank = false
+	if err := sp.writeLines(doc); err != nil {
+		return sp.syntaxError(p, err)
+	}
+	return nil
+}
+
+// writeLines writes a JSON document's records as JSON lines: one line per
+// element when it is an array of objects, else the document on one line.
+// Invalid JSON is an error and writes nothing.
+func (sp *spool) writeLines(doc []byte) error {
 	sp.compact.Reset()
 	if err := json.Compact(&sp.compact, doc); err != nil {
-		return sp.syntaxError(p, err)
+		return err
 	}
 	sp.buf = sp.compact.Bytes()
 	if sp.buf[0] == '[' && sp.splitObjects() {

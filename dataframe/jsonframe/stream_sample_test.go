@@ -115,3 +115,48 @@ func openAndCollect(path string, o Options) (*dataframe.Frame, error) {
 	defer s.Release()
 	return dataframe.Collect(s)
 }
+
+// TestOpenNDJSONSampleAndModesRelease: sampled and lenient streams released
+// half-read or cancelled give every buffer back.
+func TestOpenNDJSONSampleAndModesRelease(t *testing.T) {
+	t.Parallel()
+	var in strings.Builder
+	for i := 0; i < 300; i++ {
+		fmt.Fprintf(&in, "{\"a\":%d,\"s\":{\"x\":\"v%d\"}}\n{\"a\":2.5}\n", i, i)
+	}
+	in.WriteString("{\n") // malformed, line 601
+	path := filepath.Join(t.TempDir(), "in.ndjson")
+	require.NoError(t, os.WriteFile(path, []byte(in.String()), 0o644))
+	for _, o := range []Options{{SampleRows: 5}, {Mode: ModePermissive}, {Mode: ModeDropMalformed}} {
+		mem := frametest.CheckedAlloc(t)
+		o.Allocator, o.BlockBytes = mem, 256
+		if o.SampleRows > 0 {
+			// The sampled read fails at the malformed last line, after
+			// many batches: release after the error.
+			s, err := OpenNDJSON(context.Background(), path, o)
+			require.NoError(t, err)
+			for s.Next() {
+			}
+			var se *SyntaxError
+			require.True(t, errors.As(s.Err(), &se), "%v", s.Err())
+			require.Equal(t, 601, se.Line)
+			s.Release()
+			continue
+		}
+		// Half read.
+		s, err := OpenNDJSON(context.Background(), path, o)
+		require.NoError(t, err)
+		require.True(t, s.Next())
+		s.Release()
+		// Cancelled.
+		ctx, cancel := context.WithCancel(context.Background())
+		s, err = OpenNDJSON(ctx, path, o)
+		require.NoError(t, err)
+		require.True(t, s.Next())
+		cancel()
+		for s.Next() {
+		}
+		require.ErrorIs(t, s.Err(), context.Canceled)
+		s.Release()
+	}
+}
