@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/sluicedata/sluice/connectors"
@@ -284,68 +283,14 @@ func defaultFields(conn connectors.Connector, typ string) []connectors.Field {
 	return nil
 }
 
-// writeExclusive writes dir/name atomically and only if it does not exist:
-// the content goes to a synced temporary file first, which is then
-// hard-linked to the final name (link fails if the name exists, so exactly
-// one of several concurrent writers wins, and readers never see a partial
-// file).
+// writeExclusive writes dir/name atomically and only if it does not exist
+// (exactly one of several concurrent creators wins; readers never see a
+// partial file); the error wraps fs.ErrExist when the name is taken.
 func writeExclusive(dir, name string, data []byte) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmpName := tmp.Name()
-	defer os.Remove(tmpName)
-	if _, err := tmp.Write(data); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	final := filepath.Join(dir, name)
-	if err := os.Link(tmpName, final); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fs.ErrExist
-		}
-		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.ENOTSUP) && !errors.Is(err, syscall.ENOSYS) {
-			return err
-		}
-		// A file system without hard links: claim the name with O_EXCL
-		// (still exactly one winner); a reader may briefly see it short.
-		if err := writeExcl(final, data); err != nil {
-			return err
-		}
-	}
-	return atomicfile.SyncDir(dir)
-}
-
-func writeExcl(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-	if err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fs.ErrExist
-		}
-		return err
-	}
-	_, werr := f.Write(data)
-	if werr == nil {
-		werr = f.Sync()
-	}
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		os.Remove(path)
-	}
-	return werr
+	return atomicfile.CreateExclusive(filepath.Join(dir, name), data)
 }
 
 // Get returns the table ns.name (case-insensitive).

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"sync"
 	"time"
@@ -269,7 +268,7 @@ func (r *runner) cleanup(errp *error) {
 	}
 	if *errp != nil {
 		for _, s := range r.staged {
-			_ = os.RemoveAll(s.tmp)
+			s.Abort()
 		}
 	}
 	r.staged = nil
@@ -669,7 +668,7 @@ func (r *runner) write(ctx context.Context, s *Step, in *countStream, sr *StepRe
 	}
 	r.staged = append(r.staged, st)
 	sr.Target = w.File
-	sr.Bytes = st.bytes
+	sr.Bytes = st.Size()
 	return nil
 }
 

@@ -3,6 +3,7 @@ package pipelines
 import (
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 
@@ -12,13 +13,9 @@ import (
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
-// staged is a file output written under a temporary name, waiting for the
+// staged is a file output complete under a temporary name, waiting for the
 // pipeline to succeed.
-type staged struct {
-	tmp, final string
-	dir        bool // a partitioned directory
-	bytes      int64
-}
+type staged struct{ *atomicfile.Staged }
 
 // stageFile writes in beside w.File under a hidden temporary name (a hidden
 // name is skipped by directory readers such as the PARQUET connector). A
@@ -30,23 +27,17 @@ func (r *runner) stageFile(ctx context.Context, w *WriteStep, in dataframe.Strea
 	if err := os.MkdirAll(parent, 0o755); err != nil {
 		return st, fmt.Errorf("creating %s: %w", parent, err)
 	}
+	dir := len(w.PartitionBy) > 0
 	if fi, err := os.Stat(final); err == nil {
 		switch {
-		case len(w.PartitionBy) > 0 && !fi.IsDir():
+		case dir && !fi.IsDir():
 			return st, fmt.Errorf("%s is a file; a partitioned output is a directory", final)
-		case len(w.PartitionBy) == 0 && fi.IsDir():
+		case !dir && fi.IsDir():
 			return st, fmt.Errorf("%s is a directory; give a file name (or partition_by for a directory)", final)
 		}
 	}
-	tmp := atomicfile.TempName(final, "sluice-tmp")
-	st = staged{tmp: tmp, final: final, dir: len(w.PartitionBy) > 0}
-	defer func() {
-		if err != nil {
-			_ = os.RemoveAll(tmp)
-		}
-	}()
-	if w.Mode != "merge" && !st.dir {
-		return r.stagePlain(ctx, w, st, in)
+	if w.Mode != "merge" && !dir {
+		return r.stagePlain(ctx, w, final, in)
 	}
 	f, err := r.collect(in)
 	if err != nil {
@@ -57,7 +48,7 @@ func (r *runner) stageFile(ctx context.Context, w *WriteStep, in dataframe.Strea
 		// The merged data is staged like any output; the stored files stay
 		// until the pipeline succeeds (docs/incremental.md#merge-writes).
 		src := final
-		if st.dir {
+		if dir {
 			src += string(filepath.Separator)
 		}
 		merged, err := parquet.MergeWithExisting(ctx, src, nil, f, w.Key)
@@ -67,64 +58,41 @@ func (r *runner) stageFile(ctx context.Context, w *WriteStep, in dataframe.Strea
 		f.Release()
 		f = merged
 	}
-	if !st.dir {
+	if !dir {
 		s := f.Stream()
 		defer s.Release()
-		return r.stagePlain(ctx, w, st, s)
+		return r.stagePlain(ctx, w, final, s)
 	}
-	files, err := parquet.WriteDir(ctx, tmp, f, parquet.WriteOptions{Compression: w.Compression, PartitionBy: w.PartitionBy})
-	if err != nil {
-		return st, err
-	}
-	for _, p := range files {
-		if fi, err := os.Stat(p); err == nil {
-			st.bytes += fi.Size()
-		}
-	}
-	return st, nil
+	st.Staged, err = atomicfile.StageAt(final, func(tmp string) error {
+		_, err := parquet.WriteDir(ctx, tmp, f, parquet.WriteOptions{Compression: w.Compression, PartitionBy: w.PartitionBy})
+		return err
+	})
+	return st, err
 }
 
-// stagePlain writes in, batch by batch, to the staged file st (its
-// temporary name keeps the format's extension: WriteStream picks the
-// format by it).
-func (r *runner) stagePlain(ctx context.Context, w *WriteStep, st staged, in dataframe.Stream) (staged, error) {
-	st.tmp += "." + w.Format
+// stagePlain writes in, batch by batch, in w.Format to a staged file for
+// final.
+func (r *runner) stagePlain(ctx context.Context, w *WriteStep, final string, in dataframe.Stream) (st staged, err error) {
 	opts := fileio.FileOptions{Allocator: r.mem}
 	if w.Format == "parquet" {
 		opts.Parquet.Compression = w.Compression
 	}
-	if _, err := fileio.WriteStream(ctx, st.tmp, in, opts); err != nil {
-		_ = os.Remove(st.tmp)
-		return st, err
-	}
-	if fi, err := os.Stat(st.tmp); err == nil {
-		st.bytes = fi.Size()
-	}
-	return st, nil
+	st.Staged, err = atomicfile.Stage(final, func(out io.Writer) error {
+		if _, err := fileio.WriteStreamTo(ctx, out, in, w.Format, opts); err != nil {
+			return fmt.Errorf("writing %s: %w", final, err)
+		}
+		return nil
+	})
+	return st, err
 }
 
-// commit renames every staged output into place, in step order.
+// commit puts every staged output in place, in step order, all or none
+// (docs/pipelines.md#write).
 func (r *runner) commit() error {
+	all := make([]*atomicfile.Staged, len(r.staged))
 	for i, s := range r.staged {
-		if err := publish(s); err != nil {
-			for _, rest := range r.staged[i:] {
-				_ = os.RemoveAll(rest.tmp)
-			}
-			r.staged = nil
-			return err
-		}
+		all[i] = s.Staged
 	}
 	r.staged = nil
-	return nil
-}
-
-func publish(s staged) error {
-	if s.dir {
-		return atomicfile.ReplaceDir(s.tmp, s.final)
-	}
-	if err := os.Rename(s.tmp, s.final); err != nil {
-		return fmt.Errorf("writing %s: %w", s.final, err)
-	}
-	_ = atomicfile.SyncDir(filepath.Dir(s.final))
-	return nil
+	return atomicfile.CommitAll(all...)
 }

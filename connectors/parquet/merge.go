@@ -77,22 +77,20 @@ func mergeWrite(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame)
 
 // replaceDirWith writes f as a new directory beside dir and swaps it in.
 func replaceDirWith(ctx context.Context, dir string, f *dataframe.Frame, o WriteOptions) error {
-	tmp := atomicfile.TempName(dir, "merge")
-	if _, err := WriteDir(ctx, tmp, f, o); err != nil {
-		_ = os.RemoveAll(tmp)
+	s, err := atomicfile.StageAt(dir, func(tmp string) error {
+		_, err := WriteDir(ctx, tmp, f, o)
+		return err
+	})
+	if err != nil {
 		return err
 	}
 	if testHookBeforeSwap != nil {
 		if err := testHookBeforeSwap(); err != nil {
-			_ = os.RemoveAll(tmp)
+			s.Abort()
 			return err
 		}
 	}
-	if err := atomicfile.ReplaceDir(tmp, dir); err != nil {
-		_ = os.RemoveAll(tmp)
-		return err
-	}
-	return nil
+	return s.Commit()
 }
 
 // MergeWithExisting returns the data at path (a file or a directory of

@@ -485,11 +485,11 @@ func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOption
 		}
 	}()
 	run := runID()
-	var done []pending
+	var staged []*atomicfile.Staged
 	defer func() {
 		if err != nil {
-			for _, p := range done {
-				_ = os.Remove(p.tmp)
+			for _, s := range staged {
+				s.Abort()
 			}
 		}
 	}()
@@ -504,40 +504,25 @@ func WriteDir(ctx context.Context, dir string, f *dataframe.Frame, o WriteOption
 		if err := os.MkdirAll(sub, 0o755); err != nil {
 			return nil, fmt.Errorf("creating %s: %w", sub, err)
 		}
-		name := partName(i, run, o.Compression)
-		final := filepath.Join(sub, name)
-		tmp := filepath.Join(sub, "."+name+".tmp")
-		if err := writeParquetFile(tmp, g.Frame, o.Compression); err != nil {
-			_ = os.Remove(tmp)
+		final := filepath.Join(sub, partName(i, run, o.Compression))
+		s, err := atomicfile.Stage(final, frameWriter(final, g.Frame, o.Compression))
+		if err != nil {
 			return nil, err
 		}
-		done = append(done, pending{tmp, final})
+		staged = append(staged, s)
 	}
-	files, err = publish(dir, done, old)
-	done = nil
-	return files, err
+	return publish(dir, staged, old)
 }
 
-// pending is a complete part file under its temporary name.
-type pending struct{ tmp, final string }
-
-// publish renames the complete part files done into place (all or, on
+// publish puts the complete part files staged in place (all or, on
 // failure, none of them), then removes the old part files.
-func publish(dir string, done []pending, old []part) (files []string, err error) {
-	for i, p := range done {
-		if err := os.Rename(p.tmp, p.final); err != nil {
-			// Take back what was already published so the old data stays whole.
-			for _, q := range done[:i] {
-				_ = os.Remove(q.final)
-			}
-			for _, q := range done[i:] {
-				_ = os.Remove(q.tmp)
-			}
-			return nil, fmt.Errorf("publishing %s: %w", p.final, err)
-		}
-		files = append(files, p.final)
+func publish(dir string, staged []*atomicfile.Staged, old []part) (files []string, err error) {
+	if err := atomicfile.CommitAll(staged...); err != nil {
+		return nil, err
 	}
-	_ = atomicfile.SyncDir(dir)
+	for _, s := range staged {
+		files = append(files, s.Path())
+	}
 	for _, p := range old {
 		if err := os.Remove(p.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return files, fmt.Errorf("removing old part file %s: %w", p.path, err)
@@ -555,64 +540,37 @@ func WriteFileAtomic(path string, f *dataframe.Frame, compression string) error 
 	if compression == "" {
 		compression = "snappy"
 	}
-	return replaceFile(path, func(tmp string) error { return writeParquetFile(tmp, f, compression) })
+	return writeFile(path, frameWriter(path, f, compression))
 }
 
-// replaceFile has write write a temporary file beside path, then renames it
-// over path; on any failure path is as it was and the temporary is gone.
-func replaceFile(path string, write func(tmp string) error) error {
+// writeFile replaces the file path (creating its directory) with what
+// write writes, atomically (see docs/development.md#file-writes).
+func writeFile(path string, write func(w io.Writer) error) error {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
 	}
-	tmp := filepath.Join(dir, "."+filepath.Base(path)+"."+runID()+".tmp")
-	if err := write(tmp); err != nil {
-		_ = os.Remove(tmp)
+	s, err := atomicfile.Stage(path, write)
+	if err != nil {
 		return err
 	}
 	if testHookBeforeSwap != nil {
 		if err := testHookBeforeSwap(); err != nil {
-			_ = os.Remove(tmp)
+			s.Abort()
 			return err
 		}
 	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return fmt.Errorf("replacing %s: %w", path, err)
-	}
-	_ = atomicfile.SyncDir(dir)
-	return nil
+	return s.Commit()
 }
 
-func writeParquetFile(path string, f *dataframe.Frame, compression string) error {
-	return writeNewFile(path, func(w io.Writer) error {
-		return fileio.WriteParquet(w, f, fileio.ParquetOptions{Compression: compression})
-	})
-}
-
-// writeNewFile creates path (which must not exist), writes it with write
-// and syncs it. On error the caller removes path.
-func writeNewFile(path string, write func(w io.Writer) error) (err error) {
-	out, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o644)
-	if err != nil {
-		return fmt.Errorf("creating %s: %w", path, err)
-	}
-	defer func() {
-		if v := recover(); v != nil {
-			err = fmt.Errorf("writing %s: %v", path, v)
+// frameWriter writes f as Parquet; its errors name path.
+func frameWriter(path string, f *dataframe.Frame, compression string) func(w io.Writer) error {
+	return func(w io.Writer) error {
+		if err := fileio.WriteParquet(w, f, fileio.ParquetOptions{Compression: compression}); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
 		}
-		if cerr := out.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing %s: %w", path, cerr)
-		}
-	}()
-	// Hide Close from the Parquet writer: the file must stay open to be synced.
-	if err := write(struct{ io.Writer }{out}); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return nil
 	}
-	if err := out.Sync(); err != nil {
-		return fmt.Errorf("syncing %s: %w", path, err)
-	}
-	return nil
 }
 
 // removeEmptyDirs removes partition directories left empty under root.
@@ -634,6 +592,7 @@ func partName(i int, run, compression string) string {
 	return fmt.Sprintf("part-%05d-%s.%s.parquet", i, run, compression)
 }
 
+// runID makes the part file names of one write unique.
 func runID() string {
 	var b [4]byte
 	_, _ = rand.Read(b[:])

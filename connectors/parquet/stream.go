@@ -12,6 +12,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
 // streamAllocator allocates the batches of ReadStream; nil is Arrow's
@@ -268,15 +269,13 @@ func (c Connector) WriteStream(ctx context.Context, ds *connectors.Dataset, st d
 		return c.Write(ctx, ds, f)
 	}
 	var rows int64
-	write := func(tmp string) error {
-		return writeNewFile(tmp, func(w io.Writer) error {
-			var err error
-			rows, err = fileio.WriteParquetStream(ctx, w, st, fileio.ParquetOptions{Compression: t.comp})
-			return err
-		})
+	write := func(w io.Writer) error {
+		var err error
+		rows, err = fileio.WriteParquetStream(ctx, w, st, fileio.ParquetOptions{Compression: t.comp})
+		return err
 	}
 	if !t.dir {
-		err = replaceFile(path, write)
+		err = writeFile(path, write)
 	} else {
 		err = writeDirStream(path, mode == ModeAppend, t.comp, write)
 	}
@@ -288,10 +287,10 @@ func (c Connector) WriteStream(ctx context.Context, ds *connectors.Dataset, st d
 	return res, nil
 }
 
-// writeDirStream writes one new part file into dir with write (given its
-// temporary name) and publishes it; unless appending, the old part files
-// are removed once it is in place.
-func writeDirStream(dir string, appendMode bool, comp string, write func(tmp string) error) error {
+// writeDirStream writes one new part file into dir with write and
+// publishes it; unless appending, the old part files are removed once it is
+// in place.
+func writeDirStream(dir string, appendMode bool, comp string, write func(w io.Writer) error) error {
 	dir = filepath.Clean(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return fmt.Errorf("creating %s: %w", dir, err)
@@ -303,12 +302,10 @@ func writeDirStream(dir string, appendMode bool, comp string, write func(tmp str
 			return err
 		}
 	}
-	name := partName(0, runID(), comp)
-	p := pending{tmp: filepath.Join(dir, "."+name+".tmp"), final: filepath.Join(dir, name)}
-	if err := write(p.tmp); err != nil {
-		_ = os.Remove(p.tmp)
+	s, err := atomicfile.Stage(filepath.Join(dir, partName(0, runID(), comp)), write)
+	if err != nil {
 		return err
 	}
-	_, err := publish(dir, []pending{p}, old)
+	_, err = publish(dir, []*atomicfile.Staged{s}, old)
 	return err
 }
