@@ -36,7 +36,13 @@ func countConns(t *testing.T, h http.HandlerFunc) (*httptest.Server, *atomic.Int
 
 func get(t *testing.T, hc *http.Client, ctx context.Context, u string) (string, error) {
 	t.Helper()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
+	return send(t, hc, ctx, http.MethodGet, u, nil)
+}
+
+// send sends one request and returns the answer's body.
+func send(t *testing.T, hc *http.Client, ctx context.Context, method, u string, body io.Reader) (string, error) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(ctx, method, u, body)
 	require.NoError(t, err)
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -125,17 +131,6 @@ func oneShotServer(t *testing.T) (string, *atomic.Int64) {
 // on a new connection and a POST that may have reached the server is not.
 func TestTransportStaleConnection(t *testing.T) {
 	t.Parallel()
-	post := func(hc *http.Client, u string) (string, error) {
-		req, err := http.NewRequest(http.MethodPost, u, strings.NewReader(`{"a":1}`))
-		require.NoError(t, err)
-		resp, err := hc.Do(req)
-		if err != nil {
-			return "", err
-		}
-		defer resp.Body.Close()
-		b, err := io.ReadAll(resp.Body)
-		return string(b), err
-	}
 	for _, probe := range []bool{true, false} {
 		u, conns := oneShotServer(t)
 		tr := newTransport(5 * time.Second)
@@ -153,7 +148,7 @@ func TestTransportStaleConnection(t *testing.T) {
 			time.Sleep(10 * time.Millisecond) // let the server's close arrive
 		}
 		require.EqualValues(t, 3, conns.Load())
-		body, err := post(hc, u)
+		body, err := send(t, hc, context.Background(), http.MethodPost, u, strings.NewReader(`{"a":1}`))
 		if probe {
 			require.NoError(t, err, "the closed connection is found before the POST")
 			require.Equal(t, "ok", body)
