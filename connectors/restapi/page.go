@@ -3,11 +3,12 @@ package restapi
 import (
 	"bytes"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // page is one answer of a read, as the paginators and the frame builder
@@ -98,18 +99,55 @@ func (p *page) records() (*pageRecords, error) {
 	return r, nil
 }
 
-// count fills in the number of records of a json array and the last one.
+// count fills in the number of records of a json array and the last one,
+// checking the array as the JSON reader does.
 func (r *pageRecords) count() error {
 	if r.n >= 0 {
 		return nil
 	}
-	var elems []json.RawMessage
-	if err := json.Unmarshal(r.raw, &elems); err != nil {
+	n := 0
+	err := eachElement(r.raw, func(elem []byte) {
+		n++
+		r.last = elem
+	})
+	if err != nil {
 		return err
 	}
-	r.n = len(elems)
-	if r.n > 0 {
-		r.last = elems[r.n-1]
+	r.n = n
+	return nil
+}
+
+// eachElement calls fn with each element of the JSON array arr (which
+// starts with '['), checking it as the JSON reader does (internal/jsontext:
+// same rules, same nesting limit); invalid JSON is a *jsonframe.SyntaxError.
+func eachElement(arr []byte, fn func(elem []byte)) error {
+	s := jsontext.Scanner{Data: arr, MaxDepth: jsontext.DefaultMaxDepth}
+	pos := s.SkipWS(1)
+	if pos < len(arr) && arr[pos] == ']' {
+		pos++
+	} else {
+		for {
+			start := pos
+			if pos = s.SkipValue(pos, 1); pos < 0 {
+				return s.Err
+			}
+			fn(arr[start:pos])
+			pos = s.SkipWS(pos)
+			if pos < len(arr) && arr[pos] == ',' {
+				pos = s.SkipWS(pos + 1)
+				continue
+			}
+			if pos < len(arr) && arr[pos] == ']' {
+				pos++
+				break
+			}
+			s.Fail(pos, "expected ',' or ']' in array: %s", s.Describe(pos))
+			return s.Err
+		}
+	}
+	if end := s.SkipWS(pos); end < len(arr) {
+		s.Fail(end, "unexpected %s after the JSON value", s.Describe(end))
+		return s.Err
 	}
 	return nil
 }

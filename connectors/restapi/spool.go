@@ -6,7 +6,6 @@ import (
 	"context"
 	"encoding/binary"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -20,6 +19,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // A streamed read (ReadStream) spools its pages to a temporary file as they
@@ -29,7 +29,7 @@ import (
 //
 //   - parsed JSON: each page's records (the array at records.path, or the
 //     body) become JSON lines — one line per record when every record is
-//     an object, else the page's array on one line — read back by
+//     an object, else the page's array on one line (writeLines) — read back by
 //     jsonframe.OpenNDJSON, which gives what the in-memory read's
 //     jsonframe.ReadDocuments gives for the pages;
 //   - ndjson: the pages' lines, read back by jsonframe.OpenNDJSON as the
@@ -116,16 +116,15 @@ type spool struct {
 	pages []spooledPage // where each page starts, for error messages
 	// json: whether any page has records.path, and the first non-blank
 	// page's fields for the error when none has.
-	found   bool
-	fields  string
-	blank   bool // json: no page had a body
-	header  []string
-	cw      *csv.Writer
-	buf     []byte // json: a compacted page; payload: a length
-	compact bytes.Buffer
-	ends    []int // json: where each record of buf ends
-	err     error // the first write error
-	once    sync.Once
+	found  bool
+	fields string
+	blank  bool // json: no page had a body
+	header []string
+	cw     *csv.Writer
+	buf    []byte   // payload: a length
+	elems  [][]byte // json: the records of a page
+	err    error    // the first write error
+	once   sync.Once
 }
 
 type spooledPage struct {
@@ -226,68 +225,61 @@ func (sp *spool) addJSON(p *page) error {
 }
 
 // writeLines writes a JSON document's records as JSON lines: one line per
-// element when it is an array of objects, else the document on one line.
-// Invalid JSON is an error and writes nothing.
+// element when it is an array of objects (an array of other values reads
+// differently from its elements read alone), else the document on one
+// line. The document is checked as the JSON reader checks it
+// (internal/jsontext); invalid JSON is an error and writes nothing.
 func (sp *spool) writeLines(doc []byte) error {
-	sp.compact.Reset()
-	if err := json.Compact(&sp.compact, doc); err != nil {
-		return err
-	}
-	sp.buf = sp.compact.Bytes()
-	if sp.buf[0] == '[' && sp.splitObjects() {
-		start := 1
-		for _, end := range sp.ends {
-			sp.buf[end] = '\n' // the comma or the closing bracket
-			sp.write(sp.buf[start : end+1])
-			start = end + 1
+	s := jsontext.Scanner{Data: doc, MaxDepth: jsontext.DefaultMaxDepth}
+	pos := s.SkipWS(0)
+	if pos < len(doc) && doc[pos] == '[' {
+		sp.elems = sp.elems[:0]
+		objects := true
+		err := eachElement(doc[pos:], func(elem []byte) {
+			objects = objects && elem[0] == '{'
+			sp.elems = append(sp.elems, elem)
+		})
+		if err != nil {
+			return err
+		}
+		if !objects {
+			sp.writeLine(doc[pos:])
+			return nil
+		}
+		for _, e := range sp.elems {
+			sp.writeLine(e)
 		}
 		return nil
 	}
-	sp.buf = append(sp.buf, '\n')
-	sp.write(sp.buf)
+	end := s.SkipValue(pos, 0)
+	if end < 0 {
+		return s.Err
+	}
+	if rest := s.SkipWS(end); rest < len(doc) {
+		s.Fail(rest, "unexpected %s after the JSON value", s.Describe(rest))
+		return s.Err
+	}
+	sp.writeLine(doc[pos:end])
 	return nil
 }
 
-// splitObjects finds where each element of the compacted array in buf
-// ends (the index of the comma or bracket after it) and reports whether
-// every element is an object: only then is each its own line, as an
-// array of other values reads differently from its elements read alone.
-func (sp *spool) splitObjects() bool {
-	b := sp.buf
-	sp.ends = sp.ends[:0]
-	depth, inStr := 0, false
-	for i := 1; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inStr:
-			if c == '\\' {
-				i++
-			} else if c == '"' {
-				inStr = false
-			}
-		case c == '"':
-			inStr = true
-		case c == '{' || c == '[':
-			if depth == 0 && c != '{' {
-				return false
-			}
-			depth++
-		case c == '}' || c == ']':
-			if depth == 0 { // the array's own bracket
-				if i > 1 {
-					sp.ends = append(sp.ends, i)
-				}
-				return true
-			}
-			depth--
-		case c == ',' && depth == 0:
-			sp.ends = append(sp.ends, i)
-		case depth == 0:
-			return false // a scalar element
+// writeLine writes checked JSON as one line. Checked JSON has line breaks
+// only between tokens (never inside a string), so they become spaces.
+func (sp *spool) writeLine(b []byte) {
+	for {
+		i := bytes.IndexAny(b, "\r\n")
+		if i < 0 {
+			break
 		}
+		sp.write(b[:i])
+		sp.write(space)
+		b = b[i+1:]
 	}
-	return false
+	sp.write(b)
+	sp.write(newline)
 }
+
+var space, newline = []byte{' '}, []byte{'\n'}
 
 // syntaxError words invalid JSON on a page as the in-memory read does, by
 // asking its reader about the page alone.
