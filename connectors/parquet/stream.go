@@ -271,8 +271,10 @@ func (c Connector) WriteStream(ctx context.Context, ds *connectors.Dataset, st d
 	var rows int64
 	write := func(w io.Writer) error {
 		var err error
-		rows, err = fileio.WriteParquetStream(ctx, w, st, fileio.ParquetOptions{Compression: t.comp})
-		return err
+		if rows, err = fileio.WriteParquetStream(ctx, w, st, fileio.ParquetOptions{Compression: t.comp}); err != nil {
+			return fmt.Errorf("writing %s: %w", path, err)
+		}
+		return nil
 	}
 	if !t.dir {
 		err = writeFile(path, write)

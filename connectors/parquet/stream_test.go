@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 
@@ -252,6 +253,14 @@ func TestWriteStream(t *testing.T) {
 	require.Equal(t, []string{`{"k":"c","v":3}`}, read(file))
 	noTempFiles(t, tmp)
 
+	// A panic inside the write (Arrow's writers can panic) is an error
+	// naming the file; the old file stays whole, and no temporary is left.
+	_, err = write(file, &panickyStream{RecordReader: f1.Stream()})
+	require.ErrorContains(t, err, "writing "+file[parquet.PropPath]+": arrow: bad batch")
+	require.NotContains(t, err.Error(), ".tmp")
+	require.Equal(t, []string{`{"k":"c","v":3}`}, read(file))
+	noTempFiles(t, tmp)
+
 	// A directory: overwrite replaces the part files, append adds one.
 	dir := connectors.Props{parquet.PropPath: filepath.Join(tmp, "d") + "/"}
 	_, err = write(dir, f1.Stream())
@@ -284,6 +293,19 @@ func TestWriteStream(t *testing.T) {
 	require.ErrorContains(t, err, "svc.parquet.mode=append needs a directory")
 	_, err = write(connectors.Props{}, f1.Stream())
 	require.ErrorContains(t, err, "property svc.parquet.path is required")
+}
+
+// panickyStream panics on its second batch, as a broken Arrow writer might.
+type panickyStream struct {
+	array.RecordReader
+	n int
+}
+
+func (s *panickyStream) Next() bool {
+	if s.n++; s.n > 1 {
+		panic("arrow: bad batch")
+	}
+	return s.RecordReader.Next()
 }
 
 func noTempFiles(t *testing.T, root string) {

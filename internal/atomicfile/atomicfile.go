@@ -102,7 +102,7 @@ func Stage(path string, write func(w io.Writer) error) (s *Staged, err error) {
 // path instead of the temporary name.
 func StageAt(path string, write func(tmp string) error) (s *Staged, err error) {
 	ext := filepath.Ext(path)
-	tmp := TempName(path, "tmp") + ext
+	tmp := tempName(path, "tmp") + ext
 	defer func() {
 		if v := recover(); v != nil {
 			err = fmt.Errorf("writing %s: %v", path, v)
@@ -228,7 +228,7 @@ func keepOld(s *Staged) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	old := TempName(s.path, "old")
+	old := tempName(s.path, "old")
 	if fi.IsDir() != s.dir {
 		if fi.IsDir() {
 			return "", fmt.Errorf("is a directory")
@@ -363,9 +363,9 @@ func SyncDir(dir string) error {
 	return nil
 }
 
-// TempName is a hidden name beside path for content being prepared
+// tempName is a hidden name beside path for content being prepared
 // (`.name.<tag>-<random>`); directory readers skip hidden names.
-func TempName(path, tag string) string {
+func tempName(path, tag string) string {
 	var b [6]byte
 	_, _ = rand.Read(b[:])
 	return filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+tag+"-"+hex.EncodeToString(b[:]))
