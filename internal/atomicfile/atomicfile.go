@@ -168,7 +168,7 @@ func CommitAll(staged ...*Staged) error {
 			switch {
 			case c.old == "":
 				_ = os.RemoveAll(c.s.path)
-			case c.s.dir:
+			case c.s.dir: // a directory cannot be renamed over
 				_ = os.RemoveAll(c.s.path)
 				_ = os.Rename(c.old, c.s.path)
 			default:
@@ -190,11 +190,7 @@ func CommitAll(staged ...*Staged) error {
 		}
 		if err := os.Rename(s.tmp, s.path); err != nil {
 			if old != "" {
-				if s.dir {
-					_ = os.Rename(old, s.path)
-				} else {
-					_ = os.Remove(old)
-				}
+				_ = os.Rename(old, s.path) // back in place (over its own link, if linked)
 			}
 			return fail(i, fmt.Errorf("writing %s: %w", s.path, unwrapLink(err)))
 		}

@@ -76,6 +76,19 @@ func TestStageAtDirectoryReplaces(t *testing.T) {
 	require.ErrorIs(t, err, boom)
 	requireNames(t, final, "b")
 	requireNames(t, root, "out")
+	// A replaced directory gets its old content back when a later output
+	// of the same CommitAll cannot be put in place.
+	s, err = StageAt(final, fill("d"))
+	require.NoError(t, err)
+	blocked := filepath.Join(root, "blocked")
+	require.NoError(t, os.Mkdir(blocked, 0o755))
+	sf, err := Stage(blocked, func(w io.Writer) error { return nil })
+	require.NoError(t, err)
+	require.Error(t, CommitAll(s, sf))
+	requireNames(t, final, "b")
+	requireNames(t, root, "blocked", "out")
+	require.NoError(t, os.Remove(blocked))
+
 	// An error naming the temporary name names the target instead.
 	_, err = StageAt(final, func(tmp string) error { return fmt.Errorf("cannot write %s", tmp) })
 	require.EqualError(t, err, "cannot write "+final)
