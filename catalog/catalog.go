@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/sluicedata/sluice/connectors"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 	"github.com/sluicedata/sluice/internal/suggest"
 )
@@ -236,11 +236,11 @@ func prepare(t *Table) error {
 			return fmt.Errorf("column %s is defined twice", col.Name)
 		}
 		seen[strings.ToLower(col.Name)] = true
-		dt, err := dataframe.ParseSparkType(col.Type)
+		dt, err := sparktype.ParseType(col.Type)
 		if err != nil {
 			return fmt.Errorf("column %s: %w", col.Name, err)
 		}
-		t.Columns[i].Type = dataframe.SparkType(dt)
+		t.Columns[i].Type = sparktype.Name(dt)
 	}
 	if len(t.Columns) == 0 {
 		for _, f := range defaultFields(conn, t.Type) {

@@ -479,7 +479,7 @@ func alignQuery(target string, f *dataframe.Frame, listed []string, fields []con
 		if !ok {
 			return fail("no column %s (columns: %s)", n, fieldList(fields))
 		}
-		got := dataframe.SparkType(f.Schema().Field(i).Type)
+		got := sparktype.Name(f.Schema().Field(i).Type)
 		if !assignable(got, fd.Type) {
 			return fail("column %s is %s but the query's column %d (%s) is %s", fd.Name, fd.Type, i+1, f.Schema().Field(i).Name, got)
 		}

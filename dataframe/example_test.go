@@ -7,16 +7,6 @@ import (
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
-func ExampleSparkType() {
-	dt, err := dataframe.ParseSparkType("struct<id:bigint,tags:array<string>>")
-	if err != nil {
-		panic(err)
-	}
-	fmt.Println(dataframe.SparkType(dt))
-	// Output:
-	// struct<id:long,tags:array<string>>
-}
-
 func ExampleProject() {
 	f, _ := jsonframe.ReadDocument([]byte(`{"pageInfo":{"totalResults":7},"kind":"k"}`), jsonframe.Options{})
 	defer f.Release()

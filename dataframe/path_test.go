@@ -11,6 +11,7 @@ import (
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // arrayPathDoc covers what a path through arrays meets: full, null and
@@ -105,7 +106,7 @@ func TestProjectThroughArrays(t *testing.T) {
 			p, err := dataframe.Project(in, []dataframe.Projection{{Path: tc.path}, {Path: "n"}})
 			require.NoError(t, err)
 			defer p.Release()
-			require.Equal(t, tc.typ, dataframe.SparkType(p.Schema().Field(0).Type))
+			require.Equal(t, tc.typ, sparktype.Name(p.Schema().Field(0).Type))
 			only, err := dataframe.Project(p, []dataframe.Projection{{Path: p.Schema().Field(0).Name}})
 			require.NoError(t, err)
 			defer only.Release()

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 func nf(name string, dt arrow.DataType) arrow.Field {
@@ -21,7 +22,7 @@ func TestSchemaStringNested(t *testing.T) {
 		nf("matrix", arrow.ListOf(arrow.ListOf(arrow.PrimitiveTypes.Int64))),
 		nf("pageInfo", arrow.StructOf(nf("resultsPerPage", arrow.PrimitiveTypes.Int64))),
 		nf("m", arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Float64)),
-		{Name: "at", Type: dataframe.TimestampType, Nullable: false},
+		{Name: "at", Type: sparktype.TimestampType, Nullable: false},
 	}, nil)
 	want := `root
  |-- etag: string (nullable = true)
@@ -74,10 +75,10 @@ func TestSparkTypeRoundTrip(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
 			t.Parallel()
-			dt, err := dataframe.ParseSparkType(tt.in)
+			dt, err := sparktype.ParseType(tt.in)
 			require.NoError(t, err)
-			require.Equal(t, tt.canonical, dataframe.SparkType(dt))
-			again, err := dataframe.ParseSparkType(dataframe.SparkType(dt))
+			require.Equal(t, tt.canonical, sparktype.Name(dt))
+			again, err := sparktype.ParseType(sparktype.Name(dt))
 			require.NoError(t, err)
 			require.True(t, arrow.TypeEqual(dt, again), "%s vs %s", dt, again)
 		})
@@ -87,7 +88,7 @@ func TestSparkTypeRoundTrip(t *testing.T) {
 func TestParseSparkTypeErrors(t *testing.T) {
 	t.Parallel()
 	for _, in := range []string{"", "strin", "array<", "array<long", "map<string>", "struct<a:long", "decimal(50,2)", "long long", "struct<:long>"} {
-		_, err := dataframe.ParseSparkType(in)
+		_, err := sparktype.ParseType(in)
 		require.Error(t, err, in)
 		require.Contains(t, err.Error(), `"`+in+`"`)
 	}

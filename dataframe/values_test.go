@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
@@ -24,7 +25,7 @@ func buildValuesFrame(t *testing.T, mem memory.Allocator) *dataframe.Frame {
 		nf("l", arrow.PrimitiveTypes.Int64),
 		nf("d", arrow.PrimitiveTypes.Float64),
 		nf("b", arrow.FixedWidthTypes.Boolean),
-		nf("ts", dataframe.TimestampType),
+		nf("ts", sparktype.TimestampType),
 		nf("bin", arrow.BinaryTypes.Binary),
 		nf("st", arrow.StructOf(nf("x", arrow.PrimitiveTypes.Int64), nf("y", arrow.BinaryTypes.String))),
 		nf("arr", arrow.ListOf(arrow.PrimitiveTypes.Int64)),

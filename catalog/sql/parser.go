@@ -9,7 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // SyntaxError is a statement the parser rejects. Statement counts from 1
@@ -430,11 +430,11 @@ done:
 		return ColumnDef{}, p.unexpected(t, "the end of type "+p.lx.src[first.Pos.Offset:last.End])
 	}
 	typ := p.lx.src[first.Pos.Offset:last.End]
-	dt, err := dataframe.ParseSparkType(typ)
+	dt, err := sparktype.ParseType(typ)
 	if err != nil {
 		return ColumnDef{}, p.errorf(first.Pos, "column %s: %v", name.Text, err)
 	}
-	return ColumnDef{Name: name.Text, Type: dataframe.SparkType(dt), Pos: name.Pos}, nil
+	return ColumnDef{Name: name.Text, Type: sparktype.Name(dt), Pos: name.Pos}, nil
 }
 
 func (p *parser) properties() ([]Property, error) {

@@ -5,7 +5,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 	"github.com/sluicedata/sluice/internal/suggest"
@@ -820,7 +819,7 @@ func (p *parser) primary() (query.Expr, error) {
 			if t.isKeyword("TIMESTAMP") {
 				typ = "timestamp"
 			}
-			dt, _ := dataframe.ParseSparkType(typ)
+			dt, _ := sparktype.ParseType(typ)
 			return &query.Cast{X: &query.Literal{Value: n.Text, Type: sparktype.StringType, Raw: n.Raw, Pos: n.Pos}, To: dt, TypeName: strings.ToUpper(typ), Pos: t.Pos}, nil
 		}
 	case t.isKeyword("INTERVAL") || t.isKeyword("EXISTS"):
@@ -1027,7 +1026,7 @@ func (p *parser) castExpr() (query.Expr, error) {
 	}
 	p.next() // )
 	name := b.String()
-	dt, err := dataframe.ParseSparkType(name)
+	dt, err := sparktype.ParseType(name)
 	if err != nil {
 		return nil, p.errorf(start.Pos, "CAST to %s: %v", name, err)
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
@@ -105,7 +106,7 @@ func columnFromValues(mem memory.Allocator, rows [][]any, c int) (arrow.Array, e
 		}
 		return b.NewArray(), nil
 	case any && allTime:
-		b := array.NewTimestampBuilder(mem, dataframe.TimestampType)
+		b := array.NewTimestampBuilder(mem, sparktype.TimestampType)
 		defer b.Release()
 		for _, r := range rows {
 			if t, ok := r[c].(time.Time); ok {

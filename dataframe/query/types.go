@@ -2,7 +2,7 @@ package query
 
 import (
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // Spark's implicit type rules (spark.sql.ansi.enabled=false) as the
@@ -16,7 +16,7 @@ var (
 	tString = arrow.BinaryTypes.String
 )
 
-func typeName(dt arrow.DataType) string { return dataframe.SparkType(dt) }
+func typeName(dt arrow.DataType) string { return sparktype.Name(dt) }
 
 func isNull(dt arrow.DataType) bool { return dt == nil || dt.ID() == arrow.NULL }
 
@@ -92,7 +92,7 @@ func comparisonType(a, b arrow.DataType) arrow.DataType {
 		}
 		return widerNumeric(a, b)
 	case isTemporal(a) && isTemporal(b):
-		return dataframe.TimestampType
+		return sparktype.TimestampType
 	case isString(a) && isString(b):
 		return tString
 	case isString(a) && isAtomic(b):
@@ -129,7 +129,7 @@ func commonType(ts []arrow.DataType) arrow.DataType {
 				out = tDouble
 			}
 		case isTemporal(out) && isTemporal(t):
-			out = dataframe.TimestampType
+			out = sparktype.TimestampType
 		case isString(out) && isAtomic(t), isString(t) && isAtomic(out):
 			out = tString
 		default:

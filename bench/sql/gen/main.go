@@ -19,6 +19,7 @@ import (
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 func main() {
@@ -44,7 +45,7 @@ func run(rows int, dir string) error {
 		{Name: "s", Type: arrow.BinaryTypes.String, Nullable: true},
 		{Name: "x", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
 		{Name: "y", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
-		{Name: "ts", Type: dataframe.TimestampType, Nullable: true},
+		{Name: "ts", Type: sparktype.TimestampType, Nullable: true},
 	}, nil)
 	strs := make([]string, 1000)
 	for i := range strs {

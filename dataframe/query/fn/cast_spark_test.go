@@ -10,9 +10,9 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
 	"github.com/sluicedata/sluice/dataframe/query/fn/fntest"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 var (
@@ -25,7 +25,7 @@ var (
 	f32    = arrow.PrimitiveTypes.Float32
 	boolT  = arrow.FixedWidthTypes.Boolean
 	date   = arrow.FixedWidthTypes.Date32
-	tsMS   = dataframe.TimestampType
+	tsMS   = sparktype.TimestampType
 	tsUS   = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 	dec102 = &arrow.Decimal128Type{Precision: 10, Scale: 2}
 )

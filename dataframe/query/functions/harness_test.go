@@ -10,10 +10,10 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 
-	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
 	"github.com/sluicedata/sluice/dataframe/query/fn/fntest"
 	_ "github.com/sluicedata/sluice/dataframe/query/functions"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 var (
@@ -24,7 +24,7 @@ var (
 	boolT = arrow.FixedWidthTypes.Boolean
 	date  = arrow.FixedWidthTypes.Date32
 	null  = arrow.Null
-	ts    = dataframe.TimestampType
+	ts    = sparktype.TimestampType
 	tsUS  = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
 )
 
