@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/parquet/compress"
 	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/s2"
 	"github.com/klauspost/compress/zstd"
 )
 
@@ -13,8 +14,10 @@ import (
 // page they compress: for zstd that is megabytes of tables per page (a
 // gigabyte of garbage for 20 MB of JSON). These replacements keep one zstd
 // encoder per level (EncodeAll is safe for concurrent use) and pool gzip
-// writers; the bytes they produce are the same formats. Decoding is left to
-// Arrow's codecs, which already share their decoders.
+// writers; snappy pages are compressed with klauspost's S2 encoder in its
+// Snappy-compatible mode (faster than golang/snappy's, same block format,
+// any Snappy decoder reads it). The bytes they produce are the same formats.
+// Decoding is left to Arrow's codecs, which already share their decoders.
 //
 // Arrow looks codecs up in one process-wide registry, so installing them
 // changes every Parquet writer in the process: that is the caller's
@@ -36,7 +39,24 @@ func UseFastParquetCodecs() {
 		if g, err := compress.GetCodec(compress.Codecs.Gzip); err == nil {
 			compress.RegisterCodec(compress.Codecs.Gzip, &pooledGzip{Codec: g})
 		}
+		if sn, err := compress.GetCodec(compress.Codecs.Snappy); err == nil {
+			compress.RegisterCodec(compress.Codecs.Snappy, s2Snappy{Codec: sn})
+		}
 	})
+}
+
+// s2Snappy encodes Snappy blocks with S2's Snappy-compatible encoder.
+type s2Snappy struct{ compress.Codec }
+
+func (s2Snappy) Encode(dst, src []byte) []byte { return s2.EncodeSnappy(dst, src) }
+
+func (s2Snappy) EncodeLevel(dst, src []byte, _ int) []byte { return s2.EncodeSnappy(dst, src) }
+
+func (s2Snappy) CompressBound(n int64) int64 {
+	if m := s2.MaxEncodedLen(int(n)); m >= 0 {
+		return int64(m)
+	}
+	return n + n/6 + 32 // beyond S2's block limit: snappy's own bound
 }
 
 type cachedZstd struct {

@@ -201,8 +201,8 @@ func (p *peakStream) Next() bool {
 	return ok
 }
 
-// TestFastParquetCodecsRoundTrip: after the explicit opt-in, zstd and gzip
-// files written with the cached encoders read back the same.
+// TestFastParquetCodecsRoundTrip: after the explicit opt-in, zstd, gzip
+// and snappy files written with the replacement encoders read back the same.
 // Not parallel: registering codecs writes Arrow's process-wide registry,
 // which parallel tests' Parquet writers read (the binary registers them in
 // main, before any write).
@@ -212,7 +212,7 @@ func TestFastParquetCodecsRoundTrip(t *testing.T) {
 	mem := frametest.CheckedAlloc(t)
 	src := fixtures.NestedFrame(t, mem, 2)
 	defer src.Release()
-	for _, codec := range []string{"zstd", "gzip"} {
+	for _, codec := range []string{"zstd", "gzip", "snappy"} {
 		path := filepath.Join(t.TempDir(), "x.parquet")
 		require.NoError(t, WriteFile(path, src, FileOptions{Parquet: ParquetOptions{Compression: codec}}))
 		back, err := ReadFile(path, FileOptions{Allocator: mem})
