@@ -175,17 +175,11 @@ func (p *parser) queryBlock() (query.Query, error) {
 	} else {
 		p.acceptKeyword("ALL")
 	}
-	for {
-		it, err := p.selectItem()
-		if err != nil {
-			return nil, err
-		}
-		s.Items = append(s.Items, it)
-		if !p.acceptSymbol(",") {
-			break
-		}
+	items, err := commaList(p, p.selectItem)
+	if err != nil {
+		return nil, err
 	}
-	var err error
+	s.Items = items
 	if p.acceptKeyword("FROM") {
 		if s.From, err = p.fromClause(); err != nil {
 			return nil, err
@@ -204,15 +198,8 @@ func (p *parser) queryBlock() (query.Query, error) {
 		if t := p.peek(); t.isKeyword("GROUPING") || t.isKeyword("ROLLUP") || t.isKeyword("CUBE") {
 			return nil, p.unsupportedAt(t)
 		}
-		for {
-			e, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			s.GroupBy = append(s.GroupBy, e)
-			if !p.acceptSymbol(",") {
-				break
-			}
+		if s.GroupBy, err = commaList(p, p.expr); err != nil {
+			return nil, err
 		}
 		if t := p.peek(); t.isKeyword("WITH") {
 			return nil, p.errorf(t.Pos, "WITH ROLLUP/CUBE is not supported")
@@ -403,15 +390,8 @@ func (p *parser) fromClause() (query.Source, error) {
 			}
 			lv.Alias = a.Text
 			if p.acceptKeyword("AS") {
-				for {
-					c, err := p.ident("a column name")
-					if err != nil {
-						return nil, err
-					}
-					lv.Columns = append(lv.Columns, c.Text)
-					if !p.acceptSymbol(",") {
-						break
-					}
+				if lv.Columns, err = p.columnNames(); err != nil {
+					return nil, err
 				}
 			}
 			src = lv
@@ -450,15 +430,9 @@ func (p *parser) fromClause() (query.Source, error) {
 				if _, err := p.expectSymbol("("); err != nil {
 					return nil, err
 				}
-				for {
-					c, err := p.ident("a column name")
-					if err != nil {
-						return nil, err
-					}
-					j.Using = append(j.Using, c.Text)
-					if !p.acceptSymbol(",") {
-						break
-					}
+				var err error
+				if j.Using, err = p.columnNames(); err != nil {
+					return nil, err
 				}
 				if _, err := p.expectSymbol(")"); err != nil {
 					return nil, err
@@ -624,15 +598,8 @@ func (p *parser) predicate() (query.Expr, error) {
 				return nil, p.errorf(n.Pos, "IN (subquery) is not supported")
 			}
 			in := &query.In{X: l, Not: not, Pos: t.Pos}
-			for {
-				e, err := p.expr()
-				if err != nil {
-					return nil, err
-				}
-				in.List = append(in.List, e)
-				if !p.acceptSymbol(",") {
-					break
-				}
+			if in.List, err = commaList(p, p.expr); err != nil {
+				return nil, err
 			}
 			if _, err := p.expectSymbol(")"); err != nil {
 				return nil, err
@@ -855,15 +822,9 @@ func (p *parser) call(name Token) (query.Expr, error) {
 		} else {
 			p.acceptKeyword("ALL")
 		}
-		for {
-			e, err := p.expr()
-			if err != nil {
-				return nil, err
-			}
-			c.Args = append(c.Args, e)
-			if !p.acceptSymbol(",") {
-				break
-			}
+		var err error
+		if c.Args, err = commaList(p, p.expr); err != nil {
+			return nil, err
 		}
 	} else {
 		return p.afterCall(c)
@@ -1067,4 +1028,28 @@ func ParseExpr(expr string) (query.Expr, error) {
 		return nil, p.fail(t, "end of the expression")
 	}
 	return e, nil
+}
+
+// commaList parses one or more items separated by commas.
+func commaList[T any](p *parser, item func() (T, error)) ([]T, error) {
+	var out []T
+	for {
+		x, err := item()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, x)
+		if !p.acceptSymbol(",") {
+			return out, nil
+		}
+	}
+}
+
+// columnNames parses `a, b, …`: the column names of LATERAL VIEW … AS and
+// JOIN … USING.
+func (p *parser) columnNames() ([]string, error) {
+	return commaList(p, func() (string, error) {
+		c, err := p.ident("a column name")
+		return c.Text, err
+	})
 }
