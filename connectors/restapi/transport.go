@@ -259,7 +259,6 @@ type httpConn struct {
 	host string
 	br   *bufio.Reader
 	bw   *bufio.Writer
-	body connBody // the answer being read; one at a time
 	// idleAt is when the connection went back to the pool.
 	idleAt time.Time
 }
@@ -349,15 +348,17 @@ func (c *httpConn) roundTrip(t *transport, req *http.Request) (*http.Response, e
 		}
 		resp.Body.Close()
 	}
-	c.body = connBody{c: c, t: t, r: resp.Body, left: resp.ContentLength, stop: stop,
+	// Each answer has a body of its own: a late second Close of an old
+	// answer must not reach the one the connection carries next.
+	body := &connBody{c: c, t: t, r: resp.Body, left: resp.ContentLength, stop: stop,
 		keep: !resp.Close && !req.Close && resp.ProtoAtLeast(1, 1)}
-	resp.Body = &c.body
+	resp.Body = body
 	if gzipped && strings.EqualFold(resp.Header.Get("Content-Encoding"), "gzip") {
 		resp.Header.Del("Content-Encoding")
 		resp.Header.Del("Content-Length")
 		resp.ContentLength = -1
 		resp.Uncompressed = true
-		resp.Body = &gzipBody{body: &c.body}
+		resp.Body = &gzipBody{body: body}
 	}
 	return resp, nil
 }

@@ -244,3 +244,35 @@ func TestTransportHTTPS(t *testing.T) {
 	require.ErrorAs(t, err, &ue)
 	require.True(t, ue.Timeout() || errors.Is(err, context.DeadlineExceeded), "%v", err)
 }
+
+// A late second Close of an answer whose connection already carries the
+// next one must not touch the new answer: every answer has a body of its own.
+func TestTransportLateCloseLeavesNextAnswer(t *testing.T) {
+	t.Parallel()
+	srv, conns := countConns(t, func(w http.ResponseWriter, r *http.Request) {
+		io.WriteString(w, strings.Repeat(r.URL.Query().Get("v"), 1000))
+	})
+	tr := newTransport(5 * time.Second)
+	defer tr.CloseIdleConnections()
+	hc := &http.Client{Transport: tr}
+	do := func(v string) *http.Response {
+		req, err := http.NewRequest(http.MethodGet, srv.URL+"?v="+v, nil)
+		require.NoError(t, err)
+		resp, err := hc.Do(req)
+		require.NoError(t, err)
+		return resp
+	}
+	first := do("a")
+	b, err := io.ReadAll(first.Body)
+	require.NoError(t, err)
+	require.Equal(t, strings.Repeat("a", 1000), string(b))
+	require.NoError(t, first.Body.Close()) // the connection goes back to the pool
+
+	second := do("b") // on the same connection
+	require.NoError(t, first.Body.Close())
+	b, err = io.ReadAll(second.Body)
+	require.NoError(t, err, "closing the first answer again closed the second")
+	require.Equal(t, strings.Repeat("b", 1000), string(b))
+	require.NoError(t, second.Body.Close())
+	require.Equal(t, int64(1), conns.Load())
+}
