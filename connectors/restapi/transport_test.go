@@ -94,11 +94,11 @@ func TestTransportKeepsConnection(t *testing.T) {
 // oneShotServer answers one request per connection and then closes it
 // without saying so (no "Connection: close"), as a server does whose idle
 // timeout ran out. It counts the connections.
-func oneShotServer(t *testing.T) (string, *atomic.Int64) {
+func oneShotServer(t *testing.T) (u string, accepted, closed *atomic.Int64) {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	require.NoError(t, err)
-	var n atomic.Int64
+	var n, done atomic.Int64
 	var wg sync.WaitGroup
 	t.Cleanup(func() { ln.Close(); wg.Wait() })
 	wg.Add(1)
@@ -113,6 +113,7 @@ func oneShotServer(t *testing.T) (string, *atomic.Int64) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
+				defer done.Add(1)
 				defer c.Close()
 				req, err := http.ReadRequest(bufio.NewReader(c))
 				if err != nil {
@@ -123,7 +124,7 @@ func oneShotServer(t *testing.T) (string, *atomic.Int64) {
 			}()
 		}
 	}()
-	return "http://" + ln.Addr().String(), &n
+	return "http://" + ln.Addr().String(), &n, &done
 }
 
 // A kept-alive connection the server closed is replaced. Checked before
@@ -132,7 +133,7 @@ func oneShotServer(t *testing.T) (string, *atomic.Int64) {
 func TestTransportStaleConnection(t *testing.T) {
 	t.Parallel()
 	for _, probe := range []bool{true, false} {
-		u, conns := oneShotServer(t)
+		u, conns, closed := oneShotServer(t)
 		tr := newTransport(5 * time.Second)
 		defer tr.CloseIdleConnections()
 		if probe {
@@ -145,7 +146,8 @@ func TestTransportStaleConnection(t *testing.T) {
 			body, err := get(t, hc, context.Background(), u)
 			require.NoError(t, err)
 			require.Equal(t, "ok", body)
-			time.Sleep(10 * time.Millisecond) // let the server's close arrive
+			// Let the server's close happen (bounded), whatever the load.
+			require.Eventually(t, func() bool { return closed.Load() == conns.Load() }, 10*time.Second, time.Millisecond)
 		}
 		require.EqualValues(t, 3, conns.Load())
 		body, err := send(t, hc, context.Background(), http.MethodPost, u, strings.NewReader(`{"a":1}`))
@@ -233,7 +235,7 @@ func TestTransportHTTPS(t *testing.T) {
 		io.WriteString(w, "secure")
 	}))
 	t.Cleanup(srv.Close)
-	tr := newTransport(100 * time.Millisecond)
+	tr := newTransport(time.Second) // room for a TLS handshake under -race on a loaded machine
 	tr.std.TLSClientConfig = srv.Client().Transport.(*http.Transport).TLSClientConfig
 	hc := &http.Client{Transport: tr}
 	body, err := get(t, hc, context.Background(), srv.URL)
