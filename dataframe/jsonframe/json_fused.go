@@ -67,15 +67,32 @@ func readFused(spans []docSpan, lines bool, opts Options, sp splitting, path []s
 		}
 		c.recs, c.err = fuseChunk(c, mem, schema, structs, row, rows, sampled, path, maxDepth, lenient)
 	})
+	pieces := make([]fusedPiece, len(chunks))
+	for i, c := range chunks {
+		pieces[i] = fusedPiece{recs: c.recs, ok: c.err == nil, misfits: c.misfits, first: c.first}
+	}
+	return fusedFrame(schema, pieces, stats, opts)
+}
+
+// fusedPiece is what one worker of a one-pass read built.
+type fusedPiece struct {
+	recs    []arrow.Record
+	ok      bool
+	misfits int64
+	first   *Misfit
+}
+
+// fusedFrame puts the workers' records together, in order, into one frame
+// and adds their misfits to stats; when any worker failed it releases them
+// all and reports false (the caller falls back to two passes).
+func fusedFrame(schema *arrow.Schema, pieces []fusedPiece, stats *ReadStats, opts Options) (*dataframe.Frame, bool) {
 	var recs []arrow.Record
 	ok := true
-	for _, c := range chunks {
-		if c.err != nil {
-			ok = false
-		}
-		recs = append(recs, c.recs...)
+	for _, p := range pieces {
+		ok = ok && p.ok
+		recs = append(recs, p.recs...)
 		if stats != nil {
-			stats.add(c.misfits, c.first)
+			stats.add(p.misfits, p.first)
 		}
 	}
 	if !ok {
@@ -672,10 +689,7 @@ func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts Options, sp splitti
 	mem := opts.allocator()
 	type part struct {
 		from, to int // element start (0: the whole document); next part's start or arrayEnd
-		recs     []arrow.Record
-		ok       bool
-		misfits  int64
-		first    *Misfit
+		fusedPiece
 	}
 	parts := make([]*part, len(cuts)+1)
 	parts[0] = &part{from: 0, to: cuts[0]}
@@ -720,27 +734,11 @@ func readFusedSplit(d []byte, cuts []int, arrayEnd int, opts Options, sp splitti
 		}
 		p.recs, p.ok = rb.finish(), true
 	})
-	var recs []arrow.Record
-	ok := true
-	for _, p := range parts {
-		ok = ok && p.ok
-		recs = append(recs, p.recs...)
-		if stats != nil {
-			stats.add(p.misfits, p.first)
-		}
+	pieces := make([]fusedPiece, len(parts))
+	for i, p := range parts {
+		pieces[i] = p.fusedPiece
 	}
-	if !ok {
-		for _, r := range recs {
-			r.Release()
-		}
-		return nil, false
-	}
-	f, err := dataframe.New(schema, recs...)
-	if err != nil {
-		return nil, false
-	}
-	f.SetAllocator(opts.Allocator)
-	return f, true
+	return fusedFrame(schema, pieces, stats, opts)
 }
 
 // fuseRange reads the rows array elements from from up to to: the next
