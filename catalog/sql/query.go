@@ -156,15 +156,10 @@ func (p *parser) parenQueryRest() (query.Query, error) {
 
 // queryBlock is a SELECT block or a parenthesised query.
 func (p *parser) queryBlock() (query.Query, error) {
-	t := p.peek()
-	if t.Kind == Symbol && t.Text == "(" {
-		p.next()
-		q, err := p.parenQueryRest()
-		if err != nil {
-			return nil, err
-		}
-		return q, nil
+	if p.acceptSymbol("(") {
+		return p.parenQueryRest()
 	}
+	t := p.peek()
 	if !t.isKeyword("SELECT") {
 		return nil, p.fail(t, "SELECT")
 	}
@@ -449,8 +444,7 @@ func (p *parser) fromClause() (query.Source, error) {
 
 func (p *parser) sourceItem() (query.Source, error) {
 	t := p.peek()
-	if t.Kind == Symbol && t.Text == "(" {
-		p.next()
+	if p.acceptSymbol("(") {
 		q, err := p.parenQueryRest()
 		if err != nil {
 			return nil, err
