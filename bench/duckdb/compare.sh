@@ -13,7 +13,6 @@ set -euo pipefail
 
 MB=${MB:-200}
 RUNS=${RUNS:-3}
-DUCKDB_NODE_API_VERSION=${DUCKDB_NODE_API_VERSION:-1.5.6-r.1} # `npm view @duckdb/node-api version`
 STEP_TIMEOUT=${STEP_TIMEOUT:-900}                             # seconds, per step
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -21,17 +20,15 @@ root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-duckdb.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$root"
+# shellcheck source=bench/duckdb/npm.sh
+source "$root/bench/duckdb/npm.sh"
 
 for tool in go node npm; do
   command -v "$tool" >/dev/null || { echo "compare.sh: $tool is required" >&2; exit 1; }
 done
 
 echo "== setup (in $work)"
-mkdir -p "$work/npm"
-cp "$here/duck.mjs" "$work/npm/duck.mjs"
-(cd "$work/npm" && printf '{"private":true,"type":"module"}\n' >package.json &&
-  timeout "$STEP_TIMEOUT" npm install --no-audit --no-fund --loglevel=error \
-    "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" >/dev/null)
+duckdb_npm "$work/npm" "$here/duck.mjs"
 timeout "$STEP_TIMEOUT" go build -o "$work/sluice" ./cmd/sluice
 timeout "$STEP_TIMEOUT" go run ./bench/duckdb/gen -mb "$MB" -o "$work/in.ndjson"
 in_bytes=$(stat -c %s "$work/in.ndjson")

@@ -16,7 +16,6 @@ set -euo pipefail
 
 SIZES=${SIZES:-"200 1000 4000"}
 RUNS=${RUNS:-2}
-DUCKDB_NODE_API_VERSION=${DUCKDB_NODE_API_VERSION:-1.5.6-r.1}
 STEP_TIMEOUT=${STEP_TIMEOUT:-1800}
 LIMIT_KB=$((512 * 1024)) # the RSS bound sluice must stay under
 
@@ -25,17 +24,15 @@ root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-large.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$root"
+# shellcheck source=bench/duckdb/npm.sh
+source "$root/bench/duckdb/npm.sh"
 
 for tool in go node npm /usr/bin/time; do
   command -v "$tool" >/dev/null || { echo "large.sh: $tool is required" >&2; exit 1; }
 done
 
 echo "== setup (in $work; $(df -h --output=avail "$work" | tail -1 | tr -d ' ') free)"
-mkdir -p "$work/npm"
-cp "$root/bench/duckdb/duck.mjs" "$work/npm/duck.mjs"
-(cd "$work/npm" && printf '{"private":true,"type":"module"}\n' >package.json &&
-  timeout "$STEP_TIMEOUT" npm install --no-audit --no-fund --loglevel=error \
-    "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" >/dev/null)
+duckdb_npm "$work/npm" "$root/bench/duckdb/duck.mjs"
 timeout "$STEP_TIMEOUT" go build -o "$work/sluice" ./cmd/sluice
 timeout "$STEP_TIMEOUT" go build -o "$work/gen" ./bench/duckdb/gen
 echo "$(nproc) CPUs; DuckDB via @duckdb/node-api $DUCKDB_NODE_API_VERSION; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"

@@ -16,7 +16,6 @@ set -euo pipefail
 
 ROWS=${ROWS:-10000000}
 RUNS=${RUNS:-3}
-DUCKDB_NODE_API_VERSION=${DUCKDB_NODE_API_VERSION:-1.5.6-r.1}
 STEP_TIMEOUT=${STEP_TIMEOUT:-900}
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -24,17 +23,15 @@ root=$(cd "$here/../.." && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-sqlbench.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 cd "$root"
+# shellcheck source=bench/duckdb/npm.sh
+source "$root/bench/duckdb/npm.sh"
 
 for tool in go node npm; do
   command -v "$tool" >/dev/null || { echo "run.sh: $tool is required" >&2; exit 1; }
 done
 
 echo "== setup (in $work)"
-mkdir -p "$work/npm"
-cp "$here/duck.mjs" "$work/npm/duck.mjs"
-(cd "$work/npm" && printf '{"private":true,"type":"module"}\n' >package.json &&
-  timeout "$STEP_TIMEOUT" npm install --no-audit --no-fund --loglevel=error \
-    "@duckdb/node-api@$DUCKDB_NODE_API_VERSION" >/dev/null)
+duckdb_npm "$work/npm" "$here/duck.mjs"
 timeout "$STEP_TIMEOUT" go build -o "$work/sluice" ./cmd/sluice
 timeout "$STEP_TIMEOUT" go run ./bench/sql/gen -rows "$ROWS" -o "$work"
 export SLUICE_CATALOG="$work/catalog"
