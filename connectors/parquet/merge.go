@@ -84,6 +84,12 @@ func replaceDirWith(ctx context.Context, dir string, f *dataframe.Frame, o Write
 	if err != nil {
 		return err
 	}
+	return commit(s)
+}
+
+// commit puts a staged write in place; testHookBeforeSwap, when a test
+// sets it, can fail the write just before.
+func commit(s *atomicfile.Staged) error {
 	if testHookBeforeSwap != nil {
 		if err := testHookBeforeSwap(); err != nil {
 			s.Abort()

@@ -554,13 +554,7 @@ func writeFile(path string, write func(w io.Writer) error) error {
 	if err != nil {
 		return err
 	}
-	if testHookBeforeSwap != nil {
-		if err := testHookBeforeSwap(); err != nil {
-			s.Abort()
-			return err
-		}
-	}
-	return s.Commit()
+	return commit(s)
 }
 
 // frameWriter writes f as Parquet; its errors name path.
