@@ -158,12 +158,19 @@ type ndjsonFile struct {
 	sampledBytes int
 }
 
-func statFile(path string) (size, mtime int64, err error) {
-	st, err := os.Stat(path)
+// openFile opens path for one pass, with the size and modification time
+// of the file opened (the passes compare them: ErrStreamChanged).
+func openFile(path string) (fh *os.File, size, mtime int64, err error) {
+	fh, err = os.Open(path)
 	if err != nil {
-		return 0, 0, err
+		return nil, 0, 0, err
 	}
-	return st.Size(), st.ModTime().UnixNano(), nil
+	st, err := fh.Stat()
+	if err != nil {
+		fh.Close()
+		return nil, 0, 0, err
+	}
+	return fh, st.Size(), st.ModTime().UnixNano(), nil
 }
 
 // streamWorkers is how many goroutines parse blocks: every CPU.
@@ -173,11 +180,7 @@ func streamWorkers() int { return max(1, runtime.GOMAXPROCS(0)) }
 // for syntax, on all cores. The first error in file order is returned, with
 // its line number.
 func inferNDJSONFile(ctx context.Context, path string, opts Options, path0 []string, blockBytes int) (*ndjsonFile, error) {
-	size, mtime, err := statFile(path)
-	if err != nil {
-		return nil, err
-	}
-	fh, err := os.Open(path)
+	fh, size, mtime, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
@@ -332,18 +335,14 @@ func OpenNDJSON(ctx context.Context, path string, opts Options) (dataframe.Strea
 // in file order.
 func (nf *ndjsonFile) build(ctx context.Context, mem memory.Allocator, path []string, opts Options, emit func(arrow.Record) bool) error {
 	maxDepth := opts.maxDepth()
-	size, mtime, err := statFile(nf.path)
-	if err != nil {
-		return err
-	}
-	if size != nf.size || mtime != nf.mtime {
-		return dataframe.ErrStreamChanged
-	}
-	fh, err := os.Open(nf.path)
+	fh, size, mtime, err := openFile(nf.path)
 	if err != nil {
 		return err
 	}
 	defer fh.Close()
+	if size != nf.size || mtime != nf.mtime {
+		return dataframe.ErrStreamChanged
+	}
 	workers := streamWorkers()
 	br := newBlockReader(fh, nf.block, 2*workers+2)
 	br.lines = nf.sampled // pass 2 may find misfits and syntax errors: name their lines
@@ -516,11 +515,7 @@ func buildBlock(b *block, mem memory.Allocator, nf *ndjsonFile, path []string, m
 // when the sample has no rows or no types (the caller infers from every
 // line, as ReadNDJSON does).
 func sampleNDJSONFile(ctx context.Context, path string, opts Options, p []string, blockBytes int) (*ndjsonFile, error) {
-	size, mtime, err := statFile(path)
-	if err != nil {
-		return nil, err
-	}
-	fh, err := os.Open(path)
+	fh, size, mtime, err := openFile(path)
 	if err != nil {
 		return nil, err
 	}
