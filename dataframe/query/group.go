@@ -140,10 +140,7 @@ func (g *grouper) ids(keys []arrow.Array, n int) ([]int32, error) {
 			gids[i] = id
 		}
 	default:
-		enc := make([]func(b []byte, i int) []byte, len(keys))
-		for k, a := range keys {
-			enc[k] = keyEncoder(a)
-		}
+		enc := keyEncoders(keys)
 		for i := 0; i < n; i++ {
 			b := g.buf[:0]
 			for _, e := range enc {
@@ -168,6 +165,15 @@ func (g *grouper) ids(keys []arrow.Array, n int) ([]int32, error) {
 		}
 	}
 	return gids, nil
+}
+
+// keyEncoders is keyEncoder of each key column.
+func keyEncoders(keys []arrow.Array) []func(b []byte, i int) []byte {
+	enc := make([]func(b []byte, i int) []byte, len(keys))
+	for k, a := range keys {
+		enc[k] = keyEncoder(a)
+	}
+	return enc
 }
 
 // keyEncoder appends a self-delimiting encoding of element i of a: equal
@@ -297,10 +303,7 @@ func (g *grouper) lookup(keys []arrow.Array, n int) []int32 {
 			out[i] = id
 		}
 	default:
-		enc := make([]func(b []byte, i int) []byte, len(keys))
-		for k, a := range keys {
-			enc[k] = keyEncoder(a)
-		}
+		enc := keyEncoders(keys)
 		for i := 0; i < n; i++ {
 			if anyNull(i) {
 				out[i] = -1
