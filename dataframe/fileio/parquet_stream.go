@@ -21,12 +21,15 @@ import (
 // parquetWriter writes a stream as Parquet one record batch at a time:
 // each batch is encoded into the open (buffered) row group, which is
 // flushed when it holds RowGroupRows rows or rowGroupBufferBytes of encoded
-// pages. Memory is one row group of encoded pages, not the data. See
-// docs/frames.md#parquet.
+// pages. Memory is one row group of encoded pages, not the data. The
+// leaves of a batch are encoded in parallel (columnWriter); a schema with
+// a type columnWriter does not handle goes through pqarrow's writer, one
+// column after the other. See docs/frames.md#parquet.
 type parquetWriter struct {
 	w      io.Writer
 	schema *arrow.Schema
 	o      ParquetOptions
+	cw     *columnWriter
 	fw     *pqarrow.FileWriter
 }
 
@@ -56,6 +59,14 @@ func (pw *parquetWriter) open(first arrow.Record) error {
 	if err != nil {
 		return err
 	}
+	if plans, ok := planLeaves(pw.schema); ok {
+		cw, err := newColumnWriter(pw.w, pw.schema, plans, props, arrProps, runtime.GOMAXPROCS(0))
+		if err != nil {
+			return fmt.Errorf("parquet: %w", err)
+		}
+		pw.cw = cw
+		return nil
+	}
 	fw, err := pqarrow.NewFileWriter(pw.schema, pw.w, props, arrProps)
 	if err != nil {
 		return fmt.Errorf("parquet: %w", err)
@@ -69,10 +80,16 @@ func (pw *parquetWriter) write(rec arrow.Record) (err error) {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	if pw.fw == nil {
+	if pw.cw == nil && pw.fw == nil {
 		if err := pw.open(rec); err != nil {
 			return err
 		}
+	}
+	if pw.cw != nil {
+		if err := pw.cw.write(rec); err != nil {
+			return fmt.Errorf("parquet: %w", err)
+		}
+		return nil
 	}
 	if err := pw.fw.WriteBuffered(rec); err != nil {
 		return fmt.Errorf("parquet: %w", err)
@@ -87,10 +104,16 @@ func (pw *parquetWriter) write(rec arrow.Record) (err error) {
 
 func (pw *parquetWriter) close() (err error) {
 	defer recoverAs(&err, "parquet")
-	if pw.fw == nil {
+	if pw.cw == nil && pw.fw == nil {
 		if err := pw.open(nil); err != nil {
 			return err
 		}
+	}
+	if pw.cw != nil {
+		if err := pw.cw.close(); err != nil {
+			return fmt.Errorf("parquet: %w", err)
+		}
+		return nil
 	}
 	if err := pw.fw.Close(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
