@@ -2,9 +2,14 @@ package fileio
 
 import (
 	"bytes"
+	"fmt"
 	"io"
+	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -70,5 +75,63 @@ func BenchmarkNDJSONToParquet(b *testing.B) {
 			b.Fatal(err)
 		}
 		f.Release()
+	}
+}
+
+// BenchmarkParquetStreamWriter is the stream writer alone (the batches of
+// an in-memory frame, snappy, 128k-row groups): pqarrow's FileWriter, one
+// column after the other, against the column-parallel writer with one
+// goroutine and with one per CPU. MB/s of NDJSON-equivalent input.
+func BenchmarkParquetStreamWriter(b *testing.B) {
+	UseFastParquetCodecs()
+	f := ioBenchFrame(b)
+	defer f.Release()
+	schema := f.Schema()
+	plans, ok := planLeaves(schema)
+	if !ok {
+		b.Fatal("the benchmark frame's schema has no leaf plans")
+	}
+	props, arrProps, err := ParquetOptions{}.writerProps(memory.DefaultAllocator, schema, f.Records()[:1])
+	if err != nil {
+		b.Fatal(err)
+	}
+	run := func(b *testing.B, write func(io.Writer) error) {
+		b.SetBytes(int64(len(ioBenchNDJSON())))
+		b.ReportAllocs()
+		for i := 0; i < b.N; i++ {
+			if err := write(io.Discard); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.Run("pqarrow", func(b *testing.B) {
+		run(b, func(w io.Writer) error {
+			fw, err := pqarrow.NewFileWriter(schema, w, props, arrProps)
+			if err != nil {
+				return err
+			}
+			for _, rec := range f.Records() {
+				if err := fw.WriteBuffered(rec); err != nil {
+					return err
+				}
+			}
+			return fw.Close()
+		})
+	})
+	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
+		b.Run(fmt.Sprintf("columns-%d", workers), func(b *testing.B) {
+			run(b, func(w io.Writer) error {
+				cw, err := newColumnWriter(w, schema, plans, props, arrProps, workers)
+				if err != nil {
+					return err
+				}
+				for _, rec := range f.Records() {
+					if err := cw.write(rec); err != nil {
+						return err
+					}
+				}
+				return cw.close()
+			})
+		})
 	}
 }
