@@ -234,7 +234,8 @@ func (t *transport) conn(ctx context.Context, host string) (*httpConn, bool, err
 	if err != nil {
 		return nil, false, err
 	}
-	return &httpConn{nc: nc, host: host, br: bufio.NewReaderSize(nc, connBufferSize), bw: bufio.NewWriterSize(nc, connBufferSize)}, false, nil
+	rw := newRawIO(nc)
+	return &httpConn{nc: nc, rw: rw, host: host, br: bufio.NewReaderSize(rw, connBufferSize), bw: bufio.NewWriterSize(rw, connBufferSize)}, false, nil
 }
 
 // put keeps c for the next request, or closes it.
@@ -256,6 +257,7 @@ func (t *transport) put(c *httpConn) {
 // httpConn is one keep-alive HTTP/1.1 connection of the sync path.
 type httpConn struct {
 	nc   net.Conn
+	rw   io.ReadWriter // nc's reads and writes (newRawIO)
 	host string
 	br   *bufio.Reader
 	bw   *bufio.Writer
@@ -368,7 +370,7 @@ func (c *httpConn) roundTrip(t *transport, req *http.Request) (*http.Response, e
 // chose an encoding) and reports whether it asked for gzip.
 func (c *httpConn) writeRequest(req *http.Request) (bool, error) {
 	w := c.bw
-	w.Reset(c.nc)
+	w.Reset(c.rw)
 	host := req.Host
 	if host == "" {
 		host = req.URL.Host
