@@ -61,6 +61,16 @@ var columnWriterSchemas = map[string]*arrow.Schema{
 	}, nil),
 }
 
+func init() {
+	// 70 nested nullable structs: deeper than any fixed-size table of
+	// levels would hold.
+	dt := arrow.DataType(arrow.PrimitiveTypes.Int64)
+	for range 70 {
+		dt = arrow.StructOf(arrow.Field{Name: "s", Type: dt, Nullable: true}, arrow.Field{Name: "n", Type: arrow.PrimitiveTypes.Int64, Nullable: true})
+	}
+	columnWriterSchemas["deep"] = arrow.NewSchema([]arrow.Field{{Name: "d", Type: dt, Nullable: true}}, nil)
+}
+
 // TestColumnWriterMatchesPqarrow writes random batches (nulls at every
 // level, empty lists, a sliced batch) with the column-parallel writer and
 // with pqarrow's FileWriter: the files are byte for byte the same, with

@@ -196,47 +196,36 @@ func (b *levelBuilder) levels(p *leafPlan, col arrow.Array) (leafLevels, error) 
 }
 
 // flatLevels fills b.def for a path of structs and a leaf (no list): every
-// row is at the deepest level unless a nullable node above is null, and
-// the shallowest null node decides.
+// row is at the deepest level unless a node on the path is null there, and
+// then at the level above the shallowest null node.
 func (b *levelBuilder) flatLevels(p *leafPlan, n int) {
 	b.def = slices.Grow(b.def[:0], n)[:n]
 	for j := range b.def {
 		b.def[j] = p.maxDef
 	}
-	// The level of each node before its own increment.
-	var before [64]int16
-	var d int16
+	var d int16 // the level above step k
 	for k, st := range p.steps {
-		if k < len(before) {
-			before[k] = d
-		}
+		lvl := d
 		if st.nullable {
 			d++
 		}
-	}
-	for k := len(p.steps) - 1; k >= 0; k-- {
-		st := p.steps[k]
-		if !st.nullable && st.kind != stepLeaf {
+		if st.kind == stepLeaf {
+			lvl = p.maxDef - 1 // a leaf's nulls count whatever its field says
+		} else if !st.nullable {
 			continue
 		}
 		a := b.arrs[k]
-		nulls := a.NullN()
-		if nulls == 0 {
-			continue
-		}
-		lvl := before[k]
-		if st.kind == stepLeaf {
-			lvl = p.maxDef - 1
-		}
-		if nulls == a.Len() {
+		switch nulls := a.NullN(); {
+		case nulls == 0:
+		case nulls == a.Len():
 			for j := range b.def {
 				b.def[j] = min(b.def[j], lvl)
 			}
-			continue
-		}
-		for j := range b.def {
-			if a.IsNull(j) {
-				b.def[j] = min(b.def[j], lvl)
+		default:
+			for j := range b.def {
+				if a.IsNull(j) {
+					b.def[j] = min(b.def[j], lvl)
+				}
 			}
 		}
 	}
