@@ -19,6 +19,14 @@ import (
 // machine those wake-ups cost more than the page being read.
 type rawIO struct {
 	raw syscall.RawConn
+	// The read and the write in progress (one of each at a time, as
+	// net.Conn allows): buffer and outcome, and the functions handed to
+	// raw, made once so that a call allocates nothing.
+	rbuf, wbuf     []byte
+	rn, wn         uintptr
+	rerrno, werrno syscall.Errno
+	readFn         func(fd uintptr) bool
+	writeFn        func(fd uintptr) bool
 }
 
 // newRawIO is nc's rawIO, or nc itself when it has no file descriptor.
@@ -31,69 +39,74 @@ func newRawIO(nc net.Conn) io.ReadWriter {
 	if err != nil {
 		return nc
 	}
-	return &rawIO{raw: raw}
+	r := &rawIO{raw: raw}
+	r.readFn, r.writeFn = r.read, r.write
+	return r
 }
 
 func (r *rawIO) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
 	}
-	var (
-		n     uintptr
-		errno syscall.Errno
-	)
-	err := r.raw.Read(func(fd uintptr) bool {
-		for {
-			n, _, errno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
-			switch errno {
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // the poller waits for the answer
-			}
-			return true
-		}
-	})
+	r.rbuf = p
+	err := r.raw.Read(r.readFn)
+	r.rbuf = nil
 	switch {
 	case err != nil:
 		return 0, renameOp(err, "read")
-	case errno != 0:
-		return 0, &net.OpError{Op: "read", Net: "tcp", Err: errno}
-	case n == 0:
+	case r.rerrno != 0:
+		return 0, &net.OpError{Op: "read", Net: "tcp", Err: r.rerrno}
+	case r.rn == 0:
 		return 0, io.EOF
 	}
-	return int(n), nil
+	return int(r.rn), nil
+}
+
+// read is one attempt of Read: false when nothing can be read yet (the
+// poller waits for the answer).
+func (r *rawIO) read(fd uintptr) bool {
+	for {
+		r.rn, _, r.rerrno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.rbuf[0])), uintptr(len(r.rbuf)))
+		switch r.rerrno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		return true
+	}
 }
 
 func (r *rawIO) Write(p []byte) (int, error) {
 	written := 0
 	for written < len(p) {
-		var (
-			n     uintptr
-			errno syscall.Errno
-		)
-		err := r.raw.Write(func(fd uintptr) bool {
-			for {
-				rest := p[written:]
-				n, _, errno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&rest[0])), uintptr(len(rest)))
-				switch errno {
-				case syscall.EINTR:
-					continue
-				case syscall.EAGAIN:
-					return false // the poller waits for room
-				}
-				return true
-			}
-		})
+		r.wbuf = p[written:]
+		err := r.raw.Write(r.writeFn)
+		r.wbuf = nil
 		switch {
 		case err != nil:
 			return written, renameOp(err, "write")
-		case errno != 0:
-			return written, &net.OpError{Op: "write", Net: "tcp", Err: errno}
+		case r.werrno != 0:
+			return written, &net.OpError{Op: "write", Net: "tcp", Err: r.werrno}
 		}
-		written += int(n)
+		written += int(r.wn)
 	}
 	return written, nil
+}
+
+// write is one attempt of Write: false when the socket has no room (the
+// poller waits for it).
+func (r *rawIO) write(fd uintptr) bool {
+	for {
+		r.wn, _, r.werrno = syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&r.wbuf[0])), uintptr(len(r.wbuf)))
+		switch r.werrno {
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false
+		}
+		return true
+	}
 }
 
 // renameOp names a failed raw read or write ("raw-read tcp …: i/o
