@@ -220,11 +220,9 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 		if depth >= s.MaxDepth {
 			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
-		pos = s.SkipWS(pos + 1)
-		if pos < len(d) && d[pos] == '}' {
-			return pos + 1
-		}
-		for k := 0; ; k++ {
+		var more bool
+		k := 0
+		for pos, more = s.First(pos, '}'); more; pos, more = s.Next(pos, '}', true) {
 			if pos >= len(d) || d[pos] != '"' {
 				return s.Fail(pos, "expected a field name: %s", s.Describe(pos))
 			}
@@ -238,19 +236,12 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 				return s.Fail(pos, "expected ':' after field name: %s", s.Describe(pos))
 			}
 			f := n.field(key, k)
+			k++
 			if pos = s.inferValue(s.SkipWS(pos+1), f.node, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.SkipWS(pos)
-			if pos < len(d) && d[pos] == ',' {
-				pos = s.SkipWS(pos + 1)
-				continue
-			}
-			if pos < len(d) && d[pos] == '}' {
-				return pos + 1
-			}
-			return s.Fail(pos, "expected ',' or '}' in object: %s", s.Describe(pos))
 		}
+		return pos
 	case '[':
 		if n.kind == kindNone {
 			n.kind = kindList
@@ -263,24 +254,13 @@ func (s *scanner) inferType(pos int, n *typeNode, depth int) int {
 		if depth >= s.MaxDepth {
 			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
-		pos = s.SkipWS(pos + 1)
-		if pos < len(d) && d[pos] == ']' {
-			return pos + 1
-		}
-		for {
+		var more bool
+		for pos, more = s.First(pos, ']'); more; pos, more = s.Next(pos, ']', true) {
 			if pos = s.inferValue(pos, n.elem, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.SkipWS(pos)
-			if pos < len(d) && d[pos] == ',' {
-				pos = s.SkipWS(pos + 1)
-				continue
-			}
-			if pos < len(d) && d[pos] == ']' {
-				return pos + 1
-			}
-			return s.Fail(pos, "expected ',' or ']' in array: %s", s.Describe(pos))
 		}
+		return pos
 	case 't':
 		n.seeScalar(kindBool)
 		return s.ScanLiteral(pos, "true")

@@ -518,11 +518,8 @@ func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr 
 			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
 		sp.start, sp.array = pos, true
-		pos = s.SkipWS(pos + 1)
-		if pos < len(d) && d[pos] == ']' {
-			return pos + 1
-		}
-		for {
+		var more bool
+		for pos, more = s.First(pos, ']'); more; pos, more = s.Next(pos, ']', true) {
 			if pos = s.inferValue(pos, row, depth+1); pos < 0 {
 				return -1
 			}
@@ -531,16 +528,8 @@ func (s *scanner) inferRows(pos, depth int, row *typeNode, sp *docSpan, pathErr 
 				s.stopped, s.stopAt = true, pos
 				return -1
 			}
-			pos = s.SkipWS(pos)
-			if pos < len(d) && d[pos] == ',' {
-				pos = s.SkipWS(pos + 1)
-				continue
-			}
-			if pos < len(d) && d[pos] == ']' {
-				return pos + 1
-			}
-			return s.Fail(pos, "expected ',' or ']' in array: %s", s.Describe(pos))
 		}
+		return pos
 	case 'n':
 		return s.ScanLiteral(pos, "null")
 	}

@@ -239,60 +239,10 @@ func fuseChunk(c *chunk, mem memory.Allocator, schema *arrow.Schema, structs boo
 	return rb.finish(), nil
 }
 
-// fusePath walks the records path like inferPath, checking everything it
-// skips, and reads the rows at its end.
+// fusePath walks the records path as inferPath does (jsontext's
+// WalkPath, checking everything it skips) and reads the rows at its end.
 func (s *scanner) fusePath(pos int, path []string, depth int, rb *rowBuilder, row *typeNode) int {
-	d := s.Data
-	if len(path) == 0 {
-		return s.fuseRows(pos, depth, rb, row)
-	}
-	if d[pos] != '{' {
-		return s.SkipValue(pos, depth)
-	}
-	if depth >= s.MaxDepth {
-		return -1
-	}
-	pos = s.SkipWS(pos + 1)
-	if pos < len(d) && d[pos] == '}' {
-		return pos + 1
-	}
-	matched := false
-	for {
-		if pos >= len(d) || d[pos] != '"' {
-			return -1
-		}
-		end, flags := s.ScanKey(pos)
-		if end < 0 {
-			return -1
-		}
-		key := s.Body(pos, end, flags, &s.KeyBuf)
-		pos = s.SkipWS(end)
-		if pos >= len(d) || d[pos] != ':' {
-			return -1
-		}
-		pos = s.SkipWS(pos + 1)
-		if pos >= len(d) {
-			return -1
-		}
-		if !matched && string(key) == path[0] {
-			matched = true
-			pos = s.fusePath(pos, path[1:], depth+1, rb, row)
-		} else {
-			pos = s.SkipValue(pos, depth+1)
-		}
-		if pos < 0 {
-			return -1
-		}
-		pos = s.SkipWS(pos)
-		if pos < len(d) && d[pos] == ',' {
-			pos = s.SkipWS(pos + 1)
-			continue
-		}
-		if pos < len(d) && d[pos] == '}' {
-			return pos + 1
-		}
-		return -1
-	}
+	return s.WalkPath(pos, path, depth, func(pos, depth int) int { return s.fuseRows(pos, depth, rb, row) })
 }
 
 func (s *scanner) fuseRows(pos, depth int, rb *rowBuilder, row *typeNode) int {
@@ -439,24 +389,13 @@ func (s *scanner) fuseValue(pos int, n *buildNode, depth int) int {
 				return -1
 			}
 			n.lst.Append(true)
-			pos = s.SkipWS(pos + 1)
-			if pos < len(d) && d[pos] == ']' {
-				return pos + 1
-			}
-			for {
+			var more bool
+			for pos, more = s.First(pos, ']'); more; pos, more = s.Next(pos, ']', false) {
 				if pos = s.fuseValue(pos, n.elem, depth+1); pos < 0 {
 					return -1
 				}
-				pos = s.SkipWS(pos)
-				if pos < len(d) && d[pos] == ',' {
-					pos = s.SkipWS(pos + 1)
-					continue
-				}
-				if pos < len(d) && d[pos] == ']' {
-					return pos + 1
-				}
-				return -1
 			}
+			return pos
 		}
 	}
 	return s.fuseMisfit(pos, n, depth)
@@ -496,57 +435,48 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 		clear(n.seen)
 		n.gen = 1
 	}
-	pos = s.SkipWS(pos + 1)
-	if pos < len(d) && d[pos] == '}' {
-		pos++
-	} else {
-		for k := 0; ; k++ {
-			if pos >= len(d) || d[pos] != '"' {
-				return -1
-			}
-			end, flags := s.ScanKey(pos)
-			if end < 0 {
-				return -1
-			}
-			key := s.Body(pos, end, flags, &s.KeyBuf)
-			pos = s.SkipWS(end)
-			if pos >= len(d) || d[pos] != ':' {
-				return -1
-			}
-			pos = s.SkipWS(pos + 1)
-			i := n.lookup(key, k)
-			switch {
-			case i >= 0 && n.seen[i] != n.gen:
-				n.seen[i] = n.gen
-				pos = s.fuseValue(pos, n.fields[i], depth+1)
-			case i >= 0:
-				// A repeated key: the first occurrence wins.
-				pos = s.fitsOrSkip(pos, n.fields[i].t, depth+1, n, key)
-			default:
-				// A field the schema drops (empty struct, empty name)
-				// must stay droppable; an unknown one ends the fused pass
-				// (is dropped and counted in a sampled read).
-				j, ok := n.t.index[string(key)]
-				if !ok {
-					pos = s.fitsOrSkip(pos, nil, depth+1, n, key)
-				} else {
-					pos = s.fitsOrSkip(pos, n.t.fields[j].node, depth+1, n, key)
-				}
-			}
-			if pos < 0 {
-				return -1
-			}
-			pos = s.SkipWS(pos)
-			if pos < len(d) && d[pos] == ',' {
-				pos = s.SkipWS(pos + 1)
-				continue
-			}
-			if pos < len(d) && d[pos] == '}' {
-				pos++
-				break
-			}
+	var more bool
+	k := 0
+	for pos, more = s.First(pos, '}'); more; pos, more = s.Next(pos, '}', false) {
+		if pos >= len(d) || d[pos] != '"' {
 			return -1
 		}
+		end, flags := s.ScanKey(pos)
+		if end < 0 {
+			return -1
+		}
+		key := s.Body(pos, end, flags, &s.KeyBuf)
+		pos = s.SkipWS(end)
+		if pos >= len(d) || d[pos] != ':' {
+			return -1
+		}
+		pos = s.SkipWS(pos + 1)
+		i := n.lookup(key, k)
+		switch {
+		case i >= 0 && n.seen[i] != n.gen:
+			n.seen[i] = n.gen
+			pos = s.fuseValue(pos, n.fields[i], depth+1)
+		case i >= 0:
+			// A repeated key: the first occurrence wins.
+			pos = s.fitsOrSkip(pos, n.fields[i].t, depth+1, n, key)
+		default:
+			// A field the schema drops (empty struct, empty name)
+			// must stay droppable; an unknown one ends the fused pass
+			// (is dropped and counted in a sampled read).
+			j, ok := n.t.index[string(key)]
+			if !ok {
+				pos = s.fitsOrSkip(pos, nil, depth+1, n, key)
+			} else {
+				pos = s.fitsOrSkip(pos, n.t.fields[j].node, depth+1, n, key)
+			}
+		}
+		k++
+		if pos < 0 {
+			return -1
+		}
+	}
+	if pos < 0 {
+		return -1
 	}
 	for i, f := range n.fields {
 		if n.seen[i] != n.gen {
@@ -609,11 +539,8 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 		if t.kind != kindStruct || depth >= s.MaxDepth {
 			return -1
 		}
-		pos = s.SkipWS(pos + 1)
-		if pos < len(d) && d[pos] == '}' {
-			return pos + 1
-		}
-		for {
+		var more bool
+		for pos, more = s.First(pos, '}'); more; pos, more = s.Next(pos, '}', false) {
 			if pos >= len(d) || d[pos] != '"' {
 				return -1
 			}
@@ -633,38 +560,19 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 			if pos = s.fitsValue(s.SkipWS(pos+1), t.fields[j].node, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.SkipWS(pos)
-			if pos < len(d) && d[pos] == ',' {
-				pos = s.SkipWS(pos + 1)
-				continue
-			}
-			if pos < len(d) && d[pos] == '}' {
-				return pos + 1
-			}
-			return -1
 		}
+		return pos
 	case c == '[':
 		if t.kind != kindList || depth >= s.MaxDepth {
 			return -1
 		}
-		pos = s.SkipWS(pos + 1)
-		if pos < len(d) && d[pos] == ']' {
-			return pos + 1
-		}
-		for {
+		var more bool
+		for pos, more = s.First(pos, ']'); more; pos, more = s.Next(pos, ']', false) {
 			if pos = s.fitsValue(pos, t.elem, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.SkipWS(pos)
-			if pos < len(d) && d[pos] == ',' {
-				pos = s.SkipWS(pos + 1)
-				continue
-			}
-			if pos < len(d) && d[pos] == ']' {
-				return pos + 1
-			}
-			return -1
 		}
+		return pos
 	}
 	return -1
 }

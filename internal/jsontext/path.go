@@ -15,12 +15,9 @@ func (s *Scanner) WalkPath(pos int, path []string, depth int, leaf func(pos, dep
 	if depth >= s.MaxDepth {
 		return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 	}
-	pos = s.SkipWS(pos + 1)
-	if pos < len(d) && d[pos] == '}' {
-		return pos + 1
-	}
 	matched := false
-	for {
+	var more bool
+	for pos, more = s.First(pos, '}'); more; pos, more = s.Next(pos, '}', true) {
 		if pos >= len(d) || d[pos] != '"' {
 			return s.Fail(pos, "expected a field name: %s", s.Describe(pos))
 		}
@@ -46,16 +43,8 @@ func (s *Scanner) WalkPath(pos int, path []string, depth int, leaf func(pos, dep
 		if pos < 0 {
 			return -1
 		}
-		pos = s.SkipWS(pos)
-		if pos < len(d) && d[pos] == ',' {
-			pos = s.SkipWS(pos + 1)
-			continue
-		}
-		if pos < len(d) && d[pos] == '}' {
-			return pos + 1
-		}
-		return s.Fail(pos, "expected ',' or '}' in object: %s", s.Describe(pos))
 	}
+	return pos
 }
 
 func KindName(c byte) string {

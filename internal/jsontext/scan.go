@@ -98,6 +98,58 @@ func (s *Scanner) SkipWS(pos int) int {
 	return pos
 }
 
+// First starts the array or object whose opening bracket is at open
+// (close is ']' or '}'): the position of its first element or member and
+// true, or, when it is empty, the position after its close and false.
+func (s *Scanner) First(open int, close byte) (int, bool) {
+	pos := s.SkipWS(open + 1)
+	if pos < len(s.Data) && s.Data[pos] == close {
+		return pos + 1, false
+	}
+	return pos, true
+}
+
+// Next follows an element or member that ended at end inside an array or
+// object (close is ']' or '}'): after a ',' it is where the next one starts
+// and true; after close, the position past it and false. Anything else is
+// -1 and false — an error of the Scanner naming what was found when strict,
+// nothing more for a caller that falls back. With First:
+//
+//	for pos, more = s.First(pos, ']'); more; pos, more = s.Next(pos, ']', true) {
+//		if pos = s.SkipValue(pos, depth+1); pos < 0 {
+//			return -1
+//		}
+//	}
+//	return pos
+func (s *Scanner) Next(end int, close byte, strict bool) (int, bool) {
+	// Compact JSON, inlined: a ',' right after the value, then no space.
+	if d := s.Data; end+1 < len(d) && d[end] == ',' && d[end+1] > ' ' {
+		return end + 1, true
+	}
+	return s.next(end, close, strict)
+}
+
+func (s *Scanner) next(end int, close byte, strict bool) (int, bool) {
+	d := s.Data
+	pos := s.SkipWS(end)
+	if pos < len(d) {
+		switch d[pos] {
+		case ',':
+			return s.SkipWS(pos + 1), true
+		case close:
+			return pos + 1, false
+		}
+	}
+	if strict {
+		in := "array"
+		if close == '}' {
+			in = "object"
+		}
+		s.Fail(pos, "expected ',' or '%c' in %s: %s", close, in, s.Describe(pos))
+	}
+	return -1, false
+}
+
 // strStop marks the bytes that end the fast part of a string scan.
 var strStop = func() (t [256]bool) {
 	for c := 0; c < 0x20; c++ {
@@ -512,11 +564,8 @@ func (s *Scanner) SkipValue(pos, depth int) int {
 		if depth >= s.MaxDepth {
 			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
-		pos = s.SkipWS(pos + 1)
-		if pos < len(d) && d[pos] == '}' {
-			return pos + 1
-		}
-		for {
+		var more bool
+		for pos, more = s.First(pos, '}'); more; pos, more = s.Next(pos, '}', true) {
 			if pos >= len(d) || d[pos] != '"' {
 				return s.Fail(pos, "expected a field name: %s", s.Describe(pos))
 			}
@@ -530,38 +579,19 @@ func (s *Scanner) SkipValue(pos, depth int) int {
 			if pos = s.SkipValue(s.SkipWS(pos+1), depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.SkipWS(pos)
-			if pos < len(d) && d[pos] == ',' {
-				pos = s.SkipWS(pos + 1)
-				continue
-			}
-			if pos < len(d) && d[pos] == '}' {
-				return pos + 1
-			}
-			return s.Fail(pos, "expected ',' or '}' in object: %s", s.Describe(pos))
 		}
+		return pos
 	case '[':
 		if depth >= s.MaxDepth {
 			return s.Fail(pos, "nesting deeper than %d levels", s.MaxDepth)
 		}
-		pos = s.SkipWS(pos + 1)
-		if pos < len(d) && d[pos] == ']' {
-			return pos + 1
-		}
-		for {
+		var more bool
+		for pos, more = s.First(pos, ']'); more; pos, more = s.Next(pos, ']', true) {
 			if pos = s.SkipValue(pos, depth+1); pos < 0 {
 				return -1
 			}
-			pos = s.SkipWS(pos)
-			if pos < len(d) && d[pos] == ',' {
-				pos = s.SkipWS(pos + 1)
-				continue
-			}
-			if pos < len(d) && d[pos] == ']' {
-				return pos + 1
-			}
-			return s.Fail(pos, "expected ',' or ']' in array: %s", s.Describe(pos))
 		}
+		return pos
 	case 't':
 		return s.ScanLiteral(pos, "true")
 	case 'f':
