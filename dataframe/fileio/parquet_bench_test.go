@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
-	"github.com/apache/arrow/go/v17/parquet/pqarrow"
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -95,42 +94,31 @@ func BenchmarkParquetStreamWriter(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	run := func(b *testing.B, write func(io.Writer) error) {
+	run := func(b *testing.B, open func(io.Writer) (parquetEncoder, error)) {
 		b.SetBytes(int64(len(ioBenchNDJSON())))
 		b.ReportAllocs()
 		for i := 0; i < b.N; i++ {
-			if err := write(io.Discard); err != nil {
+			enc, err := open(io.Discard)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, rec := range f.Records() {
+				if err := enc.write(rec); err != nil {
+					b.Fatal(err)
+				}
+			}
+			if err := enc.close(); err != nil {
 				b.Fatal(err)
 			}
 		}
 	}
 	b.Run("pqarrow", func(b *testing.B) {
-		run(b, func(w io.Writer) error {
-			fw, err := pqarrow.NewFileWriter(schema, w, props, arrProps)
-			if err != nil {
-				return err
-			}
-			for _, rec := range f.Records() {
-				if err := fw.WriteBuffered(rec); err != nil {
-					return err
-				}
-			}
-			return fw.Close()
-		})
+		run(b, func(w io.Writer) (parquetEncoder, error) { return newPqarrowEncoder(w, schema, props, arrProps) })
 	})
 	for _, workers := range []int{1, runtime.GOMAXPROCS(0)} {
 		b.Run(fmt.Sprintf("columns-%d", workers), func(b *testing.B) {
-			run(b, func(w io.Writer) error {
-				cw, err := newColumnWriter(w, schema, plans, props, arrProps, workers)
-				if err != nil {
-					return err
-				}
-				for _, rec := range f.Records() {
-					if err := cw.write(rec); err != nil {
-						return err
-					}
-				}
-				return cw.close()
+			run(b, func(w io.Writer) (parquetEncoder, error) {
+				return newColumnWriter(w, schema, plans, props, arrProps, workers)
 			})
 		})
 	}

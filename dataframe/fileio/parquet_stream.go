@@ -29,8 +29,14 @@ type parquetWriter struct {
 	w      io.Writer
 	schema *arrow.Schema
 	o      ParquetOptions
-	cw     *columnWriter
-	fw     *pqarrow.FileWriter
+	enc    parquetEncoder // nil until the first batch
+}
+
+// parquetEncoder is what parquetWriter writes through: a columnWriter or
+// pqarrow's own writer (pqarrowEncoder).
+type parquetEncoder interface {
+	write(arrow.Record) error
+	close() error
 }
 
 // rowGroupBufferBytes bounds the encoded pages of the row group being
@@ -60,18 +66,14 @@ func (pw *parquetWriter) open(first arrow.Record) error {
 		return err
 	}
 	if plans, ok := planLeaves(pw.schema); ok {
-		cw, err := newColumnWriter(pw.w, pw.schema, plans, props, arrProps, runtime.GOMAXPROCS(0))
-		if err != nil {
-			return fmt.Errorf("parquet: %w", err)
-		}
-		pw.cw = cw
-		return nil
+		pw.enc, err = newColumnWriter(pw.w, pw.schema, plans, props, arrProps, runtime.GOMAXPROCS(0))
+	} else {
+		pw.enc, err = newPqarrowEncoder(pw.w, pw.schema, props, arrProps)
 	}
-	fw, err := pqarrow.NewFileWriter(pw.schema, pw.w, props, arrProps)
 	if err != nil {
+		pw.enc = nil // not a typed nil: a later close opens again and reports
 		return fmt.Errorf("parquet: %w", err)
 	}
-	pw.fw = fw
 	return nil
 }
 
@@ -80,46 +82,57 @@ func (pw *parquetWriter) write(rec arrow.Record) (err error) {
 	if rec.NumRows() == 0 {
 		return nil
 	}
-	if pw.cw == nil && pw.fw == nil {
+	if pw.enc == nil {
 		if err := pw.open(rec); err != nil {
 			return err
 		}
 	}
-	if pw.cw != nil {
-		if err := pw.cw.write(rec); err != nil {
-			return fmt.Errorf("parquet: %w", err)
-		}
-		return nil
-	}
-	if err := pw.fw.WriteBuffered(rec); err != nil {
+	if err := pw.enc.write(rec); err != nil {
 		return fmt.Errorf("parquet: %w", err)
-	}
-	// Wide rows fill memory before RowGroupRows rows: close the group at a
-	// byte budget too.
-	if pw.fw.RowGroupTotalCompressedBytes()+pw.fw.RowGroupTotalBytesWritten() >= rowGroupBufferBytes {
-		pw.fw.NewBufferedRowGroup()
 	}
 	return nil
 }
 
 func (pw *parquetWriter) close() (err error) {
 	defer recoverAs(&err, "parquet")
-	if pw.cw == nil && pw.fw == nil {
+	if pw.enc == nil {
 		if err := pw.open(nil); err != nil {
 			return err
 		}
 	}
-	if pw.cw != nil {
-		if err := pw.cw.close(); err != nil {
-			return fmt.Errorf("parquet: %w", err)
-		}
-		return nil
-	}
-	if err := pw.fw.Close(); err != nil {
+	if err := pw.enc.close(); err != nil {
 		return fmt.Errorf("parquet: %w", err)
 	}
 	return nil
 }
+
+// pqarrowEncoder is pqarrow's FileWriter in buffered row groups, closed
+// at RowGroupRows rows or rowGroupBufferBytes of encoded pages.
+type pqarrowEncoder struct {
+	fw *pqarrow.FileWriter
+}
+
+func newPqarrowEncoder(w io.Writer, schema *arrow.Schema, props *parquet.WriterProperties, arrProps pqarrow.ArrowWriterProperties) (*pqarrowEncoder, error) {
+	fw, err := pqarrow.NewFileWriter(schema, w, props, arrProps)
+	if err != nil {
+		return nil, err
+	}
+	return &pqarrowEncoder{fw: fw}, nil
+}
+
+func (e *pqarrowEncoder) write(rec arrow.Record) error {
+	if err := e.fw.WriteBuffered(rec); err != nil {
+		return err
+	}
+	// Wide rows fill memory before RowGroupRows rows: close the group at a
+	// byte budget too.
+	if e.fw.RowGroupTotalCompressedBytes()+e.fw.RowGroupTotalBytesWritten() >= rowGroupBufferBytes {
+		e.fw.NewBufferedRowGroup()
+	}
+	return nil
+}
+
+func (e *pqarrowEncoder) close() error { return e.fw.Close() }
 
 // OpenParquet streams a Parquet file one row group after the other (the
 // next ones, one per CPU up to 4, are read in parallel while the current one
