@@ -424,8 +424,27 @@ func (s *scanner) fuseMisfit(pos int, n *buildNode, depth int) int {
 	return end
 }
 
-func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
+// fusedKey reads the member name at pos and the ':' after it: the name and
+// where the value starts, or -1 for anything else (the fused pass then
+// gives way to the two-pass read, which reports it).
+func (s *scanner) fusedKey(pos int) ([]byte, int) {
 	d := s.Data
+	if pos >= len(d) || d[pos] != '"' {
+		return nil, -1
+	}
+	end, flags := s.ScanKey(pos)
+	if end < 0 {
+		return nil, -1
+	}
+	key := s.Body(pos, end, flags, &s.KeyBuf)
+	pos = s.SkipWS(end)
+	if pos >= len(d) || d[pos] != ':' {
+		return nil, -1
+	}
+	return key, s.SkipWS(pos + 1)
+}
+
+func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 	if depth >= s.MaxDepth {
 		return -1
 	}
@@ -438,19 +457,10 @@ func (s *scanner) fuseObject(pos int, n *buildNode, depth int) int {
 	var more bool
 	k := 0
 	for pos, more = s.First(pos, '}'); more; pos, more = s.Next(pos, '}', false) {
-		if pos >= len(d) || d[pos] != '"' {
+		var key []byte
+		if key, pos = s.fusedKey(pos); pos < 0 {
 			return -1
 		}
-		end, flags := s.ScanKey(pos)
-		if end < 0 {
-			return -1
-		}
-		key := s.Body(pos, end, flags, &s.KeyBuf)
-		pos = s.SkipWS(end)
-		if pos >= len(d) || d[pos] != ':' {
-			return -1
-		}
-		pos = s.SkipWS(pos + 1)
 		i := n.lookup(key, k)
 		switch {
 		case i >= 0 && n.seen[i] != n.gen:
@@ -541,23 +551,15 @@ func (s *scanner) fitsValue(pos int, t *typeNode, depth int) int {
 		}
 		var more bool
 		for pos, more = s.First(pos, '}'); more; pos, more = s.Next(pos, '}', false) {
-			if pos >= len(d) || d[pos] != '"' {
-				return -1
-			}
-			end, flags := s.ScanKey(pos)
-			if end < 0 {
-				return -1
-			}
-			key := s.Body(pos, end, flags, &s.KeyBuf)
-			pos = s.SkipWS(end)
-			if pos >= len(d) || d[pos] != ':' {
+			var key []byte
+			if key, pos = s.fusedKey(pos); pos < 0 {
 				return -1
 			}
 			j, ok := t.index[string(key)]
 			if !ok {
 				return -1
 			}
-			if pos = s.fitsValue(s.SkipWS(pos+1), t.fields[j].node, depth+1); pos < 0 {
+			if pos = s.fitsValue(pos, t.fields[j].node, depth+1); pos < 0 {
 				return -1
 			}
 		}
