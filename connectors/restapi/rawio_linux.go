@@ -88,6 +88,10 @@ func (r *rawIO) Write(p []byte) (int, error) {
 			return written, renameOp(err, "write")
 		case r.werrno != 0:
 			return written, &net.OpError{Op: "write", Net: "tcp", Err: r.werrno}
+		case r.wn == 0:
+			// write(2) on a socket never takes nothing without an error;
+			// should it, the loop must still end.
+			return written, io.ErrShortWrite
 		}
 		written += int(r.wn)
 	}
