@@ -34,7 +34,8 @@ while read -r kind props; do
   end=$(now)
   # Wall-clock pages/s, and pages per CPU-second of sluice itself (user +
   # system): the second figure is what the client costs, whatever else
-  # runs on the machine (the fake server shares its cores).
+  # runs on the machine (the fake server shares its cores), its spinning
+  # while it waits for an answer included (docs/restapi.md#connections).
   awk -v k="$kind" -v s="$start" -v e="$end" -v p="$PAGES" -v r="$rows" -v cpu="$(awk '{print $1 + $2}' "$tmp/cpu")" \
     'BEGIN { printf "%-13s %6d rows %8.3f s %9.0f pages/s   sluice CPU %6.3f s = %7.0f pages per CPU-second\n", k, r, e - s, p / (e - s), cpu, p / cpu }'
 done <"$tmp/props"

@@ -5,7 +5,9 @@ package restapi
 import (
 	"io"
 	"net"
+	"runtime"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -27,6 +29,7 @@ type rawIO struct {
 	rerrno, werrno syscall.Errno
 	readFn         func(fd uintptr) bool
 	writeFn        func(fd uintptr) bool
+	spin           spinPolicy
 }
 
 // newRawIO is nc's rawIO, or nc itself when it has no file descriptor.
@@ -71,6 +74,11 @@ func (r *rawIO) read(fd uintptr) bool {
 		case syscall.EINTR:
 			continue
 		case syscall.EAGAIN:
+			if r.spin.next() {
+				found := r.spinRead(fd)
+				r.spin.done(found)
+				return found
+			}
 			return false
 		}
 		return true
@@ -120,4 +128,57 @@ func renameOp(err error, op string) error {
 		oe.Op = op
 	}
 	return err
+}
+
+// spinBudget is how long a read that finds nothing yet keeps trying before
+// the goroutine waits in the poller (docs/restapi.md#connections).
+const spinBudget = 100 * time.Microsecond
+
+// maxSpinSkip bounds how many waits in a row skip spinning after spins that
+// found nothing.
+const maxSpinSkip = 255
+
+// canSpin: spinning needs a second CPU, for the peer (a server on the same
+// machine) to answer on.
+var canSpin = runtime.NumCPU() > 1
+
+// spinPolicy decides whether a read that finds nothing yet spins: it does
+// while answers keep arriving within spinBudget, and backs off
+// exponentially when they don't (after n spins in a row that found nothing,
+// the next 2^n-1 waits go straight to the poller, up to maxSpinSkip), so an
+// API that answers in milliseconds costs one spin in hundreds of waits.
+type spinPolicy struct {
+	skip, backoff int
+}
+
+// next reports whether this wait spins.
+func (s *spinPolicy) next() bool {
+	if s.skip > 0 {
+		s.skip--
+		return false
+	}
+	return canSpin
+}
+
+// done records a spin's outcome: whether the answer came within the budget.
+func (s *spinPolicy) done(found bool) {
+	if found {
+		s.backoff = 0
+		return
+	}
+	s.skip = s.backoff
+	s.backoff = min(2*s.backoff+1, maxSpinSkip)
+}
+
+// spinRead retries r's read until something can be read (or the read
+// fails) or spinBudget runs out: true when it read.
+func (r *rawIO) spinRead(fd uintptr) bool {
+	deadline := time.Now().Add(spinBudget)
+	for time.Now().Before(deadline) {
+		r.rn, _, r.rerrno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.rbuf[0])), uintptr(len(r.rbuf)))
+		if r.rerrno != syscall.EAGAIN && r.rerrno != syscall.EINTR {
+			return true
+		}
+	}
+	return false
 }

@@ -3,11 +3,13 @@
 package restapi
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"net"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +104,77 @@ func TestRawIODeadline(t *testing.T) {
 		require.ErrorIs(t, err, os.ErrDeadlineExceeded)
 	case <-time.After(10 * time.Second):
 		t.Fatal("the read was not interrupted by the deadline")
+	}
+}
+
+// TestSpinPolicyBacksOff: a wait spins while answers come within the
+// budget; after n spins in a row that found nothing, the next 2^n-1 waits
+// (at most maxSpinSkip) go straight to the poller; an answer found while
+// spinning starts over.
+func TestSpinPolicyBacksOff(t *testing.T) {
+	if !canSpin {
+		t.Skip("one CPU: reads never spin")
+	}
+	var s spinPolicy
+	pattern := func(waits int) string {
+		var b []byte
+		for i := 0; i < waits; i++ {
+			if s.next() {
+				s.done(false)
+				b = append(b, 'S')
+			} else {
+				b = append(b, '.')
+			}
+		}
+		return string(b)
+	}
+	require.Equal(t, "SS.S...S.......S", pattern(16))
+	for i := 0; i < 20; i++ {
+		pattern(600)
+	}
+	require.Equal(t, maxSpinSkip, s.backoff)
+	for s.skip > 0 {
+		require.False(t, s.next())
+	}
+	period := "S" + strings.Repeat(".", maxSpinSkip)
+	require.Equal(t, period+period, pattern(2*(maxSpinSkip+1)), "the back-off stops growing at maxSpinSkip")
+
+	s = spinPolicy{}
+	pattern(8) // SS.S...S: three spins found nothing
+	require.True(t, s.skip > 0)
+	for s.skip > 0 {
+		require.False(t, s.next())
+	}
+	require.True(t, s.next())
+	s.done(true)
+	require.Equal(t, "SS.S", pattern(4), "an answer found while spinning starts the back-off over")
+}
+
+// TestRawIOSpinsAndWaits: answers that come at once (found while spinning)
+// and answers that come after the spin budget (found by the poller, and
+// then fewer spins) are all read whole and in order.
+func TestRawIOSpinsAndWaits(t *testing.T) {
+	t.Parallel()
+	rw, _, srv := loopbackPair(t)
+	const rounds = 40
+	go func() {
+		buf := make([]byte, 1)
+		for i := 0; i < rounds; i++ {
+			if _, err := io.ReadFull(srv, buf); err != nil {
+				return
+			}
+			if i%2 == 1 {
+				time.Sleep(2 * time.Millisecond) // far past spinBudget
+			}
+			srv.Write([]byte{'a' + byte(i%26), '\n'})
+		}
+	}()
+	br := bufio.NewReader(rw)
+	for i := 0; i < rounds; i++ {
+		_, err := rw.Write([]byte{'?'})
+		require.NoError(t, err)
+		line, err := br.ReadString('\n')
+		require.NoError(t, err)
+		require.Equal(t, string([]byte{'a' + byte(i%26), '\n'}), line, "answer %d", i)
 	}
 }
