@@ -138,9 +138,11 @@ const spinBudget = 100 * time.Microsecond
 // found nothing.
 const maxSpinSkip = 255
 
-// canSpin: spinning needs a second CPU, for the peer (a server on the same
-// machine) to answer on.
-var canSpin = runtime.NumCPU() > 1
+// canSpin: spinning needs a second CPU for the peer to answer on (a server
+// on the same machine), and a second P for a server in the same process.
+func canSpin() bool {
+	return runtime.NumCPU() > 1 && runtime.GOMAXPROCS(0) > 1
+}
 
 // spinPolicy decides whether a read that finds nothing yet spins: it does
 // while answers keep arriving within spinBudget, and backs off
@@ -157,7 +159,7 @@ func (s *spinPolicy) next() bool {
 		s.skip--
 		return false
 	}
-	return canSpin
+	return canSpin()
 }
 
 // done records a spin's outcome: whether the answer came within the budget.

@@ -112,7 +112,7 @@ func TestRawIODeadline(t *testing.T) {
 // (at most maxSpinSkip) go straight to the poller; an answer found while
 // spinning starts over.
 func TestSpinPolicyBacksOff(t *testing.T) {
-	if !canSpin {
+	if !canSpin() {
 		t.Skip("one CPU: reads never spin")
 	}
 	var s spinPolicy
