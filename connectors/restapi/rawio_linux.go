@@ -168,8 +168,8 @@ func (s *spinPolicy) done(found bool) {
 		s.backoff = 0
 		return
 	}
-	s.skip = s.backoff
 	s.backoff = min(2*s.backoff+1, maxSpinSkip)
+	s.skip = s.backoff
 }
 
 // spinRead retries r's read until something can be read (or the read

@@ -128,7 +128,7 @@ func TestSpinPolicyBacksOff(t *testing.T) {
 		}
 		return string(b)
 	}
-	require.Equal(t, "SS.S...S.......S", pattern(16))
+	require.Equal(t, "S.S...S.......S", pattern(15))
 	for i := 0; i < 20; i++ {
 		pattern(600)
 	}
@@ -140,14 +140,14 @@ func TestSpinPolicyBacksOff(t *testing.T) {
 	require.Equal(t, period+period, pattern(2*(maxSpinSkip+1)), "the back-off stops growing at maxSpinSkip")
 
 	s = spinPolicy{}
-	pattern(8) // SS.S...S: three spins found nothing
+	pattern(7) // S.S...S: three spins found nothing
 	require.True(t, s.skip > 0)
 	for s.skip > 0 {
 		require.False(t, s.next())
 	}
 	require.True(t, s.next())
 	s.done(true)
-	require.Equal(t, "SS.S", pattern(4), "an answer found while spinning starts the back-off over")
+	require.Equal(t, "S.S", pattern(3), "an answer found while spinning starts the back-off over")
 }
 
 // TestRawIOSpinsAndWaits: answers that come at once (found while spinning)
