@@ -66,22 +66,28 @@ func (r *rawIO) Read(p []byte) (int, error) {
 }
 
 // read is one attempt of Read: false when nothing can be read yet (the
-// poller waits for the answer).
+// poller waits for the answer). Before it gives up, it may spin: try again
+// for up to spinBudget, as r.spin decides.
 func (r *rawIO) read(fd uintptr) bool {
+	var spinUntil time.Time // zero while not spinning
 	for {
 		r.rn, _, r.rerrno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.rbuf[0])), uintptr(len(r.rbuf)))
-		switch r.rerrno {
-		case syscall.EINTR:
-			continue
-		case syscall.EAGAIN:
-			if r.spin.next() {
-				found := r.spinRead(fd)
-				r.spin.done(found)
-				return found
+		switch {
+		case r.rerrno == syscall.EINTR: // again
+		case r.rerrno != syscall.EAGAIN:
+			if !spinUntil.IsZero() {
+				r.spin.done(true)
 			}
+			return true
+		case spinUntil.IsZero():
+			if !r.spin.next() {
+				return false
+			}
+			spinUntil = time.Now().Add(spinBudget)
+		case !time.Now().Before(spinUntil):
+			r.spin.done(false)
 			return false
 		}
-		return true
 	}
 }
 
@@ -170,17 +176,4 @@ func (s *spinPolicy) done(found bool) {
 	}
 	s.backoff = min(2*s.backoff+1, maxSpinSkip)
 	s.skip = s.backoff
-}
-
-// spinRead retries r's read until something can be read (or the read
-// fails) or spinBudget runs out: true when it read.
-func (r *rawIO) spinRead(fd uintptr) bool {
-	deadline := time.Now().Add(spinBudget)
-	for time.Now().Before(deadline) {
-		r.rn, _, r.rerrno = syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&r.rbuf[0])), uintptr(len(r.rbuf)))
-		if r.rerrno != syscall.EAGAIN && r.rerrno != syscall.EINTR {
-			return true
-		}
-	}
-	return false
 }
