@@ -18,7 +18,9 @@ import (
 // the poller as net.Conn's own Read and Write do. What it saves is the
 // runtime's bookkeeping around a system call that may block: each one
 // wakes the runtime's monitor thread when it sleeps, and on a small virtual
-// machine those wake-ups cost more than the page being read.
+// machine those wake-ups cost more than the page being read. A read that
+// finds nothing yet may first spin (spinPolicy), so that the CPU does not go
+// idle just before the answer comes.
 type rawIO struct {
 	raw syscall.RawConn
 	// The read and the write in progress (one of each at a time, as
