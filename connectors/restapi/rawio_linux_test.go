@@ -113,7 +113,7 @@ func TestRawIODeadline(t *testing.T) {
 // spinning starts over.
 func TestSpinPolicyBacksOff(t *testing.T) {
 	if !canSpin() {
-		t.Skip("one CPU: reads never spin")
+		t.Skip("one CPU or GOMAXPROCS=1: reads never spin")
 	}
 	var s spinPolicy
 	pattern := func(waits int) string {
