@@ -3,6 +3,8 @@ package query
 import (
 	"context"
 	"strings"
+
+	"github.com/sluicedata/sluice/dataframe/scan"
 )
 
 // ColumnsResolver is a Resolver that can read fewer columns: need says
@@ -110,4 +112,22 @@ type pruning struct {
 
 func (p pruning) Table(ctx context.Context, name []string) (Table, error) {
 	return p.r.TableColumns(ctx, name, p.need)
+}
+
+// ScanResolver is a Resolver whose tables can do part of a query's work
+// themselves: the planner asks it for each base table with a scan.Request
+// (the columns used, the WHERE conjuncts over that table alone, a limit
+// when nothing between the scan and the LIMIT changes the rows) and applies
+// above the scan whatever the table did not apply exactly (see
+// docs/sql.md#pushdown).
+type ScanResolver interface {
+	Resolver
+	ScanTable(ctx context.Context, name []string, req scan.Request) (ScannedTable, error)
+}
+
+// ScannedTable is a table read under a scan.Request.
+type ScannedTable interface {
+	Table
+	// Applied says which parts of the request the rows Open gives honour.
+	Applied() scan.Applied
 }

@@ -71,6 +71,36 @@ type Scalar struct {
 	// names the argument that is wrong and why ("argument 2 must be an
 	// integer, got string"); the executor adds the call's text and position.
 	Bind func(args []Arg) (Bound, error)
+	// Pretty renders the name Spark generates for an unaliased call from
+	// the generated names of its arguments (Spark's prettyName and sql,
+	// e.g. `substring(s, 1, 2)`, `date_add(d, 1)`, `trim(BOTH FROM s)`).
+	// Nil means Name(arg1, arg2, …).
+	Pretty func(args []string) string
+
+	// The rest documents the function: docs/sql-functions.md is generated
+	// from it and its examples are run as tests.
+
+	// Group is the group of Spark's built-in function list the function
+	// belongs to: string, datetime, math, collection, map, struct, json,
+	// hash, conditional, type, lambda, misc.
+	Group string
+	// Signature is the call as the docs print it: `substring(str, pos[, len])`.
+	Signature string
+	// Doc says what it returns and when it is NULL, in a sentence or two.
+	Doc string
+	// Examples are calls with their results, as Spark's documentation gives
+	// them.
+	Examples []Example
+	// Differences says where Sluice's answer differs from Spark's; empty
+	// when it does not.
+	Differences string
+}
+
+// Example is one documented call: SQL is an expression (`upper('abc')`),
+// Result the value `SELECT <SQL>` prints (`ABC`, `NULL`, `[1,2]`).
+type Example struct {
+	SQL    string
+	Result string
 }
 
 var (
