@@ -151,6 +151,7 @@ var sparkDefaults = map[string]string{
 	"spark.sql.legacy.groupingidwithappendedusergroupby":                        "false",
 	"spark.sql.legacy.cteprecedencepolicy":                                      "corrected",
 	"spark.sql.legacy.timeparserpolicy":                                         "corrected",
+	"spark.sql.legacy.setopsprecedence.enabled":                                 "false",
 	"spark.sql.legacy.sizeofnull":                                               "true",
 	"spark.sql.legacy.parsenullpartitionspecasstringliteral":                    "false",
 	"spark.sql.optimizer.excludedrules":                                         "",
