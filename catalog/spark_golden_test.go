@@ -370,16 +370,37 @@ func classifyError(err error) string {
 	return "error"
 }
 
-// panicSite is the first stack frame outside the runtime and this file.
+// panicSite is the first stack frame outside the runtime and, when that
+// is in a dependency, the first one in Sluice's own code.
 func panicSite(stack []byte) string {
 	lines := strings.Split(string(stack), "\n")
+	var first string
 	for i := 0; i+1 < len(lines); i++ {
 		fn := strings.TrimSpace(lines[i])
 		if strings.HasPrefix(fn, "panic(") || strings.HasPrefix(fn, "runtime") || strings.HasPrefix(fn, "goroutine ") ||
-			strings.Contains(fn, "debug.Stack") || strings.Contains(fn, "catalog_test.") || !strings.Contains(fn, "(") {
+			strings.Contains(fn, "catalog_test.") || !strings.Contains(fn, "(") {
 			continue
 		}
-		return fn + " " + strings.TrimSpace(lines[i+1])
+		if j := strings.LastIndex(fn, "("); j > 0 {
+			fn = fn[:j] // the arguments
+		}
+		file := strings.Fields(strings.TrimSpace(lines[i+1]))[0]
+		if parts := strings.Split(file, "/"); len(parts) > 2 {
+			file = strings.Join(parts[len(parts)-2:], "/")
+		}
+		at := fn + " " + file
+		if strings.HasPrefix(fn, "github.com/sluicedata/sluice/") {
+			if first == "" {
+				return at
+			}
+			return first + " (from " + at + ")"
+		}
+		if first == "" {
+			first = at
+		}
 	}
-	return "unknown"
+	if first == "" {
+		return "unknown"
+	}
+	return first
 }
