@@ -216,6 +216,18 @@ func renderFailures(all []caseResult) string {
 	b.WriteString("directory (docs/sql.md#spark-compatibility); per-area counts are in status.md. A case is `file:index`\n")
 	b.WriteString("(index from 0). Causes come from Sluice's error messages and from comparing its answer with Spark's.\n\n")
 	fmt.Fprintf(&b, "%d of %d cases fail; %d are skipped (settings outside Sluice's defaults).\n\n", len(fails), len(all), skipped)
+	cascade := 0
+	for _, r := range fails {
+		if strings.Contains(r.Err, "table not found") {
+			cascade++
+		}
+	}
+	if cascade > 0 {
+		fmt.Fprintf(&b, "%d of the failures are `table not found`: an earlier statement of the file that creates the view or\n"+
+			"table (mostly `CREATE [OR REPLACE] TEMPORARY VIEW … AS SELECT * FROM VALUES …`) failed, so fixing that\n"+
+			"statement unblocks them and may move them to another cause. Missing functions show up only once the\n"+
+			"query reaches them.\n\n", cascade)
+	}
 
 	b.WriteString("| reason | cases | meaning |\n|---|---:|---|\n")
 	meaning := map[string]string{
