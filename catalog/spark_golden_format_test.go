@@ -7,7 +7,6 @@ package catalog_test
 // as text.
 
 import (
-	"math"
 	"math/big"
 	"sort"
 	"strconv"
@@ -65,18 +64,7 @@ func sparkSQLTypeName(dt arrow.DataType) string {
 // sparkSchemaString is a frame's schema as a golden file's
 // `-- !query schema` line prints it.
 func sparkSchemaString(s *arrow.Schema) string {
-	var b strings.Builder
-	b.WriteString("struct<")
-	for i, f := range s.Fields() {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(f.Name)
-		b.WriteByte(':')
-		b.WriteString(sparkSQLTypeName(f.Type))
-	}
-	b.WriteByte('>')
-	return b.String()
+	return sparkSQLTypeName(arrow.StructOf(s.Fields()...))
 }
 
 // hiveRows prints every row of f as Spark's hiveResultString does, with
@@ -137,11 +125,11 @@ func writeHive(b *strings.Builder, arr arrow.Array, i int, nested bool, loc *tim
 	case *array.Uint64:
 		b.WriteString(strconv.FormatUint(a.Value(i), 10))
 	case *array.Float16:
-		b.WriteString(javaFloatString(float64(a.Value(i).Float32()), 32))
+		b.WriteString(dataframe.JavaDouble(float64(a.Value(i).Float32()), 32))
 	case *array.Float32:
-		b.WriteString(javaFloatString(float64(a.Value(i)), 32))
+		b.WriteString(dataframe.JavaDouble(float64(a.Value(i)), 32))
 	case *array.Float64:
-		b.WriteString(javaFloatString(a.Value(i), 64))
+		b.WriteString(dataframe.JavaDouble(a.Value(i), 64))
 	case *array.Decimal128:
 		scale := a.DataType().(*arrow.Decimal128Type).Scale
 		b.WriteString(plainDecimal(a.Value(i).BigInt(), scale))
@@ -315,45 +303,4 @@ func plainDecimal(unscaled *big.Int, scale int32) string {
 		return "-" + digits
 	}
 	return digits
-}
-
-// javaFloatString is Java's Double.toString (bits 64) or Float.toString
-// (bits 32): plain between 10^-3 and 10^7, computerized scientific
-// notation (`1.0E10`, `3.14E-8`) outside, always a digit after the point.
-func javaFloatString(v float64, bits int) string {
-	switch {
-	case math.IsNaN(v):
-		return "NaN"
-	case math.IsInf(v, 1):
-		return "Infinity"
-	case math.IsInf(v, -1):
-		return "-Infinity"
-	case v == 0:
-		if math.Signbit(v) {
-			return "-0.0"
-		}
-		return "0.0"
-	}
-	abs := math.Abs(v)
-	if abs >= 1e-3 && abs < 1e7 {
-		s := strconv.FormatFloat(v, 'f', -1, bits)
-		if !strings.Contains(s, ".") {
-			s += ".0"
-		}
-		return s
-	}
-	s := strconv.FormatFloat(v, 'e', -1, bits)
-	mant, exp, _ := strings.Cut(s, "e")
-	if !strings.Contains(mant, ".") {
-		mant += ".0"
-	}
-	sign := ""
-	if exp[0] == '-' {
-		sign = "-"
-	}
-	exp = strings.TrimLeft(exp[1:], "0")
-	if exp == "" {
-		exp = "0"
-	}
-	return mant + "E" + sign + exp
 }

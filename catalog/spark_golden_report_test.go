@@ -294,60 +294,10 @@ func renderFailures(all []caseResult) string {
 	errorSection("Not parsed", "parse", "Syntax errors from Sluice's parser, grouped.", 60)
 	errorSection("Other refusals", "error", "Other errors; many follow from a view or table an earlier query failed to create.", 60)
 
-	// Names.
-	b.WriteString("\n## Generated column names differ\n\nSluice's name → Spark's, by how often the pair occurs.\n\n| Sluice | Spark | columns | example |\n|---|---|---:|---|\n")
-	type pair struct{ a, b string }
-	pairCount := map[pair]int{}
-	pairEx := map[pair]string{}
-	var pairs []pair
-	for _, r := range byReason["names"] {
-		for i := range r.SparkNames {
-			if r.SparkNames[i] == r.SluiceNames[i] {
-				continue
-			}
-			p := pair{r.SluiceNames[i], r.SparkNames[i]}
-			if pairCount[p] == 0 {
-				pairs = append(pairs, p)
-				pairEx[p] = r.ID()
-			}
-			pairCount[p]++
-		}
-	}
-	sort.SliceStable(pairs, func(i, j int) bool { return pairCount[pairs[i]] > pairCount[pairs[j]] })
-	for i, p := range pairs {
-		if i == 80 {
-			fmt.Fprintf(&b, "| … %d more pairs | | | |\n", len(pairs)-i)
-			break
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | `%s` |\n", code(p.a), code(p.b), pairCount[p], pairEx[p])
-	}
-
-	// Types.
-	b.WriteString("\n## Column types differ\n\nSluice's type → Spark's, by how often the pair occurs.\n\n| Sluice | Spark | columns | example |\n|---|---|---:|---|\n")
-	tCount := map[pair]int{}
-	tEx := map[pair]caseResult{}
-	var tpairs []pair
-	for _, r := range byReason["types"] {
-		for i := range r.SparkTypes {
-			if r.SparkTypes[i] == r.SluiceTypes[i] {
-				continue
-			}
-			p := pair{r.SluiceTypes[i], r.SparkTypes[i]}
-			if tCount[p] == 0 {
-				tpairs = append(tpairs, p)
-				tEx[p] = r
-			}
-			tCount[p]++
-		}
-	}
-	sort.SliceStable(tpairs, func(i, j int) bool { return tCount[tpairs[i]] > tCount[tpairs[j]] })
-	for i, p := range tpairs {
-		if i == 60 {
-			fmt.Fprintf(&b, "| … %d more pairs | | | |\n", len(tpairs)-i)
-			break
-		}
-		fmt.Fprintf(&b, "| %s | %s | %d | `%s` %s |\n", code(p.a), code(p.b), tCount[p], tEx[p].ID(), code(oneLine(tEx[p].Case.Query, 100)))
-	}
+	pairSection(&b, "Generated column names differ", byReason["names"], 80,
+		func(r caseResult) ([]string, []string) { return r.SluiceNames, r.SparkNames })
+	pairSection(&b, "Column types differ", byReason["types"], 60,
+		func(r caseResult) ([]string, []string) { return r.SluiceTypes, r.SparkTypes })
 
 	examples := func(title, reason, intro string, limit int) {
 		rs := byReason[reason]
@@ -378,4 +328,38 @@ func renderFailures(all []caseResult) string {
 	examples("Spark refuses, Sluice answers", "error-expected", "Spark's answer is an error; Sluice gave rows.", 40)
 	examples("Time zone", "timezone", "Right once timestamps are shown in UTC: Sluice reads and prints timestamps in UTC whatever spark.sql.session.timeZone says.", 10)
 	return b.String()
+}
+
+// pairSection tabulates the columns where Sluice's text differs from
+// Spark's (names or types), by how often each pair occurs.
+func pairSection(b *strings.Builder, title string, rs []caseResult, limit int, cols func(caseResult) (sluice, spark []string)) {
+	fmt.Fprintf(b, "\n## %s\n\nSluice's → Spark's, by how often the pair occurs.\n\n", title)
+	b.WriteString("| Sluice | Spark | columns | example |\n|---|---|---:|---|\n")
+	type pair struct{ sluice, spark string }
+	count := map[pair]int{}
+	example := map[pair]caseResult{}
+	var pairs []pair
+	for _, r := range rs {
+		sl, sp := cols(r)
+		for i := range sp {
+			if sp[i] == sl[i] {
+				continue
+			}
+			p := pair{sl[i], sp[i]}
+			if count[p] == 0 {
+				pairs = append(pairs, p)
+				example[p] = r
+			}
+			count[p]++
+		}
+	}
+	sort.SliceStable(pairs, func(i, j int) bool { return count[pairs[i]] > count[pairs[j]] })
+	for i, p := range pairs {
+		if i == limit {
+			fmt.Fprintf(b, "| … %d more pairs | | | |\n", len(pairs)-i)
+			break
+		}
+		ex := example[p]
+		fmt.Fprintf(b, "| %s | %s | %d | `%s` %s |\n", code(p.sluice), code(p.spark), count[p], ex.ID(), code(oneLine(ex.Case.Query, 100)))
+	}
 }
