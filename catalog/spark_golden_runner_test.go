@@ -56,6 +56,9 @@ func TestSparkGoldenSettings(t *testing.T) {
 	require.NotEqual(t, "", outOfScopeSetting("spark.sql.ansi.enabled", "true"))
 	require.Equal(t, "", outOfScopeSetting("spark.sql.autoBroadcastJoinThreshold", "-1"))
 	require.NotEqual(t, "", outOfScopeSetting("spark.sql.legacy.somethingNew", "true"))
+	// A legacy switch under a harmless prefix still changes answers.
+	require.NotEqual(t, "", outOfScopeSetting("spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled", "true"))
+	require.Equal(t, "", outOfScopeSetting("spark.sql.optimizer.decorrelateExistsSubqueryLegacyIncorrectCountHandling.enabled", "false"))
 	k, v, ok := parseSet("set spark.sql.legacy.allowParameterlessCount = true")
 	require.True(t, ok)
 	require.Equal(t, "spark.sql.legacy.allowParameterlessCount", k)
