@@ -175,6 +175,7 @@ var sparkDefaults = map[string]string{
 	"spark.sql.legacy.groupingidwithappendedusergroupby.enabled":                        "false",
 	"spark.sql.legacy.scalarsubqueryallowgroupbynonequalitycorrelatedpredicate":         "false",
 	"spark.sql.optimizer.decorrelateexistssubquerylegacyincorrectcounthandling.enabled": "false",
+	"spark.sql.optimizer.decorrelatesubquerylegacyincorrectcounthandling.enabled":       "false",
 }
 
 // harmless settings change nothing the corpus compares (plans, caching,
@@ -227,6 +228,18 @@ func outOfScopeSetting(key, value string) string {
 }
 
 var setStatement = regexp.MustCompile(`(?is)^set\s+([^\s=]+)\s*=\s*(.*)$`)
+
+var resetStatement = regexp.MustCompile(`(?is)^reset(?:\s+(\S+))?\s*$`)
+
+// parseReset reads a `reset` or `reset k` query: all is true when every
+// setting goes back to its default; ok is false for anything else.
+func parseReset(q string) (key string, all, ok bool) {
+	m := resetStatement.FindStringSubmatch(strings.TrimSpace(q))
+	if m == nil {
+		return "", false, false
+	}
+	return m[1], m[1] == "", true
+}
 
 // parseSet reads a `set k=v` query; ok is false for anything else.
 func parseSet(q string) (key, value string, ok bool) {
