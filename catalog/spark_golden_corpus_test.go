@@ -144,6 +144,7 @@ func readDirectives(path string) (inputDirectives, error) {
 // are skipped (counted apart, with the setting as the reason).
 var sparkDefaults = map[string]string{
 	"spark.sql.ansi.enabled":                                                            "false",
+	"spark.sql.ansi.strictindexoperator":                                                "true",
 	"spark.sql.legacy.allowparameterlesscount":                                          "false",
 	"spark.sql.legacy.allowstarwithsingletableidentifierincount":                        "false",
 	"spark.sql.decimaloperations.allowprecisionloss":                                    "true",
