@@ -143,37 +143,40 @@ func readDirectives(path string) (inputDirectives, error) {
 // value changes semantics outside Sluice's, and the queries it applies to
 // are skipped (counted apart, with the setting as the reason).
 var sparkDefaults = map[string]string{
-	"spark.sql.ansi.enabled":                                                    "false",
-	"spark.sql.legacy.allowparameterlesscount":                                  "false",
-	"spark.sql.legacy.allowstarwithsingletableidentifierincount":                "false",
-	"spark.sql.decimaloperations.allowprecisionloss":                            "true",
-	"spark.sql.legacy.integergroupingid":                                        "false",
-	"spark.sql.legacy.groupingidwithappendedusergroupby":                        "false",
-	"spark.sql.legacy.cteprecedencepolicy":                                      "corrected",
-	"spark.sql.legacy.timeparserpolicy":                                         "corrected",
-	"spark.sql.legacy.setopsprecedence.enabled":                                 "false",
-	"spark.sql.legacy.sizeofnull":                                               "true",
-	"spark.sql.legacy.parsenullpartitionspecasstringliteral":                    "false",
-	"spark.sql.optimizer.excludedrules":                                         "",
-	"spark.sql.codegen.wholestage":                                              "true",
-	"spark.sql.codegen.factorymode":                                             "fallback",
-	"spark.sql.adaptive.enabled":                                                "true",
-	"spark.sql.crossjoin.enabled":                                               "true",
-	"spark.sql.parser.quotedregexcolumnnames":                                   "false",
-	"spark.sql.optimizenullawareantijoin":                                       "true",
-	"spark.sql.legacy.interval.enabled":                                         "false",
-	"spark.sql.legacy.allownegativescaleofdecimal":                              "false",
-	"spark.sql.legacy.typecoercion.datetimetostring.enabled":                    "false",
-	"spark.sql.legacy.storeanalyzedplanforview":                                 "false",
-	"spark.sql.legacy.usecurrentconfigsforview":                                 "false",
-	"spark.sql.legacy.integraldivide.returnbigint":                              "false",
-	"spark.sql.legacy.charvarcharasstring":                                      "false",
-	"spark.sql.legacy.nullinemptylistbehavior":                                  "false",
-	"spark.sql.legacy.allowhashonmaptype":                                       "false",
-	"spark.sql.legacy.respectnullabilityintextdatasetconversion":                "false",
-	"spark.sql.mapkeydeduppolicy":                                               "exception",
-	"spark.sql.legacy.groupingidwithappendedusergroupby.enabled":                "false",
-	"spark.sql.legacy.scalarsubqueryallowgroupbynonequalitycorrelatedpredicate": "false",
+	"spark.sql.ansi.enabled":                                                            "false",
+	"spark.sql.ansi.strictindexoperator":                                                "true",
+	"spark.sql.legacy.allowparameterlesscount":                                          "false",
+	"spark.sql.legacy.allowstarwithsingletableidentifierincount":                        "false",
+	"spark.sql.decimaloperations.allowprecisionloss":                                    "true",
+	"spark.sql.legacy.integergroupingid":                                                "false",
+	"spark.sql.legacy.groupingidwithappendedusergroupby":                                "false",
+	"spark.sql.legacy.cteprecedencepolicy":                                              "corrected",
+	"spark.sql.legacy.timeparserpolicy":                                                 "corrected",
+	"spark.sql.legacy.setopsprecedence.enabled":                                         "false",
+	"spark.sql.legacy.sizeofnull":                                                       "true",
+	"spark.sql.legacy.parsenullpartitionspecasstringliteral":                            "false",
+	"spark.sql.optimizer.excludedrules":                                                 "",
+	"spark.sql.codegen.wholestage":                                                      "true",
+	"spark.sql.codegen.factorymode":                                                     "fallback",
+	"spark.sql.adaptive.enabled":                                                        "true",
+	"spark.sql.crossjoin.enabled":                                                       "true",
+	"spark.sql.parser.quotedregexcolumnnames":                                           "false",
+	"spark.sql.optimizenullawareantijoin":                                               "true",
+	"spark.sql.legacy.interval.enabled":                                                 "false",
+	"spark.sql.legacy.allownegativescaleofdecimal":                                      "false",
+	"spark.sql.legacy.typecoercion.datetimetostring.enabled":                            "false",
+	"spark.sql.legacy.storeanalyzedplanforview":                                         "false",
+	"spark.sql.legacy.usecurrentconfigsforview":                                         "false",
+	"spark.sql.legacy.integraldivide.returnbigint":                                      "false",
+	"spark.sql.legacy.charvarcharasstring":                                              "false",
+	"spark.sql.legacy.nullinemptylistbehavior":                                          "false",
+	"spark.sql.legacy.allowhashonmaptype":                                               "false",
+	"spark.sql.legacy.respectnullabilityintextdatasetconversion":                        "false",
+	"spark.sql.mapkeydeduppolicy":                                                       "exception",
+	"spark.sql.legacy.groupingidwithappendedusergroupby.enabled":                        "false",
+	"spark.sql.legacy.scalarsubqueryallowgroupbynonequalitycorrelatedpredicate":         "false",
+	"spark.sql.optimizer.decorrelateexistssubquerylegacyincorrectcounthandling.enabled": "false",
+	"spark.sql.optimizer.decorrelatesubquerylegacyincorrectcounthandling.enabled":       "false",
 }
 
 // harmless settings change nothing the corpus compares (plans, caching,
@@ -200,6 +203,15 @@ var harmlessSettings = []string{
 func outOfScopeSetting(key, value string) string {
 	k := strings.ToLower(strings.TrimSpace(key))
 	v := strings.ToLower(strings.Trim(strings.TrimSpace(value), "'\""))
+	// A legacy switch changes answers wherever it lives (some sit under
+	// harmless-looking prefixes such as spark.sql.optimizer.): it is in
+	// scope only at its default.
+	if strings.Contains(k, "legacy") {
+		if dv, ok := sparkDefaults[k]; ok && dv == v {
+			return ""
+		}
+		return "config: " + key + "=" + value
+	}
 	for _, h := range harmlessSettings {
 		if strings.HasPrefix(k, strings.ToLower(h)) {
 			return ""
@@ -217,6 +229,18 @@ func outOfScopeSetting(key, value string) string {
 }
 
 var setStatement = regexp.MustCompile(`(?is)^set\s+([^\s=]+)\s*=\s*(.*)$`)
+
+var resetStatement = regexp.MustCompile(`(?is)^reset(?:\s+(\S+))?\s*$`)
+
+// parseReset reads a `reset` or `reset k` query: all is true when every
+// setting goes back to its default; ok is false for anything else.
+func parseReset(q string) (key string, all, ok bool) {
+	m := resetStatement.FindStringSubmatch(strings.TrimSpace(q))
+	if m == nil {
+		return "", false, false
+	}
+	return m[1], m[1] == "", true
+}
 
 // parseSet reads a `set k=v` query; ok is false for anything else.
 func parseSet(q string) (key, value string, ok bool) {

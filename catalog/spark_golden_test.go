@@ -216,8 +216,12 @@ func runGoldenFile(t *testing.T, rel string) []caseResult {
 				continue
 			}
 			delete(active, key)
-		} else if strings.EqualFold(strings.TrimSpace(c.Query), "reset") {
-			clear(active)
+		} else if k, all, ok := parseReset(c.Query); ok {
+			if all {
+				clear(active)
+			} else {
+				delete(active, strings.ToLower(k))
+			}
 		}
 		if len(active) > 0 {
 			keys := make([]string, 0, len(active))
