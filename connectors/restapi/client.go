@@ -322,8 +322,8 @@ func (c *client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if isTooLarge(err) || errors.Is(err, ErrEncoding) || untrusted(err) || errors.As(err, &pe) {
 		return false, err
 	}
-	if headerTooLarge(err) {
-		return false, fmt.Errorf("the response headers are larger than 1 MiB: %w", c.stripURLError(err))
+	if herr := headerError(c.stripURLError(err)); herr != nil {
+		return false, herr
 	}
 	ex := exchangeOf(ctx)
 	retry := false

@@ -1,7 +1,6 @@
 package restapi_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -209,17 +208,16 @@ func TestCursorPaginationStaysSequential(t *testing.T) {
 }
 
 // The rate limit paces the concurrent requests together: a bucket of 3
-// tokens that never refills lets exactly 3 requests through, however many
-// may be in flight.
+// tokens that never refills lets at most 3 requests through, however many
+// may be in flight, and the read fails saying the limit held it back.
 func TestConcurrentRequestsShareTheRateLimit(t *testing.T) {
 	t.Parallel()
 	api, u := newInflightAPI(t, 100, 10, 1)
-	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-	defer cancel()
-	ctx = restapi.WithReadOptions(ctx, restapi.ReadOptions{Limiter: rate.NewLimiter(rate.Limit(1e-9), 3)})
+	ctx := restapi.WithReadOptions(ctxT(t), restapi.ReadOptions{Limiter: rate.NewLimiter(0, 3)})
 	_, err := connector(t).Read(ctx, &connectors.Dataset{Name: "r", Props: offsetProps(u, 10, restapi.PropConcurrency, "8")})
-	require.ErrorIs(t, err, context.DeadlineExceeded)
+	require.ErrorContains(t, err, "waiting for svc.restapi.rate.limit")
 	api.mu.Lock()
 	defer api.mu.Unlock()
-	require.Equal(t, 3, api.requests)
+	require.LessOrEqual(t, api.requests, 3)
+	require.GreaterOrEqual(t, api.requests, 1)
 }

@@ -14,10 +14,12 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -191,18 +193,34 @@ func TestOversizeBodyMemoryIsBounded(t *testing.T) {
 }
 
 // Response headers beyond 1 MiB are an error, not a read of whatever the
-// server sends.
+// server sends, over HTTP/1.1 and HTTP/2 alike.
 func TestHugeResponseHeaderIsAnError(t *testing.T) {
 	t.Parallel()
 	srv, rec := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 		w.Header().Set("X-Big", strings.Repeat("h", 2<<20))
 		io.WriteString(w, `{}`)
 	})
-	_, err := read(t, connectors.Props{"svc.restapi.url": srv.URL, restapi.PropRetryMax: "2", restapi.PropRetryWaitMin: "1ms"}, nil)
+	props := connectors.Props{"svc.restapi.url": srv.URL, restapi.PropRetryMax: "2", restapi.PropRetryWaitMin: "1ms"}
+	_, err := read(t, props, nil)
 	require.Error(t, err)
 	t.Log(err)
 	require.Contains(t, err.Error(), "response headers are larger than 1 MiB")
 	require.Equal(t, 1, rec.count(), "not retried")
+
+	var h2 atomic.Int64
+	tlsSrv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h2.Add(1)
+		w.Header().Set("X-Big", strings.Repeat("h", 2<<20))
+		io.WriteString(w, `{}`)
+	}))
+	tlsSrv.EnableHTTP2 = true
+	tlsSrv.StartTLS()
+	t.Cleanup(tlsSrv.Close)
+	_, err = connector(t).Read(tlsOptions(t, tlsSrv), &connectors.Dataset{Name: "h2", Props: with(props, "svc.restapi.url", tlsSrv.URL)})
+	require.Error(t, err)
+	t.Log(err)
+	require.Contains(t, err.Error(), "response headers are larger than 1 MiB")
+	require.EqualValues(t, 1, h2.Load(), "not retried")
 }
 
 // A body in an encoding Sluice did not ask for is an error naming it,
@@ -296,9 +314,13 @@ func TestTimeoutNamedWhereverItStrikes(t *testing.T) {
 // running after it.
 func TestOAuth2TokenRequestCancelledWithTheRead(t *testing.T) {
 	t.Parallel()
-	cancelled := make(chan struct{})
+	arrived, cancelled := make(chan struct{}, 1), make(chan struct{})
 	var once sync.Once
 	tokenSrv, _ := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+		select {
+		case arrived <- struct{}{}:
+		default:
+		}
 		select {
 		case <-r.Context().Done():
 			once.Do(func() { close(cancelled) })
@@ -317,7 +339,11 @@ func TestOAuth2TokenRequestCancelledWithTheRead(t *testing.T) {
 		}})
 		errc <- err
 	}()
-	time.Sleep(50 * time.Millisecond) // let the token request start (the test holds either way)
+	select { // the token request is under way
+	case <-arrived:
+	case <-time.After(10 * time.Second):
+		t.Fatal("no token request")
+	}
 	cancel()
 	require.ErrorIs(t, <-errc, context.Canceled)
 	select {

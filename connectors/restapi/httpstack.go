@@ -282,8 +282,21 @@ func decoding(h http.Header, asked string, user bool) (string, error) {
 	return "", &EncodingError{Encoding: ce, Asked: asked, User: user}
 }
 
-// headerTooLarge reports net/http's error for a response header over
-// MaxResponseHeaderBytes (HTTP/1.1; HTTP/2 reports a protocol error).
-func headerTooLarge(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "server response headers exceeded")
+// headerError words a response header net/http refused: over
+// MaxResponseHeaderBytes (HTTP/1.1 says so; HTTP/2 says the list is larger
+// than advertised, or, for a single field over the limit, a compression
+// error). nil when err is something else. Another attempt would get the
+// same header: it is not retried.
+func headerError(err error) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	switch {
+	case strings.Contains(msg, "server response headers exceeded"), strings.Contains(msg, "header list larger than"):
+		return fmt.Errorf("the response headers are larger than 1 MiB: %w", err)
+	case strings.Contains(msg, "COMPRESSION_ERROR"):
+		return fmt.Errorf("the response headers are larger than 1 MiB or not valid HTTP/2 header compression: %w", err)
+	}
+	return nil
 }

@@ -104,4 +104,3 @@ func BenchmarkRemote(b *testing.B) {
 		})
 	}
 }
-

@@ -120,7 +120,7 @@ func quoteStart(s string) string {
 func resolveOne(ref string, src Source) (string, error) {
 	kind, arg, err := parse(ref[2 : len(ref)-1])
 	if err != nil {
-		return "", fmt.Errorf("%w %s: %v", ErrReference, ref, err)
+		return "", fmt.Errorf("%w %s: %w", ErrReference, ref, err)
 	}
 	switch kind {
 	case "env":
