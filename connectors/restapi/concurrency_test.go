@@ -14,6 +14,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
+	"github.com/sluicedata/sluice/dataframe"
 )
 
 // inflightAPI serves a listing of total records, per a page, by offset
@@ -90,12 +91,10 @@ func offsetProps(u string, per int, extra ...string) connectors.Props {
 	}, extra...)
 }
 
-func ids(t *testing.T, f interface {
-	EachRowJSON(func(int64, []byte) error) error
-}) []int {
+func ids(t *testing.T, f *dataframe.Frame) []int {
 	t.Helper()
 	var out []int
-	for _, row := range rowsOf(t, f) {
+	for _, row := range rowsJSON(t, f) {
 		var r struct{ ID int }
 		require.NoError(t, json.Unmarshal([]byte(row), &r))
 		out = append(out, r.ID)

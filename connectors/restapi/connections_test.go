@@ -150,41 +150,24 @@ func TestHTTPSWithHTTP2(t *testing.T) {
 // timeout ran out. It counts the requests by body.
 func oneShotServer(t *testing.T) (string, *sync.Map) {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
 	var bodies sync.Map // body → *atomic.Int64
-	var wg sync.WaitGroup
-	t.Cleanup(func() { ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				req, err := http.ReadRequest(bufio.NewReader(c))
-				if err != nil {
-					return
-				}
-				b, _ := io.ReadAll(req.Body)
-				key := req.Method + " " + req.URL.RequestURI() + " " + string(b)
-				n, _ := bodies.LoadOrStore(key, &atomic.Int64{})
-				n.(*atomic.Int64).Add(1)
-				page, _ := strconv.Atoi(req.URL.Query().Get("page"))
-				body := fmt.Sprintf(`{"items":[{"n":%d}]}`, page)
-				if page < 4 {
-					body = fmt.Sprintf(`{"items":[{"n":%d}],"next":"%d"}`, page, page+1)
-				}
-				fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
-			}()
+	u := tcpServer(t, func(c net.Conn, _ <-chan struct{}) {
+		req, err := http.ReadRequest(bufio.NewReader(c))
+		if err != nil {
+			return
 		}
-	}()
-	return "http://" + ln.Addr().String(), &bodies
+		b, _ := io.ReadAll(req.Body)
+		key := req.Method + " " + req.URL.RequestURI() + " " + string(b)
+		n, _ := bodies.LoadOrStore(key, &atomic.Int64{})
+		n.(*atomic.Int64).Add(1)
+		page, _ := strconv.Atoi(req.URL.Query().Get("page"))
+		body := fmt.Sprintf(`{"items":[{"n":%d}]}`, page)
+		if page < 4 {
+			body = fmt.Sprintf(`{"items":[{"n":%d}],"next":"%d"}`, page, page+1)
+		}
+		fmt.Fprintf(c, "HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s", len(body), body)
+	})
+	return u, &bodies
 }
 
 // A kept-alive connection the server closed is replaced: a read's GETs all
@@ -229,7 +212,7 @@ func TestRefusedBodyLeavesThePoolUsable(t *testing.T) {
 	f, err := (&restapi.Connector{}).ReadFanout(ctxT(t), ds, parent, &warn)
 	require.NoError(t, err)
 	defer f.Release()
-	require.Equal(t, []string{`{"v":"small","_parent_channel_id":"small1"}`, `{"v":"small","_parent_channel_id":"small2"}`}, rowsOf(t, f))
+	require.Equal(t, []string{`{"v":"small","_parent_channel_id":"small1"}`, `{"v":"small","_parent_channel_id":"small2"}`}, rowsJSON(t, f))
 	require.Contains(t, warn.String(), "skipped 2 of 4 parent values")
 }
 
@@ -255,17 +238,4 @@ func TestCancelStopsARequest(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatal("the read did not stop")
 	}
-}
-
-// rowsOf renders a frame's rows as JSON objects.
-func rowsOf(t testing.TB, f interface {
-	EachRowJSON(func(int64, []byte) error) error
-}) []string {
-	t.Helper()
-	var out []string
-	require.NoError(t, f.EachRowJSON(func(_ int64, obj []byte) error {
-		out = append(out, string(obj))
-		return nil
-	}))
-	return out
 }

@@ -265,35 +265,16 @@ func TestUnrequestedEncodingIsAnError(t *testing.T) {
 // says nothing more.
 func stallingServer(t *testing.T, first string) string {
 	t.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	require.NoError(t, err)
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	t.Cleanup(func() { close(done); ln.Close(); wg.Wait() })
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				defer c.Close()
-				if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
-					return
-				}
-				io.WriteString(c, first)
-				select {
-				case <-done:
-				case <-time.After(10 * time.Second):
-				}
-			}()
+	return tcpServer(t, func(c net.Conn, done <-chan struct{}) {
+		if _, err := http.ReadRequest(bufio.NewReader(c)); err != nil {
+			return
 		}
-	}()
-	return "http://" + ln.Addr().String()
+		io.WriteString(c, first)
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+		}
+	})
 }
 
 // A timeout is reported as a timeout naming svc.restapi.timeout, whichever

@@ -385,7 +385,7 @@ func TestReadSpoolServesEveryOpen(t *testing.T) {
 		b, err := dataframe.Collect(second)
 		require.NoError(t, err)
 		require.EqualValues(t, 2, a.NumRows(), parse)
-		require.Equal(t, rowsOf(t, a), rowsOf(t, b), parse)
+		require.Equal(t, rowsJSON(t, a), rowsJSON(t, b), parse)
 		a.Release()
 		b.Release()
 		first.Release()
