@@ -127,17 +127,21 @@ func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor, ta
 		c.accept, c.user = v, true
 	}
 	tr := &timeoutTransport{base: c.pool, d: cfg.Timeout}
-	// The token request goes to the token URL only (no redirects) and
-	// without the API's pacing, retried like a read.
-	token := retryablehttp.NewClient()
-	token.Logger = nil // it would log to stderr, URLs unredacted
-	token.HTTPClient = &http.Client{Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	token.RetryMax = cfg.RetryMax
-	token.RetryWaitMin, token.RetryWaitMax = cfg.RetryWaitMin, cfg.RetryWaitMax
-	token.Backoff = backoff
-	token.ErrorHandler = retryablehttp.PassthroughErrorHandler // the token endpoint's answer reaches oauth2, which quotes it
-	c.auth = newAuthenticator(cfg.Auth, token.StandardClient())
+	var tokenClient *http.Client
+	if cfg.Auth != nil && cfg.Auth.typ == "oauth2" {
+		// The token request goes to the token URL only (no redirects) and
+		// without the API's pacing, retried like a read.
+		token := retryablehttp.NewClient()
+		token.Logger = nil // it would log to stderr, URLs unredacted
+		token.HTTPClient = &http.Client{Transport: tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		token.RetryMax = cfg.RetryMax
+		token.RetryWaitMin, token.RetryWaitMax = cfg.RetryWaitMin, cfg.RetryWaitMax
+		token.Backoff = backoff
+		token.ErrorHandler = retryablehttp.PassthroughErrorHandler // the token endpoint's answer reaches oauth2, which quotes it
+		tokenClient = token.StandardClient()
+	}
+	c.auth = newAuthenticator(cfg.Auth, tokenClient)
 
 	rc := retryablehttp.NewClient()
 	rc.Logger = nil
