@@ -35,8 +35,9 @@ fi
     gobench ./dataframe 'ListingToFrame|InferOnly' -cpu 1,2
     gobench ./dataframe 'NDJSONToFrame|NDJSONToParquet|WriteParquet|FrameToGota'
     gobench ./dataframe 'TakeStrings|FilterStrings|ExplodeStrings|ExplodeListing'
-    # Issue 3: REST, SQL
-    gobench ./connectors/restapi 'ReadListing|Paginate2000|Paginators'
+    # REST (issues 3, 22): a listing on loopback; pages over HTTPS at 50 ms
+    gobench ./connectors/restapi 'ReadListing'
+    gobench ./connectors/restapi 'Remote|Fanout$' -benchtime 1x
     gobench ./catalog/sql 'ParseBatch100'
     # Issue 4: sidecar
     # Parallel and per-record figures need time, not a fixed count: batches
@@ -56,7 +57,11 @@ fi
     MB=${MB:-200} RUNS=${RUNS:-3} bash bench/duckdb/compare.sh 2>&1 || echo "compare.sh failed"
     echo "## bench/intake/run.sh (wrk, 64 connections)"
     bash bench/intake/run.sh 2>&1 || echo "intake/run.sh failed"
-    echo "## bench/restapi/paginators.sh (sluice read per paginator type; rate.limit=20 over 100 pages)"
+    echo "## bench/restapi/remote.sh (HTTPS, 50 ms a page: offset x8, token vs a plain net/http client, fan-out)"
+    GOBENCH=0 bash bench/restapi/remote.sh 2>&1 || echo "remote.sh failed"
+    echo "## bench/restapi/memory.sh (peak RSS of a body refused at max.response.bytes)"
+    bash bench/restapi/memory.sh 2>&1 || echo "memory.sh failed"
+    echo "## bench/restapi/paginators.sh (client CPU per page on loopback; rate.limit=20 over 100 pages)"
     bash bench/restapi/paginators.sh 2>&1 || echo "paginators.sh failed"
     echo "## bench/restapi/spool.sh (peak RSS of a REST read into Parquet vs pages, spooled and in memory)"
     bash bench/restapi/spool.sh 2>&1 || echo "spool.sh failed"

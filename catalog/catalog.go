@@ -190,7 +190,7 @@ func (c *Catalog) Create(ctx context.Context, t Table, ifNotExists bool) error {
 		return fmt.Errorf("creating %s: %w", full, err)
 	}
 	data := buf.Bytes()
-	err = writeExclusive(filepath.Join(c.dir, t.Namespace), t.Name+".json", data)
+	err = writeExclusive(filepath.Join(c.dir, t.Namespace), t.Name+".json", data, tableFileMode(t.Properties))
 	if errors.Is(err, fs.ErrExist) {
 		if ifNotExists {
 			return nil
@@ -286,11 +286,26 @@ func defaultFields(conn connectors.Connector, typ string) []connectors.Field {
 // writeExclusive writes dir/name atomically and only if it does not exist
 // (exactly one of several concurrent creators wins; readers never see a
 // partial file); the error wraps fs.ErrExist when the name is taken.
-func writeExclusive(dir, name string, data []byte) error {
+func writeExclusive(dir, name string, data []byte, perm fs.FileMode) error {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err
 	}
-	return atomicfile.CreateExclusive(filepath.Join(dir, name), data)
+	return atomicfile.CreateExclusivePerm(filepath.Join(dir, name), data, perm)
+}
+
+// tableFileMode is the permissions of a table file with props: readable by
+// its owner only (0600) when it holds the literal value of a secret — a
+// secret property's, or one inside a URL (key=…, a password) — as a
+// reference (${env:…}, ${file:…}) is not a secret. Every write of a table
+// file takes its mode from here (docs/catalog.md#secret-references).
+func tableFileMode(props map[string]string) fs.FileMode {
+	red := connectors.NewRedactor(props)
+	for _, v := range props {
+		if red.String(v) != v {
+			return 0o600
+		}
+	}
+	return 0o644
 }
 
 // Get returns the table ns.name (case-insensitive).

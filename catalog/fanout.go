@@ -27,14 +27,23 @@ func (s *Session) readFanout(ctx context.Context, r *resolved, fr connectors.Fan
 			return nil, fmt.Errorf("%s=%s: fan-out cycle (%s → %s)", prop, from, strings.Join(chain, " → "), from)
 		}
 		// The parent is read for its values only: no incremental state of
-		// its own moves with the children's delivery.
+		// its own moves with the children's delivery, and the columns a
+		// query asks of the children are not the parent's (it needs the
+		// fan-out column whatever the query).
 		pctx := context.WithValue(WithDelivery(ctx, nil), fanoutChainKey{}, chain)
+		pctx = dataframe.WithColumns(pctx, nil)
 		var err error
 		parent, err = s.Read(pctx, from, nil)
 		if err != nil {
 			return nil, fmt.Errorf("fan-out parent %s (%s): %w", from, prop, err)
 		}
 		defer parent.Release()
+		// The connector may need the parent's properties: a RESTAPI child
+		// whose host comes from the values gets the parent URL's origin
+		// (docs/restapi.md#origins).
+		if pr, err := s.resolve(pctx, from, nil); err == nil {
+			ctx = connectors.WithFanoutParent(ctx, pr.ds)
+		}
 	}
 	return fr.ReadFanout(ctx, r.ds, parent, &redactingWriter{s: s, red: r.red})
 }

@@ -240,3 +240,34 @@ func TestIncrementalConfigErrors(t *testing.T) {
 		require.ErrorContains(t, err, tc.want)
 	}
 }
+
+// A damaged state file — null, not an object, {}, no cursor or last_value,
+// another cursor's state — is an error naming the file and `sluice state
+// reset`: the read never starts again from incremental.initial silently,
+// nothing is requested or written, and the file stays as it was.
+func TestIncrementalDamagedState(t *testing.T) {
+	t.Parallel()
+	api := &eventsAPI{}
+	api.add(1, "2024-01-02T00:00:00Z")
+	s, dir := incrementalSetup(t, api)
+	ctx := context.Background()
+	for _, damaged := range []string{
+		`null`, `[]`, `"x"`, `42`, `{}`,
+		`{"cursor":"updated_at"}`,
+		`{"last_value":"2024-01-02T00:00:00Z"}`,
+		`{"cursor":"created_at","last_value":"2024-01-02T00:00:00Z"}`,
+	} {
+		require.NoError(t, os.WriteFile(statePath(t, s), []byte(damaged), 0o644))
+		requests := len(api.firstSinces())
+		_, err := insertRows(ctx, t, s)
+		require.Error(t, err, damaged)
+		t.Log(err)
+		require.Contains(t, err.Error(), statePath(t, s), damaged)
+		require.Contains(t, err.Error(), "sluice state reset api.events", damaged)
+		require.Len(t, api.firstSinces(), requests, "%s: nothing requested", damaged)
+		require.NoFileExists(t, filepath.Join(dir, "events.parquet"), damaged)
+		after, err := os.ReadFile(statePath(t, s))
+		require.NoError(t, err)
+		require.Equal(t, damaged, string(after))
+	}
+}

@@ -59,21 +59,24 @@ type TableStreamer interface {
 }
 
 // sessionTables resolves a query's table names with ReadStream where the
-// reader has it, else with Read.
+// reader has it, else with Read. Its reads are one statement's: each
+// RESTAPI table is read once (statementReads).
 type sessionTables struct {
 	s      TableReader
 	frames []*dataframe.Frame
 	tables []*streamTable
+	reads  statementReads
 }
 
 func (r *sessionTables) Table(ctx context.Context, name []string) (query.Table, error) {
+	ctx = r.reads.in(ctx)
 	full := strings.Join(name, ".")
 	if st, ok := r.s.(TableStreamer); ok {
 		s, err := st.ReadStream(ctx, full, nil)
 		if err != nil {
 			return nil, err
 		}
-		t := &streamTable{r: st, name: full, cols: dataframe.ColumnsFrom(ctx), schema: s.Schema(), first: s}
+		t := &streamTable{r: st, name: full, cols: dataframe.ColumnsFrom(ctx), schema: s.Schema(), first: s, reads: &r.reads}
 		r.tables = append(r.tables, t)
 		return t, nil
 	}
@@ -94,6 +97,7 @@ func (r *sessionTables) release() {
 		t.release()
 	}
 	r.tables = nil
+	r.reads.release()
 }
 
 // streamTable is a table read as a stream: its schema is known at planning
@@ -106,6 +110,7 @@ type streamTable struct {
 	name   string
 	cols   []string // the columns the query may use; nil: all
 	schema *dataframe.Schema
+	reads  *statementReads // the statement's: a RESTAPI table is not read again
 
 	mu    sync.Mutex
 	first dataframe.Stream
@@ -126,6 +131,7 @@ func (t *streamTable) Open(ctx context.Context) (dataframe.Stream, error) {
 
 // read opens the table again with the query's columns.
 func (t *streamTable) read(ctx context.Context) (dataframe.Stream, error) {
+	ctx = t.reads.in(ctx)
 	if t.cols != nil {
 		ctx = dataframe.WithColumns(ctx, t.cols)
 	}
@@ -142,7 +148,7 @@ func (t *streamTable) read(ctx context.Context) (dataframe.Stream, error) {
 
 // OpenColumns streams the columns cols only (a top-N's sort keys first).
 func (t *streamTable) OpenColumns(ctx context.Context, cols []string) (dataframe.Stream, error) {
-	return t.r.ReadStream(dataframe.WithColumns(ctx, cols), t.name, nil)
+	return t.r.ReadStream(dataframe.WithColumns(t.reads.in(ctx), cols), t.name, nil)
 }
 
 // OpenRows streams the rows at positions rows, where the connector can

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/internal/propref"
 )
 
 // Setting keys the session itself interprets.
@@ -134,6 +135,16 @@ func (s *Session) Read(ctx context.Context, name string, props map[string]any) (
 			f, err = nil, fmt.Errorf("reading %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
+	if st, ok, err := s.readOnce(ctx, r, props); ok {
+		if err != nil {
+			return nil, doing("reading", r.ds.Name, r.red.Error(err))
+		}
+		defer st.Release()
+		if f, err = dataframe.Collect(st); err != nil {
+			return nil, doing("reading", r.ds.Name, r.red.Error(err))
+		}
+		return f, nil
+	}
 	f, err = s.readResolved(ctx, r)
 	if err != nil {
 		return nil, doing("reading", r.ds.Name, r.red.Error(err))
@@ -157,7 +168,9 @@ func (s *Session) ReadStream(ctx context.Context, name string, props map[string]
 			st, err = nil, fmt.Errorf("reading %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
-	if sr, ok := r.conn.(connectors.StreamReader); ok && !s.needsWholeRead(r) {
+	if once, ok, oerr := s.readOnce(ctx, r, props); ok {
+		st, err = once, oerr
+	} else if sr, ok := r.conn.(connectors.StreamReader); ok && !s.needsWholeRead(r) {
 		st, err = sr.ReadStream(ctx, r.ds)
 	} else {
 		var f *dataframe.Frame
@@ -295,7 +308,10 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	settings := s.Settings()
+	settings, err := resolveRefs("setting", s.Settings())
+	if err != nil {
+		return nil, err
+	}
 	entryKey := name + DataSetPropertiesSuffix
 	entry, hasEntry := props[entryKey]
 
@@ -410,6 +426,12 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 			eff[k] = v
 		}
 	}
+	// ${env:…}/${file:…} references are resolved now, at each use, never
+	// stored resolved (docs/catalog.md#secret-references).
+	if eff, err = resolveRefs("property", eff); err != nil {
+		return nil, err
+	}
+	red = connectors.NewRedactor(settings, runtime, base, eff)
 	eff = withLocation(typ, location, eff)
 
 	conn, err := connectors.Lookup(typ)
@@ -425,6 +447,33 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 		ds.Log = &redactingWriter{s: s, red: red}
 	}
 	return &resolved{ds: ds, conn: conn, typ: strings.ToUpper(typ), red: red, ns: tableNS, table: tableName, frames: frames}, nil
+}
+
+// resolveRefs returns m with the ${env:NAME} / ${file:PATH} references of
+// its values resolved (and $${ written as ${); what names the kind of key
+// in an error ("property", "setting"). m itself is not changed.
+func resolveRefs[M ~map[string]string](what string, m M) (M, error) {
+	var out M
+	for k, v := range m {
+		if !strings.Contains(v, "${") {
+			continue
+		}
+		rv, err := propref.Resolve(v, propref.OS)
+		if err != nil {
+			return nil, fmt.Errorf("%s %s: %w", what, k, err)
+		}
+		if out == nil {
+			out = make(M, len(m))
+			for k2, v2 := range m {
+				out[k2] = v2
+			}
+		}
+		out[k] = rv
+	}
+	if out == nil {
+		return m, nil
+	}
+	return out, nil
 }
 
 // redactingWriter masks every known secret before a log line reaches the

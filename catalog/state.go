@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/sluicedata/sluice/connectors"
@@ -63,11 +64,63 @@ func (c *Catalog) State(ctx context.Context, ns, name string) (*connectors.State
 	if err != nil {
 		return nil, fmt.Errorf("reading the state of %s.%s: %w", ns, name, err)
 	}
+	st, err := parseState(data)
+	if err != nil {
+		return nil, damagedState(err, path, ns, name)
+	}
+	return st, nil
+}
+
+// parseState reads a state file's content. Anything but an object with a
+// cursor and a last value — null, an array, {}, … — is damaged
+// (connectors.ErrDamagedState): a read must never start over from
+// incremental.initial silently.
+func parseState(data []byte) (*connectors.State, error) {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		if !json.Valid(data) {
+			return nil, fmt.Errorf("%w: it is not JSON: %w", connectors.ErrDamagedState, err)
+		}
+		return nil, fmt.Errorf("%w: it holds %s, not an object", connectors.ErrDamagedState, jsonKind(data))
+	}
+	if fields == nil {
+		return nil, fmt.Errorf("%w: it holds null, not an object", connectors.ErrDamagedState)
+	}
 	var st connectors.State
 	if err := json.Unmarshal(data, &st); err != nil {
-		return nil, fmt.Errorf("state file %s is corrupt (sluice state reset %s.%s starts over): %w", path, ns, name, err)
+		return nil, fmt.Errorf("%w: %w", connectors.ErrDamagedState, err)
+	}
+	var missing []string
+	if st.Cursor == "" {
+		missing = append(missing, "cursor")
+	}
+	if st.LastValue == "" {
+		missing = append(missing, "last_value")
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("%w: it has no %s", connectors.ErrDamagedState, strings.Join(missing, " and no "))
 	}
 	return &st, nil
+}
+
+// jsonKind names the kind of a JSON value for a message.
+func jsonKind(data []byte) string {
+	switch b := bytes.TrimSpace(data); {
+	case len(b) == 0:
+		return "nothing"
+	case b[0] == '[':
+		return "an array"
+	case b[0] == '"':
+		return "a string"
+	case b[0] == 't' || b[0] == 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// damagedState names the state file and how to start over.
+func damagedState(err error, path, ns, name string) error {
+	return fmt.Errorf("state file %s: %w (run sluice state reset %s.%s to start over, or --full-refresh to ignore it for one run)", path, err, ns, name)
 }
 
 // SaveState replaces the state of table ns.name atomically.
@@ -198,6 +251,10 @@ func (s *Session) readIncremental(ctx context.Context, r *resolved, ir connector
 	}
 	f, next, err := ir.ReadIncremental(ctx, r.ds, prev)
 	if err != nil {
+		if errors.Is(err, connectors.ErrDamagedState) && r.table != "" {
+			// Another cursor's state: the connector found it out.
+			return nil, fmt.Errorf("%w; state file %s (run sluice state reset %s.%s to start over, or --full-refresh to ignore it for one run)", err, s.cat.statePath(r.ns, r.table), r.ns, r.table)
+		}
 		return nil, err
 	}
 	if d != nil && next != nil && r.table != "" {

@@ -12,8 +12,8 @@ import (
 func TestWriteExclusiveLeavesNoTemp(t *testing.T) {
 	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "ns")
-	require.NoError(t, writeExclusive(dir, "t.json", []byte("one")))
-	require.ErrorIs(t, writeExclusive(dir, "t.json", []byte("two")), fs.ErrExist)
+	require.NoError(t, writeExclusive(dir, "t.json", []byte("one"), 0o644))
+	require.ErrorIs(t, writeExclusive(dir, "t.json", []byte("two"), 0o644), fs.ErrExist)
 	entries, err := os.ReadDir(dir)
 	require.NoError(t, err)
 	require.Len(t, entries, 1)

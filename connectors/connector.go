@@ -70,6 +70,25 @@ type StreamReader interface {
 	ReadStream(ctx context.Context, ds *Dataset) (dataframe.Stream, error)
 }
 
+// SpoolReader is implemented by connectors whose reads are costly or not
+// repeatable (an API's pages): the session reads such a dataset once per
+// SQL statement into a Spool and serves every read the statement's plan
+// makes from it (docs/restapi.md#one-read-per-statement). A failed read is
+// not repeated within the statement either.
+type SpoolReader interface {
+	ReadSpool(ctx context.Context, ds *Dataset) (Spool, error)
+}
+
+// Spool is a dataset read once, streamed as often as asked.
+type Spool interface {
+	// Open streams the dataset from the spool, never from its source; the
+	// caller releases the stream. Streams may be open at the same time.
+	Open(ctx context.Context) (dataframe.Stream, error)
+	// Release frees the spool (its temporary file) once every stream
+	// opened from it is released.
+	Release()
+}
+
 // StreamWriter is implemented by connectors that can write a stream of
 // record batches as it arrives, so memory does not grow with the rows
 // (docs/frames.md#streams). On error nothing is half-written: the target

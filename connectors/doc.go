@@ -1,7 +1,8 @@
 // Package connectors is the registry of dataset connectors and what they
 // share: DataSetProperties, the Connector interface with its optional
-// capabilities (Writer, Validator, IncrementalReader and FanoutReader — see
-// docs/incremental.md), typed property getters and secret redaction.
+// capabilities (Writer, Validator, StreamReader, SpoolReader, IncrementalReader
+// and FanoutReader — see docs/incremental.md), typed property getters and
+// secret redaction (a ${env:…}/${file:…} reference is no secret).
 //
 // Connectors register themselves by type name in init(), like database/sql
 // drivers; import connectors/all to get them all:

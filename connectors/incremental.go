@@ -2,6 +2,7 @@ package connectors
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"math/big"
@@ -26,6 +27,13 @@ type State struct {
 	// UpdatedAt is when the state was computed.
 	UpdatedAt time.Time `json:"updated_at"`
 }
+
+// ErrDamagedState is returned (wrapped) when a stored State cannot be the
+// dataset's: null, not an object, empty, without a cursor or a last value,
+// or the state of another cursor. The session names the state file and
+// `sluice state reset`; a read never starts over silently
+// (docs/incremental.md#state-files).
+var ErrDamagedState = errors.New("damaged incremental state")
 
 // IncrementalReader is implemented by connectors that read only what is
 // new since a stored State. The session calls ReadIncremental instead of
@@ -207,4 +215,22 @@ type FanoutReader interface {
 	// ReadFanout reads the children of parent's values. Warnings (skipped
 	// children) go to warn, one line each.
 	ReadFanout(ctx context.Context, ds *Dataset, parent *dataframe.Frame, warn io.Writer) (*dataframe.Frame, error)
+}
+
+type fanoutParentKey struct{}
+
+// WithFanoutParent returns ctx carrying the dataset a fan-out's parent
+// values were read from (a catalog table), for a FanoutReader that needs
+// its properties: a RESTAPI child whose URL takes its origin from the
+// values sends credentials only to the parent's origin
+// (docs/restapi.md#origins).
+func WithFanoutParent(ctx context.Context, parent *Dataset) context.Context {
+	return context.WithValue(ctx, fanoutParentKey{}, parent)
+}
+
+// FanoutParentFrom is the parent dataset of WithFanoutParent, or nil (a
+// pipeline step's frame has none).
+func FanoutParentFrom(ctx context.Context) *Dataset {
+	d, _ := ctx.Value(fanoutParentKey{}).(*Dataset)
+	return d
 }

@@ -5,6 +5,8 @@ import (
 	"net/url"
 	"sort"
 	"strings"
+
+	"github.com/sluicedata/sluice/internal/propref"
 )
 
 // Mask is what a secret value prints as.
@@ -35,9 +37,11 @@ func looksSecret(name string) bool {
 	return false
 }
 
-// RedactValue returns Mask for a secret key's value, else the value.
+// RedactValue returns Mask for a secret key's value, else the value. A
+// value made of ${env:…}/${file:…} references alone holds no secret and
+// shows as written (docs/catalog.md#secret-references).
 func RedactValue(key, value string) string {
-	if IsSecretKey(key) && value != "" {
+	if IsSecretKey(key) && value != "" && !propref.Only(value) {
 		return Mask
 	}
 	return value
@@ -64,7 +68,7 @@ func NewRedactor(sets ...map[string]string) *Redactor {
 	r := &Redactor{}
 	for _, p := range sets {
 		for k, v := range p {
-			if !IsSecretKey(k) || v == "" {
+			if !IsSecretKey(k) || v == "" || propref.Only(v) {
 				// A URL may carry secrets of its own: a password
 				// (http://u:pw@host) or a query parameter such as key=….
 				for _, sec := range urlSecrets(v) {

@@ -107,3 +107,15 @@ func TestRedactorMasksEncodedForms(t *testing.T) {
 		require.Equal(t, "echo: *** end", out, s)
 	}
 }
+
+// A value made of references alone is no secret: it shows as written, and
+// a redactor does not mask it; a literal secret still is masked.
+func TestReferencesAreNotSecrets(t *testing.T) {
+	t.Parallel()
+	require.Equal(t, "${env:GITHUB_TOKEN}", connectors.RedactValue("svc.restapi.auth.token", "${env:GITHUB_TOKEN}"))
+	require.Equal(t, "${file:/run/secrets/a}${env:B}", connectors.RedactValue("svc.x.password", "${file:/run/secrets/a}${env:B}"))
+	require.Equal(t, connectors.Mask, connectors.RedactValue("svc.restapi.auth.token", "Bearer ${env:X}"), "literal text with a reference")
+	require.Equal(t, connectors.Mask, connectors.RedactValue("svc.restapi.auth.token", "$${env:X}"), "an escaped reference is literal text")
+	red := connectors.NewRedactor(map[string]string{"svc.restapi.auth.token": "${env:GITHUB_TOKEN}", "svc.restapi.auth.password": "hunter2"})
+	require.Equal(t, "token ${env:GITHUB_TOKEN}, password ***", red.String("token ${env:GITHUB_TOKEN}, password hunter2"))
+}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/sluicedata/sluice/internal/duration"
+	"github.com/sluicedata/sluice/internal/propref"
 	"github.com/sluicedata/sluice/internal/suggest"
 )
 
@@ -217,8 +218,8 @@ func matchEnum(sp *PropertySpec, v string) (string, error) {
 
 // checkValue checks a set value against its declared kind.
 func (sp *PropertySpec) checkValue(name, v string) error {
-	if strings.TrimSpace(v) == "" {
-		return nil
+	if strings.TrimSpace(v) == "" || propref.Has(v) {
+		return nil // a reference is checked once resolved, at read or write
 	}
 	p := Props{name: v}
 	var err error
@@ -282,6 +283,37 @@ func (s *PropertySet) Validate(p Props) error {
 		}
 	}
 	return JoinErrors(errs)
+}
+
+// Unresolved returns p as checks made before its ${env:…}/${file:…}
+// references are resolved (CREATE TABLE) should see it: a referenced value
+// of a typed property (int, bool, duration, decimal, enum, json) takes its
+// declared default, since its value is known only once resolved; other
+// values stay as written (a reference stands for a string as well as the
+// string does). complete is false when a typed reference has no default:
+// the checks of values can then only run at read or write.
+func (s *PropertySet) Unresolved(p Props) (out Props, complete bool) {
+	out, complete = p, true
+	cloned := false
+	for k, v := range p {
+		if !strings.HasPrefix(k, s.Prefix) || !propref.Has(v) {
+			continue
+		}
+		sp, ok := s.Lookup(k)
+		if !ok || sp.Kind == "" || sp.Kind == KindString || sp.Kind == KindList {
+			continue
+		}
+		if !cloned {
+			out, cloned = p.Clone(), true
+		}
+		if sp.Default == "" {
+			complete = false
+			delete(out, k)
+			continue
+		}
+		out[k] = sp.Default
+	}
+	return out, complete
 }
 
 func (s *PropertySet) checkUnknown(name string, isToken bool) error {

@@ -152,3 +152,23 @@ func FuzzPropertySetValidate(f *testing.F) {
 		}
 	})
 }
+
+// A ${env:…}/${file:…} reference is checked once resolved: before that a
+// typed value counts as its default, or, without one, leaves the set
+// incomplete; string values stay as written.
+func TestPropertySetUnresolved(t *testing.T) {
+	t.Parallel()
+	p := connectors.Props{
+		"svc.spectest.timeout":    "${env:T}",
+		"svc.spectest.auth.token": "${env:TOK}",
+		"svc.spectest.parse":      "true",
+	}
+	require.NoError(t, testSet.Validate(p), "a reference is not a value of the wrong kind")
+	out, complete := testSet.Unresolved(p)
+	require.True(t, complete)
+	require.Equal(t, connectors.Props{"svc.spectest.timeout": "30s", "svc.spectest.auth.token": "${env:TOK}", "svc.spectest.parse": "true"}, out)
+	require.Equal(t, "${env:T}", p["svc.spectest.timeout"], "p itself is unchanged")
+
+	_, complete = testSet.Unresolved(connectors.Props{"svc.spectest.paginate.type": "${env:KIND}"})
+	require.False(t, complete, "an enum without a default")
+}

@@ -494,6 +494,13 @@ func (d *decoder) interpolate(n *yaml.Node, what string) (string, error) {
 			return "", d.errf(n, "%s: unterminated ${ in %q", what, n.Value)
 		}
 		ref := s[i+2 : i+end]
+		if strings.HasPrefix(ref, "env:") || strings.HasPrefix(ref, "file:") {
+			// A secret reference: the session resolves it at each read or
+			// write (docs/catalog.md#secret-references).
+			b.WriteString(s[i : i+end+1])
+			s = s[i+end+1:]
+			continue
+		}
 		name, def, hasDef := strings.Cut(ref, ":")
 		if !envName.MatchString(name) {
 			return "", d.errf(n, "%s: ${%s}: %q is not an environment variable name", what, ref, name)

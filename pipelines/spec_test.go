@@ -116,6 +116,7 @@ func TestParseEnv(t *testing.T) {
 		{"empty default", "a${A:}b", nil, "ab", ""},
 		{"several", "${A}-${B:2}", map[string]string{"A": "1"}, "1-2", ""},
 		{"escaped", "$${A}", map[string]string{"A": "x"}, "${A}", ""},
+		{"secret references are the session's", "Bearer ${env:TOKEN} ${file:/run/k}", map[string]string{"env": "no"}, "Bearer ${env:TOKEN} ${file:/run/k}", ""},
 		{"unset", "${MISSING}", nil, "", "line 1, column 7: name: environment variable MISSING is not set"},
 		{"unterminated", "${A", nil, "", "unterminated ${"},
 		{"bad name", "${1A}", nil, "", `"1A" is not an environment variable name`},

@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# RESTAPI paginators and rate limits through the CLI (docs/restapi.md).
+# What the RESTAPI client costs per page, on loopback (docs/restapi.md#speed;
+# not a target: speed is judged where APIs are, bench/restapi/remote.sh).
 # For each paginator type: `sluice read` of PAGES small pages (PER records
-# each) from a loopback fake, parsed mode; prints pages/s. Then a read of
-# 100 pages with svc.restapi.rate.limit=20 (expected 4.9–5.5 s).
+# each) from a loopback fake, parsed mode; prints sluice's own CPU (user +
+# system, start-up and output included) per page, and pages/s. Then a read
+# of 100 pages with svc.restapi.rate.limit=20 (expected 4.9–5.5 s).
 #
-# The fake serves on fasthttp (SERVER=net: on net/http; see
-# docs/restapi.md#speed). SLUICE=path times that sluice binary instead of
-# building one (e.g. an older build, side by side in the same minutes).
+# The fake serves on fasthttp (SERVER=net: on net/http), so that on two
+# shared cores the server's CPU does not crowd out the client's.
+# SLUICE=path measures that sluice binary instead of building one.
 #
 #   bench/restapi/paginators.sh          # PAGES=10000 PER=2 SERVER=fast
 set -euo pipefail
@@ -32,12 +34,10 @@ while read -r kind props; do
   # shellcheck disable=SC2086
   rows=$(/usr/bin/time -f "%U %S" -o "$tmp/cpu" "$tmp/sluice" read bench --type restapi $props --format json | wc -l)
   end=$(now)
-  # Wall-clock pages/s, and pages per CPU-second of sluice itself (user +
-  # system): the second figure is what the client costs, whatever else
-  # runs on the machine (the fake server shares its cores), its spinning
-  # while it waits for an answer included (docs/restapi.md#connections).
+  # sluice's CPU per page (user + system): what the client costs, whatever
+  # else runs on the machine (the fake shares its cores).
   awk -v k="$kind" -v s="$start" -v e="$end" -v p="$PAGES" -v r="$rows" -v cpu="$(awk '{print $1 + $2}' "$tmp/cpu")" \
-    'BEGIN { printf "%-13s %6d rows %8.3f s %9.0f pages/s   sluice CPU %6.3f s = %7.0f pages per CPU-second\n", k, r, e - s, p / (e - s), cpu, p / cpu }'
+    'BEGIN { printf "%-13s %6d rows %8.3f s %9.0f pages/s   sluice CPU %6.3f s = %5.1f µs a page\n", k, r, e - s, p / (e - s), cpu, cpu / p * 1e6 }'
 done <"$tmp/props"
 props=$(grep '^token-body' "$tmp/props100" | cut -d' ' -f2-)
 start=$(now)

@@ -149,6 +149,7 @@ type demo struct {
 	dir   string
 
 	apiKey string // random per run, so nothing real can leak and nothing printed can be reused
+	keyRef string // ${file:…} of the file holding apiKey: the tables refer to it, never hold it
 	api    *ytServer
 	cat    *catalog.Catalog
 }
@@ -207,13 +208,19 @@ func (d *demo) stepServe(ctx context.Context) error {
 	d.say("Sluice is pointed at a local server that answers like the YouTube Data API v3 with")
 	d.say("recorded responses: a channel's info, and its subscriptions in two pages linked by")
 	d.say("nextPageToken → pageToken. Like the real API it wants an API key (`key` parameter or")
-	d.say("X-Goog-Api-Key header); the demo made up a random one, and Sluice prints it as ***.")
+	d.say("X-Goog-Api-Key header); the demo made up a random one and wrote it to a file only you")
+	d.say("can read: tables refer to it as ${file:…}, so no catalog file holds the key.")
+	keyFile := filepath.Join(d.dir, "youtube-api-key")
+	if err := os.WriteFile(keyFile, []byte(d.apiKey+"\n"), 0o600); err != nil {
+		return err
+	}
+	d.keyRef = "${file:" + keyFile + "}"
 	api, err := startYTServer(d.apiKey)
 	if err != nil {
 		return err
 	}
 	d.api = api
-	d.result("serving %s/youtube/v3/{subscriptions,channels}", api.url)
+	d.result("serving %s/youtube/v3/{subscriptions,channels}; the key is in %s", api.url, keyFile)
 	return nil
 }
 
@@ -239,13 +246,13 @@ TBLPROPERTIES (
   'svc.restapi.pattern.channel'       = '{svc.restapi.baseURL}/channels?part=snippet&id={svc.restapi.channelId}&key={svc.restapi.accessKey}',
   'svc.restapi.timeout'               = '10s',
   'svc.restapi.retry.max'             = '1'
-)`, d.api.url, demoSubscriber, d.apiKey)
+)`, d.api.url, demoSubscriber, d.keyRef)
 	if err := d.sql(ctx, s, create, nil); err != nil {
 		return err
 	}
 	d.result("created %s", filepath.Join(cat.Dir(), "yt", "subscriptions.json"))
-	d.say("DESCRIBE shows the columns (a RESTAPI table has one: payload) and the properties,")
-	d.say("the access key masked:")
+	d.say("DESCRIBE shows the columns (a RESTAPI table has one: payload) and the properties;")
+	d.say("the access key is a reference, resolved at each read (a literal one would show ***):")
 	return d.sql(ctx, s, "DESCRIBE yt.subscriptions", &showOpts{truncate: -1})
 }
 

@@ -46,9 +46,9 @@ func TestDemoTour(t *testing.T) {
 		// 1. the API
 		"== 1. A YouTube-like API on loopback",
 		"  serving http://127.0.0.1:",
-		// 2. the table, secret masked in the echo and in DESCRIBE
-		"'svc.restapi.accessKey'             = '***'",
-		"|svc.restapi.accessKey            |***",
+		// 2. the table: the key is a reference to a file, in the echo and in DESCRIBE
+		"'svc.restapi.accessKey'             = '${file:" + filepath.Join(tmp, "sluice-demo", "youtube-api-key") + "}'",
+		"|svc.restapi.accessKey            |${file:",
 		"|svc.restapi.url.pattern          |svc.restapi.pattern.subscriptions",
 		// 3. raw, parsed, paginated, switched pattern, wrong key
 		"  1 page, payload of 8073 bytes",
@@ -109,6 +109,21 @@ func TestDemoTour(t *testing.T) {
 	require.Contains(t, out, "The files stay in "+dir+".")
 	require.Contains(t, out, "duckdb -c \"SELECT * FROM '"+filepath.Join(dir, "out", "subscriptions.parquet")+"'\"")
 	require.FileExists(t, filepath.Join(dir, "out", "subscriptions.parquet"))
+	// The key is in a file only its owner reads; no catalog file holds it.
+	st, err := os.Stat(filepath.Join(dir, "youtube-api-key"))
+	require.NoError(t, err)
+	require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
+	key, err := os.ReadFile(filepath.Join(dir, "youtube-api-key"))
+	require.NoError(t, err)
+	require.NoError(t, filepath.WalkDir(filepath.Join(dir, "catalog"), func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(path)
+		require.NoError(t, err)
+		require.NotContains(t, string(data), strings.TrimSpace(string(key)), path)
+		return nil
+	}))
 
 	// A second run does not touch the first one's files: it takes sluice-demo-2.
 	code, out, stderr = runDemo(t, tmp, "--quiet")

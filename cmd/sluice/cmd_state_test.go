@@ -128,3 +128,48 @@ func TestStateCommandAndFullRefresh(t *testing.T) {
 	require.Equal(t, 1, code)
 	require.Contains(t, stderr, "api.nope")
 }
+
+// Bad input through the CLI — a damaged state file, an unset secret
+// reference, a next page on another origin — is one error line, exit 1,
+// no output file, and the state file as it was.
+func TestRESTAPIBadInputWritesNothing(t *testing.T) {
+	t.Parallel()
+	var max atomic.Int64
+	max.Store(3)
+	srv := countingAPI(t, &max)
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte(`[]`)) }))
+	t.Cleanup(other.Close)
+	away := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `{"data":[{"n":1}],"next":"%s/page2"}`, other.URL)
+	}))
+	t.Cleanup(away.Close)
+	dir := t.TempDir()
+	cat := filepath.Join(dir, "cat")
+	code, _, stderr := datasetCLI(t, "", nil, "sql", "--catalog", cat, "-e", fmt.Sprintf(`
+		CREATE TABLE api.n TBLPROPERTIES ('svc.storage.type'='RESTAPI', 'svc.restapi.url'='%s/n',
+		  'svc.restapi.parse.payload'='true', 'svc.restapi.incremental.cursor'='n', 'svc.restapi.incremental.param'='after');
+		CREATE TABLE api.secret TBLPROPERTIES ('svc.storage.type'='RESTAPI', 'svc.restapi.url'='%s/n',
+		  'svc.restapi.auth.type'='bearer', 'svc.restapi.auth.token'='${env:SLUICE_TEST_NEVER_SET_TOKEN}');
+		CREATE TABLE api.away TBLPROPERTIES ('svc.storage.type'='RESTAPI', 'svc.restapi.url'='%s/',
+		  'svc.restapi.parse.payload'='true', 'svc.restapi.records.path'='data', 'svc.restapi.paginate.type'='next_url')`,
+		srv.URL, srv.URL, away.URL))
+	require.Equal(t, 0, code, stderr)
+	statePath := filepath.Join(cat, "api", "n.state.json")
+	require.NoError(t, os.WriteFile(statePath, []byte("null\n"), 0o644))
+	for _, tc := range []struct{ table, want string }{
+		{"api.n", "damaged incremental state"},
+		{"api.secret", "environment variable SLUICE_TEST_NEVER_SET_TOKEN is not set"},
+		{"api.away", "is on origin " + other.URL},
+	} {
+		out := filepath.Join(dir, tc.table+".parquet")
+		code, stdout, stderr := datasetCLI(t, "", nil, "read", tc.table, "--catalog", cat, "-o", out)
+		require.Equal(t, 1, code, tc.table)
+		require.Empty(t, stdout, tc.table)
+		require.Regexp(t, `^sluice: [^\n]+\n$`, stderr, tc.table)
+		require.Contains(t, stderr, tc.want, tc.table)
+		require.NoFileExists(t, out, tc.table)
+	}
+	data, err := os.ReadFile(statePath)
+	require.NoError(t, err)
+	require.Equal(t, "null\n", string(data), "the state file is left as it was")
+}

@@ -83,7 +83,7 @@ func (d *demo) stepIncremental(ctx context.Context) error {
   'svc.restapi.incremental.param'  = 'publishedAfter',
   'svc.restapi.incremental.initial'= '2024-01-01T00:00:00Z',
   'svc.restapi.primary.key'        = 'id'
-)`, d.api.url, demoChannel, d.apiKey, demoActivitiesPattern)
+)`, d.api.url, demoChannel, d.keyRef, demoActivitiesPattern)
 	if err := d.sql(ctx, s, create, nil); err != nil {
 		return err
 	}
@@ -157,7 +157,7 @@ func (d *demo) stepFanout(ctx context.Context) error {
   'svc.restapi.fanout.column'      = 'channelId',
   'svc.restapi.fanout.token'       = 'svc.restapi.channelId',
   'svc.restapi.fanout.concurrency' = '4'
-)`, d.api.url, d.apiKey, demoActivitiesPattern)
+)`, d.api.url, d.keyRef, demoActivitiesPattern)
 	if err := d.sql(ctx, s, create, nil); err != nil {
 		return err
 	}

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/oauth2/clientcredentials"
 
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/internal/propref"
 )
 
 // authProps lists the auth.* properties each svc.restapi.auth.type uses;
@@ -72,12 +73,13 @@ func parseAuth(p connectors.Props) (*authConfig, error) {
 	if loc, _ := Properties.Enum(p, PropAuthLocation); loc == "query" {
 		a.inQuery = true
 	}
-	if typ == "api_key" && !a.inQuery && !validHeaderName(a.name) {
+	// A reference is checked once resolved, at read or write.
+	if typ == "api_key" && !a.inQuery && !validHeaderName(a.name) && !propref.Has(a.name) {
 		return nil, fmt.Errorf("property %s: %q is not a valid header name", PropAuthName, a.name)
 	}
 	if typ == "oauth2" {
-		if err := checkAbsoluteHTTP(strings.TrimSpace(p[PropAuthTokenURL])); err != nil {
-			return nil, fmt.Errorf("property %s: %v", PropAuthTokenURL, err)
+		if err := checkAbsoluteHTTP(strings.TrimSpace(p[PropAuthTokenURL])); err != nil && !propref.Has(p[PropAuthTokenURL]) {
+			return nil, fmt.Errorf("property %s: %w", PropAuthTokenURL, err)
 		}
 		cc := &clientcredentials.Config{
 			ClientID:       strings.TrimSpace(p[PropAuthClientID]),
@@ -106,14 +108,15 @@ func parseAuth(p connectors.Props) (*authConfig, error) {
 }
 
 // authenticator signs the requests of one read or write. An OAuth2 token
-// is fetched once and cached until it expires; refresh drops it after a 401
-// so the next request fetches a new one.
+// is fetched with the request's context, cached until it expires, and
+// dropped after a 401 so the next request fetches a new one. It is safe
+// for concurrent use.
 type authenticator struct {
 	cfg    *authConfig
 	client *http.Client // for the token endpoint
 
-	mu sync.Mutex
-	ts oauth2.TokenSource
+	mu  sync.Mutex
+	tok *oauth2.Token
 }
 
 func newAuthenticator(cfg *authConfig, tokenClient *http.Client) *authenticator {
@@ -123,11 +126,12 @@ func newAuthenticator(cfg *authConfig, tokenClient *http.Client) *authenticator 
 	return &authenticator{cfg: cfg, client: tokenClient}
 }
 
-// apply sets the credentials on req; rawURL gains the API key when it goes
-// in the query.
-func (a *authenticator) apply(ctx context.Context, h http.Header, rawURL string) (string, error) {
+// apply sets the credentials on h; rawURL gains the API key when it goes
+// in the query. An OAuth2 request returns the token it carries (for
+// refresh).
+func (a *authenticator) apply(ctx context.Context, h http.Header, rawURL string) (string, *oauth2.Token, error) {
 	if a == nil {
-		return rawURL, nil
+		return rawURL, nil, nil
 	}
 	switch a.cfg.typ {
 	case "bearer":
@@ -137,72 +141,59 @@ func (a *authenticator) apply(ctx context.Context, h http.Header, rawURL string)
 		r.SetBasicAuth(a.cfg.user, a.cfg.password)
 	case "api_key":
 		if a.cfg.inQuery {
-			return withQueryParam(rawURL, a.cfg.name, a.cfg.value), nil
+			return withQueryParam(rawURL, a.cfg.name, a.cfg.value), nil, nil
 		}
 		h.Set(a.cfg.name, a.cfg.value)
 	case "oauth2":
-		a.mu.Lock()
-		if a.ts == nil {
-			a.ts = a.cfg.oauth.TokenSource(context.WithValue(context.Background(), oauth2.HTTPClient, a.client))
-		}
-		ts := a.ts
-		a.mu.Unlock()
-		tok, err := tokenWithContext(ctx, ts)
+		tok, err := a.token(ctx)
 		if err != nil {
-			return "", fmt.Errorf("fetching an OAuth2 token from %s: %w", a.cfg.oauth.TokenURL, err)
+			return "", nil, fmt.Errorf("fetching an OAuth2 token from %s: %w", a.cfg.oauth.TokenURL, err)
 		}
 		tok.SetAuthHeader(&http.Request{Header: h})
+		return rawURL, tok, nil
 	}
-	return rawURL, nil
+	return rawURL, nil, nil
 }
 
-// tokenWithContext gets a token, giving up when ctx ends (the token source
-// itself has no context per call).
-func tokenWithContext(ctx context.Context, ts oauth2.TokenSource) (*oauth2.Token, error) {
-	type result struct {
-		tok *oauth2.Token
-		err error
+// token is the cached token, or a new one fetched with ctx: cancelling the
+// read cancels the token request too. Concurrent requests wait for one
+// fetch.
+func (a *authenticator) token(ctx context.Context) (*oauth2.Token, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.tok != nil && a.tok.Valid() {
+		return a.tok, nil
 	}
-	ch := make(chan result, 1)
-	go func() {
-		t, err := ts.Token()
-		ch <- result{t, err}
-	}()
-	select {
-	case r := <-ch:
-		return r.tok, r.err
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	tok, err := a.cfg.oauth.Token(context.WithValue(ctx, oauth2.HTTPClient, a.client))
+	if err != nil {
+		return nil, err
 	}
+	a.tok = tok
+	return tok, nil
 }
 
 // refreshable reports whether a 401 may be cured by a new token.
 func (a *authenticator) refreshable() bool { return a != nil && a.cfg.typ == "oauth2" }
 
-// refresh drops the cached token.
-func (a *authenticator) refresh() {
+// refresh drops the cached token if it is still used, the one a 401
+// answered.
+func (a *authenticator) refresh(used *oauth2.Token) {
 	a.mu.Lock()
-	a.ts = nil
+	if a.tok == used {
+		a.tok = nil
+	}
 	a.mu.Unlock()
 }
 
-// strip removes the credentials from a request that a redirect sends to
-// another origin: Authorization, the API key (header or query) and the
-// sensitive svc.restapi.header.* (names with key, token, secret or auth).
+// strip removes the credentials from a request that a redirect sends to an
+// origin without them: Authorization, the API key (header or query), the
+// sensitive svc.restapi.header.* (names with key, token, secret or auth)
+// and cookies.
 func (a *authenticator) strip(req *http.Request, headers http.Header) {
-	req.Header.Del("Authorization")
-	req.Header.Del("Proxy-Authorization")
-	req.Header.Del("Cookie")
-	for k := range headers {
-		if sensitiveHeader(k) {
-			req.Header.Del(k)
-		}
+	for _, k := range credentialHeaders(a, headers) {
+		req.Header.Del(k)
 	}
-	if a == nil || a.cfg.typ != "api_key" {
-		return
-	}
-	if !a.cfg.inQuery {
-		req.Header.Del(a.cfg.name)
+	if a == nil || a.cfg.typ != "api_key" || !a.cfg.inQuery {
 		return
 	}
 	q := req.URL.Query()
@@ -210,6 +201,31 @@ func (a *authenticator) strip(req *http.Request, headers http.Header) {
 		q.Del(a.cfg.name)
 		req.URL.RawQuery = q.Encode()
 	}
+}
+
+// restore sets on a redirected request the credential headers the first
+// request carried: net/http drops Authorization on a redirect to another
+// host, which an allowed origin receives like the table's own.
+func (a *authenticator) restore(req, first *http.Request, headers http.Header) {
+	for _, k := range credentialHeaders(a, headers) {
+		if v, ok := first.Header[http.CanonicalHeaderKey(k)]; ok {
+			req.Header[http.CanonicalHeaderKey(k)] = v
+		}
+	}
+}
+
+// credentialHeaders are the header names that carry credentials.
+func credentialHeaders(a *authenticator, headers http.Header) []string {
+	out := []string{"Authorization", "Proxy-Authorization", "Cookie"}
+	for k := range headers {
+		if sensitiveHeader(k) {
+			out = append(out, k)
+		}
+	}
+	if a != nil && a.cfg.typ == "api_key" && !a.cfg.inQuery {
+		out = append(out, a.cfg.name)
+	}
+	return out
 }
 
 func sensitiveHeader(name string) bool {

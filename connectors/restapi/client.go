@@ -1,19 +1,21 @@
 package restapi
 
 import (
-	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/oauth2"
 	"golang.org/x/time/rate"
 
 	"github.com/sluicedata/sluice/connectors"
@@ -49,28 +51,49 @@ func (e *StatusError) Error() string {
 	return msg
 }
 
-// client performs the requests of one read or one write: one connection
-// pool (keep-alive between pages and rows), the retry policy (docs/restapi.md#retries),
-// the body limit, and CONSOLE logging with secrets redacted.
+// client performs the requests of one read or write over one connection
+// pool (keep-alive, HTTP/2 where offered; see docs/restapi.md#connections):
+// the retry policy (docs/restapi.md#retries), the body limit, credentials
+// kept with their origin, and CONSOLE logging with secrets redacted. It is
+// safe for concurrent use: what one request needs lives in its exchange.
 type client struct {
-	cfg    *config
-	red    *connectors.Redactor
-	ds     *connectors.Dataset
-	rc     *retryablehttp.Client
-	tr     *transport
-	auth   *authenticator
-	pace   *pacer
-	reads  bool // the requests read (a POST search is retried like a GET)
-	method string
-	url    string // redacted, for the log
+	cfg     *config
+	red     *connectors.Redactor
+	ds      *connectors.Dataset
+	rc      *retryablehttp.Client
+	pool    *http.Transport
+	owned   bool // the pool is the client's: close drops its connections
+	auth    *authenticator
+	pace    *pacer
+	origins *origins
+	reads   bool // the requests read (a POST search is retried like a GET)
+	// accept is the Accept-Encoding sent; user says the user chose it.
+	accept string
+	user   bool
+}
 
-	// Per request, reset by each attempt; requests are sequential.
+// exchange is one request (with its retries and redirects) under way.
+type exchange struct {
+	method  string
+	url     string // redacted, for the log
 	attempt int
 	start   time.Time
-	reached bool                   // the request's headers were written: the server may act on it
-	trace   *httptrace.ClientTrace // sets reached
-	body    []byte
+	reached atomic.Bool // the request's headers were written: the server may act on it
+	token   *oauth2.Token
+	// What the response handler read; handled says it ran.
+	handled bool
 	status  int
+	body    []byte
+}
+
+type exchangeKey struct{}
+
+func exchangeOf(ctx context.Context) *exchange {
+	ex, _ := ctx.Value(exchangeKey{}).(*exchange)
+	if ex == nil {
+		return &exchange{} // a request made outside send (never, but harmless)
+	}
+	return ex
 }
 
 // answer is a 2xx response: its status, header and whole body.
@@ -80,32 +103,64 @@ type answer struct {
 	body   []byte
 }
 
-// newClient builds the client of one read or write. lim paces every
-// request (nil: unlimited); a fan-out passes one limiter to all its reads.
-func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor, lim *rate.Limiter) *client {
-	tr := newTransport(cfg.Timeout) // svc.restapi.timeout is the transport's (see transport)
-	c := &client{cfg: cfg, red: red, ds: ds, tr: tr, pace: &pacer{lim: lim, waitMax: cfg.RetryWaitMax}}
-	// The token endpoint gets its own client: no redirects to follow with
-	// the client secret, and none of the API's pacing.
-	c.auth = newAuthenticator(cfg.Auth, &http.Client{Transport: tr,
-		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }})
+// clientOptions are what a read adds to a client: a limiter shared with
+// other reads, a pool shared with a fan-out's other children, TLS settings.
+type clientOptions struct {
+	lim     *rate.Limiter   // nil: unlimited
+	pool    *http.Transport // nil: a pool of the client's own
+	tls     *tls.Config     // nil: the system's roots
+	origins *origins        // nil: the origin of the client's first URL only
+}
+
+// newClient builds the client of one read or write whose table URL is
+// tableURL.
+func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor, tableURL string, o clientOptions) *client {
+	c := &client{cfg: cfg, red: red, ds: ds, pool: o.pool, pace: &pacer{lim: o.lim, waitMax: cfg.RetryWaitMax}, origins: o.origins}
+	if c.pool == nil {
+		c.pool, c.owned = newTransport(o.tls), true
+	}
+	if c.origins == nil {
+		c.origins = newOrigins(tableURL, cfg.AllowedOrigins)
+	}
+	c.accept, c.user = acceptEncoding, false
+	if v := cfg.Header.Get("Accept-Encoding"); v != "" {
+		c.accept, c.user = v, true
+	}
+	tr := &timeoutTransport{base: c.pool, d: cfg.Timeout}
+	var tokenClient *http.Client
+	if cfg.Auth != nil && cfg.Auth.typ == "oauth2" {
+		// The token request goes to the token URL only (no redirects) and
+		// without the API's pacing, retried like a read.
+		token := retryablehttp.NewClient()
+		token.Logger = nil // it would log to stderr, URLs unredacted
+		token.HTTPClient = &http.Client{Transport: tr,
+			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+		token.RetryMax = cfg.RetryMax
+		token.RetryWaitMin, token.RetryWaitMax = cfg.RetryWaitMin, cfg.RetryWaitMax
+		token.Backoff = backoff
+		token.ErrorHandler = retryablehttp.PassthroughErrorHandler // the token endpoint's answer reaches oauth2, which quotes it
+		tokenClient = token.StandardClient()
+	}
+	c.auth = newAuthenticator(cfg.Auth, tokenClient)
+
 	rc := retryablehttp.NewClient()
-	rc.Logger = nil // it would log to stderr, URLs unredacted
-	rc.HTTPClient = &http.Client{Transport: tr, CheckRedirect: c.checkRedirect}
+	rc.Logger = nil
+	rc.HTTPClient = &http.Client{Transport: &pacedTransport{base: tr, pace: c.pace}, CheckRedirect: c.checkRedirect}
 	rc.RetryMax = cfg.RetryMax
 	rc.RetryWaitMin = cfg.RetryWaitMin
 	rc.RetryWaitMax = cfg.RetryWaitMax
 	rc.CheckRetry = c.checkRetry
 	rc.Backoff = backoff
+	// Retries that run out hand back the last answer (go-retryablehttp's
+	// default returns no response and logs): its status and body excerpt
+	// make the error.
 	rc.ErrorHandler = retryablehttp.PassthroughErrorHandler
 	rc.RequestLogHook = func(_ retryablehttp.Logger, req *http.Request, attempt int) {
-		c.attempt = attempt
-		// A wait cut short by the context makes the request fail at once
-		// with the context's error.
-		_ = c.pace.wait(req.Context())
-		c.start = time.Now()
-		c.reached = false
-		c.body, c.status = nil, 0
+		ex := exchangeOf(req.Context())
+		ex.attempt = attempt
+		ex.start = time.Now()
+		ex.reached.Store(false)
+		ex.handled, ex.status, ex.body = false, 0, nil
 	}
 	rc.ResponseLogHook = func(_ retryablehttp.Logger, resp *http.Response) {
 		c.pace.observe(resp.Header, time.Now())
@@ -114,69 +169,62 @@ func newClient(cfg *config, ds *connectors.Dataset, red *connectors.Redactor, li
 	return c
 }
 
-// close drops the idle connections of the pool.
-func (c *client) close() { c.tr.CloseIdleConnections() }
+// close drops the idle connections of a pool of the client's own.
+func (c *client) close() {
+	if c.owned {
+		c.pool.CloseIdleConnections()
+	}
+}
 
-// checkRedirect follows at most 10 redirects. None sends a Referer, and one
-// to another origin (scheme, host or port) carries no credentials. See
-// docs/restapi.md#redirects.
+// checkRedirect follows at most 10 redirects. None sends a Referer; one to
+// an origin the table does not name carries no credentials, one to an
+// allowed origin carries them. See docs/restapi.md#redirects.
 func (c *client) checkRedirect(req *http.Request, via []*http.Request) error {
 	if len(via) >= 10 {
 		return errors.New("stopped after 10 redirects")
 	}
 	req.Header.Del("Referer")
-	if !sameOrigin(req.URL, via[0].URL) {
+	if c.origins.admits(req.URL) {
+		c.auth.restore(req, via[0], c.cfg.Header)
+	} else {
 		c.auth.strip(req, c.cfg.Header)
 	}
-	return c.pace.wait(req.Context())
-}
-
-func sameOrigin(a, b *url.URL) bool {
-	return strings.EqualFold(a.Scheme, b.Scheme) && strings.EqualFold(a.Hostname(), b.Hostname()) && portOf(a) == portOf(b)
-}
-
-func portOf(u *url.URL) string {
-	if p := u.Port(); p != "" {
-		return p
-	}
-	if strings.EqualFold(u.Scheme, "https") {
-		return "443"
-	}
-	return "80"
+	return nil
 }
 
 // do sends one request (retrying per policy) and returns a 2xx answer; a
 // non-2xx answer is a *StatusError. An OAuth2 401 fetches a new token and
 // sends the request once more.
 func (c *client) do(ctx context.Context, method, rawURL string, body []byte) (answer, error) {
-	a, err := c.send(ctx, method, rawURL, body)
+	a, tok, err := c.send(ctx, method, rawURL, body)
 	var se *StatusError
 	if c.auth.refreshable() && errors.As(err, &se) && se.Status == http.StatusUnauthorized {
-		c.auth.refresh()
-		a, err = c.send(ctx, method, rawURL, body)
+		c.auth.refresh(tok)
+		a, _, err = c.send(ctx, method, rawURL, body)
 	}
 	return a, err
 }
 
-func (c *client) send(ctx context.Context, method, rawURL string, body []byte) (answer, error) {
-	c.method = method
-	c.url = c.red.String(rawURL)
-	if c.trace == nil {
-		c.trace = &httptrace.ClientTrace{WroteHeaders: func() { c.reached = true }}
+func (c *client) send(ctx context.Context, method, rawURL string, body []byte) (answer, *oauth2.Token, error) {
+	ex := &exchange{method: method, url: c.red.String(rawURL)}
+	ctx = context.WithValue(ctx, exchangeKey{}, ex)
+	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteHeaders: func() { ex.reached.Store(true) }})
+	fail := func(err error) (answer, *oauth2.Token, error) {
+		return answer{}, ex.token, c.red.Error(fmt.Errorf("%s %s: %w", method, ex.url, c.stripURLError(err)))
 	}
-	ctx = httptrace.WithClientTrace(ctx, c.trace)
 	var raw any
 	if body != nil {
 		raw = body
 	}
 	h := http.Header{}
-	sendURL, err := c.auth.apply(ctx, h, rawURL)
+	sendURL, tok, err := c.auth.apply(ctx, h, rawURL)
 	if err != nil {
-		return answer{}, c.red.Error(fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), c.stripURLError(err)))
+		return fail(err)
 	}
+	ex.token = tok
 	req, err := retryablehttp.NewRequestWithContext(ctx, method, sendURL, raw)
 	if err != nil {
-		return answer{}, c.red.Error(fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), c.stripURLError(err)))
+		return fail(err)
 	}
 	for k, v := range c.cfg.Header {
 		switch k {
@@ -192,86 +240,61 @@ func (c *client) send(ctx context.Context, method, rawURL string, body []byte) (
 	for k, v := range h { // the auth scheme's credentials win over a header property
 		req.Header[k] = v
 	}
+	req.Header.Set("Accept-Encoding", c.accept)
 	if body != nil {
 		req.Header.Set("Content-Type", "application/json")
 	}
-	req.SetResponseHandler(c.readBody)
+	req.SetResponseHandler(func(resp *http.Response) error { return c.readResponse(ex, resp) })
 	resp, err := c.rc.Do(req)
 	if err != nil {
 		if resp != nil {
 			resp.Body.Close()
 		}
-		return answer{}, c.red.Error(c.transportError(ctx, method, rawURL, err))
+		return answer{}, ex.token, c.red.Error(c.transportError(ctx, ex, err))
 	}
-	if c.body == nil && resp.StatusCode/100 == 2 {
-		// The handler did not run: retries ran out on a status the policy
-		// retries, which is never 2xx; be defensive all the same.
-		if err := c.readBody(resp); err != nil {
-			return answer{status: resp.StatusCode}, c.red.Error(c.transportError(ctx, method, rawURL, err))
-		}
+	if !ex.handled {
+		// Retries ran out on a status the policy retries (never 2xx): the
+		// last answer's body was left for us.
+		ex.status = resp.StatusCode
+		ex.body = readExcerpt(resp, c.accept, c.user)
+		resp.Body.Close()
+		c.logAttempt(ex, resp.StatusCode, int64(len(ex.body)), "")
 	}
 	if resp.StatusCode/100 != 2 {
-		excerpt := c.body
-		if c.status == 0 {
-			// Retries ran out: the last answer's body was left for us.
-			excerpt, _ = io.ReadAll(io.LimitReader(resp.Body, errBodyLimit))
-			resp.Body.Close()
-			c.logAttempt(resp.StatusCode, int64(len(excerpt)), "")
-		}
-		return answer{status: resp.StatusCode}, &StatusError{
+		return answer{status: resp.StatusCode}, ex.token, &StatusError{
 			Method: method,
-			URL:    c.red.String(rawURL),
+			URL:    ex.url,
 			Status: resp.StatusCode,
-			Body:   c.red.String(quoteExcerpt(excerpt)),
+			Body:   c.red.String(quoteExcerpt(ex.body)),
 		}
 	}
-	return answer{status: resp.StatusCode, header: resp.Header, body: c.body}, nil
+	return answer{status: resp.StatusCode, header: resp.Header, body: ex.body}, ex.token, nil
 }
 
-// readBody runs inside the retry loop for answers the policy does not
+// readResponse runs inside the retry loop for answers the policy does not
 // retry, so a body cut short (a timeout mid-body) is retried like any
-// transport error. 2xx bodies are read whole into one right-sized buffer;
-// others only for their first 1 KiB.
-func (c *client) readBody(resp *http.Response) error {
+// transport error. 2xx bodies are read whole (readBody); others only for
+// their first 1 KiB.
+func (c *client) readResponse(ex *exchange, resp *http.Response) error {
 	defer resp.Body.Close()
-	c.status = resp.StatusCode
+	ex.handled, ex.status = true, resp.StatusCode
 	if resp.StatusCode/100 != 2 {
-		b, _ := io.ReadAll(io.LimitReader(resp.Body, errBodyLimit))
-		c.body = b
-		c.logAttempt(resp.StatusCode, int64(len(b)), "")
+		ex.body = readExcerpt(resp, c.accept, c.user)
+		c.logAttempt(ex, resp.StatusCode, int64(len(ex.body)), "")
 		return nil
 	}
-	max := c.cfg.MaxResponseBytes
-	if resp.ContentLength > max {
-		c.logAttempt(resp.StatusCode, resp.ContentLength, "too large")
-		return &tooLargeError{limit: max, size: resp.ContentLength}
-	}
-	var b []byte
-	if resp.ContentLength >= 0 {
-		b = getBody(resp.ContentLength)
-		if _, err := io.ReadFull(resp.Body, b); err != nil {
-			putBody(b)
-			c.logAttempt(resp.StatusCode, 0, err.Error())
-			return fmt.Errorf("reading the body: %w", err)
+	b, err := readBody(resp, c.cfg.MaxResponseBytes, c.accept, c.user)
+	if err != nil {
+		var tl *tooLargeError
+		size := int64(len(b))
+		if errors.As(err, &tl) {
+			size = tl.size
 		}
-	} else {
-		var buf bytes.Buffer
-		n, err := buf.ReadFrom(io.LimitReader(resp.Body, max+1))
-		if err != nil {
-			c.logAttempt(resp.StatusCode, n, err.Error())
-			return fmt.Errorf("reading the body: %w", err)
-		}
-		if n > max {
-			c.logAttempt(resp.StatusCode, n, "too large")
-			return &tooLargeError{limit: max, size: -1}
-		}
-		b = buf.Bytes()
+		c.logAttempt(ex, resp.StatusCode, size, c.stripURLError(err).Error())
+		return err
 	}
-	if b == nil {
-		b = []byte{}
-	}
-	c.body = b
-	c.logAttempt(resp.StatusCode, int64(len(b)), "")
+	ex.body = b
+	c.logAttempt(ex, resp.StatusCode, int64(len(b)), "")
 	return nil
 }
 
@@ -289,7 +312,9 @@ func (e *tooLargeError) Unwrap() error { return ErrResponseTooLarge }
 // checkRetry is the policy: GET and PUT retry on transport errors
 // (timeouts included), 429 and 5xx. POST retries only what cannot have
 // reached the server (a failed dial) and 429/503 answers that carry
-// Retry-After, because a POST the server saw may have taken effect.
+// Retry-After, because a POST the server saw may have taken effect. What
+// another attempt cannot cure — a body over the limit, an encoding Sluice
+// does not decode, headers over 1 MiB — is not retried.
 func (c *client) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctx.Err() != nil {
 		return false, ctx.Err()
@@ -297,22 +322,26 @@ func (c *client) checkRetry(ctx context.Context, resp *http.Response, err error)
 	if err == nil && resp != nil && resp.StatusCode/100 == 2 {
 		return false, nil // the common case, without the allocations below
 	}
-	var tl *tooLargeError
-	if errors.As(err, &tl) {
+	var pe *paceError
+	if isTooLarge(err) || errors.Is(err, ErrEncoding) || untrusted(err) || errors.As(err, &pe) {
 		return false, err
 	}
+	if herr := headerError(c.stripURLError(err)); herr != nil {
+		return false, herr
+	}
+	ex := exchangeOf(ctx)
 	retry := false
 	if err != nil {
-		retry = !c.unsafePost() || !c.reached
+		retry = !c.unsafePost(ex) || !ex.reached.Load()
 	} else if resp != nil {
 		s := resp.StatusCode
-		if c.unsafePost() {
+		if c.unsafePost(ex) {
 			retry = (s == http.StatusTooManyRequests || s == http.StatusServiceUnavailable) && resp.Header.Get("Retry-After") != ""
 		} else {
 			retry = s == http.StatusTooManyRequests || s/100 == 5
 		}
 	}
-	if retry && c.attempt < c.cfg.RetryMax {
+	if retry && ex.attempt < c.cfg.RetryMax {
 		status, outcome := 0, "retrying"
 		if resp != nil {
 			status = resp.StatusCode
@@ -320,13 +349,28 @@ func (c *client) checkRetry(ctx context.Context, resp *http.Response, err error)
 		if err != nil {
 			outcome = "retrying after: " + c.stripURLError(err).Error()
 		}
-		c.logAttempt(status, -1, outcome)
+		c.logAttempt(ex, status, -1, outcome)
 	}
 	return retry, nil
 }
 
+// untrusted reports a server certificate that does not verify: another
+// attempt gets the same certificate.
+func untrusted(err error) bool {
+	var cve *tls.CertificateVerificationError
+	var ua x509.UnknownAuthorityError
+	var he x509.HostnameError
+	var ci x509.CertificateInvalidError
+	return errors.As(err, &cve) || errors.As(err, &ua) || errors.As(err, &he) || errors.As(err, &ci)
+}
+
+func isTooLarge(err error) bool {
+	var tl *tooLargeError
+	return errors.As(err, &tl)
+}
+
 // unsafePost reports a POST that may change the server's state: a write's.
-func (c *client) unsafePost() bool { return c.method == http.MethodPost && !c.reads }
+func (c *client) unsafePost(ex *exchange) bool { return ex.method == http.MethodPost && !c.reads }
 
 // backoff doubles from min up to max; a Retry-After (seconds or an HTTP
 // date) wins, capped at max.
@@ -375,19 +419,19 @@ func retryAfter(v string, now time.Time) (time.Duration, bool) {
 }
 
 // transportError words a failure that produced no usable answer.
-func (c *client) transportError(ctx context.Context, method, rawURL string, err error) error {
+func (c *client) transportError(ctx context.Context, ex *exchange, err error) error {
 	if ctxErr := ctx.Err(); ctxErr != nil && errors.Is(err, ctxErr) {
-		return fmt.Errorf("%s %s: %w", method, c.red.String(rawURL), ctxErr)
+		return fmt.Errorf("%s %s: %w", ex.method, ex.url, ctxErr)
 	}
-	if c.status == 0 {
-		c.logAttempt(0, -1, c.stripURLError(err).Error())
+	if !ex.handled {
+		c.logAttempt(ex, 0, -1, c.stripURLError(err).Error())
 	}
-	tries := c.attempt + 1
+	tries := ex.attempt + 1
 	what := "after 1 attempt"
 	if tries > 1 {
 		what = fmt.Sprintf("after %d attempts", tries)
 	}
-	return fmt.Errorf("%s %s: %s: %w", method, c.red.String(rawURL), what, c.stripURLError(err))
+	return fmt.Errorf("%s %s: %s: %w", ex.method, ex.url, what, c.stripURLError(err))
 }
 
 // stripURLError drops the *url.Error wrapper, which repeats the URL (the
@@ -397,20 +441,22 @@ func (c *client) stripURLError(err error) error {
 	if !errors.As(err, &ue) {
 		return err
 	}
-	if ue.Timeout() {
-		return fmt.Errorf("timed out after %s (%s): %w", c.cfg.Timeout, PropTimeout, ue.Err)
+	var te *TimeoutError
+	if !errors.As(ue.Err, &te) && ue.Timeout() {
+		// A timeout of the transport's own (none is set: a proxy's?).
+		return &TimeoutError{After: c.cfg.Timeout, Err: ue.Err}
 	}
 	return ue.Err
 }
 
 // logAttempt writes one CONSOLE line for the attempt under way. bytes < 0
 // means unknown.
-func (c *client) logAttempt(status int, bytes int64, note string) {
+func (c *client) logAttempt(ex *exchange, status int, bytes int64, note string) {
 	if c.ds == nil || c.ds.Log == nil {
 		return
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "restapi: %s %s", c.method, c.url)
+	fmt.Fprintf(&b, "restapi: %s %s", ex.method, ex.url)
 	if status > 0 {
 		fmt.Fprintf(&b, " %d", status)
 	} else {
@@ -419,9 +465,9 @@ func (c *client) logAttempt(status int, bytes int64, note string) {
 	if bytes >= 0 {
 		fmt.Fprintf(&b, " %d bytes", bytes)
 	}
-	fmt.Fprintf(&b, " %s", time.Since(c.start).Round(time.Microsecond))
-	if c.attempt > 0 {
-		fmt.Fprintf(&b, " (retry %d)", c.attempt)
+	fmt.Fprintf(&b, " %s", time.Since(ex.start).Round(time.Microsecond))
+	if ex.attempt > 0 {
+		fmt.Fprintf(&b, " (retry %d)", ex.attempt)
 	}
 	if note != "" {
 		b.WriteString(" " + note)

@@ -7,11 +7,15 @@
 // next_url, link, offset, page; one small type each behind one interface),
 // and returns either one `payload` row per page or, with
 // svc.restapi.parse.payload=true, the pages parsed into typed columns (one
-// row per element of svc.restapi.records.path). Requests carry the auth
-// scheme's credentials, are paced by the rate limit and retried on
-// transport errors, 429 and 5xx with back-off that honours Retry-After. A
-// write sends one POST or PUT per row. Secret property values never reach
-// an error or a log line. The properties are declared once (Properties);
+// row per element of svc.restapi.records.path). Every request goes through
+// Go's net/http (HTTP/2 over TLS where offered) under go-retryablehttp:
+// it carries the auth scheme's credentials — only to the table's origin and
+// svc.restapi.allowed.origins — is paced by the rate limit, bounded by
+// svc.restapi.timeout and max.response.bytes, and retried on transport
+// errors, 429 and 5xx with back-off that honours Retry-After. Offset and
+// page listings whose first page gives the total are requested
+// concurrently (svc.restapi.concurrency). A write sends one POST or PUT per
+// row. Secret property values never reach an error or a log line. The properties are declared once (Properties);
 // docs/restapi.md is the guide and docs/properties.md the reference.
 //
 // Import it for its side effect (or import connectors/all):

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/url"
 	"strings"
 	"sync"
 
@@ -105,13 +106,22 @@ func (c *Connector) ReadFanout(ctx context.Context, ds *connectors.Dataset, pare
 	}
 
 	// One limiter for every child: svc.restapi.rate.limit paces the whole
-	// fan-out, not each child (docs/incremental.md#fan-out).
+	// fan-out, not each child (docs/incremental.md#fan-out); one connection
+	// pool, so children reuse connections (and TLS sessions); one origin
+	// for the credentials, fixed by the table, never by the parent's
+	// values (docs/restapi.md#origins).
 	opts := readOptionsFrom(ctx)
 	if opts.Limiter == nil {
 		if opts.Limiter, err = NewLimiter(base); err != nil {
 			return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
 		}
 	}
+	if opts.pool == nil {
+		opts.pool = newTransport(opts.TLSConfig)
+		defer opts.pool.CloseIdleConnections()
+	}
+	og := childOrigin(ctx, base, fo.Token)
+	opts.childOrigin = &og
 	ctx = WithReadOptions(ctx, opts)
 
 	results := make([]*dataframe.Frame, len(values))
@@ -187,6 +197,32 @@ loop:
 		return nil, fmt.Errorf("reading %s: stacking the fan-out children: %w", name, err)
 	}
 	return out, nil
+}
+
+// fanoutProbe stands for a fan-out value while the child URL's origin is
+// found: a host name that never resolves.
+const fanoutProbe = "sluice-fanout-value.invalid"
+
+// childOrigin is the origin of a fan-out's child requests: that of the
+// child URL template with its fan-out token unresolved, or, where the
+// origin itself comes from the token, that of the parent table's URL; ""
+// when there is none (then only svc.restapi.allowed.origins get requests).
+func childOrigin(ctx context.Context, base connectors.Props, token string) origin {
+	probe := base.Clone()
+	probe[token] = fanoutProbe
+	if u, err := ResolveURL(probe); err == nil {
+		if pu, err := url.Parse(u); err == nil && !strings.Contains(strings.ToLower(pu.Host), fanoutProbe) {
+			return originOf(pu)
+		}
+	}
+	if parent := connectors.FanoutParentFrom(ctx); parent != nil {
+		if u, err := ResolveURL(parent.Props); err == nil {
+			if pu, err := url.Parse(u); err == nil {
+				return originOf(pu)
+			}
+		}
+	}
+	return ""
 }
 
 // readChild reads the dataset with the token property set to value and

@@ -78,9 +78,9 @@ func (c *Connector) ReadIncremental(ctx context.Context, ds *connectors.Dataset,
 	if err != nil {
 		return nil, nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
-	if prev != nil && prev.Cursor != "" && prev.Cursor != in.Cursor {
-		return nil, nil, fmt.Errorf("reading %s: the stored state is for cursor %q, the table now says %s=%q (run sluice state reset %s, or --full-refresh)",
-			name, prev.Cursor, PropIncrementalCursor, in.Cursor, name)
+	if prev != nil && prev.Cursor != in.Cursor {
+		// The session names the state file and how to reset it.
+		return nil, nil, fmt.Errorf("reading %s: %w: it is the state of cursor %q, the table's %s is %q", name, connectors.ErrDamagedState, prev.Cursor, PropIncrementalCursor, in.Cursor)
 	}
 	// The parameters go on every request of the read, next_url and link
 	// pages included (see docs/incremental.md#incremental-reads).

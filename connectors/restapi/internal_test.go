@@ -124,6 +124,8 @@ func TestParseConfigDefaults(t *testing.T) {
 		RetryWaitMin:     time.Second,
 		RetryWaitMax:     30 * time.Second,
 		MaxResponseBytes: 268435456,
+		AllowedOrigins:   map[origin]bool{},
+		Concurrency:      4,
 	}, c)
 	rc, err := parseReadConfig(nil, c)
 	require.NoError(t, err)

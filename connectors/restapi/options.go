@@ -2,6 +2,7 @@ package restapi
 
 import (
 	"context"
+	"crypto/tls"
 	"net/http"
 
 	"golang.org/x/time/rate"
@@ -30,6 +31,14 @@ type ReadOptions struct {
 	// Allocator holds the record batches of a streamed read. Defaults to
 	// dataframe's recycling stream allocator.
 	Allocator dataframe.Allocator
+	// TLSConfig is the TLS configuration of the read's connections (a
+	// private certificate authority's roots). Defaults to the system's.
+	TLSConfig *tls.Config
+
+	// Set by a fan-out for its children: one connection pool for all, and
+	// the origin a child's credentials go to (docs/restapi.md#origins).
+	pool        *http.Transport
+	childOrigin *origin
 }
 
 // QueryParam is one query parameter.

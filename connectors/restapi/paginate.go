@@ -48,6 +48,19 @@ type paginator interface {
 	next(p *page, r *request) (more bool, key, what string, err error)
 }
 
+// addressable is a paginator whose later pages are known once the first
+// is in — offset with total.field, page with total.pages.field — so they
+// may be requested concurrently (see docs/restapi.md#concurrency).
+type addressable interface {
+	// plan returns the requests of pages 2, 3, … up to the total the first
+	// page gave, next being page 2's (from next); ok is false when no
+	// total is known (the read stays page by page).
+	plan(next request) (reqs []request, ok bool)
+	// checkPlanned checks planned page p (2, 3, …) as next would, in page
+	// order; stop is true when the listing ends with p.
+	checkPlanned(p *page) (stop bool, err error)
+}
+
 // paginatorType describes one value of svc.restapi.paginate.type: the
 // paginate.* properties it uses and how to build it.
 type paginatorType struct {
@@ -200,7 +213,7 @@ func (pg *paging) stopsAfter(p *page) (bool, error) {
 func resolveNext(pageURL, next string) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(next))
 	if err != nil {
-		return "", fmt.Errorf("the next-page URL %q does not parse: %v", next, errors.Unwrap(err))
+		return "", fmt.Errorf("the next-page URL %q does not parse: %w", next, urlCause(err))
 	}
 	if !u.IsAbs() {
 		base, err := url.Parse(pageURL)
@@ -211,7 +224,7 @@ func resolveNext(pageURL, next string) (string, error) {
 	}
 	s := u.String()
 	if err := checkAbsoluteHTTP(s); err != nil {
-		return "", fmt.Errorf("the next-page URL %q: %v", s, err)
+		return "", fmt.Errorf("the next-page URL %q: %w", s, err)
 	}
 	return s, nil
 }
@@ -242,4 +255,13 @@ func headerOf(p *page) http.Header {
 		return http.Header{}
 	}
 	return p.header
+}
+
+// urlCause is a *url.Error's cause: its message repeats the URL.
+func urlCause(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err
+	}
+	return err
 }

@@ -16,6 +16,8 @@ type pagePaginator struct {
 	totalPages           jsonPath
 	same                 sameAsLast
 	base                 string
+
+	firstTotal int64 // total.pages.field of the first page; 0: unknown
 }
 
 func init() {
@@ -73,12 +75,46 @@ func (pg *pagePaginator) next(p *page, r *request) (bool, string, string, error)
 		if err != nil {
 			return false, "", "", fmt.Errorf("%s: %q is not an integer", PropTotalPagesField, text)
 		}
+		if p.number == 1 {
+			pg.firstTotal = total
+		}
 		if pg.page-pg.first+1 >= total { // pages counted from page.start
-
 			return false, "", "", nil
 		}
 	}
 	pg.page++
 	r.url = pg.url()
 	return true, "", "", nil
+}
+
+// plan lists the page numbers after the first up to the first page's
+// total.pages.field.
+func (pg *pagePaginator) plan(next request) ([]request, bool) {
+	if pg.firstTotal <= 1 {
+		return nil, false
+	}
+	reqs := []request{next}
+	for n := pg.first + 2; n-pg.first+1 <= pg.firstTotal; n++ {
+		r := next
+		u := withQueryParam(pg.base, pg.pageParam, strconv.FormatInt(n, 10))
+		if pg.sizeParam != "" {
+			u = withQueryParam(u, pg.sizeParam, strconv.FormatInt(pg.size, 10))
+		}
+		r.url = u
+		reqs = append(reqs, r)
+	}
+	return reqs, true
+}
+
+// checkPlanned applies next's rules to a planned page: a page with no
+// records ends the listing.
+func (pg *pagePaginator) checkPlanned(p *page) (bool, error) {
+	recs, err := p.needRecords("page")
+	if err != nil {
+		return false, err
+	}
+	if err := pg.same.check(p, PropPageParam); err != nil {
+		return false, err
+	}
+	return recs.n == 0 || int64(p.number) >= pg.firstTotal, nil
 }

@@ -65,6 +65,50 @@ func TestPaginatorMatrix(t *testing.T) {
 	}
 }
 
+// TestPaginatorMatrixWithTotal runs offset and page listings whose first
+// page gives the total, read concurrently, through the same scenarios.
+func TestPaginatorMatrixWithTotal(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"offset", "page"} {
+		for _, scenario := range []string{"normal", "max", "repeated", "empty"} {
+			t.Run(kind+"/"+scenario, func(t *testing.T) {
+				t.Parallel()
+				l := &restapitest.Listing{Kind: kind, Sizes: []int{10, 10, 5}, Loop: scenario == "repeated", Total: true}
+				if scenario == "empty" {
+					l.Sizes[2] = 0
+				}
+				srv, rec := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) { l.ServeHTTP(w, r) })
+				p := connectors.Props(l.Props(srv.URL))
+				if scenario == "max" {
+					p["svc.restapi.paginate.max.pages"] = "2"
+				}
+				f, err := read(t, p, nil)
+				if f != nil {
+					defer f.Release()
+				}
+				switch {
+				case scenario == "normal":
+					require.NoError(t, err)
+					require.EqualValues(t, 25, f.NumRows())
+					require.Equal(t, 3, rec.count())
+				case scenario == "max":
+					require.ErrorIs(t, err, restapi.ErrTooManyPages)
+					require.ErrorContains(t, err, "more than 2 pages")
+					require.Equal(t, 2, rec.count())
+				case scenario == "repeated":
+					require.ErrorIs(t, err, restapi.ErrRepeatedPage)
+					require.ErrorContains(t, err, "page 2 is the same as page 1")
+					require.LessOrEqual(t, rec.count(), 3)
+				default: // the total counts 20 records: offset stops there, page on the empty third page
+					require.NoError(t, err)
+					require.EqualValues(t, 20, f.NumRows())
+					require.Equal(t, map[string]int{"offset": 2, "page": 3}[kind], rec.count())
+				}
+			})
+		}
+	}
+}
+
 func TestPaginationConfigErrors(t *testing.T) {
 	t.Parallel()
 	base := connectors.Props{"svc.restapi.url": "http://127.0.0.1:1/x", "svc.restapi.parse.payload": "true"}

@@ -27,6 +27,8 @@ const (
 	PropRetryWaitMin     = "svc.restapi.retry.wait.min"
 	PropRetryWaitMax     = "svc.restapi.retry.wait.max"
 	PropMaxResponseBytes = "svc.restapi.max.response.bytes"
+	PropAllowedOrigins   = "svc.restapi.allowed.origins"
+	PropConcurrency      = "svc.restapi.concurrency"
 
 	PropPaginateType    = "svc.restapi.paginate.type"
 	PropNextField       = "svc.restapi.paginate.next.field"
@@ -97,8 +99,12 @@ const (
 	DefaultRetryWaitMin     = time.Second
 	DefaultRetryWaitMax     = 30 * time.Second
 	DefaultMaxResponseBytes = 256 << 20
+	DefaultConcurrency      = 4
 	DefaultWriteMode        = http.MethodPost
 )
+
+// maxConcurrency bounds svc.restapi.concurrency.
+const maxConcurrency = 64
 
 // PayloadColumn is the one column of a RESTAPI table.
 const PayloadColumn = "payload"
@@ -160,7 +166,7 @@ var Properties = &connectors.PropertySet{
 		{Name: PropAuthClientSecret, Secret: true, Doc: "oauth2: client secret."},
 		{Name: PropAuthScopes, Kind: connectors.KindList, Doc: "oauth2: comma list of scopes, sent space-separated as `scope`."},
 		{Name: PropAuthAudience, Doc: "oauth2: sent as the form field `audience`."},
-		{Name: PropAuthTokenParams, Family: true, SecretByName: true, Doc: "oauth2: extra form field `<name>` of the token request."},
+		{Name: PropAuthTokenParams, Family: true, Secret: true, Doc: "oauth2: extra form field `<name>` of the token request (a JWT assertion, a signed secret: always masked)."},
 		{Name: PropAuthClientAuth, Kind: connectors.KindEnum, Enum: []string{"basic", "body"}, Default: "basic", Doc: "oauth2: client credentials in an HTTP Basic header or in the form body."},
 
 		{Name: PropRateLimit, Kind: connectors.KindDecimal, Doc: "Requests per second for every request of a read or write (fan-out included). Default: unlimited."},
@@ -169,7 +175,9 @@ var Properties = &connectors.PropertySet{
 		{Name: PropRetryMax, Kind: connectors.KindInt, Default: "3", Doc: "Retries (not attempts) on connection errors, 429 and 5xx; at most 100."},
 		{Name: PropRetryWaitMin, Kind: connectors.KindDuration, Default: "1s", Doc: "First back-off wait, doubling per retry."},
 		{Name: PropRetryWaitMax, Kind: connectors.KindDuration, Default: "30s", Doc: "Cap of back-off, `Retry-After` and rate-limit header waits."},
-		{Name: PropMaxResponseBytes, Kind: connectors.KindInt, Min: 1, Default: "268435456", Doc: "A larger body is an error, never a truncated row."},
+		{Name: PropMaxResponseBytes, Kind: connectors.KindInt, Min: 1, Default: "268435456", Doc: "A larger body (decoded) is an error, never a truncated row; response headers are limited to 1 MiB."},
+		{Name: PropAllowedOrigins, Kind: connectors.KindList, Doc: "Comma list of `scheme://host[:port]` origins that get the table's requests and credentials besides its URL's own: next-page URLs, fan-out child URLs and redirects there. See docs/restapi.md#origins."},
+		{Name: PropConcurrency, Kind: connectors.KindInt, Min: 1, Default: "4", Doc: "Page requests in flight at once for `offset` and `page` pagination whose total the first page gives (`total.field`, `total.pages.field`); other types read page by page. See docs/restapi.md#concurrency."},
 
 		{Name: PropIncrementalCursor, Doc: "Incremental reads: dotted path of the cursor in each record (`updated_at`)."},
 		{Name: PropIncrementalParam, Doc: "Incremental reads: query parameter carrying the last value (`since`)."},
@@ -213,6 +221,12 @@ type config struct {
 	MaxResponseBytes int64
 	// Auth is the authentication scheme. Defaults to none (nil).
 	Auth *authConfig
+	// AllowedOrigins get requests and credentials besides the table's
+	// URL's origin. Defaults to none.
+	AllowedOrigins map[origin]bool
+	// Concurrency bounds the page requests in flight where pages are
+	// addressable. Defaults to 4.
+	Concurrency int
 }
 
 // parseConfig reads the properties into a config, applying defaults. Every
@@ -257,6 +271,14 @@ func parseConfig(p connectors.Props) (*config, error) {
 	}
 	if c.Auth, err = parseAuth(p); err != nil {
 		errs = append(errs, err)
+	}
+	if c.AllowedOrigins, err = parseAllowedOrigins(p); err != nil {
+		errs = append(errs, err)
+	}
+	if n, _ := Properties.Int(p, PropConcurrency); n > maxConcurrency {
+		errs = append(errs, fmt.Errorf("property %s: %d is above the maximum %d", PropConcurrency, n, maxConcurrency))
+	} else {
+		c.Concurrency = int(n)
 	}
 	if _, err := NewLimiter(p); err != nil {
 		errs = append(errs, err)

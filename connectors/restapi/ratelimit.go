@@ -68,7 +68,18 @@ func (p *pacer) wait(ctx context.Context) error {
 	if p.lim == nil {
 		return nil
 	}
-	return p.lim.Wait(ctx)
+	if err := p.lim.Wait(ctx); err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil {
+			return ctxErr
+		}
+		if _, ok := ctx.Deadline(); ok {
+			// The limiter refuses at once a wait that would outlast the
+			// deadline: the deadline is what ends the request.
+			return fmt.Errorf("%w: the wait for the next request would outlast it", context.DeadlineExceeded)
+		}
+		return err
+	}
+	return nil
 }
 
 // observe reads RateLimit-Remaining / X-RateLimit-Remaining: at 0 the next
@@ -105,3 +116,31 @@ func (p *pacer) observe(h http.Header, now time.Time) {
 		return
 	}
 }
+
+// pacedTransport holds every request of a read or write — retries and
+// redirects included — until the pacer lets it go. A wait the context
+// cuts short (or one that would outlast its deadline) fails the request
+// with a *paceError, which is not retried.
+type pacedTransport struct {
+	base http.RoundTripper
+	pace *pacer
+}
+
+func (t *pacedTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if err := t.pace.wait(req.Context()); err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, &paceError{err}
+	}
+	return t.base.RoundTrip(req)
+}
+
+// paceError is a request the rate limit held back until its context ended.
+type paceError struct{ err error }
+
+func (e *paceError) Error() string {
+	return fmt.Sprintf("waiting for %s: %v", PropRateLimit, e.err)
+}
+
+func (e *paceError) Unwrap() error { return e.err }

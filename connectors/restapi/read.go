@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
@@ -93,7 +94,10 @@ type reader struct {
 	red   *connectors.Redactor
 	opts  ReadOptions
 	first request
-	pages []*page
+	// firstWhat names the first URL in an origin error: a fan-out child's
+	// comes from the parent's values.
+	firstWhat string
+	pages     []*page
 	// done, when set, takes each page once the paginator is through with
 	// it (a spooled read writes it out and drops it, see spool.go); else
 	// every page stays in pages.
@@ -113,7 +117,7 @@ func newReader(ctx context.Context, ds *connectors.Dataset, red *connectors.Reda
 	if err != nil {
 		return nil, err
 	}
-	r := &reader{cfg: cfg, rc: rc, red: red, opts: readOptionsFrom(ctx)}
+	r := &reader{cfg: cfg, rc: rc, red: red, opts: readOptionsFrom(ctx), firstWhat: "the URL"}
 	r.first = request{url: r.withQuery(u)}
 	if rc.method == http.MethodPost {
 		if r.first.body, err = resolveBody(ds.Props); err != nil {
@@ -126,19 +130,17 @@ func newReader(ctx context.Context, ds *connectors.Dataset, red *connectors.Reda
 			return nil, err
 		}
 	}
-	r.cl = newClient(cfg, ds, red, lim)
+	co := clientOptions{lim: lim, pool: r.opts.pool, tls: r.opts.TLSConfig}
+	if r.opts.childOrigin != nil {
+		co.origins = &origins{table: *r.opts.childOrigin, allowed: cfg.AllowedOrigins}
+		r.firstWhat = "the fan-out child URL"
+	}
+	r.cl = newClient(cfg, ds, red, u, co)
 	r.cl.reads = true
 	return r, nil
 }
 
-func (r *reader) close() {
-	r.cl.close()
-	// The frame copies every value out of the bodies and errors quote
-	// copies, so the buffers are free for the next read.
-	for _, p := range r.pages {
-		putBody(p.body)
-	}
-}
+func (r *reader) close() { r.cl.close() }
 
 // withQuery sets ReadOptions.Query on a request URL.
 func (r *reader) withQuery(u string) string {
@@ -149,7 +151,9 @@ func (r *reader) withQuery(u string) string {
 }
 
 // readPages requests page after page until the paginator says the listing
-// is complete. Its errors start with "page N" (the caller names the
+// is complete; where the first page makes the later ones addressable
+// (offset and page with a total), they are requested concurrently
+// (readPlanned). Its errors start with "page N" (the caller names the
 // dataset before it).
 func (r *reader) readPages(ctx context.Context) error {
 	pg := r.rc.paging
@@ -158,41 +162,30 @@ func (r *reader) readPages(ctx context.Context) error {
 		return fmt.Errorf("page 1: %w", err)
 	}
 	seen := map[string]int{} // token or URL → the page that returned it
+	urlIs := r.firstWhat
 	for n := 1; ; n++ {
 		if err := ctx.Err(); err != nil {
 			return fmt.Errorf("page %d: %w", n, err)
 		}
+		if err := r.cl.origins.check(req.url, urlIs, r.red); err != nil {
+			return fmt.Errorf("page %d: %w", n, err)
+		}
+		urlIs = "the next-page URL"
 		a, err := r.cl.do(ctx, r.rc.method, req.url, req.body)
 		if err != nil {
 			return fmt.Errorf("page %d: %w", n, err)
 		}
-		p := &page{number: n, url: req.url, status: a.status, header: a.header, body: a.body,
-			format: r.rc.format, recordsPath: r.rc.recordsPath}
-		r.pages = append(r.pages, p)
-		where := func(err error) error {
-			return fmt.Errorf("page %d (%s): %w", n, r.red.String(p.url), err)
+		p := r.newPage(n, req, a)
+		stop, err := r.arrived(p)
+		if err != nil {
+			return err
 		}
-		if err := r.checkPage(p); err != nil {
-			return where(err)
-		}
-		if r.opts.OnPage != nil {
-			recs := -1
-			if p.recs != nil && p.recs.count() == nil {
-				recs = p.recs.n
-			}
-			info := PageInfo{Number: n, URL: r.red.String(p.url), Status: p.status, Header: p.header, Body: p.body, Records: recs}
-			if err := r.opts.OnPage(info); err != nil {
-				return where(err)
-			}
-		}
-		if stop, err := pg.stopsAfter(p); err != nil {
-			return where(err)
-		} else if stop {
+		if stop {
 			return r.pageDone(p)
 		}
 		more, key, what, err := pg.p.next(p, &req)
 		if err != nil {
-			return where(err)
+			return r.where(p, err)
 		}
 		if !more {
 			return r.pageDone(p)
@@ -210,7 +203,121 @@ func (r *reader) readPages(ctx context.Context) error {
 			return err
 		}
 		req.url = r.withQuery(req.url)
+		if ad, ok := pg.p.(addressable); ok && n == 1 && r.cfg.Concurrency > 1 {
+			if reqs, ok := ad.plan(req); ok {
+				for i := range reqs {
+					reqs[i].url = r.withQuery(reqs[i].url)
+				}
+				return r.readPlanned(ctx, ad, reqs)
+			}
+		}
 	}
+}
+
+func (r *reader) newPage(n int, req request, a answer) *page {
+	p := &page{number: n, url: req.url, status: a.status, header: a.header, body: a.body,
+		format: r.rc.format, recordsPath: r.rc.recordsPath}
+	r.pages = append(r.pages, p)
+	return p
+}
+
+// where prefixes an error with the page it is about.
+func (r *reader) where(p *page, err error) error {
+	return fmt.Errorf("page %d (%s): %w", p.number, r.red.String(p.url), err)
+}
+
+// arrived runs what every page goes through once its answer is in: the
+// page checks, ReadOptions.OnPage, and the stop conditions every type
+// shares (stop: the listing ends with p).
+func (r *reader) arrived(p *page) (stop bool, err error) {
+	if err := r.checkPage(p); err != nil {
+		return false, r.where(p, err)
+	}
+	if r.opts.OnPage != nil {
+		recs := -1
+		if p.recs != nil && p.recs.count() == nil {
+			recs = p.recs.n
+		}
+		info := PageInfo{Number: p.number, URL: r.red.String(p.url), Status: p.status, Header: p.header, Body: p.body, Records: recs}
+		if err := r.opts.OnPage(info); err != nil {
+			return false, r.where(p, err)
+		}
+	}
+	stop, err = r.rc.paging.stopsAfter(p)
+	if err != nil {
+		return false, r.where(p, err)
+	}
+	return stop, nil
+}
+
+// readPlanned reads the planned pages 2, 3, … (reqs) with up to
+// svc.restapi.concurrency requests in flight, and takes them in page
+// order, so rows come out as a page-by-page read gives them: a request is
+// started only when the page svc.restapi.concurrency places before it has
+// been taken, which bounds the bodies held. The rate limit paces every
+// request (one pacer). See docs/restapi.md#concurrency.
+func (r *reader) readPlanned(ctx context.Context, ad addressable, reqs []request) error {
+	pg := r.rc.paging
+	more := false // pages beyond max.pages
+	if int64(len(reqs)+1) > pg.maxPages {
+		reqs, more = reqs[:pg.maxPages-1], true
+	}
+	type result struct {
+		a    answer
+		err  error
+		done chan struct{}
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // runs before wg.Wait: requests still in flight stop
+	results := make([]*result, len(reqs))
+	started := 0
+	startUpTo := func(limit int) {
+		for ; started < limit; started++ {
+			res, req := &result{done: make(chan struct{})}, reqs[started]
+			results[started] = res
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				defer close(res.done)
+				res.a, res.err = r.cl.do(ctx, r.rc.method, req.url, req.body)
+			}()
+		}
+	}
+	for i, req := range reqs {
+		n := i + 2
+		if err := r.cl.origins.check(req.url, "the next-page URL", r.red); err != nil {
+			return fmt.Errorf("page %d: %w", n, err)
+		}
+		startUpTo(min(i+r.cfg.Concurrency, len(reqs)))
+		res := results[i]
+		<-res.done
+		results[i] = nil
+		if res.err != nil {
+			return fmt.Errorf("page %d: %w", n, res.err)
+		}
+		p := r.newPage(n, req, res.a)
+		stop, err := r.arrived(p)
+		if err != nil {
+			return err
+		}
+		if !stop {
+			if stop, err = ad.checkPlanned(p); err != nil {
+				return r.where(p, err)
+			}
+		}
+		if stop || i == len(reqs)-1 && !more {
+			return r.pageDone(p)
+		}
+		if i == len(reqs)-1 {
+			return fmt.Errorf("page %d: %w: more than %d pages (page %d still has a next page; raise %s)", n, ErrTooManyPages, pg.maxPages, n, PropMaxPages)
+		}
+		if err := r.pageDone(p); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // pageDone hands a page the paginator is through with to r.done, which
@@ -223,7 +330,6 @@ func (r *reader) pageDone(p *page) error {
 		return err
 	}
 	r.pages = r.pages[:len(r.pages)-1]
-	putBody(p.body)
 	return nil
 }
 

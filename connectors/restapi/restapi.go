@@ -26,11 +26,21 @@ var (
 // Validate checks a table definition at CREATE: the columns are exactly
 // `payload string` (or none, and the catalog stores that column), and the
 // properties are known, typed and consistent (pagination, auth). The URL is not resolved here: its tokens may come
-// from session settings made later.
+// from session settings made later. A ${env:…}/${file:…} reference is not
+// resolved either (docs/catalog.md#secret-references): a referenced typed
+// value counts as its default, and when it has none only the names are
+// checked; the values are checked at read.
 func (*Connector) Validate(fields []connectors.Field, props connectors.Props) error {
 	red := connectors.NewRedactor(props)
 	if err := checkColumns(fields); err != nil {
 		return red.Error(err)
+	}
+	props, complete := Properties.Unresolved(props)
+	if !complete {
+		if err := Properties.Validate(props); err != nil {
+			return red.Error(fmt.Errorf("RESTAPI table: %w", err))
+		}
+		return nil
 	}
 	cfg, err := parseConfig(props)
 	if err == nil {

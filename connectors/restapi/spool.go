@@ -58,7 +58,23 @@ const spoolBlockBytes = 1 << 20
 // parse.payload (string columns), and JSON read with sampling or a
 // malformed-record mode (jsonframe.WithReadSettings) — are read whole and
 // streamed from memory. See docs/restapi.md#memory.
-func (*Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
+func (c *Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
+	sp, err := c.ReadSpool(ctx, ds)
+	if err != nil {
+		return nil, err
+	}
+	defer sp.Release() // the stream keeps what it reads
+	return sp.Open(ctx)
+}
+
+var _ connectors.SpoolReader = (*Connector)(nil)
+
+// ReadSpool reads the dataset once — every page, one request each — into a
+// spool (connectors.SpoolReader) that streams it as often as asked without
+// another request: the session serves every read a SQL statement makes of
+// the table from it (docs/restapi.md#one-read-per-statement). Reads the
+// spool file cannot serve (see ReadStream) are held in memory.
+func (*Connector) ReadSpool(ctx context.Context, ds *connectors.Dataset) (connectors.Spool, error) {
 	r, name, err := startRead(ctx, ds)
 	if err != nil {
 		return nil, err
@@ -70,10 +86,9 @@ func (*Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataf
 		if err != nil {
 			return nil, err
 		}
-		defer f.Release()
-		return f.Stream(), nil
+		return &frameSpool{f: f}, nil
 	}
-	sp, err := newSpool(r)
+	sp, err := newSpool(r, name)
 	if err != nil {
 		return nil, red.Error(fmt.Errorf("reading %s: spooling the pages: %w", name, err))
 	}
@@ -85,13 +100,18 @@ func (*Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataf
 		}
 		return nil, red.Error(fmt.Errorf("reading %s %w", name, err))
 	}
-	st, err := sp.open(ctx)
-	if err != nil {
+	if err := sp.finish(); err != nil {
 		sp.remove()
 		return nil, red.Error(fmt.Errorf("reading %s: %w", name, err))
 	}
-	return st, nil
+	return sp, nil
 }
+
+// frameSpool is a read held in memory, streamed as often as asked.
+type frameSpool struct{ f *dataframe.Frame }
+
+func (s *frameSpool) Open(context.Context) (dataframe.Stream, error) { return s.f.Stream(), nil }
+func (s *frameSpool) Release()                                       { s.f.Release() }
 
 // spools reports whether the read can be spooled (see ReadStream).
 func (r *reader) spools(ctx context.Context) bool {
@@ -105,9 +125,12 @@ func (r *reader) spools(ctx context.Context) bool {
 	return rs.SampleRows <= 0 && (rs.Mode == "" || strings.EqualFold(rs.Mode, jsonframe.ModeFailFast))
 }
 
-// spool is the temporary file of one streamed read.
+// spool is the temporary file of one streamed read. It is removed once
+// the spool (ReadSpool's caller) and every stream opened from it are
+// released, or at once when the read fails.
 type spool struct {
 	r     *reader
+	name  string // the dataset, for errors
 	kind  string // json, ndjson, csv or payload
 	path  string
 	file  *os.File
@@ -125,6 +148,8 @@ type spool struct {
 	elems  [][]byte // json: the records of a page
 	err    error    // the first write error
 	once   sync.Once
+	refs   atomic.Int64     // the spool's own and one per open stream
+	empty  *dataframe.Frame // csv without a row: what the in-memory read gives
 }
 
 type spooledPage struct {
@@ -133,7 +158,7 @@ type spooledPage struct {
 	url    string // redacted
 }
 
-func newSpool(r *reader) (*spool, error) {
+func newSpool(r *reader, name string) (*spool, error) {
 	kind := r.rc.format
 	if !r.rc.parse {
 		kind = "payload"
@@ -142,7 +167,8 @@ func newSpool(r *reader) (*spool, error) {
 	if err != nil {
 		return nil, err
 	}
-	sp := &spool{r: r, kind: kind, path: f.Name(), file: f, w: bufio.NewWriterSize(f, 256<<10), blank: true}
+	sp := &spool{r: r, name: name, kind: kind, path: f.Name(), file: f, w: bufio.NewWriterSize(f, 256<<10), blank: true}
+	sp.refs.Store(1)
 	if kind == "csv" {
 		sp.cw = csv.NewWriter(sp.w)
 	}
@@ -154,7 +180,36 @@ func (sp *spool) remove() {
 	sp.once.Do(func() {
 		sp.file.Close()
 		os.Remove(sp.path)
+		if sp.empty != nil {
+			sp.empty.Release()
+		}
 	})
+}
+
+// unref drops one reference; the last removes the file.
+func (sp *spool) unref() {
+	if sp.refs.Add(-1) == 0 {
+		sp.remove()
+	}
+}
+
+// Release drops the spool's own reference (connectors.Spool): the file
+// goes once the streams opened from it are released too.
+func (sp *spool) Release() { sp.unref() }
+
+// Open streams the spooled pages (connectors.Spool), in two passes over
+// the file (infer, then build); no request is made.
+func (sp *spool) Open(ctx context.Context) (dataframe.Stream, error) {
+	if sp.empty != nil {
+		return sp.empty.Stream(), nil
+	}
+	sp.refs.Add(1)
+	st, err := sp.open(ctx)
+	if err != nil {
+		sp.unref()
+		return nil, sp.r.red.Error(fmt.Errorf("reading %s: %w", sp.name, err))
+	}
+	return st, nil
 }
 
 func (sp *spool) write(b []byte) {
@@ -329,20 +384,34 @@ func (sp *spool) addCSV(p *page) error {
 	}
 }
 
-// open finishes the file and opens the stream over it.
-func (sp *spool) open(ctx context.Context) (dataframe.Stream, error) {
+// finish completes the file once the last page is in.
+func (sp *spool) finish() error {
 	if sp.cw != nil {
 		sp.cw.Flush()
 	}
 	if err := sp.w.Flush(); err != nil {
-		return nil, fmt.Errorf("spooling the pages: %w", err)
+		return fmt.Errorf("spooling the pages: %w", err)
 	}
 	if err := sp.file.Close(); err != nil {
-		return nil, fmt.Errorf("spooling the pages: %w", err)
+		return fmt.Errorf("spooling the pages: %w", err)
 	}
 	if sp.kind == "json" && !sp.r.rc.recordsPath.isZero() && !sp.found && !sp.blank {
-		return nil, &RecordsPathError{Path: sp.r.rc.recordsPath.text, Fields: sp.fields}
+		return &RecordsPathError{Path: sp.r.rc.recordsPath.text, Fields: sp.fields}
 	}
+	if sp.kind == "csv" && sp.header == nil {
+		// No page had a row: what the in-memory read gives.
+		f, err := jsonframe.FromValues([]string{PayloadColumn}, nil)
+		if err != nil {
+			return err
+		}
+		sp.empty = f
+	}
+	return nil
+}
+
+// open opens a stream over the finished file; the caller holds a
+// reference for it, which the stream drops at its end or release.
+func (sp *spool) open(ctx context.Context) (dataframe.Stream, error) {
 	mem := sp.r.opts.Allocator
 	var st dataframe.Stream
 	var err error
@@ -350,17 +419,6 @@ func (sp *spool) open(ctx context.Context) (dataframe.Stream, error) {
 	case "payload":
 		st = sp.payloadStream(ctx, mem)
 	case "csv":
-		if sp.header == nil {
-			// No page had a row: what the in-memory read gives.
-			f, ferr := jsonframe.FromValues([]string{PayloadColumn}, nil)
-			if ferr != nil {
-				return nil, ferr
-			}
-			sp.remove()
-			st = f.Stream()
-			f.Release()
-			return st, nil
-		}
 		st, err = fileio.OpenCSV(ctx, sp.path, fileio.CSVOptions{Allocator: mem})
 	default:
 		opts := jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{Allocator: mem, BlockBytes: spoolBlockBytes})
@@ -459,19 +517,21 @@ func (sp *spool) payloadStream(ctx context.Context, mem dataframe.Allocator) dat
 	})
 }
 
-// spoolStream is the stream over a spool: it removes the file at the end
-// of the data or when released, and words errors without the file's path.
+// spoolStream is a stream over a spool: it drops its reference to the
+// file at the end of the data or when released, and words errors without
+// the file's path.
 type spoolStream struct {
 	dataframe.Stream
 	sp   *spool
 	refs atomic.Int64
+	done sync.Once // the spool reference is dropped
 }
 
 func (s *spoolStream) Next() bool {
 	if s.Stream.Next() {
 		return true
 	}
-	s.sp.remove() // the stream's readers have closed the file
+	s.done.Do(s.sp.unref) // the stream's readers have closed the file
 	return false
 }
 
@@ -484,5 +544,5 @@ func (s *spoolStream) Release() {
 		return
 	}
 	s.Stream.Release()
-	s.sp.remove()
+	s.done.Do(s.sp.unref)
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -354,4 +355,55 @@ func btoi(b bool) int {
 		return 1
 	}
 	return 0
+}
+
+// A spool streams the read as often as asked, without another request, and
+// goes once it and every stream opened from it are released.
+func TestReadSpoolServesEveryOpen(t *testing.T) {
+	t.Parallel()
+	for _, parse := range []string{"true", "false"} {
+		ctx, dir := spoolCtx(t, ctxT(t), restapi.ReadOptions{})
+		var requests atomic.Int64
+		srv, _ := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
+			requests.Add(1)
+			if r.URL.Query().Get("page") == "2" {
+				io.WriteString(w, `{"data":[{"a":2}]}`)
+				return
+			}
+			io.WriteString(w, `{"data":[{"a":1}],"next":"2"}`)
+		})
+		sp, err := connector(t).(connectors.SpoolReader).ReadSpool(ctx, &connectors.Dataset{Name: "t.spool", Props: connectors.Props{
+			"svc.restapi.url": srv.URL, "svc.restapi.parse.payload": parse, "svc.restapi.records.path": "data",
+			"svc.restapi.paginate.next.field": "next", "svc.restapi.paginate.next.param": "page"}})
+		require.NoError(t, err)
+		first, err := sp.Open(ctx)
+		require.NoError(t, err)
+		second, err := sp.Open(ctx)
+		require.NoError(t, err)
+		a, err := dataframe.Collect(first)
+		require.NoError(t, err)
+		b, err := dataframe.Collect(second)
+		require.NoError(t, err)
+		require.EqualValues(t, 2, a.NumRows(), parse)
+		require.Equal(t, rowsJSON(t, a), rowsJSON(t, b), parse)
+		a.Release()
+		b.Release()
+		first.Release()
+		third, err := sp.Open(ctx)
+		require.NoError(t, err)
+		require.NotEmpty(t, mustReadDir(t, dir), "the spool stays while it is not released")
+		sp.Release()
+		second.Release()
+		require.NotEmpty(t, mustReadDir(t, dir), "an open stream keeps it")
+		third.Release()
+		requireEmptyDir(t, dir)
+		require.EqualValues(t, 2, requests.Load(), "one request per page, whatever the opens")
+	}
+}
+
+func mustReadDir(t *testing.T, dir string) []os.DirEntry {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	require.NoError(t, err)
+	return entries
 }

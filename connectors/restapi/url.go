@@ -77,7 +77,7 @@ func ResolveURL(props connectors.Props) (string, error) {
 	if err := checkAbsoluteHTTP(u); err != nil {
 		// Not %q: escaping could alter a secret inside u so that the
 		// caller's redaction no longer finds it.
-		return "", fmt.Errorf("%w: %s resolves to \"%s\": %v", ErrNoURL, root, u, err)
+		return "", fmt.Errorf("%w: %s resolves to \"%s\": %w", ErrNoURL, root, u, err)
 	}
 	return u, nil
 }

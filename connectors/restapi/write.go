@@ -42,13 +42,14 @@ func (*Connector) Write(ctx context.Context, ds *connectors.Dataset, f *datafram
 			return res, fmt.Errorf("writing %s: %s=true: %w", name, PropUsePayload, err)
 		}
 	}
-	lim := readOptionsFrom(ctx).Limiter
+	opts := readOptionsFrom(ctx)
+	lim := opts.Limiter
 	if lim == nil {
 		if lim, err = NewLimiter(ds.Props); err != nil {
 			return res, red.Error(fmt.Errorf("writing %s: %w", name, err))
 		}
 	}
-	cl := newClient(cfg, ds, red, lim)
+	cl := newClient(cfg, ds, red, u, clientOptions{lim: lim, tls: opts.TLSConfig})
 	defer cl.close()
 
 	var failure error
@@ -61,7 +62,6 @@ func (*Connector) Write(ctx context.Context, ds *connectors.Dataset, f *datafram
 			var a answer
 			a, err = cl.do(ctx, cfg.WriteMode, u, body)
 			status = a.status
-			putBody(a.body) // the answer to a write is not kept
 		}
 		res.Results = append(res.Results, connectors.RowResult{Row: row, Status: status, Err: err})
 		if err != nil {

@@ -50,6 +50,16 @@ func (s *Staged) Path() string { return s.path }
 // the error names path, never the temporary name. The parent of path must
 // exist.
 func Stage(path string, write func(w io.Writer) error) (s *Staged, err error) {
+	return stage(path, 0o644, write)
+}
+
+// StagePerm is Stage for a file with permissions perm (0o600: readable by
+// its owner only, for content that holds a secret).
+func StagePerm(path string, perm fs.FileMode, write func(w io.Writer) error) (*Staged, error) {
+	return stage(path, perm, write)
+}
+
+func stage(path string, perm fs.FileMode, write func(w io.Writer) error) (s *Staged, err error) {
 	dir, base := filepath.Split(path)
 	if dir == "" {
 		dir = "."
@@ -79,7 +89,7 @@ func Stage(path string, write func(w io.Writer) error) (s *Staged, err error) {
 	if err = bw.Flush(); err != nil {
 		return nil, err
 	}
-	if err = tmp.Chmod(0o644); err != nil {
+	if err = tmp.Chmod(perm); err != nil {
 		return nil, err
 	}
 	if err = tmp.Sync(); err != nil {
@@ -272,7 +282,12 @@ func WriteBytes(path string, data []byte) error {
 // name is claimed with O_EXCL instead (still one winner; a reader may
 // briefly see the file short).
 func CreateExclusive(path string, data []byte) error {
-	s, err := Stage(path, func(w io.Writer) error {
+	return CreateExclusivePerm(path, data, 0o644)
+}
+
+// CreateExclusivePerm is CreateExclusive for a file with permissions perm.
+func CreateExclusivePerm(path string, data []byte, perm fs.FileMode) error {
+	s, err := stage(path, perm, func(w io.Writer) error {
 		_, err := w.Write(data)
 		return err
 	})
@@ -287,7 +302,7 @@ func CreateExclusive(path string, data []byte) error {
 		if !errors.Is(err, syscall.EPERM) && !errors.Is(err, syscall.ENOTSUP) && !errors.Is(err, syscall.ENOSYS) {
 			return hideTemp(path, s.tmp, err)
 		}
-		if err := createExcl(path, data); err != nil {
+		if err := createExcl(path, data, perm); err != nil {
 			return err
 		}
 	}
@@ -296,8 +311,8 @@ func CreateExclusive(path string, data []byte) error {
 
 // createExcl claims path with O_EXCL and writes data; on failure the
 // half-written file is removed.
-func createExcl(path string, data []byte) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+func createExcl(path string, data []byte, perm fs.FileMode) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, perm)
 	if err != nil {
 		return err // a *PathError naming path; wraps fs.ErrExist if taken
 	}

@@ -187,7 +187,7 @@ func TestCreateExclusiveOneWinner(t *testing.T) {
 	t.Parallel()
 	for name, create := range map[string]func(string, []byte) error{
 		"link": CreateExclusive,
-		"excl": createExcl, // the fallback without hard links
+		"excl": func(p string, d []byte) error { return createExcl(p, d, 0o644) }, // the fallback without hard links
 	} {
 		t.Run(name, func(t *testing.T) {
 			t.Parallel()
@@ -269,4 +269,17 @@ func TestWritePanicLeavesNoTemp(t *testing.T) {
 	err := Write(path, func(w io.Writer) error { panic("boom") })
 	require.EqualError(t, err, "writing "+path+": boom")
 	requireNames(t, dir)
+}
+
+// A file that holds a secret is created readable by its owner only.
+func TestCreateExclusivePerm(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, perm := range []os.FileMode{0o600, 0o644} {
+		path := filepath.Join(dir, perm.String()+".json")
+		require.NoError(t, CreateExclusivePerm(path, []byte("{}"), perm))
+		st, err := os.Stat(path)
+		require.NoError(t, err)
+		require.Equal(t, perm, st.Mode().Perm())
+	}
 }

@@ -24,6 +24,11 @@ type Listing struct {
 	Kind  string
 	Sizes []int
 	Loop  bool
+	// Total adds the listing's size to every page of offset and page
+	// listings ("total": records, "pages": pages), and to their Props
+	// (total.field, total.pages.field): pages addressable after the first,
+	// so a read may request them concurrently (docs/restapi.md#concurrency).
+	Total bool
 }
 
 // Uniform is a listing of pages of per records each, the last one short
@@ -103,6 +108,13 @@ func (l *Listing) answer(query func(string) string, host string) (body []byte, h
 	} else {
 		b = append(b, `"meta":{}`...)
 	}
+	if l.Total && (l.Kind == "offset" || l.Kind == "page") {
+		records := 0
+		for _, n := range l.Sizes {
+			records += max(n, 0)
+		}
+		b = fmt.Appendf(b, `,"total":%d,"pages":%d`, records, len(l.Sizes))
+	}
 	if hasNext {
 		switch l.Kind {
 		case "token-body":
@@ -172,8 +184,14 @@ func (l *Listing) Props(base string) map[string]string {
 		set("type", "link")
 	case "offset":
 		set("type", "offset", "limit", strconv.Itoa(l.Per()))
+		if l.Total {
+			set("total.field", "total")
+		}
 	case "page":
 		set("type", "page")
+		if l.Total {
+			set("total.pages.field", "pages")
+		}
 	}
 	return p
 }
@@ -184,6 +202,9 @@ func (l *Listing) Props(base string) map[string]string {
 func (l *Listing) Requests() int {
 	n := len(l.Sizes)
 	last := l.Sizes[n-1]
+	if l.Total && (l.Kind == "offset" || l.Kind == "page") {
+		return n // the total says where the listing ends
+	}
 	switch l.Kind {
 	case "token-record", "page":
 		if last > 0 {

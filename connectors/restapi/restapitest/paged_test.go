@@ -19,7 +19,7 @@ func TestServeFastAnswersAsServeHTTP(t *testing.T) {
 	t.Parallel()
 	for _, kind := range Kinds {
 		for _, loop := range []bool{false, true} {
-			l := &Listing{Kind: kind, Sizes: []int{3, 3, 3, -1, 1}, Loop: loop}
+			l := &Listing{Kind: kind, Sizes: []int{3, 3, 3, -1, 1}, Loop: loop, Total: loop}
 			std := httptest.NewServer(l)
 			t.Cleanup(std.Close)
 			ln, err := net.Listen("tcp", "127.0.0.1:0")
