@@ -4,28 +4,28 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
-// trie holds the key sequences a mapping looks up; slot numbers the
-// sequences ending at a node.
+// trie holds the key sequences a mapping looks up; slots number the
+// sequences ending at a node. A mapping has a handful of keys: slices,
+// searched in order, beat a map here.
 type trie struct {
-	children map[string]*trie
+	keys     []string
+	children []*trie
 	slots    []int
 }
 
 func (t *trie) add(keys []string, slot int) {
 	n := t
 	for _, k := range keys {
-		if n.children == nil {
-			n.children = map[string]*trie{}
+		i := slices.Index(n.keys, k)
+		if i < 0 {
+			i = len(n.keys)
+			n.keys, n.children = append(n.keys, k), append(n.children, &trie{})
 		}
-		c := n.children[k]
-		if c == nil {
-			c = &trie{}
-			n.children[k] = c
-		}
-		n = c
+		n = n.children[i]
 	}
 	n.slots = append(n.slots, slot)
 }
@@ -40,18 +40,26 @@ func (t *trie) add(keys []string, slot int) {
 func (t *trie) walk(b []byte, i int, out [][]byte) {
 	// Raw values first, so that a repeated key's last value wins whatever
 	// the earlier ones were.
-	var found map[string][]byte
+	var buf [8][]byte
+	found := buf[:0]
+	if len(t.keys) > len(buf) {
+		found = make([][]byte, len(t.keys))
+	} else {
+		found = buf[:len(t.keys)]
+	}
 	_ = eachMember(b, i, func(key, v []byte) error {
-		if _, ok := t.children[string(key)]; ok {
-			if found == nil {
-				found = make(map[string][]byte, len(t.children))
+		for j, k := range t.keys {
+			if string(key) == k {
+				found[j] = v
 			}
-			found[string(key)] = v
 		}
 		return nil
 	})
-	for k, v := range found {
-		c := t.children[k]
+	for j, v := range found {
+		if v == nil {
+			continue
+		}
+		c := t.children[j]
 		for _, s := range c.slots {
 			out[s] = v
 		}
