@@ -79,7 +79,7 @@ echo "# base: $BASE_REF"
 for r in $(seq "$ROUNDS"); do
   run "hmc, base build" "$BASE" /webhooks/notifications bench/intake/unique.lua | tee -a "$WORK/results"
   run "hmc, this build" "$NEW" /webhooks/notifications bench/intake/unique.lua --config "$WORK/sources.yaml" | tee -a "$WORK/results"
-  run "standard, this build" "$NEW" /webhooks/acme bench/gateway/standard.lua --config "$WORK/sources.yaml" | tee -a "$WORK/results"
+  run "standard, this build" "$NEW" /webhooks/acme bench/gateway/signed.lua --config "$WORK/sources.yaml" | tee -a "$WORK/results"
 done
 echo "# medians"
 python3 - "$WORK/results" <<'PY'

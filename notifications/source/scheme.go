@@ -124,6 +124,16 @@ func mac(key []byte, parts ...[]byte) []byte {
 	return m.Sum(nil)
 }
 
+// signedBy reports whether any of sigs is the HMAC-SHA256 of parts keyed
+// with any of keys (rotation on both sides).
+func signedBy(keys, sigs [][]byte, parts ...[]byte) bool {
+	expected := make([][]byte, len(keys))
+	for i, k := range keys {
+		expected[i] = mac(k, parts...)
+	}
+	return anyMatch(expected, sigs)
+}
+
 // anyMatch reports whether any candidate signature equals any expected
 // one, comparing every pair in constant time (hmac.Equal): no early exit
 // tells a sender how far a guess got.

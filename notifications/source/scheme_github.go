@@ -39,12 +39,7 @@ func (g *github) Verify(h Headers, body []byte, _ time.Time) error {
 	if !ok {
 		return fmt.Errorf("%s must start with sha256=", githubSignature)
 	}
-	sig := decodeHex(hexSig)
-	expected := make([][]byte, len(g.keys))
-	for i, k := range g.keys {
-		expected[i] = mac(k, body)
-	}
-	if sig == nil || !anyMatch(expected, [][]byte{sig}) {
+	if sig := decodeHex(hexSig); sig == nil || !signedBy(g.keys, [][]byte{sig}, body) {
 		return noMatch(githubSignature)
 	}
 	return nil

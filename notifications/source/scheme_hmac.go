@@ -61,11 +61,7 @@ func (s *hmacSHA256) Verify(h Headers, body []byte, _ time.Time) error {
 	} else {
 		sig = decodeHex(v)
 	}
-	expected := make([][]byte, len(s.keys))
-	for i, k := range s.keys {
-		expected[i] = mac(k, body)
-	}
-	if sig == nil || !anyMatch(expected, [][]byte{sig}) {
+	if sig == nil || !signedBy(s.keys, [][]byte{sig}, body) {
 		return fmt.Errorf("no %s signature in %s matches a secret of this source", s.encoding, s.header)
 	}
 	return nil

@@ -45,12 +45,7 @@ func (s *shopify) Verify(h Headers, body []byte, _ time.Time) error {
 	if v == "" {
 		return fmt.Errorf("missing %s (or Shopify-Hmac-Sha256)", shopifyHmac)
 	}
-	sig := decodeBase64(v)
-	expected := make([][]byte, len(s.keys))
-	for i, k := range s.keys {
-		expected[i] = mac(k, body)
-	}
-	if sig == nil || !anyMatch(expected, [][]byte{sig}) {
+	if sig := decodeBase64(v); sig == nil || !signedBy(s.keys, [][]byte{sig}, body) {
 		return noMatch(shopifyHmac)
 	}
 	return nil

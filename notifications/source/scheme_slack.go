@@ -52,12 +52,7 @@ func (s *slack) Verify(h Headers, body []byte, now time.Time) error {
 	if !ok {
 		return fmt.Errorf("%s must start with v0=", slackSignature)
 	}
-	sig := decodeHex(hexSig)
-	expected := make([][]byte, len(s.keys))
-	for i, k := range s.keys {
-		expected[i] = mac(k, []byte("v0:"+ts+":"), body)
-	}
-	if sig == nil || !anyMatch(expected, [][]byte{sig}) {
+	if sig := decodeHex(hexSig); sig == nil || !signedBy(s.keys, [][]byte{sig}, []byte("v0:"+ts+":"), body) {
 		return noMatch(slackSignature)
 	}
 	return nil

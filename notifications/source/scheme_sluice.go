@@ -84,11 +84,7 @@ func (s *sluice) Verify(h Headers, body []byte, now time.Time) error {
 	if len(sigs) == 0 {
 		return fmt.Errorf("missing %s%s", HeaderSignature, s.hint)
 	}
-	expected := make([][]byte, len(s.keys))
-	for i, k := range s.keys {
-		expected[i] = mac(k, []byte(ts), []byte{'.'}, body)
-	}
-	if !anyMatch(expected, sigs) {
+	if !signedBy(s.keys, sigs, []byte(ts), []byte{'.'}, body) {
 		return fmt.Errorf("no valid v1 signature in %s", HeaderSignature)
 	}
 	return nil

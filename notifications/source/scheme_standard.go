@@ -71,11 +71,7 @@ func (s *standard) Verify(h Headers, body []byte, now time.Time) error {
 	if len(sigs) == 0 {
 		return fmt.Errorf("missing %s: want v1,<base64>", standardSignature)
 	}
-	expected := make([][]byte, len(s.keys))
-	for i, k := range s.keys {
-		expected[i] = mac(k, []byte(id), []byte{'.'}, []byte(ts), []byte{'.'}, body)
-	}
-	if !anyMatch(expected, sigs) {
+	if !signedBy(s.keys, sigs, []byte(id), []byte{'.'}, []byte(ts), []byte{'.'}, body) {
 		return noMatch(standardSignature)
 	}
 	return nil

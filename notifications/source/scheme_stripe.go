@@ -61,11 +61,7 @@ func (s *stripe) Verify(h Headers, body []byte, now time.Time) error {
 	if len(sigs) == 0 {
 		return fmt.Errorf("%s has no v1 signature", stripeSignature)
 	}
-	expected := make([][]byte, len(s.keys))
-	for i, k := range s.keys {
-		expected[i] = mac(k, []byte(ts), []byte{'.'}, body)
-	}
-	if !anyMatch(expected, sigs) {
+	if !signedBy(s.keys, sigs, []byte(ts), []byte{'.'}, body) {
 		return noMatch(stripeSignature)
 	}
 	// As Stripe's libraries: the signature first, then the age.

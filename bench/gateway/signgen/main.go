@@ -2,11 +2,11 @@
 // line, each with a unique token:
 //
 //	-scheme sluice (default): "timestamp<TAB>signature<TAB>body", signed as
-//	  the HMC source's signed intake wants (docs/http-api.md#signed-intake),
-//	  sent by bench/gateway/signed.lua;
+//	  the HMC source's signed intake wants (docs/http-api.md#signed-intake);
 //	-scheme standard: "webhook-id<TAB>timestamp<TAB>signature<TAB>body", a
-//	  Standard Webhooks delivery (docs/webhooks/standard.md), sent by
-//	  bench/gateway/standard.lua.
+//	  Standard Webhooks delivery (docs/webhooks/standard.md).
+//
+// bench/gateway/signed.lua sends either.
 package main
 
 import (
