@@ -119,7 +119,8 @@ func parse(b []byte, getenv func(string) string) ([]located, error) {
 	for i := 0; i+1 < len(top.Content); i += 2 {
 		k, v := top.Content[i], top.Content[i+1]
 		if k.Value != "sources" {
-			return nil, unknownKey(k, "", topKeys)
+			return nil, &FileError{Line: k.Line, Err: fmt.Errorf("unknown key %q%s (known: %s)", k.Value,
+				suggest.Phrase(k.Value, topKeys), strings.Join(topKeys, ", "))}
 		}
 		list = v
 	}
@@ -138,11 +139,6 @@ func parse(b []byte, getenv func(string) string) ([]located, error) {
 		out = append(out, located{cfg: c, line: n.Line})
 	}
 	return out, nil
-}
-
-func unknownKey(k *yaml.Node, where string, known []string) error {
-	return &FileError{Line: k.Line, Err: fmt.Errorf("unknown key %q%s%s (known: %s)", k.Value, where,
-		suggest.Phrase(k.Value, known), strings.Join(known, ", "))}
 }
 
 func parseSource(n *yaml.Node, index int, getenv func(string) string) (Config, error) {

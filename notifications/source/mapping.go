@@ -22,18 +22,18 @@ type MappingConfig struct {
 	// Token is the de-duplication key: a delivery whose token is stored
 	// already is acknowledged and discarded. Required unless the scheme has
 	// a delivery id (webhook-id, X-GitHub-Delivery, X-Shopify-Webhook-Id).
-	Token string `yaml:"token"`
+	Token string
 	// Type becomes notificationType, as received.
-	Type string `yaml:"type"`
+	Type string
 	// CreatedOn becomes creationDate: RFC 3339, or Unix seconds or
 	// milliseconds (a number ≥ 10^11 is milliseconds). Absent: the
 	// reception time.
-	CreatedOn string `yaml:"createdOn"`
+	CreatedOn string
 	// ObjectToken becomes objectToken: the obsolete and supersede rules
 	// compare records of one object and type. Defaults to none.
-	ObjectToken string `yaml:"objectToken"`
+	ObjectToken string
 	// Program becomes program. Defaults to none.
-	Program string `yaml:"program"`
+	Program string
 }
 
 // mappingKeys are MappingConfig's keys as the file names them.

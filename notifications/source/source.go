@@ -55,28 +55,28 @@ func HMC(secrets []string, tolerance time.Duration) (*Source, error) {
 // (docs/sidecar.md#config-file).
 type Config struct {
 	// Name names the source: letters, digits, '.', '_' and '-'. Required.
-	Name string `yaml:"name"`
+	Name string
 	// Path is where deliveries are POSTed. Defaults to /webhooks/<name>.
-	Path string `yaml:"path"`
+	Path string
 	// Scheme is standard, stripe, github, shopify, slack, hmac-sha256 or
 	// sluice. Required.
-	Scheme string `yaml:"scheme"`
+	Scheme string
 	// Secrets verify signatures; any of them does (to rotate). Required.
-	Secrets []string `yaml:"secrets"`
+	Secrets []string
 	// Tolerance is how far a signed timestamp may be from now (schemes
 	// with timestamps). Defaults to 5m.
-	Tolerance time.Duration `yaml:"-"`
+	Tolerance time.Duration
 	// Header, Encoding (hex or base64) and Prefix configure hmac-sha256.
 	// Encoding defaults to hex, Prefix to none.
-	Header   string `yaml:"header"`
-	Encoding string `yaml:"encoding"`
-	Prefix   string `yaml:"prefix"`
+	Header   string
+	Encoding string
+	Prefix   string
 	// Mapping says where the record's fields come from; keys left out take
 	// the scheme's defaults.
-	Mapping MappingConfig `yaml:"mapping"`
+	Mapping MappingConfig
 	// Marketplace receives this source's records. Defaults to
 	// CONN_MARKETPLACE_URL.
-	Marketplace string `yaml:"marketplace"`
+	Marketplace string
 }
 
 var namePattern = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$`)
