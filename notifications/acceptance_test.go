@@ -222,7 +222,7 @@ func TestAcceptanceRecordShape(t *testing.T) {
 		"id": id, "webhookToken": "wbh-1", "objectToken": "usr-1",
 		"creationDate": "2024-04-30T08:15:30.000Z", "receptionDate": "2024-05-01T10:00:00.000Z",
 		"notificationType": "USR", "status": "PENDING", "retryCounter": float64(0),
-		"lastRetryDate": nil, "nextRetryDate": nil, "program": "prg-usr-1",
+		"lastRetryDate": nil, "nextRetryDate": nil, "program": "prg-usr-1", "source": "notifications",
 	}, m)
 	// The keys come in the contract's order.
 	keys := []string{`"id"`, `"webhookToken"`, `"objectToken"`, `"creationDate"`, `"receptionDate"`, `"notificationType"`,
@@ -818,10 +818,10 @@ func TestAcceptanceHealthMetricsDataset(t *testing.T) {
 	require.Equal(t, 200, code)
 	require.Contains(t, h.Get("Content-Type"), "text/plain")
 	for _, want := range []string{
-		"sluice_notifications_received_total 3",
-		`sluice_notifications_discarded_total{reason="duplicate"} 1`,
-		`sluice_notifications_discarded_total{reason="obsolete"} 1`,
-		`sluice_notifications_processed_total{outcome="retrying"} 1`,
+		`sluice_notifications_received_total{source="notifications"} 3`,
+		`sluice_notifications_discarded_total{reason="duplicate",source="notifications"} 1`,
+		`sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 1`,
+		`sluice_notifications_processed_total{outcome="retrying",source="notifications"} 1`,
 		`sluice_notifications_queue_depth{status="PENDING"} 0`,
 		`sluice_notifications_queue_depth{status="RETRYING"} 1`,
 		"sluice_notifications_oldest_pending_age_seconds 0",
@@ -842,7 +842,7 @@ func TestAcceptanceHealthMetricsDataset(t *testing.T) {
 	for i, l := range lines {
 		var r map[string]any
 		require.NoError(t, json.Unmarshal([]byte(l), &r), l)
-		require.Len(t, r, 11)
+		require.Len(t, r, 12)
 		require.Equal(t, []string{"m1", "m2"}[i], r["webhookToken"])
 	}
 	code, out, _ = a.req(t, "GET", "/datasets/notifications?format=ndjson&from=2024-05-01T10:01:00Z", "")
@@ -856,7 +856,7 @@ func TestAcceptanceHealthMetricsDataset(t *testing.T) {
 	code, out, h = a.req(t, "GET", "/datasets/notifications?format=csv", "")
 	require.Equal(t, 200, code)
 	require.Contains(t, h.Get("Content-Type"), "text/csv")
-	require.True(t, strings.HasPrefix(out, "id,webhookToken,objectToken,creationDate,receptionDate,notificationType,status,retryCounter,lastRetryDate,nextRetryDate,program\n"), out)
+	require.True(t, strings.HasPrefix(out, "id,webhookToken,objectToken,creationDate,receptionDate,notificationType,status,retryCounter,lastRetryDate,nextRetryDate,program,source\n"), out)
 	require.Equal(t, 3, strings.Count(out, "\n"))
 	code, out, _ = a.req(t, "GET", "/datasets/notifications?format=parquet", "")
 	require.Equal(t, 200, code)
@@ -894,7 +894,7 @@ func TestAcceptanceManagementToggle(t *testing.T) {
 
 func accMgmt(t *testing.T, st notifications.Store) {
 	a := accStart(t, accOpt{store: st, mut: func(c *notifications.Config) { c.ManagementAPI = true }})
-	dtoKeys := []string{"notificationToken", "type", "target", "program", "retryCounter", "creationDate", "status"}
+	dtoKeys := []string{"notificationToken", "type", "target", "program", "retryCounter", "creationDate", "status", "source"}
 	checkDTO := func(out string) map[string]any {
 		t.Helper()
 		var d map[string]any
@@ -912,7 +912,7 @@ func accMgmt(t *testing.T, st notifications.Store) {
 	require.Equal(t, 201, code, out)
 	d := checkDTO(out)
 	require.Equal(t, map[string]any{"notificationToken": "f1", "type": "PMT", "target": "pmt-1", "program": "prg-1",
-		"retryCounter": float64(3), "creationDate": "2024-04-01T10:00:00.000Z", "status": "FAILED"}, d)
+		"retryCounter": float64(3), "creationDate": "2024-04-01T10:00:00.000Z", "status": "FAILED", "source": "notifications"}, d)
 	r := a.byToken(t, "f1")
 	require.Equal(t, "2024-05-01T10:00:00.000Z", r["receptionDate"], "receptionDate = now")
 	code, out, _ = a.req(t, "POST", "/management/failed-notifications", `{"notificationToken":"f1"}`)

@@ -9,6 +9,7 @@ import (
 	"github.com/sluicedata/sluice/notifications/internal/jobs"
 	"github.com/sluicedata/sluice/notifications/internal/metrics"
 	"github.com/sluicedata/sluice/notifications/queue"
+	"github.com/sluicedata/sluice/notifications/source"
 )
 
 // The model and the store contract live in notifications/queue; these
@@ -80,9 +81,12 @@ func Truncate(t time.Time) time.Time { return queue.Truncate(t) }
 // ParseDateTime parses an ISO-8601 date-time; without an offset it is UTC.
 func ParseDateTime(s string) (time.Time, error) { return queue.ParseDateTime(s) }
 
-// ParseDelivery turns a provider webhook body into a PENDING record
-// received at now (see docs/http-api.md#intake).
-func ParseDelivery(body []byte, now time.Time) (Record, error) { return queue.ParseDelivery(body, now) }
+// ParseDelivery turns an HMC webhook body into a PENDING record of the HMC
+// source received at now (see docs/http-api.md#intake).
+func ParseDelivery(body []byte, now time.Time) (Record, error) { return source.ParseHMC(body, now) }
+
+// DefaultSource is the HMC source's name, `notifications`.
+const DefaultSource = queue.DefaultSource
 
 // Processing: handlers and their outcomes live in internal/jobs.
 type (
@@ -118,8 +122,12 @@ type DTO = httpapi.DTO
 // ToDTO converts a record.
 func ToDTO(r *Record) DTO { return httpapi.ToDTO(r) }
 
-// DatasetColumns are the dataset's columns and their types.
-var DatasetColumns = httpapi.DatasetColumns
+// Column is a dataset column: name, type, nullability and its value.
+type Column = queue.Column
+
+// DatasetColumns are the dataset's columns, declared once
+// (docs/http-api.md#datasets).
+var DatasetColumns = queue.Columns
 
 // DatasetFormats are the formats WriteDataset knows.
 var DatasetFormats = httpapi.DatasetFormats
@@ -132,10 +140,14 @@ func WriteDataset(ctx context.Context, store Store, r Range, format string, w io
 
 // Signature headers of signed intake (see docs/http-api.md#signed-intake).
 const (
-	HeaderTimestamp = httpapi.HeaderTimestamp
-	HeaderSignature = httpapi.HeaderSignature
+	HeaderTimestamp = source.HeaderTimestamp
+	HeaderSignature = source.HeaderSignature
 )
 
 // SignWebhook returns the X-Sluice-Signature value ("v1=<hex>") of body
 // sent at ts (Unix seconds) with secret: HMAC-SHA256 over ts + "." + body.
-func SignWebhook(secret string, ts int64, body []byte) string { return httpapi.Sign(secret, ts, body) }
+func SignWebhook(secret string, ts int64, body []byte) string { return source.Sign(secret, ts, body) }
+
+// StatusHandler is a Handler that tells the downstream answer's HTTP
+// status, which the attempt history keeps.
+type StatusHandler = jobs.StatusHandler

@@ -140,10 +140,10 @@ func TestHealthMetricsAndAuth(t *testing.T) {
 	code, metrics := do(t, svc, "GET", "/metrics", "", "Authorization", "Bearer tok-secret")
 	require.Equal(t, 200, code)
 	for _, want := range []string{
-		"sluice_notifications_received_total 4",
-		`sluice_notifications_discarded_total{reason="duplicate"} 0`,
-		`sluice_notifications_discarded_total{reason="obsolete"} 0`,
-		`sluice_notifications_processed_total{outcome="success"} 0`,
+		`sluice_notifications_received_total{source="notifications"} 4`,
+		`sluice_notifications_discarded_total{reason="duplicate",source="notifications"} 0`,
+		`sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 0`,
+		`sluice_notifications_processed_total{outcome="success",source="notifications"} 0`,
 		`sluice_notifications_queue_depth{status="PENDING"} 4`,
 		`sluice_notifications_queue_depth{status="FAILED"} 0`,
 		"sluice_notifications_oldest_pending_age_seconds 7290.25",
@@ -169,7 +169,7 @@ func TestDatasetFormats(t *testing.T) {
 	rows, err := csv.NewReader(strings.NewReader(body)).ReadAll()
 	require.NoError(t, err)
 	require.Equal(t, []string{"id", "webhookToken", "objectToken", "creationDate", "receptionDate", "notificationType",
-		"status", "retryCounter", "lastRetryDate", "nextRetryDate", "program"}, rows[0])
+		"status", "retryCounter", "lastRetryDate", "nextRetryDate", "program", "source"}, rows[0])
 	require.Len(t, rows, 3)
 	require.Equal(t, "wbh-2", rows[1][1])
 	require.Equal(t, "2024-05-01T11:00:00.250Z", rows[1][4])
@@ -191,7 +191,7 @@ func TestDatasetFormats(t *testing.T) {
 		kinds[fld.Name()] = fld.Type().Kind()
 		logical[fld.Name()] = fld.Type().String()
 	}
-	require.Len(t, kinds, 11)
+	require.Len(t, kinds, 12)
 	require.Equal(t, parquet.Int64, kinds["id"], "id long")
 	require.Equal(t, parquet.Int32, kinds["retryCounter"], "counters integer")
 	require.Equal(t, parquet.ByteArray, kinds["webhookToken"])

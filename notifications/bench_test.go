@@ -17,6 +17,7 @@ import (
 	"github.com/valyala/fasthttp"
 
 	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/source"
 )
 
 func BenchmarkParseDelivery(b *testing.B) {
@@ -58,17 +59,49 @@ func BenchmarkIntakeDiscards(b *testing.B) {
 	})
 }
 
+// BenchmarkIntakeSources compares, in one run, the unsigned HMC source
+// with a Standard Webhooks source (signature checked, body mapped) over
+// loopback on SQLite FULL with 64 clients (bench/gateway/sources.sh runs
+// them as binaries with wrk).
+func BenchmarkIntakeSources(b *testing.B) {
+	b.Run("hmc", func(b *testing.B) {
+		benchIntakeAt(b, "/webhooks/notifications", func(n int64) (string, []string) {
+			return fmt.Sprintf(`{"token":"wbh-%d","createdOn":"2024-05-01T10:00:00Z","object":{"token":"usr-%d","programToken":"prg-1"}}`, n, n), nil
+		})
+	})
+	b.Run("standard", func(b *testing.B) {
+		ts := time.Now().Unix()
+		benchIntakeAt(b, "/webhooks/acme", func(n int64) (string, []string) {
+			body := fmt.Sprintf(`{"type":"user.activated","timestamp":"2024-05-01T10:00:00Z","data":{"id":"usr-%d","program":"prg-1"}}`, n)
+			return body, standardHeaders(fmt.Sprintf("msg_%d", n), ts, []byte(body))
+		})
+	})
+}
+
 // benchIntake posts body(n) for n = 1, 2, … from 64 clients and requires
 // 200 for each. Beside acks/s it reports the process's CPU time per
 // acknowledged delivery (clients included): on a machine shared with other
 // work, acks/s follows the load while cpu-µs/ack stays comparable.
 func benchIntake(b *testing.B, body func(n int64) string) {
+	benchIntakeAt(b, "/webhooks/notifications", func(n int64) (string, []string) { return body(n), nil })
+}
+
+// benchIntakeAt is benchIntake at path, with headers; the service has the
+// Standard Webhooks source acme (objectToken data.id) besides HMC's.
+func benchIntakeAt(b *testing.B, path string, delivery func(n int64) (body string, headers []string)) {
 	st := openStore(b)
-	svc := newService(b, testConfig(), st)
+	cfg := testConfig()
+	src, err := source.Config{Name: "acme", Scheme: "standard", Secrets: []string{acmeSecret},
+		Mapping: source.MappingConfig{ObjectToken: "data.id"}}.Build()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg.Sources = []*source.Source{src}
+	svc := newService(b, cfg, st)
 	if err := svc.Start(context.Background()); err != nil {
 		b.Fatal(err)
 	}
-	url := "http://" + svc.Addr() + "/webhooks/notifications"
+	url := "http://" + svc.Addr() + path
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 128, MaxConnsPerHost: 128}}
 	var seq atomic.Int64
 	b.ReportAllocs()
@@ -77,7 +110,17 @@ func benchIntake(b *testing.B, body func(n int64) string) {
 	b.ResetTimer()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			resp, err := client.Post(url, "application/json", bytes.NewReader([]byte(body(seq.Add(1)))))
+			body, h := delivery(seq.Add(1))
+			req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader([]byte(body)))
+			if err != nil {
+				b.Error(err)
+				return
+			}
+			req.Header.Set("Content-Type", "application/json")
+			for i := 0; i+1 < len(h); i += 2 {
+				req.Header.Set(h[i], h[i+1])
+			}
+			resp, err := client.Do(req)
 			if err != nil {
 				b.Error(err)
 				return

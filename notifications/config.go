@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 	"github.com/sluicedata/sluice/internal/duration"
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
 	"github.com/sluicedata/sluice/notifications/internal/jobs"
+	"github.com/sluicedata/sluice/notifications/source"
 )
 
 // Config is the sidecar's configuration (see docs/environment.md). Build it
@@ -109,6 +109,16 @@ type Config struct {
 
 	// Mail configures the FAILED alert (CONN_MAIL_*).
 	Mail MailConfig
+
+	// ConfigFile is the sources file (CONN_CONFIG; `sluice serve --config`
+	// wins): ConfigFromEnv reads it into Sources. Defaults to "" (the HMC
+	// source only).
+	ConfigFile string
+	// Sources are the webhook sources besides the HMC one
+	// (docs/sidecar.md#sources), each at its own path with its own scheme,
+	// mapping and delivery. Build them with LoadSources or
+	// source.Config.Build. Defaults to none.
+	Sources []*source.Source
 }
 
 // MailConfig configures the e-mail alert sent when a record becomes FAILED
@@ -132,6 +142,7 @@ type Variable struct {
 // default and meaning (`sluice serve --help` prints it).
 var Variables = []Variable{
 	{"CONN_ADDR", "127.0.0.1:8080", "HTTP listen address (flag --addr wins); :8080 listens on every interface"},
+	{"CONN_CONFIG", "", "YAML file of webhook sources (flag --config wins); unset = the HMC source only"},
 	{"CONN_STORE", "sqlite:.sluice/notifications.db", "store DSN: sqlite:<path> or postgres://… (flag --store wins)"},
 	{"CONN_MAX_BODY_BYTES", "1048576", "largest accepted webhook body in bytes; larger ones get 413"},
 	{"CONN_MARKETPLACE_URL", "", "URL every processed notification is POSTed to; unset = processing fails"},
@@ -298,6 +309,14 @@ func ConfigFromEnv(getenv func(string) string) (Config, error) {
 	integer("CONN_QUARANTINE_MAX", &c.QuarantineMax)
 	integer("CONN_QUARANTINE_RETENTION_DAYS", &c.QuarantineRetentionDays)
 	integer("CONN_LEDGER_RETENTION_DAYS", &c.LedgerRetentionDays)
+	if v := strings.TrimSpace(getenv("CONN_CONFIG")); v != "" {
+		c.ConfigFile = v
+		srcs, err := LoadSources(v, getenv)
+		if err != nil {
+			fail("CONN_CONFIG", err)
+		}
+		c.Sources = srcs
+	}
 
 	// Report every bad variable at once; one that failed to parse kept its
 	// default, so validate does not repeat it.
@@ -312,6 +331,13 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// LoadSources reads a sources file (docs/sidecar.md#config-file); getenv
+// resolves secrets written ${env:NAME}. The error names the file, the line
+// and what is wrong, never a secret.
+func LoadSources(path string, getenv func(string) string) ([]*source.Source, error) {
+	return source.LoadFile(path, getenv)
 }
 
 // validate checks every field and names the variable of each bad one.
@@ -333,12 +359,12 @@ func (c *Config) validate() error {
 		fail("CONN_MAX_BODY_BYTES", "must be at least 1, got %d", c.MaxBodyBytes)
 	}
 	if c.MarketplaceURL != "" {
-		if err := checkHTTPURL(c.MarketplaceURL); err != nil {
+		if err := source.CheckHTTPURL(c.MarketplaceURL); err != nil {
 			fail("CONN_MARKETPLACE_URL", "%v", err)
 		}
 	}
 	if c.ProviderAPIURL != "" {
-		if err := checkHTTPURL(c.ProviderAPIURL); err != nil {
+		if err := source.CheckHTTPURL(c.ProviderAPIURL); err != nil {
 			fail("PROVIDER_API_URL", "%v", err)
 		}
 	}
@@ -428,7 +454,23 @@ func (c *Config) validate() error {
 			fail("CONN_MAIL_RECIPIENT", "%q is not an e-mail address", r)
 		}
 	}
+	if len(c.Sources) > 0 {
+		// Names and paths unique (the HMC source's secrets are checked above).
+		hmc, _ := source.HMC(nil, 0)
+		if _, err := source.NewSet(hmc, c.Sources...); err != nil {
+			fail("CONN_CONFIG", "%v", err)
+		}
+	}
 	return errors.Join(errs...)
+}
+
+// sourceSet is the HMC source and c.Sources, names and paths unique.
+func (c *Config) sourceSet() (*source.Set, error) {
+	hmc, err := source.HMC(c.WebhookSecrets, c.WebhookTolerance)
+	if err != nil {
+		return nil, err
+	}
+	return source.NewSet(hmc, c.Sources...)
 }
 
 // checkListenAddr catches a malformed address at start-up, where the error
@@ -453,15 +495,6 @@ func checkListenAddr(addr string) error {
 	return nil
 }
 
-func checkHTTPURL(s string) error {
-	u, err := url.Parse(s)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		// url.Parse errors quote the whole URL, which may hold credentials.
-		return errors.New("must be an absolute http(s) URL")
-	}
-	return nil
-}
-
 // jobsConfig is the part of c the jobs read.
 func (c *Config) jobsConfig() jobs.Config {
 	return jobs.Config{
@@ -472,17 +505,30 @@ func (c *Config) jobsConfig() jobs.Config {
 		FailFast4xx: c.FailFast4xx, RetryJitter: c.RetryJitter,
 		BreakerFailures: c.BreakerFailures, BreakerCooldown: c.BreakerCooldown,
 		QuarantineRetentionDays: c.QuarantineRetentionDays, LedgerRetentionDays: c.LedgerRetentionDays,
-		Secrets: map[string]string{
-			"conn.marketplace.url": c.MarketplaceURL, "provider.api.url": c.ProviderAPIURL,
-			"conn.api.token": c.APIToken, "conn.mail.smtp.password": c.Mail.Password,
-		},
+		Secrets: c.secrets(),
 	}
+}
+
+// secrets are the configuration values masked in the errors attempts keep:
+// secret ones by their names, and URLs (their credentials and secret query
+// values).
+func (c *Config) secrets() map[string]string {
+	m := map[string]string{
+		"conn.marketplace.url": c.MarketplaceURL, "provider.api.url": c.ProviderAPIURL,
+		"conn.api.token": c.APIToken, "conn.mail.smtp.password": c.Mail.Password,
+	}
+	for i, s := range c.WebhookSecrets {
+		m[fmt.Sprintf("conn.webhook.secret.%d", i)] = s
+	}
+	for _, src := range c.Sources {
+		m["source."+src.Name+".marketplace.url"] = src.Marketplace
+	}
+	return m
 }
 
 // apiConfig is the part of c the HTTP API reads.
 func (c *Config) apiConfig() httpapi.Config {
 	return httpapi.Config{MaxBodyBytes: c.MaxBodyBytes, APIToken: c.APIToken, ManagementAPI: c.ManagementAPI,
-		WebhookSecrets: c.WebhookSecrets, WebhookTolerance: c.WebhookTolerance,
 		QuarantineMax: c.QuarantineMax}
 }
 

@@ -2,6 +2,8 @@ package notifications_test
 
 import (
 	"errors"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -9,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/source"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -251,4 +254,45 @@ func FuzzParseDateTime(f *testing.F) {
 			require.Equal(t, got, again)
 		}
 	})
+}
+
+// CONN_CONFIG names the sources file: its sources join the HMC one; a bad
+// file is an error naming the variable, the file and the line.
+func TestConfigFromEnvSources(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	good := filepath.Join(dir, "good.yaml")
+	require.NoError(t, os.WriteFile(good, []byte("sources:\n  - name: gh\n    scheme: github\n    secrets:\n      - ${env:GH_SECRET}\n"), 0o600))
+	env := map[string]string{"CONN_CONFIG": good, "GH_SECRET": "s3cr3t-value"}
+	cfg, err := notifications.ConfigFromEnv(func(k string) string { return env[k] })
+	require.NoError(t, err)
+	require.Equal(t, good, cfg.ConfigFile)
+	require.Len(t, cfg.Sources, 1)
+	require.Equal(t, "/webhooks/gh", cfg.Sources[0].Path)
+	svc, err := notifications.New(cfg, openStore(t), notifications.WithLogger(quietLogger()))
+	require.NoError(t, err)
+	var names []string
+	for _, s := range svc.Sources() {
+		names = append(names, s.Name)
+	}
+	require.Equal(t, []string{"notifications", "gh"}, names)
+
+	bad := filepath.Join(dir, "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("sources:\n  - name: gh\n    scheme: github\n    secrets: [x]\n    mappin: {}\n"), 0o600))
+	env["CONN_CONFIG"] = bad
+	_, err = notifications.ConfigFromEnv(func(k string) string { return env[k] })
+	require.ErrorContains(t, err, "CONN_CONFIG: config "+bad+", line 5: source \"gh\": unknown key \"mappin\" (did you mean \"mapping\"?)")
+	var ce *notifications.ConfigError
+	require.ErrorAs(t, err, &ce)
+	require.Equal(t, "CONN_CONFIG", ce.Variable)
+
+	// Two sources on one path, given in Go, are refused by New.
+	a, err := source.Config{Name: "a", Scheme: "github", Secrets: []string{"x"}}.Build()
+	require.NoError(t, err)
+	b, err := source.Config{Name: "b", Path: "/webhooks/a", Scheme: "github", Secrets: []string{"y"}}.Build()
+	require.NoError(t, err)
+	cfg = testConfig()
+	cfg.Sources = []*source.Source{a, b}
+	_, err = notifications.New(cfg, openStore(t))
+	require.ErrorContains(t, err, `source "b": path /webhooks/a is source "a"'s already`)
 }

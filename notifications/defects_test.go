@@ -201,7 +201,8 @@ func TestD3InvalidUTF8Replaced(t *testing.T) {
 	require.Equal(t, "usr-\uFFFD\uFFFD-1", rec.ObjectToken)
 	require.Equal(t, "prg-\uFFFD", rec.Program)
 	_, metrics := do(t, svc, "GET", "/metrics", "")
-	require.Contains(t, metrics, "sluice_notifications_invalid_utf8_total 1\n")
+	require.Contains(t, metrics, `sluice_notifications_invalid_utf8_total{source="notifications"} 1
+`)
 }
 
 // The null objectToken: a delivery without an object has objectToken null.

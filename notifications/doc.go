@@ -1,7 +1,9 @@
 // Package notifications is the webhook notification sidecar: a payment
-// provider's notifications are taken in over HTTP, stored durably and
-// de-duplicated, superseded by newer ones, processed in batches by a
-// scheduled job against downstream handlers, retried with exponential
+// provider's notifications — and, through sources, any provider's webhooks
+// (Standard Webhooks, Stripe, GitHub, Shopify, Slack, HMAC-signed senders;
+// see docs/sidecar.md#sources) — are taken in over HTTP, verified, stored
+// durably and de-duplicated, superseded by newer ones, processed in batches
+// by a scheduled job against downstream handlers, retried with exponential
 // back-off, alerted by e-mail when they fail for good, cleaned up after
 // retention, and managed over HTTP.
 //
@@ -31,6 +33,9 @@
 //
 // Types without a handler of their own go to the marketplace handler, which
 // POSTs {"notification":{record},"payload":{body}} to CONN_MARKETPLACE_URL.
+// Config.Sources (LoadSources, or CONN_CONFIG) adds webhook sources, each at
+// its own path with its scheme and mapping; Service.HandleSource registers a
+// Go handler for a source's records.
 //
 // # Guarantees
 //
@@ -46,7 +51,10 @@
 // # Layout
 //
 //   - notifications/queue: the record, its statuses, the Store contract and
-//     its errors, intake parsing, the record's JSON form, the back-off formula.
+//     its errors, the dataset's columns, the record's JSON form, the back-off
+//     formula.
+//   - notifications/source: webhook sources — the signature schemes, the
+//     mapping of a body to a record (the HMC body's too), the config file.
 //   - notifications/internal/httpapi: the HTTP API (intake, query,
 //     management, datasets, health, metrics).
 //   - notifications/internal/jobs: the processing and cleanup jobs, the

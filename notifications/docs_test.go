@@ -2,6 +2,7 @@ package notifications_test
 
 import (
 	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/source"
 )
 
 // The HTTP API docs name every route the app serves, with its method, and
@@ -69,5 +71,32 @@ func containsPath(l, path string) bool {
 			return true
 		}
 		off = end
+	}
+}
+
+// Each provider's page shows the config block its test loads
+// (testdata/sources, TestProviders), verbatim; every scheme has a page.
+func TestDocsProviderConfigBlocks(t *testing.T) {
+	t.Parallel()
+	for _, scheme := range source.SchemeNames() {
+		block, err := os.ReadFile(filepath.Join("testdata", "sources", scheme+".yaml"))
+		require.NoError(t, err, "a config file per scheme")
+		page, err := os.ReadFile(filepath.Join("..", "docs", "webhooks", scheme+".md"))
+		require.NoError(t, err, "docs/webhooks/%s.md", scheme)
+		require.Contains(t, string(page), "```yaml\n"+string(block)+"```\n", "docs/webhooks/%s.md shows testdata/sources/%s.yaml", scheme, scheme)
+		_, err = notifications.LoadSources(filepath.Join("testdata", "sources", scheme+".yaml"), func(string) string { return "a-secret-of-sixteen-bytes" })
+		if scheme == "standard" {
+			require.ErrorContains(t, err, "whsec_", "a Standard Webhooks secret is whsec_ + base64")
+		} else {
+			require.NoError(t, err)
+		}
+	}
+	sidecar, err := os.ReadFile("../docs/sidecar.md")
+	require.NoError(t, err)
+	stripe, err := os.ReadFile("testdata/sources/stripe.yaml")
+	require.NoError(t, err)
+	require.Contains(t, string(sidecar), "```yaml\n"+string(stripe)+"```\n")
+	for _, scheme := range source.SchemeNames() {
+		require.Contains(t, string(sidecar), "(webhooks/"+scheme+".md)")
 	}
 }

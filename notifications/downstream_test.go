@@ -156,7 +156,7 @@ func TestCircuitBreaker(t *testing.T) {
 	require.Contains(t, body, `"downstream":{"`+host+`":{"state":"OPEN"`)
 	_, metrics := do(t, svc, "GET", "/metrics", "")
 	require.Contains(t, metrics, `sluice_downstream_breaker_open{host="`+host+`"} 1`)
-	require.Contains(t, metrics, `sluice_notifications_attempts_total{outcome="retrying",type="USR"} 2`)
+	require.Contains(t, metrics, `sluice_notifications_attempts_total{outcome="retrying",source="notifications",type="USR"} 2`)
 	require.Contains(t, metrics, "sluice_processing_duration_seconds_count 2")
-	require.Contains(t, metrics, "sluice_intake_duration_seconds_count 5")
+	require.Contains(t, metrics, `sluice_intake_duration_seconds_count{source="notifications"} 5`)
 }

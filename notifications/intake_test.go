@@ -231,9 +231,9 @@ func TestIntakeRules(t *testing.T) {
 	require.ErrorIs(t, err, notifications.ErrNotFound)
 
 	_, body := do(t, svc, "GET", "/metrics", "")
-	require.Contains(t, body, "sluice_notifications_received_total 5")
-	require.Contains(t, body, `sluice_notifications_discarded_total{reason="duplicate"} 1`)
-	require.Contains(t, body, `sluice_notifications_discarded_total{reason="obsolete"} 1`)
+	require.Contains(t, body, `sluice_notifications_received_total{source="notifications"} 5`)
+	require.Contains(t, body, `sluice_notifications_discarded_total{reason="duplicate",source="notifications"} 1`)
+	require.Contains(t, body, `sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 1`)
 }
 
 func TestIntakeConcurrentIdenticalDeliveries(t *testing.T) {

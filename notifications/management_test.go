@@ -48,7 +48,7 @@ func TestManagementCRUD(t *testing.T) {
 		`{"notificationToken":"wbh-1","target":"usr-1","program":"prg-1","retryCounter":3,"creationDate":"2024-05-01T09:00:00","status":"SUCCESS"}`)
 	require.Equal(t, 201, code, body)
 	require.JSONEq(t, `{"notificationToken":"wbh-1","type":"USR","target":"usr-1","program":"prg-1","retryCounter":3,`+
-		`"creationDate":"2024-05-01T09:00:00.000Z","status":"FAILED"}`, body, "status ignored, type from target")
+		`"creationDate":"2024-05-01T09:00:00.000Z","status":"FAILED","source":"notifications"}`, body, "status ignored, type from target")
 	rec := mustGet(t, st, "wbh-1")
 	require.Equal(t, notifications.StatusFailed, rec.Status)
 	require.False(t, rec.ReceptionDate.IsZero())
@@ -75,7 +75,7 @@ func TestManagementCRUD(t *testing.T) {
 	code, body = do(t, svc, "PUT", "/management/failed-notifications/wbh-1", `{"program":"prg-2","type":"stk","status":"SUCCESS"}`)
 	require.Equal(t, 200, code, body)
 	require.JSONEq(t, `{"notificationToken":"wbh-1","type":"STK","target":"usr-1","program":"prg-2","retryCounter":3,`+
-		`"creationDate":"2024-05-01T09:00:00.000Z","status":"FAILED"}`, body)
+		`"creationDate":"2024-05-01T09:00:00.000Z","status":"FAILED","source":"notifications"}`, body)
 	code, _ = do(t, svc, "PUT", "/management/failed-notifications/nope", `{"program":"x"}`)
 	require.Equal(t, 404, code)
 	code, _ = do(t, svc, "PUT", "/management/failed-notifications/wbh-1", `{"retryCounter":"many"}`)

@@ -222,8 +222,8 @@ func TestProcessingBackoffFailedAndOneMail(t *testing.T) {
 		"Please check the logs for further information.\r\n", body)
 
 	_, metrics := do(t, svc, "GET", "/metrics", "")
-	require.Contains(t, metrics, `sluice_notifications_processed_total{outcome="retrying"} 3`)
-	require.Contains(t, metrics, `sluice_notifications_processed_total{outcome="failed"} 1`)
+	require.Contains(t, metrics, `sluice_notifications_processed_total{outcome="retrying",source="notifications"} 3`)
+	require.Contains(t, metrics, `sluice_notifications_processed_total{outcome="failed",source="notifications"} 1`)
 }
 
 func TestProcessingSuccessAfterRetryKeepsCounters(t *testing.T) {
@@ -539,7 +539,7 @@ func TestRecordJSON(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, `{"id":7,"webhookToken":"wbh-1","objectToken":"usr-1","creationDate":"2024-05-01T09:00:00.000Z",`+
 		`"receptionDate":"2024-05-01T10:00:00.005Z","notificationType":"USR","status":"RETRYING","retryCounter":1,`+
-		`"lastRetryDate":null,"nextRetryDate":"2024-05-01T10:01:00.000Z","program":"prg-1"}`, string(b))
+		`"lastRetryDate":null,"nextRetryDate":"2024-05-01T10:01:00.000Z","program":"prg-1","source":"notifications"}`, string(b))
 	var back notifications.Record
 	require.NoError(t, json.Unmarshal(b, &back))
 	require.True(t, back.CreationDate.Equal(r.CreationDate))
@@ -613,8 +613,8 @@ func TestRecordOutdatedWhileProcessingIsSkipped(t *testing.T) {
 	require.Equal(t, 1, stats.Skipped)
 	require.Equal(t, notifications.StatusOutdated, mustGet(t, st, "wbh-old").Status, "the outcome does not overwrite OUTDATED")
 	_, m := do(t, svc, "GET", "/metrics", "")
-	require.Contains(t, m, `sluice_notifications_processed_total{outcome="skipped"} 1`)
-	require.Contains(t, m, "sluice_notifications_outdated_total 1")
+	require.Contains(t, m, `sluice_notifications_processed_total{outcome="skipped",source="notifications"} 1`)
+	require.Contains(t, m, `sluice_notifications_outdated_total{source="notifications"} 1`)
 }
 
 func TestProcessingDownstreamFailures(t *testing.T) {

@@ -109,8 +109,8 @@ func TestDiscardLedgerThroughAPI(t *testing.T) {
 
 	// Metrics count the reasons as before.
 	_, metrics := do(t, svc, "GET", "/metrics", "")
-	require.Contains(t, metrics, `sluice_notifications_discarded_total{reason="duplicate"} 1`)
-	require.Contains(t, metrics, `sluice_notifications_discarded_total{reason="obsolete"} 1`)
+	require.Contains(t, metrics, `sluice_notifications_discarded_total{reason="duplicate",source="notifications"} 1`)
+	require.Contains(t, metrics, `sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 1`)
 }
 
 func TestPagedListing(t *testing.T) {
@@ -162,7 +162,7 @@ func TestPagedListing(t *testing.T) {
 		"limit":       "&limit=0",
 		"limit ":      "&limit=10001",
 		"status":      "&status=DONE",
-		"type":        "&type=XYZ",
+		"type":        "&type=%00",
 		"after":       "&after=!!!",
 		"objectToken": "&objectToken=%00",
 	} {
@@ -256,7 +256,7 @@ func TestQuarantineAndReparse(t *testing.T) {
 	// With a corrected body: stored, the entry goes.
 	code, body = do(t, svc, "POST", "/management/quarantine/"+id+"/reparse", `{"token":"wbh-q","createdOn":"2024-05-01T10:00:00Z","object":{"token":"usr-q"}}`)
 	require.Equal(t, 200, code, body)
-	require.JSONEq(t, `{"webhookToken":"wbh-q","outcome":"stored"}`, body)
+	require.JSONEq(t, `{"webhookToken":"wbh-q","source":"notifications","outcome":"stored"}`, body)
 	mustGet(t, st, "wbh-q")
 	code, _ = do(t, svc, "GET", "/management/quarantine/"+id, "")
 	require.Equal(t, 404, code)

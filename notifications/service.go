@@ -18,17 +18,19 @@ import (
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
 	"github.com/sluicedata/sluice/notifications/internal/jobs"
 	"github.com/sluicedata/sluice/notifications/internal/metrics"
+	"github.com/sluicedata/sluice/notifications/source"
 )
 
 // Service is the sidecar: the HTTP API (internal/httpapi), the processing
 // and cleanup jobs (internal/jobs) and their schedule, over a Store it does
 // not own (the caller closes it).
 type Service struct {
-	cfg   Config
-	store Store
-	log   *slog.Logger
-	api   *httpapi.API
-	jobs  *jobs.Runner
+	cfg     Config
+	store   Store
+	log     *slog.Logger
+	api     *httpapi.API
+	jobs    *jobs.Runner
+	sources *source.Set
 
 	baseCtx    context.Context // ends after Stop: intake and scrapes
 	baseCancel context.CancelFunc
@@ -48,7 +50,13 @@ type options struct {
 	log      *slog.Logger
 	client   *http.Client
 	handlers map[string]Handler
+	bySource []sourceHandler
 	fallback Handler
+}
+
+type sourceHandler struct {
+	source, typ string
+	h           Handler
 }
 
 // Option customises a Service (for Go embedders and tests).
@@ -66,9 +74,15 @@ func WithLogger(l *slog.Logger) Option { return func(o *options) { o.log = l } }
 func WithHTTPClient(c *http.Client) Option { return func(o *options) { o.client = c } }
 
 // WithHandler registers h for a notification type (USR, STK, PMT, TRM,
-// UNK), like Handle.
+// UNK) of the HMC source, like Handle.
 func WithHandler(typ string, h Handler) Option {
 	return func(o *options) { o.handlers[strings.ToUpper(typ)] = h }
+}
+
+// WithSourceHandler registers h for a source's records of type typ, or of
+// every type when typ is "", like HandleSource.
+func WithSourceHandler(source, typ string, h Handler) Option {
+	return func(o *options) { o.bySource = append(o.bySource, sourceHandler{source, typ, h}) }
 }
 
 // WithDefaultHandler replaces the marketplace handler for every type without
@@ -99,14 +113,31 @@ func New(cfg Config, store Store, opts ...Option) (*Service, error) {
 	if o.fallback == nil {
 		o.fallback = &MarketplaceHandler{URL: cfg.MarketplaceURL, Client: o.client}
 	}
-	s := &Service{cfg: cfg, store: store, log: o.log}
+	sources, err := cfg.sourceSet()
+	if err != nil {
+		return nil, err
+	}
+	// A source with a marketplace of its own delivers there (unless a Go
+	// handler is registered for it).
+	marketplaces := map[string]Handler{}
+	for _, src := range sources.All() {
+		if src.Marketplace != "" {
+			marketplaces[src.Name] = &MarketplaceHandler{URL: src.Marketplace, Client: o.client}
+		}
+	}
+	s := &Service{cfg: cfg, store: store, log: o.log, sources: sources}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
-	m := metrics.New(metrics.Source{Ctx: s.baseCtx, Stats: store.Stats, Now: o.now, Log: o.log})
+	m := metrics.New(metrics.Source{Ctx: s.baseCtx, Stats: store.Stats, Now: o.now, Log: o.log}, sources.Names()...)
 	s.jobs = jobs.New(cfg.jobsConfig(), jobs.Deps{
 		Store: store, Log: o.log, Now: o.now, Client: o.client, Metrics: m,
-		Handlers: o.handlers, Fallback: o.fallback, Stopping: s.stopping.Load,
+		Handlers: o.handlers, Sources: marketplaces, Fallback: o.fallback, Stopping: s.stopping.Load,
 	})
-	s.api = httpapi.New(cfg.apiConfig(), httpapi.Deps{
+	for _, sh := range o.bySource {
+		s.jobs.HandleSource(sh.source, sh.typ, sh.h)
+	}
+	api := cfg.apiConfig()
+	api.Sources = sources
+	s.api = httpapi.New(api, httpapi.Deps{
 		Store: store, Log: o.log, Now: o.now, Metrics: m, Jobs: s.jobs, Ctx: s.baseCtx,
 	})
 	return s, nil
@@ -115,9 +146,19 @@ func New(cfg Config, store Store, opts ...Option) (*Service, error) {
 // Config returns the service's configuration.
 func (s *Service) Config() Config { return s.cfg }
 
-// Handle registers h for notifications of type typ (USR, STK, PMT, TRM or
-// UNK), replacing the marketplace handler for it. Safe while running.
+// Handle registers h for the HMC source's notifications of type typ (USR,
+// STK, PMT, TRM or UNK), replacing the marketplace handler for it. Safe
+// while running.
 func (s *Service) Handle(typ string, h Handler) { s.jobs.Handle(typ, h) }
+
+// HandleSource registers h for a source's records of type typ (the type as
+// its provider names it, e.g. payment_intent.succeeded), or of every type
+// of the source when typ is "", replacing the source's marketplace for
+// them (docs/sidecar.md#delivery). Safe while running.
+func (s *Service) HandleSource(source, typ string, h Handler) { s.jobs.HandleSource(source, typ, h) }
+
+// Sources lists the service's webhook sources, the HMC one first.
+func (s *Service) Sources() []*source.Source { return s.sources.All() }
 
 // App returns the Fiber app serving the whole HTTP API, for embedding or
 // for tests (app.Test).
@@ -192,8 +233,12 @@ func (s *Service) startLocked(ln net.Listener) error {
 			s.log.Warn("CONN_MARKETPLACE_URL is not set: processing will fail and retry until a marketplace is configured")
 		}
 	}
+	paths := make([]string, 0, len(s.sources.All()))
+	for _, src := range s.sources.All() {
+		paths = append(paths, src.Name+"="+src.Path)
+	}
 	s.log.Info("notification sidecar listening", "addr", ln.Addr().String(),
-		"processing", s.cfg.ProcessingCron, "cleanup", s.cfg.CleanupCron)
+		"processing", s.cfg.ProcessingCron, "cleanup", s.cfg.CleanupCron, "sources", strings.Join(paths, " "))
 	return nil
 }
 

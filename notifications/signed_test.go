@@ -64,7 +64,8 @@ func TestSignedIntake(t *testing.T) {
 		notifications.HeaderTimestamp, ts, notifications.HeaderSignature, notifications.SignWebhook(newSecret, now, []byte(b2)))
 	require.Equal(t, 200, code, resp)
 	_, metrics := do(t, svc, "GET", "/metrics", "")
-	require.Contains(t, metrics, "sluice_notifications_unauthenticated_total 7\n")
+	require.Contains(t, metrics, `sluice_notifications_unauthenticated_total{source="notifications"} 7
+`)
 }
 
 func TestWebhookSecretConfig(t *testing.T) {

@@ -1,5 +1,7 @@
 -- wrk script: POST the pre-signed deliveries of $SIGNED_FILE (bench/gateway/signgen),
--- each thread its own share of the lines, so no token repeats.
+-- each thread its own share of the lines, so no token repeats: sluice lines
+-- (timestamp, signature, body) or Standard Webhooks lines (id, timestamp,
+-- signature, body).
 local threads = 0
 
 function setup(thread)
@@ -16,12 +18,22 @@ function init(args)
   local i = 0
   for line in io.lines(path) do
     if i % nth == tid - 1 then
-      local ts, sig, body = line:match("^(%d+)\t(%S+)\t(.*)$")
-      reqs[#reqs + 1] = wrk.format("POST", nil, {
-        ["Content-Type"] = "application/json",
-        ["X-Sluice-Timestamp"] = ts,
-        ["X-Sluice-Signature"] = sig,
-      }, body)
+      local id, sts, ssig, sbody = line:match("^(msg_%S+)\t(%d+)\t(%S+)\t(.*)$")
+      if id then
+        reqs[#reqs + 1] = wrk.format("POST", nil, {
+          ["Content-Type"] = "application/json",
+          ["webhook-id"] = id,
+          ["webhook-timestamp"] = sts,
+          ["webhook-signature"] = ssig,
+        }, sbody)
+      else
+        local ts, sig, body = line:match("^(%d+)\t(%S+)\t(.*)$")
+        reqs[#reqs + 1] = wrk.format("POST", nil, {
+          ["Content-Type"] = "application/json",
+          ["X-Sluice-Timestamp"] = ts,
+          ["X-Sluice-Signature"] = sig,
+        }, body)
+      end
     end
     i = i + 1
   end

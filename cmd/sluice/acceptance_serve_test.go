@@ -311,7 +311,7 @@ func TestAcceptanceServeEndToEnd(t *testing.T) {
 	require.Equal(t, 401, code)
 	code, out = s.do(t, "GET", "/management/failed-notifications/wbh-e2e", "", "Authorization", "Bearer tkn")
 	require.Equal(t, 200, code, out)
-	require.JSONEq(t, `{"notificationToken":"wbh-e2e","type":"USR","target":"usr-1","program":"prg-1","retryCounter":0,"creationDate":"2024-05-01T10:00:00.000Z","status":"PENDING"}`, out)
+	require.JSONEq(t, `{"notificationToken":"wbh-e2e","type":"USR","target":"usr-1","program":"prg-1","retryCounter":0,"creationDate":"2024-05-01T10:00:00.000Z","status":"PENDING","source":"notifications"}`, out)
 	s.stop(t)
 
 	// Acknowledged then killed: the record is there after a restart.

@@ -84,9 +84,9 @@ func TestDemoTour(t *testing.T) {
 		"|  wbh-demo-1|      usr-demo-1|             USR| SUCCESS|           0|",
 		"|  wbh-demo-4|      pmt-demo-2|             PMT|OUTDATED|           0|",
 		"|  wbh-demo-6|stk-demo-unknown|             STK|  FAILED|           3|",
-		`sluice_notifications_discarded_total{reason="duplicate"} 1`,
-		`sluice_notifications_discarded_total{reason="obsolete"} 1`,
-		`sluice_notifications_processed_total{outcome="failed"} 1`,
+		`sluice_notifications_discarded_total{reason="duplicate",source="notifications"} 1`,
+		`sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 1`,
+		`sluice_notifications_processed_total{outcome="failed",source="notifications"} 1`,
 		`sluice_notifications_queue_depth{status="SUCCESS"} 3`,
 		"Demo complete in ",
 	} {

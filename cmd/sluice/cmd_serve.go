@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,9 +35,10 @@ func init() {
 }
 
 func runServe(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "serve", "serve [--addr ADDR] [--store DSN]")
+	fs := newFlagSet(env, "serve", "serve [--addr ADDR] [--store DSN] [--config FILE]")
 	addr := fs.String("addr", "", "listen address (overrides CONN_ADDR; default 127.0.0.1:8080)")
 	store := fs.String("store", "", "store DSN sqlite:<path> or postgres://… (overrides CONN_STORE)")
+	config := fs.String("config", "", "YAML file of webhook sources (overrides CONN_CONFIG)")
 	printed := false
 	fs.Usage = func() {
 		// flag.Parse and parseFlags both call Usage on --help: print once.
@@ -45,11 +47,15 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		}
 		printed = true
 		w := env.stdout
-		fmt.Fprint(w, "Usage: sluice serve [--addr ADDR] [--store DSN]\n\n")
+		fmt.Fprint(w, "Usage: sluice serve [--addr ADDR] [--store DSN] [--config FILE]\n\n")
 		fmt.Fprint(w, "Runs the notification sidecar: webhook intake, processing and cleanup jobs,\n")
-		fmt.Fprint(w, "management API and metrics (see docs/sidecar.md). Stops gracefully on SIGTERM/SIGINT.\n\nFlags:\n")
-		fmt.Fprint(w, "  --addr ADDR   listen address (overrides CONN_ADDR)\n")
-		fmt.Fprint(w, "  --store DSN   store DSN (overrides CONN_STORE)\n\n")
+		fmt.Fprint(w, "management API and metrics (see docs/sidecar.md). Stops gracefully on SIGTERM/SIGINT.\n")
+		fmt.Fprint(w, "HMC's notifications arrive at POST /webhooks/notifications; --config adds sources\n")
+		fmt.Fprint(w, "(Standard Webhooks, Stripe, GitHub, Shopify, Slack, HMAC-SHA256), each at its own\n")
+		fmt.Fprint(w, "path with its signature scheme and body mapping (see docs/sidecar.md#sources).\n\nFlags:\n")
+		fmt.Fprint(w, "  --addr ADDR     listen address (overrides CONN_ADDR)\n")
+		fmt.Fprint(w, "  --store DSN     store DSN (overrides CONN_STORE)\n")
+		fmt.Fprint(w, "  --config FILE   YAML file of webhook sources (overrides CONN_CONFIG)\n\n")
 		printVariables(w)
 	}
 	pos, err := parseFlags(fs, args)
@@ -64,9 +70,23 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 			return usagef("--addr %q is not a listen address (host:port, e.g. :8080)", *addr)
 		}
 	}
-	cfg, err := notifications.ConfigFromEnv(env.getenv)
+	getenv := env.getenv
+	if *config != "" {
+		getenv = func(k string) string {
+			if k == "CONN_CONFIG" {
+				return *config
+			}
+			return env.getenv(k)
+		}
+	}
+	cfg, err := notifications.ConfigFromEnv(getenv)
 	if err != nil {
-		return fmt.Errorf("serve: invalid configuration: %w", flatten(err))
+		err = flatten(err)
+		if *config != "" {
+			// The error names where the file came from.
+			err = errors.New(strings.ReplaceAll(err.Error(), "CONN_CONFIG: ", "--config: "))
+		}
+		return fmt.Errorf("serve: invalid configuration: %w", err)
 	}
 	if *addr != "" {
 		cfg.Addr = *addr

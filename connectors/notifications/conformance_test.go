@@ -43,6 +43,7 @@ func TestConformance(t *testing.T) {
 				want.AppendNull(8)
 				want.AppendNull(9)
 				want.AppendString(10, "prg-x")
+				want.AppendString(11, notifications.DefaultSource)
 				require.NoError(t, want.EndRow())
 			}
 			require.NoError(t, st.Close())

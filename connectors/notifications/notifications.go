@@ -12,6 +12,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 	notif "github.com/sluicedata/sluice/notifications"
+	"github.com/sluicedata/sluice/notifications/queue"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 )
 
@@ -59,20 +60,20 @@ var (
 	_ connectors.Validator    = Connector{}
 )
 
-// Columns are the dataset's columns (see docs/properties.md#notifications).
-var Columns = []dataframe.TypedColumn{
-	{Name: "id", Kind: dataframe.KindLong, Nullable: true},
-	{Name: "webhookToken", Kind: dataframe.KindString, Nullable: true},
-	{Name: "objectToken", Kind: dataframe.KindString, Nullable: true},
-	{Name: "creationDate", Kind: dataframe.KindTimestamp, Nullable: true},
-	{Name: "receptionDate", Kind: dataframe.KindTimestamp, Nullable: true},
-	{Name: "notificationType", Kind: dataframe.KindString, Nullable: true},
-	{Name: "status", Kind: dataframe.KindString, Nullable: true},
-	{Name: "retryCounter", Kind: dataframe.KindInteger, Nullable: true},
-	{Name: "lastRetryDate", Kind: dataframe.KindTimestamp, Nullable: true},
-	{Name: "nextRetryDate", Kind: dataframe.KindTimestamp, Nullable: true},
-	{Name: "program", Kind: dataframe.KindString, Nullable: true},
-}
+// Columns are the dataset's columns (see docs/properties.md#notifications),
+// made from the one declaration, notifications.DatasetColumns. Every column
+// is nullable in the frame's schema, as Spark reads a data source's.
+var Columns = func() []dataframe.TypedColumn {
+	out := make([]dataframe.TypedColumn, len(notif.DatasetColumns))
+	for i, c := range notif.DatasetColumns {
+		k, err := dataframe.ParseColumnKind(string(c.Kind))
+		if err != nil {
+			panic(fmt.Sprintf("NOTIFICATIONS column %s: %v", c.Name, err))
+		}
+		out[i] = dataframe.TypedColumn{Name: c.Name, Kind: k, Nullable: true}
+	}
+	return out
+}()
 
 // Validate checks a table definition: the store DSN is given, the date
 // bounds parse, and a column list, when given, is the dataset's.
@@ -242,25 +243,10 @@ func streamStore(ctx context.Context, store notif.Store, r notif.Range, mem data
 			}
 			return nil
 		}
-		date := func(col int, t time.Time) {
-			if t.IsZero() {
-				b.AppendNull(col)
-				return
-			}
-			b.AppendTimestamp(col, t)
-		}
 		err := store.Scan(ctx, r, func(rec *notif.Record) error {
-			b.AppendLong(0, rec.ID)
-			b.AppendString(1, rec.WebhookToken)
-			b.AppendString(2, rec.ObjectToken)
-			date(3, rec.CreationDate)
-			date(4, rec.ReceptionDate)
-			b.AppendString(5, rec.NotificationType)
-			b.AppendString(6, string(rec.Status))
-			b.AppendInteger(7, int32(rec.RetryCounter))
-			b.AppendTimestampPtr(8, rec.LastRetryDate)
-			b.AppendTimestampPtr(9, rec.NextRetryDate)
-			b.AppendString(10, rec.Program)
+			for i := range notif.DatasetColumns {
+				appendValue(b, i, &notif.DatasetColumns[i], rec)
+			}
 			if err := b.EndRow(); err != nil {
 				return err
 			}
@@ -280,4 +266,32 @@ func streamStore(ctx context.Context, store notif.Store, r notif.Range, mem data
 		}
 		return nil
 	})
+}
+
+// appendValue appends rec's value of column c (at index col), or a null.
+func appendValue(b *dataframe.TypedBuilder, col int, c *notif.Column, rec *notif.Record) {
+	switch {
+	case c.Int != nil:
+		n, ok := c.Int(rec)
+		switch {
+		case !ok:
+			b.AppendNull(col)
+		case c.Kind == queue.KindInteger:
+			b.AppendInteger(col, int32(n))
+		default:
+			b.AppendLong(col, n)
+		}
+	case c.Text != nil:
+		if s, ok := c.Text(rec); ok {
+			b.AppendString(col, s)
+		} else {
+			b.AppendNull(col)
+		}
+	case c.Time != nil:
+		if t, ok := c.Time(rec); ok {
+			b.AppendTimestamp(col, t)
+		} else {
+			b.AppendNull(col)
+		}
+	}
 }

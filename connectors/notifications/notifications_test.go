@@ -113,6 +113,7 @@ func TestReadThroughIntake(t *testing.T) {
  |-- lastRetryDate: timestamp (nullable = true)
  |-- nextRetryDate: timestamp (nullable = true)
  |-- program: string (nullable = true)
+ |-- source: string (nullable = true)
 `, dataframe.SchemaString(f.Schema()))
 	got := rows(t, f)
 	require.Len(t, got, 4)
@@ -134,6 +135,7 @@ func TestReadThroughIntake(t *testing.T) {
 		require.Nil(t, r["lastRetryDate"], i)
 		require.Nil(t, r["nextRetryDate"], i)
 		require.NotNil(t, r["receptionDate"], i)
+		require.Equal(t, "notifications", r["source"], i)
 		if i > 0 {
 			require.Greater(t, r["id"].(float64), got[i-1]["id"].(float64), "id order")
 		}
@@ -144,7 +146,7 @@ func TestReadThroughIntake(t *testing.T) {
 	require.NoError(t, err)
 	defer f2.Release()
 	require.Zero(t, f2.NumRows())
-	require.Equal(t, 11, f2.NumCols())
+	require.Equal(t, 12, f2.NumCols())
 }
 
 func TestReadErrors(t *testing.T) {

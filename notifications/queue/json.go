@@ -24,7 +24,8 @@ type recordJSON struct {
 	RetryCounter     int     `json:"retryCounter"`
 	LastRetryDate    *string `json:"lastRetryDate"`
 	NextRetryDate    *string `json:"nextRetryDate"`
-	Program          string  `json:"program"`
+	Program          *string `json:"program"`
+	Source           string  `json:"source"`
 }
 
 // DateText is t as the contract date text, nil when unset.
@@ -44,14 +45,15 @@ func dateTextPtr(t *time.Time) *string {
 }
 
 // MarshalJSON renders the record as docs/http-api.md#record (dates RFC 3339 UTC with
-// milliseconds, unset dates null). The payload is not part of it.
+// milliseconds, unset dates, objectToken and program null). The payload is
+// not part of it.
 func (r Record) MarshalJSON() ([]byte, error) {
 	return json.Marshal(recordJSON{
 		ID: r.ID, WebhookToken: r.WebhookToken, ObjectToken: optional(r.ObjectToken),
 		CreationDate: DateText(r.CreationDate), ReceptionDate: DateText(r.ReceptionDate),
 		NotificationType: r.NotificationType, Status: r.Status, RetryCounter: r.RetryCounter,
 		LastRetryDate: dateTextPtr(r.LastRetryDate), NextRetryDate: dateTextPtr(r.NextRetryDate),
-		Program: r.Program,
+		Program: optional(r.Program), Source: r.SourceName(),
 	})
 }
 
@@ -62,7 +64,8 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 		return err
 	}
 	out := Record{ID: j.ID, WebhookToken: j.WebhookToken, ObjectToken: deref(j.ObjectToken),
-		NotificationType: j.NotificationType, Status: j.Status, RetryCounter: j.RetryCounter, Program: j.Program}
+		NotificationType: j.NotificationType, Status: j.Status, RetryCounter: j.RetryCounter, Program: deref(j.Program),
+		Source: j.Source}
 	for _, d := range []struct {
 		name string
 		src  *string
@@ -87,7 +90,7 @@ func (r *Record) UnmarshalJSON(b []byte) error {
 }
 
 // optional is s, or nil when empty (a record without an object has a null
-// objectToken).
+// objectToken, one without a program a null program).
 func optional(s string) *string {
 	if s == "" {
 		return nil
@@ -131,7 +134,13 @@ func AppendRecordJSON(b []byte, r *Record) []byte {
 	b = append(b, `,"nextRetryDate":`...)
 	b = appendDatePtr(b, r.NextRetryDate)
 	b = append(b, `,"program":`...)
-	b = AppendJSONString(b, r.Program)
+	if r.Program == "" {
+		b = append(b, "null"...)
+	} else {
+		b = AppendJSONString(b, r.Program)
+	}
+	b = append(b, `,"source":`...)
+	b = AppendJSONString(b, r.SourceName())
 	return append(b, '}')
 }
 

@@ -63,7 +63,10 @@ func TypeOf(objectToken string) string {
 // Record is one stored notification (see docs/http-api.md#record). Payload is the raw
 // webhook body, kept with the record but not part of its JSON form.
 type Record struct {
-	ID               int64      `json:"id"`
+	ID int64 `json:"id"`
+	// Source names the webhook source the delivery came in through
+	// (docs/sidecar.md#sources); "" is DefaultSource.
+	Source           string     `json:"source"`
 	WebhookToken     string     `json:"webhookToken"`
 	ObjectToken      string     `json:"objectToken"`
 	CreationDate     time.Time  `json:"-"`
@@ -81,6 +84,19 @@ type Record struct {
 	// Attempt, when set on a record passed to Store.Finish, is appended to
 	// its attempt history in the same transaction.
 	Attempt *Attempt `json:"-"`
+}
+
+// DefaultSource is the HMC source: POST /webhooks/notifications, the
+// provider body of docs/http-api.md#intake. Records without a source belong
+// to it.
+const DefaultSource = "notifications"
+
+// SourceName is r's source, DefaultSource when unset.
+func (r *Record) SourceName() string {
+	if r.Source == "" {
+		return DefaultSource
+	}
+	return r.Source
 }
 
 // DateLayout formats stored dates: RFC 3339, UTC, milliseconds.

@@ -51,6 +51,7 @@ const (
 // Discard is the ledger entry of a delivery acknowledged but not stored
 // (docs/records-api.md#discard-ledger).
 type Discard struct {
+	Source string    // the source it came in through
 	Token  string    // the discarded delivery's webhook token
 	Reason string    // ReasonDuplicate or ReasonObsolete
 	Winner string    // the stored record's token that made it redundant
@@ -67,6 +68,7 @@ type Cursor struct {
 // filters match anything.
 type Query struct {
 	Range
+	Source      string
 	Status      Status
 	Type        string
 	ObjectToken string
@@ -84,7 +86,10 @@ type Query struct {
 type Quarantined struct {
 	ID         int64
 	ReceivedAt time.Time
-	Reason     string
+	// Source names the source whose intake refused the body; "" is
+	// DefaultSource.
+	Source string
+	Reason string
 	// Headers are the request's headers without credentials or
 	// signatures.
 	Headers map[string]string

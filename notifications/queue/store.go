@@ -48,6 +48,7 @@ type Range struct {
 // FailedFilter selects records for the management listing. Empty fields
 // match anything; Type compares to notificationType.
 type FailedFilter struct {
+	Source string
 	Type   string
 	Target string // objectToken
 }
@@ -75,6 +76,8 @@ type Store interface {
 
 	// Enqueue applies the intake rules (duplicate, obsolete, supersede) and
 	// stores rec as PENDING with retryCounter 0, all in one transaction.
+	// Tokens are unique across sources; the obsolete and supersede rules
+	// compare records of one source only.
 	// It returns once the outcome is durably committed.
 	Enqueue(ctx context.Context, rec *Record) (EnqueueResult, error)
 

@@ -44,10 +44,10 @@ type pgStore struct {
 const pgName = "postgres store"
 
 const pgCols = `id, webhook_token, object_token, notification_type, creation_date, reception_date,
-	status, retry_counter, last_retry_date, next_retry_date, program, payload, last_error`
+	status, retry_counter, last_retry_date, next_retry_date, program, payload, last_error, source`
 
 const pgInsertCols = `webhook_token, object_token, notification_type, creation_date, reception_date,
-	status, retry_counter, last_retry_date, next_retry_date, program, payload`
+	status, retry_counter, last_retry_date, next_retry_date, program, payload, source`
 
 // pgEnqueue applies the intake rules to one delivery in one statement (a
 // delivery without an object token is related to no other). The
@@ -59,24 +59,25 @@ const pgInsertCols = `webhook_token, object_token, notification_type, creation_d
 const pgEnqueue = `WITH
 dup AS (SELECT EXISTS (SELECT 1 FROM notifications WHERE webhook_token = $1) AS v),
 obs AS (SELECT (SELECT webhook_token FROM notifications
-	WHERE $2 <> '' AND object_token = $2 AND notification_type = $3 AND creation_date > $4
+	WHERE $2 <> '' AND source = $8 AND object_token = $2 AND notification_type = $3 AND creation_date > $4
 	ORDER BY creation_date DESC, id DESC LIMIT 1) AS w),
 ins AS (
 	INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date, reception_date,
-		status, retry_counter, program, payload)
-	SELECT $1, $2, $3, $4, $5, 'PENDING', 0, $6, $7
+		status, retry_counter, program, payload, source)
+	SELECT $1, $2, $3, $4, $5, 'PENDING', 0, $6, $7, $8
 	WHERE NOT (SELECT v FROM dup) AND (SELECT w FROM obs) IS NULL
 	ON CONFLICT (webhook_token) DO NOTHING
 	RETURNING id),
 led AS (
-	INSERT INTO discard_ledger (token, reason, winner, at)
-	SELECT $1, CASE WHEN d.v THEN 'duplicate' ELSE 'obsolete' END, CASE WHEN d.v THEN $1 ELSE o.w END, $5
+	INSERT INTO discard_ledger (token, reason, winner, at, source)
+	SELECT $1, CASE WHEN d.v THEN 'duplicate' ELSE 'obsolete' END, CASE WHEN d.v THEN $1 ELSE o.w END, $5, $8
 	FROM dup d, obs o WHERE d.v OR o.w IS NOT NULL
-	ON CONFLICT (token) DO UPDATE SET reason = excluded.reason, winner = excluded.winner, at = excluded.at
+	ON CONFLICT (token) DO UPDATE SET reason = excluded.reason, winner = excluded.winner, at = excluded.at,
+		source = excluded.source
 	RETURNING 1),
 upd AS (
 	UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL
-	WHERE $2 <> '' AND object_token = $2 AND notification_type = $3 AND creation_date < $4
+	WHERE $2 <> '' AND source = $8 AND object_token = $2 AND notification_type = $3 AND creation_date < $4
 	AND status IN ('PENDING', 'RETRYING') AND EXISTS (SELECT 1 FROM ins)
 	RETURNING 1)
 SELECT (SELECT v FROM dup), (SELECT w FROM obs), (SELECT id FROM ins), (SELECT count(*) FROM upd), (SELECT count(*) FROM led)`
@@ -219,7 +220,7 @@ func (s *pgStore) migrate(ctx context.Context) error {
 func (s *pgStore) objectLocks(reqs []*intakeReq) []int64 {
 	keys := make([]int64, 0, len(reqs))
 	for _, q := range reqs {
-		keys = append(keys, s.lockKey("object", q.rec.NotificationType+"\x00"+q.rec.ObjectToken))
+		keys = append(keys, s.lockKey("object", q.rec.Source+"\x00"+q.rec.NotificationType+"\x00"+q.rec.ObjectToken))
 	}
 	slices.Sort(keys)
 	return slices.Compact(keys)
@@ -228,7 +229,7 @@ func (s *pgStore) objectLocks(reqs []*intakeReq) []int64 {
 const pgLockObjects = `SELECT count(*) FROM (SELECT pg_advisory_xact_lock(k) FROM unnest($1::bigint[]) AS u(k)) l`
 
 // objKey identifies the records the obsolete and supersede rules compare.
-type objKey struct{ object, typ string }
+type objKey struct{ source, object, typ string }
 
 // errInsertRace reports that a token planned as new was stored by another
 // sidecar meanwhile; the batch's transaction is rolled back and the writer
@@ -290,13 +291,13 @@ func (s *pgStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queue.En
 func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue.EnqueueResult, error) {
 	tokens := make([]string, len(reqs))
 	keyIndex := make(map[objKey]int)
-	var objs, typs []string
+	var srcs, objs, typs []string
 	for i, q := range reqs {
 		tokens[i] = q.rec.WebhookToken
-		k := objKey{q.rec.ObjectToken, q.rec.NotificationType}
+		k := objKey{q.rec.Source, q.rec.ObjectToken, q.rec.NotificationType}
 		if _, ok := keyIndex[k]; !ok {
 			keyIndex[k] = len(objs)
-			objs, typs = append(objs, k.object), append(typs, k.typ)
+			srcs, objs, typs = append(srcs, k.source), append(objs, k.object), append(typs, k.typ)
 		}
 	}
 	var res []queue.EnqueueResult
@@ -307,18 +308,18 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 		b.Queue(`SELECT webhook_token FROM notifications WHERE webhook_token = ANY($1)`, tokens)
 		// Per key the newest record: its creationDate for the obsolete
 		// rule, its token for the ledger.
-		b.Queue(`SELECT k.o, k.t, l.creation_date, l.webhook_token
-			FROM unnest($1::text[], $2::text[]) AS k(o, t)
+		b.Queue(`SELECT k.s, k.o, k.t, l.creation_date, l.webhook_token
+			FROM unnest($1::text[], $2::text[], $3::text[]) AS k(s, o, t)
 			CROSS JOIN LATERAL (SELECT creation_date, webhook_token FROM notifications n
-				WHERE n.object_token = k.o AND n.notification_type = k.t
-				ORDER BY creation_date DESC, id DESC LIMIT 1) l`, objs, typs)
+				WHERE n.source = k.s AND n.object_token = k.o AND n.notification_type = k.t
+				ORDER BY creation_date DESC, id DESC LIMIT 1) l`, srcs, objs, typs)
 		// LATERAL (OFFSET 0 keeps it from being flattened into a join): one
 		// object-index lookup per key, whatever the statistics say.
-		b.Queue(`SELECT n.id, k.o, k.t, n.creation_date
-			FROM unnest($1::text[], $2::text[]) AS k(o, t)
+		b.Queue(`SELECT n.id, k.s, k.o, k.t, n.creation_date
+			FROM unnest($1::text[], $2::text[], $3::text[]) AS k(s, o, t)
 			CROSS JOIN LATERAL (SELECT id, creation_date FROM notifications x
-				WHERE x.object_token = k.o AND x.notification_type = k.t
-				AND x.status IN ('PENDING', 'RETRYING') OFFSET 0) n`, objs, typs)
+				WHERE x.source = k.s AND x.object_token = k.o AND x.notification_type = k.t
+				AND x.status IN ('PENDING', 'RETRYING') OFFSET 0) n`, srcs, objs, typs)
 		st := newRuleState()
 		err := func() error {
 			br := conn.SendBatch(ctx, b)
@@ -339,7 +340,7 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 			var latest time.Time
 			var latestTok string
 			rows, _ = br.Query()
-			if _, err := pgx.ForEachRow(rows, []any{&k.object, &k.typ, &latest, &latestTok}, func() error {
+			if _, err := pgx.ForEachRow(rows, []any{&k.source, &k.object, &k.typ, &latest, &latestTok}, func() error {
 				ks := st.key(k)
 				ks.latest, ks.latestToken, ks.hasLatest = latest, latestTok, true
 				return nil
@@ -349,7 +350,7 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 			var id int64
 			var created time.Time
 			rows, _ = br.Query()
-			if _, err := pgx.ForEachRow(rows, []any{&id, &k.object, &k.typ, &created}, func() error {
+			if _, err := pgx.ForEachRow(rows, []any{&id, &k.source, &k.object, &k.typ, &created}, func() error {
 				ks := st.key(k)
 				ks.live = append(ks.live, liveRec{id: id, created: created, batch: -1})
 				return nil
@@ -368,6 +369,7 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 		var (
 			toks, objs, typs   = make([]string, n), make([]string, n), make([]string, n)
 			statuses, programs = make([]string, n), make([]string, n)
+			sources            = make([]string, n)
 			created, received  = make([]time.Time, n), make([]time.Time, n)
 			payloads           = make([][]byte, n)
 		)
@@ -375,14 +377,14 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 			r := reqs[i].rec
 			toks[j], objs[j], typs[j], programs[j] = r.WebhookToken, r.ObjectToken, r.NotificationType, r.Program
 			created[j], received[j], payloads[j] = r.CreationDate, r.ReceptionDate, nullBytes(r.Payload)
-			statuses[j] = string(plan.status[i])
+			statuses[j], sources[j] = string(plan.status[i]), r.Source
 		}
 		b = &pgx.Batch{}
 		b.Queue(`INSERT INTO notifications (webhook_token, object_token, notification_type, creation_date,
-			reception_date, status, program, payload)
+			reception_date, status, program, payload, source)
 			SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::timestamptz[],
-				$6::text[], $7::text[], $8::bytea[])
-			RETURNING id, webhook_token`, toks, objs, typs, created, received, statuses, programs, payloads)
+				$6::text[], $7::text[], $8::bytea[], $9::text[])
+			RETURNING id, webhook_token`, toks, objs, typs, created, received, statuses, programs, payloads, sources)
 		if len(plan.outdate) > 0 {
 			b.Queue(`UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL WHERE id = ANY($1)`, plan.outdate)
 		}
@@ -390,13 +392,15 @@ func (s *pgStore) applyBatchSet(ctx context.Context, reqs []*intakeReq) ([]queue
 		led := discardsOf(reqs, res)
 		if len(led) > 0 {
 			lt, lr, lw, la := make([]string, len(led)), make([]string, len(led)), make([]string, len(led)), make([]time.Time, len(led))
+			ls := make([]string, len(led))
 			for j, e := range led {
-				lt[j], lr[j], lw[j], la[j] = e.token, e.reason, e.winner, e.at
+				lt[j], lr[j], lw[j], la[j], ls[j] = e.token, e.reason, e.winner, e.at, e.source
 			}
-			b.Queue(`INSERT INTO discard_ledger (token, reason, winner, at)
-				SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[])
-				ON CONFLICT (token) DO UPDATE SET reason = excluded.reason, winner = excluded.winner, at = excluded.at`,
-				lt, lr, lw, la)
+			b.Queue(`INSERT INTO discard_ledger (token, reason, winner, at, source)
+				SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::timestamptz[], $5::text[])
+				ON CONFLICT (token) DO UPDATE SET reason = excluded.reason, winner = excluded.winner, at = excluded.at,
+					source = excluded.source`,
+				lt, lr, lw, la, ls)
 		}
 		b.Queue(`COMMIT`)
 		ids := make(map[string]int64, n)
@@ -455,7 +459,7 @@ func (s *pgStore) applyBatchPerRequest(ctx context.Context, reqs []*intakeReq) (
 		for _, q := range reqs {
 			r := q.rec
 			b.Queue(pgEnqueue, r.WebhookToken, r.ObjectToken, r.NotificationType, r.CreationDate, r.ReceptionDate,
-				r.Program, nullBytes(r.Payload))
+				r.Program, nullBytes(r.Payload), r.Source)
 		}
 		b.Queue(`COMMIT`)
 		br := conn.SendBatch(ctx, b)
@@ -509,7 +513,8 @@ func scanPG(row pgx.Row) (queue.Record, error) {
 	)
 	var lastErr *string
 	if err := row.Scan(&r.ID, &r.WebhookToken, &r.ObjectToken, &r.NotificationType, &r.CreationDate,
-		&r.ReceptionDate, &status, &r.RetryCounter, &r.LastRetryDate, &r.NextRetryDate, &r.Program, &r.Payload, &lastErr); err != nil {
+		&r.ReceptionDate, &status, &r.RetryCounter, &r.LastRetryDate, &r.NextRetryDate, &r.Program, &r.Payload, &lastErr,
+		&r.Source); err != nil {
 		return r, err
 	}
 	if lastErr != nil {
@@ -821,6 +826,10 @@ func (s *pgStore) ListFailed(ctx context.Context, f queue.FailedFilter, offset, 
 	}
 	where := `status IN ('FAILED', 'RETRYING')`
 	var args []any
+	if f.Source != "" {
+		args = append(args, f.Source)
+		where += fmt.Sprintf(` AND source = $%d`, len(args))
+	}
 	if f.Type != "" {
 		args = append(args, f.Type)
 		where += fmt.Sprintf(` AND notification_type = $%d`, len(args))
@@ -854,11 +863,11 @@ func (s *pgStore) ListFailed(ctx context.Context, f queue.FailedFilter, offset, 
 
 func pgArgs(r *queue.Record) []any {
 	return []any{r.WebhookToken, r.ObjectToken, r.NotificationType, r.CreationDate, r.ReceptionDate,
-		string(r.Status), r.RetryCounter, r.LastRetryDate, r.NextRetryDate, r.Program, nullBytes(r.Payload)}
+		string(r.Status), r.RetryCounter, r.LastRetryDate, r.NextRetryDate, r.Program, nullBytes(r.Payload), r.Source}
 }
 
 const pgInsert = `INSERT INTO notifications (` + pgInsertCols + `)
-	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`
+	VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12)`
 
 func (s *pgStore) Insert(ctx context.Context, rec *queue.Record) error {
 	r, err := prepareStored(rec, s.o.clock())
@@ -978,9 +987,9 @@ func (s *pgStore) ReplaceFailed(ctx context.Context, recs []queue.Record) error 
 				b.Queue(`UPDATE notifications SET object_token = $1, notification_type = $2, creation_date = $3,
 					reception_date = COALESCE($4, reception_date), status = $5, retry_counter = $6,
 					last_retry_date = $7, next_retry_date = $8, program = $9, payload = COALESCE($10, payload),
-					claimed_until = NULL WHERE id = $11`,
+					claimed_until = NULL, source = $12 WHERE id = $11`,
 					r.ObjectToken, r.NotificationType, r.CreationDate, reception, string(r.Status), r.RetryCounter,
-					r.LastRetryDate, r.NextRetryDate, r.Program, nullBytes(r.Payload), id)
+					r.LastRetryDate, r.NextRetryDate, r.Program, nullBytes(r.Payload), id, r.Source)
 				continue
 			}
 			b.Queue(pgInsert, pgArgs(r)...)

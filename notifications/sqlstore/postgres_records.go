@@ -20,7 +20,7 @@ func (s *pgStore) Page(ctx context.Context, q queue.Query) ([]queue.Record, erro
 	}
 	where, args := pgRange(q.Range, 1)
 	for _, f := range []struct{ col, v string }{
-		{"status", string(q.Status)}, {"notification_type", q.Type}, {"object_token", q.ObjectToken},
+		{"source", q.Source}, {"status", string(q.Status)}, {"notification_type", q.Type}, {"object_token", q.ObjectToken},
 	} {
 		if f.v != "" {
 			args = append(args, f.v)
@@ -119,7 +119,7 @@ func (s *pgStore) RemoveLive(ctx context.Context, token string) error {
 
 func (s *pgStore) Discarded(ctx context.Context, token string) (queue.Discard, error) {
 	d := queue.Discard{Token: token}
-	err := s.pool.QueryRow(ctx, `SELECT reason, winner, at FROM discard_ledger WHERE token = $1`, token).Scan(&d.Reason, &d.Winner, &d.At)
+	err := s.pool.QueryRow(ctx, `SELECT reason, winner, at, source FROM discard_ledger WHERE token = $1`, token).Scan(&d.Reason, &d.Winner, &d.At, &d.Source)
 	if errors.Is(err, pgx.ErrNoRows) {
 		return d, fmt.Errorf("%s: discarded %s: %w", pgName, token, queue.ErrNotFound)
 	}
@@ -160,8 +160,8 @@ func (s *pgStore) applyQuarantine(ctx context.Context, reqs []*intakeReq) ([]que
 			if err != nil {
 				return err
 			}
-			if err := tx.QueryRow(ctx, `INSERT INTO quarantine (received_at, reason, headers, body) VALUES ($1, $2, $3, $4) RETURNING id`,
-				r.q.ReceivedAt, r.q.Reason, hdr, r.q.Body).Scan(&res[i].ID); err != nil {
+			if err := tx.QueryRow(ctx, `INSERT INTO quarantine (received_at, reason, headers, body, source) VALUES ($1, $2, $3, $4, $5) RETURNING id`,
+				r.q.ReceivedAt, r.q.Reason, hdr, r.q.Body, r.q.Source).Scan(&res[i].ID); err != nil {
 				return err
 			}
 		}
@@ -181,7 +181,7 @@ func scanPGQuarantined(row pgx.Row) (queue.Quarantined, error) {
 		hdr  string
 		size *int
 	)
-	if err := row.Scan(&q.ID, &q.ReceivedAt, &q.Reason, &hdr, &q.Body, &size); err != nil {
+	if err := row.Scan(&q.ID, &q.ReceivedAt, &q.Reason, &hdr, &q.Body, &size, &q.Source); err != nil {
 		return q, err
 	}
 	if size != nil {
@@ -199,8 +199,8 @@ func (s *pgStore) ListQuarantine(ctx context.Context, before int64, limit, excer
 	if before > 0 {
 		where, args = "id < $3", append(args, before)
 	}
-	rows, err := s.pool.Query(ctx, `SELECT id, received_at, reason, headers, substring(body from 1 for $1), octet_length(body)
-		FROM quarantine WHERE `+where+` ORDER BY id DESC LIMIT $2`, args...)
+	rows, err := s.pool.Query(ctx, `SELECT id, received_at, reason, headers, substring(body from 1 for $1), octet_length(body),
+		source FROM quarantine WHERE `+where+` ORDER BY id DESC LIMIT $2`, args...)
 	if err != nil {
 		return nil, storeErr(pgName+": list quarantine", err)
 	}
@@ -215,8 +215,8 @@ func (s *pgStore) ListQuarantine(ctx context.Context, before int64, limit, excer
 }
 
 func (s *pgStore) GetQuarantined(ctx context.Context, id int64) (queue.Quarantined, error) {
-	q, err := scanPGQuarantined(s.pool.QueryRow(ctx, `SELECT id, received_at, reason, headers, body, octet_length(body)
-		FROM quarantine WHERE id = $1`, id))
+	q, err := scanPGQuarantined(s.pool.QueryRow(ctx, `SELECT id, received_at, reason, headers, body, octet_length(body),
+		source FROM quarantine WHERE id = $1`, id))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return q, fmt.Errorf("%s: quarantined body %d: %w", pgName, id, queue.ErrNotFound)
 	}

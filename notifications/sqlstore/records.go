@@ -42,7 +42,7 @@ func checkQuery(q queue.Query) error {
 	if q.Status != "" && !q.Status.Valid() {
 		return invalidf("page: unknown status %q", q.Status)
 	}
-	for _, f := range []struct{ name, v string }{{"type", q.Type}, {"objectToken", q.ObjectToken}} {
+	for _, f := range []struct{ name, v string }{{"source", q.Source}, {"type", q.Type}, {"objectToken", q.ObjectToken}} {
 		if err := checkText("page: "+f.name, f.v); err != nil {
 			return err
 		}
@@ -69,6 +69,10 @@ func prepareQuarantine(q *queue.Quarantined, keep int, now time.Time) (*queue.Qu
 	c.Body = append([]byte(nil), q.Body...)
 	c.Size = len(c.Body)
 	c.Reason = safeText(c.Reason)
+	if c.Source == "" {
+		c.Source = queue.DefaultSource
+	}
+	c.Source = safeText(c.Source)
 	c.Headers = make(map[string]string, len(q.Headers))
 	for k, v := range q.Headers {
 		c.Headers[safeText(k)] = safeText(v)
@@ -118,8 +122,8 @@ func decodeHeaders(s string) map[string]string {
 
 // ledgerEntry is one discard of a batch, for the ledger insert.
 type ledgerEntry struct {
-	token, reason, winner string
-	at                    time.Time
+	source, token, reason, winner string
+	at                            time.Time
 }
 
 // discardsOf lists the ledger entries of a batch's results, one per token
@@ -138,7 +142,7 @@ func discardsOf(reqs []*intakeReq, res []queue.EnqueueResult) []ledgerEntry {
 			continue
 		}
 		r := reqs[i].rec
-		e := ledgerEntry{token: r.WebhookToken, reason: reason, winner: res[i].Winner, at: r.ReceptionDate}
+		e := ledgerEntry{source: r.Source, token: r.WebhookToken, reason: reason, winner: res[i].Winner, at: r.ReceptionDate}
 		if j, ok := index[e.token]; ok {
 			out[j] = e
 			continue

@@ -67,7 +67,7 @@ func (st *ruleState) apply(reqs []*intakeReq) ([]queue.EnqueueResult, batchPlan)
 			plan.status[i] = queue.StatusPending
 			continue
 		}
-		ks := st.key(objKey{r.ObjectToken, r.NotificationType})
+		ks := st.key(objKey{r.Source, r.ObjectToken, r.NotificationType})
 		if ks.hasLatest && ks.latest.After(r.CreationDate) {
 			res[i].Outcome, res[i].Winner = queue.DiscardedObsolete, ks.latestToken
 			continue

@@ -53,10 +53,10 @@ type sqliteStore struct {
 const sqliteName = "sqlite store"
 
 const sqliteCols = `id, webhook_token, object_token, notification_type, creation_date, reception_date,
-	status, retry_counter, last_retry_date, next_retry_date, program, payload, last_error`
+	status, retry_counter, last_retry_date, next_retry_date, program, payload, last_error, source`
 
 const sqliteInsertCols = `webhook_token, object_token, notification_type, creation_date, reception_date,
-	status, retry_counter, last_retry_date, next_retry_date, program, payload`
+	status, retry_counter, last_retry_date, next_retry_date, program, payload, source`
 
 // The roles of a store's SQLite connections.
 const (
@@ -143,18 +143,18 @@ func openSQLite(ctx context.Context, path string, o options) (_ queue.Store, err
 		// The first column is the newest later record's token (the
 		// obsolete rule's winner, for the discard ledger), NULL when none.
 		{&s.stCheck, `SELECT
-			(SELECT webhook_token FROM notifications WHERE object_token = ?1 AND notification_type = ?2 AND creation_date > ?3
-				ORDER BY creation_date DESC, id DESC LIMIT 1),
-			EXISTS (SELECT 1 FROM notifications WHERE object_token = ?1 AND notification_type = ?2 AND creation_date < ?3
-				AND status IN ('PENDING', 'RETRYING'))`},
+			(SELECT webhook_token FROM notifications WHERE source = ?4 AND object_token = ?1 AND notification_type = ?2
+				AND creation_date > ?3 ORDER BY creation_date DESC, id DESC LIMIT 1),
+			EXISTS (SELECT 1 FROM notifications WHERE source = ?4 AND object_token = ?1 AND notification_type = ?2
+				AND creation_date < ?3 AND status IN ('PENDING', 'RETRYING'))`},
 		{&s.stDup, `SELECT EXISTS (SELECT 1 FROM notifications WHERE webhook_token = ?)`},
 		{&s.stSupersede, `UPDATE notifications SET status = 'OUTDATED', claimed_until = NULL
-			WHERE object_token = ?1 AND notification_type = ?2 AND creation_date < ?3
+			WHERE source = ?4 AND object_token = ?1 AND notification_type = ?2 AND creation_date < ?3
 			AND status IN ('PENDING', 'RETRYING')`},
 		{&s.stInsert, `INSERT INTO notifications (` + sqliteInsertCols + `)
-			VALUES (?, ?, ?, ?, ?, 'PENDING', 0, NULL, NULL, ?, ?)`},
+			VALUES (?, ?, ?, ?, ?, 'PENDING', 0, NULL, NULL, ?, ?, ?)`},
 		{&s.stInsertNew, `INSERT INTO notifications (` + sqliteInsertCols + `)
-			VALUES (?, ?, ?, ?, ?, 'PENDING', 0, NULL, NULL, ?, ?)
+			VALUES (?, ?, ?, ?, ?, 'PENDING', 0, NULL, NULL, ?, ?, ?)
 			ON CONFLICT (webhook_token) DO NOTHING`},
 		{&s.stClaim, sqliteClaim},
 		{&s.stFinish, sqliteFinish},
@@ -340,7 +340,7 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queu
 		if ledger == nil {
 			ledger = tx.StmtContext(ctx, s.stLedger)
 		}
-		_, err := ledger.ExecContext(ctx, r.WebhookToken, reason, winner, ms(r.ReceptionDate))
+		_, err := ledger.ExecContext(ctx, r.WebhookToken, reason, winner, ms(r.ReceptionDate), r.Source)
 		return err
 	}
 	res := make([]queue.EnqueueResult, len(reqs))
@@ -352,7 +352,7 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queu
 		var winner sql.NullString
 		var live bool
 		if r.ObjectToken != "" {
-			if err := check.QueryRowContext(ctx, r.ObjectToken, r.NotificationType, cd).Scan(&winner, &live); err != nil {
+			if err := check.QueryRowContext(ctx, r.ObjectToken, r.NotificationType, cd, r.Source).Scan(&winner, &live); err != nil {
 				return nil, err
 			}
 		}
@@ -378,7 +378,7 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queu
 		// No row inserted: the token is stored already (a duplicate), and
 		// nothing was written. Exec, not RETURNING: a query costs more.
 		ir, err := insert.ExecContext(ctx, r.WebhookToken, r.ObjectToken, r.NotificationType, cd,
-			ms(r.ReceptionDate), r.Program, nullBlob(r.Payload))
+			ms(r.ReceptionDate), r.Program, nullBlob(r.Payload), r.Source)
 		if err != nil {
 			return nil, err
 		}
@@ -401,7 +401,7 @@ func (s *sqliteStore) applyBatch(ctx context.Context, reqs []*intakeReq) ([]queu
 		// cd, so the UPDATE leaves it alone, as if it ran first.
 		var n int64
 		if live {
-			sr, err := supersede.ExecContext(ctx, r.ObjectToken, r.NotificationType, cd)
+			sr, err := supersede.ExecContext(ctx, r.ObjectToken, r.NotificationType, cd, r.Source)
 			if err != nil {
 				return nil, err
 			}
@@ -442,7 +442,7 @@ func scanSQLite(sc rowScanner) (queue.Record, error) {
 		lastErr  sql.NullString
 	)
 	if err := sc.Scan(&r.ID, &r.WebhookToken, &r.ObjectToken, &r.NotificationType, &cd, &rd,
-		&status, &r.RetryCounter, &lrd, &nrd, &r.Program, &r.Payload, &lastErr); err != nil {
+		&status, &r.RetryCounter, &lrd, &nrd, &r.Program, &r.Payload, &lastErr, &r.Source); err != nil {
 		return r, err
 	}
 	r.LastError = lastErr.String
@@ -833,6 +833,10 @@ func (s *sqliteStore) Get(ctx context.Context, token string) (queue.Record, erro
 func failedWhere(f queue.FailedFilter) (string, []any) {
 	where := `status IN ('FAILED', 'RETRYING')`
 	var args []any
+	if f.Source != "" {
+		where += ` AND source = ?`
+		args = append(args, f.Source)
+	}
 	if f.Type != "" {
 		where += ` AND notification_type = ?`
 		args = append(args, f.Type)
@@ -886,7 +890,7 @@ func (s *sqliteStore) Insert(ctx context.Context, rec *queue.Record) error {
 		return fmt.Errorf("insert: %w", err)
 	}
 	err = s.wdb.QueryRowContext(ctx, `INSERT INTO notifications (`+sqliteInsertCols+`)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_token) DO NOTHING RETURNING id`,
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (webhook_token) DO NOTHING RETURNING id`,
 		sqliteArgs(&r)...).Scan(&r.ID)
 	if errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%s: insert %s: %w", sqliteName, r.WebhookToken, queue.ErrExists)
@@ -900,7 +904,7 @@ func (s *sqliteStore) Insert(ctx context.Context, rec *queue.Record) error {
 
 func sqliteArgs(r *queue.Record) []any {
 	return []any{r.WebhookToken, r.ObjectToken, r.NotificationType, ms(r.CreationDate), ms(r.ReceptionDate),
-		string(r.Status), r.RetryCounter, nullMS(r.LastRetryDate), nullMS(r.NextRetryDate), r.Program, nullBlob(r.Payload)}
+		string(r.Status), r.RetryCounter, nullMS(r.LastRetryDate), nullMS(r.NextRetryDate), r.Program, nullBlob(r.Payload), r.Source}
 }
 
 func (s *sqliteStore) Update(ctx context.Context, token string, p queue.Patch) (queue.Record, error) {
@@ -993,16 +997,16 @@ func (s *sqliteStore) ReplaceFailed(ctx context.Context, recs []queue.Record) er
 			if _, err := tx.ExecContext(ctx, `UPDATE notifications SET object_token = ?, notification_type = ?,
 				creation_date = ?, reception_date = CASE WHEN ? THEN reception_date ELSE ? END, status = ?,
 				retry_counter = ?, last_retry_date = ?, next_retry_date = ?, program = ?,
-				payload = COALESCE(?, payload), claimed_until = NULL WHERE id = ?`,
+				payload = COALESCE(?, payload), claimed_until = NULL, source = ? WHERE id = ?`,
 				r.ObjectToken, r.NotificationType, ms(r.CreationDate), keepReception, ms(r.ReceptionDate),
 				string(r.Status), r.RetryCounter, nullMS(r.LastRetryDate), nullMS(r.NextRetryDate), r.Program,
-				nullBlob(r.Payload), id); err != nil {
+				nullBlob(r.Payload), r.Source, id); err != nil {
 				return storeErr(sqliteName+": replace failed", err)
 			}
 			continue
 		}
 		if _, err := tx.ExecContext(ctx, `INSERT INTO notifications (`+sqliteInsertCols+`)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, sqliteArgs(r)...); err != nil {
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, sqliteArgs(r)...); err != nil {
 			return storeErr(sqliteName+": replace failed", err)
 		}
 	}

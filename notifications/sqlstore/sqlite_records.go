@@ -14,8 +14,9 @@ import (
 // The SQLite side of the attempt history, paged listing, quarantine and
 // discard ledger (docs/records-api.md).
 
-const sqliteLedger = `INSERT INTO discard_ledger (token, reason, winner, at) VALUES (?1, ?2, ?3, ?4)
-	ON CONFLICT (token) DO UPDATE SET reason = excluded.reason, winner = excluded.winner, at = excluded.at`
+const sqliteLedger = `INSERT INTO discard_ledger (token, reason, winner, at, source) VALUES (?1, ?2, ?3, ?4, ?5)
+	ON CONFLICT (token) DO UPDATE SET reason = excluded.reason, winner = excluded.winner, at = excluded.at,
+	source = excluded.source`
 
 const sqliteAttempt = `INSERT INTO notification_attempts (notification_id, attempt, at, outcome, http_status, duration_ms, error)
 	VALUES (?1, (SELECT COALESCE(MAX(attempt), 0) + 1 FROM notification_attempts WHERE notification_id = ?1), ?2, ?3, ?4, ?5, ?6)`
@@ -26,7 +27,7 @@ func (s *sqliteStore) Page(ctx context.Context, q queue.Query) ([]queue.Record, 
 	}
 	where, args := sqliteRange(q.Range)
 	for _, f := range []struct{ col, v string }{
-		{"status", string(q.Status)}, {"notification_type", q.Type}, {"object_token", q.ObjectToken},
+		{"source", q.Source}, {"status", string(q.Status)}, {"notification_type", q.Type}, {"object_token", q.ObjectToken},
 	} {
 		if f.v != "" {
 			where += " AND " + f.col + " = ?"
@@ -130,7 +131,7 @@ func (s *sqliteStore) RemoveLive(ctx context.Context, token string) error {
 func (s *sqliteStore) Discarded(ctx context.Context, token string) (queue.Discard, error) {
 	d := queue.Discard{Token: token}
 	var at int64
-	err := s.rdb.QueryRowContext(ctx, `SELECT reason, winner, at FROM discard_ledger WHERE token = ?`, token).Scan(&d.Reason, &d.Winner, &at)
+	err := s.rdb.QueryRowContext(ctx, `SELECT reason, winner, at, source FROM discard_ledger WHERE token = ?`, token).Scan(&d.Reason, &d.Winner, &at, &d.Source)
 	if errors.Is(err, sql.ErrNoRows) {
 		return d, fmt.Errorf("%s: discarded %s: %w", sqliteName, token, queue.ErrNotFound)
 	}
@@ -175,8 +176,8 @@ func (s *sqliteStore) applyQuarantine(ctx context.Context, reqs []*intakeReq) ([
 		if err != nil {
 			return nil, err
 		}
-		ir, err := tx.ExecContext(ctx, `INSERT INTO quarantine (received_at, reason, headers, body) VALUES (?, ?, ?, ?)`,
-			ms(r.q.ReceivedAt), r.q.Reason, hdr, r.q.Body)
+		ir, err := tx.ExecContext(ctx, `INSERT INTO quarantine (received_at, reason, headers, body, source) VALUES (?, ?, ?, ?, ?)`,
+			ms(r.q.ReceivedAt), r.q.Reason, hdr, r.q.Body, r.q.Source)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +198,7 @@ func scanQuarantined(sc rowScanner) (queue.Quarantined, error) {
 		received int64
 		hdr      string
 	)
-	if err := sc.Scan(&q.ID, &received, &q.Reason, &hdr, &q.Body, &q.Size); err != nil {
+	if err := sc.Scan(&q.ID, &received, &q.Reason, &hdr, &q.Body, &q.Size, &q.Source); err != nil {
 		return q, err
 	}
 	q.ReceivedAt, q.Headers = fromMS(received), decodeHeaders(hdr)
@@ -212,8 +213,8 @@ func (s *sqliteStore) ListQuarantine(ctx context.Context, before int64, limit, e
 	if before > 0 {
 		where, args = "id < ?", append(args, before)
 	}
-	rows, err := s.rdb.QueryContext(ctx, `SELECT id, received_at, reason, headers, COALESCE(substr(body, 1, ?), x''), COALESCE(length(body), 0)
-		FROM quarantine WHERE `+where+` ORDER BY id DESC LIMIT `+strconv.Itoa(limit), args...)
+	rows, err := s.rdb.QueryContext(ctx, `SELECT id, received_at, reason, headers, COALESCE(substr(body, 1, ?), x''),
+		COALESCE(length(body), 0), source FROM quarantine WHERE `+where+` ORDER BY id DESC LIMIT `+strconv.Itoa(limit), args...)
 	if err != nil {
 		return nil, storeErr(sqliteName+": list quarantine", err)
 	}
@@ -233,8 +234,8 @@ func (s *sqliteStore) ListQuarantine(ctx context.Context, before int64, limit, e
 }
 
 func (s *sqliteStore) GetQuarantined(ctx context.Context, id int64) (queue.Quarantined, error) {
-	q, err := scanQuarantined(s.rdb.QueryRowContext(ctx, `SELECT id, received_at, reason, headers, COALESCE(body, x''), COALESCE(length(body), 0)
-		FROM quarantine WHERE id = ?`, id))
+	q, err := scanQuarantined(s.rdb.QueryRowContext(ctx, `SELECT id, received_at, reason, headers, COALESCE(body, x''),
+		COALESCE(length(body), 0), source FROM quarantine WHERE id = ?`, id))
 	if errors.Is(err, sql.ErrNoRows) {
 		return q, fmt.Errorf("%s: quarantined body %d: %w", sqliteName, id, queue.ErrNotFound)
 	}

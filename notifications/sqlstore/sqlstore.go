@@ -266,7 +266,9 @@ func prepareIntake(rec *queue.Record, now time.Time) (*queue.Record, error) {
 		r.CreationDate = r.ReceptionDate
 	}
 	r.CreationDate = queue.Truncate(r.CreationDate)
-	if r.NotificationType == "" {
+	r.Source = r.SourceName()
+	if r.NotificationType == "" && r.Source == queue.DefaultSource {
+		// The HMC source derives it; another source keeps what it sent.
 		r.NotificationType = queue.TypeOf(r.ObjectToken)
 	}
 	r.ID = 0
@@ -302,7 +304,8 @@ func prepareStored(rec *queue.Record, now time.Time) (queue.Record, error) {
 		r.CreationDate = r.ReceptionDate
 	}
 	r.CreationDate = queue.Truncate(r.CreationDate)
-	if r.NotificationType == "" {
+	r.Source = r.SourceName()
+	if r.NotificationType == "" && r.Source == queue.DefaultSource {
 		r.NotificationType = queue.TypeOf(r.ObjectToken)
 	}
 	r.LastRetryDate = truncPtr(r.LastRetryDate)
@@ -316,6 +319,7 @@ func checkRecordText(r *queue.Record) error {
 		{"objectToken", r.ObjectToken},
 		{"notificationType", r.NotificationType},
 		{"program", r.Program},
+		{"source", r.Source},
 	} {
 		if err := checkText(f.name, f.v); err != nil {
 			return err

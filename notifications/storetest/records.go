@@ -187,10 +187,10 @@ func runRecords(t *testing.T, tg Target, open func(t *testing.T, o Options) (que
 
 		d, err := s.Discarded(Ctx(t), "wbh-old")
 		require.NoError(t, err)
-		require.Equal(t, queue.Discard{Token: "wbh-old", Reason: queue.ReasonObsolete, Winner: "wbh-new", At: T0.Add(2 * time.Hour)}, d)
+		require.Equal(t, queue.Discard{Source: queue.DefaultSource, Token: "wbh-old", Reason: queue.ReasonObsolete, Winner: "wbh-new", At: T0.Add(2 * time.Hour)}, d)
 		d, err = s.Discarded(Ctx(t), "wbh-new")
 		require.NoError(t, err)
-		require.Equal(t, queue.Discard{Token: "wbh-new", Reason: queue.ReasonDuplicate, Winner: "wbh-new", At: T0.Add(time.Hour)}, d)
+		require.Equal(t, queue.Discard{Source: queue.DefaultSource, Token: "wbh-new", Reason: queue.ReasonDuplicate, Winner: "wbh-new", At: T0.Add(time.Hour)}, d)
 		_, err = s.Discarded(Ctx(t), "wbh-stored-only")
 		require.ErrorIs(t, err, queue.ErrNotFound)
 

@@ -49,8 +49,20 @@ func (s *API) newApp() *fiber.App {
 	app.Use(s.authenticate)
 	r := &routes{app: app}
 	s.routes = r
+	// Every source's intake (docs/sidecar.md#sources); the HMC source also
+	// answers on HMC's singular path.
+	s.intakePaths = map[string]bool{}
+	for _, src := range s.cfg.Sources.All() {
+		paths := []string{src.Path}
+		if src.Name == queue.DefaultSource {
+			paths = append(paths, "/webhook/notifications")
+		}
+		for _, p := range paths {
+			r.add(fiber.MethodPost, p, s.intake(src))
+			s.intakePaths[p] = true
+		}
+	}
 	for _, p := range []string{"/webhook/notifications", "/webhooks/notifications"} {
-		r.add(fiber.MethodPost, p, s.intake)
 		r.add(fiber.MethodGet, p, s.listRange)
 		r.add(fiber.MethodDelete, p, s.deleteRange)
 	}
@@ -192,7 +204,7 @@ func (s *API) authenticate(c *fiber.Ctx) error {
 		return c.Next()
 	}
 	p := strings.TrimSuffix(c.Path(), "/")
-	if p == "/health" || (c.Method() == fiber.MethodPost && (p == "/webhook/notifications" || p == "/webhooks/notifications")) {
+	if p == "/health" || (c.Method() == fiber.MethodPost && s.intakePaths[p]) {
 		return c.Next()
 	}
 	auth := c.Get(fiber.HeaderAuthorization)

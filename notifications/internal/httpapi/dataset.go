@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"reflect"
 	"strconv"
 	"strings"
 	"time"
@@ -18,36 +19,88 @@ import (
 	"github.com/sluicedata/sluice/notifications/queue"
 )
 
-// DatasetColumns are the dataset's columns and their types (docs/http-api.md,
-// docs/http-api.md#datasets: id long, dates timestamp, counters integer).
-var DatasetColumns = []struct{ Name, Type string }{
-	{"id", "long"}, {"webhookToken", "string"}, {"objectToken", "string"},
-	{"creationDate", "timestamp"}, {"receptionDate", "timestamp"}, {"notificationType", "string"},
-	{"status", "string"}, {"retryCounter", "integer"}, {"lastRetryDate", "timestamp"},
-	{"nextRetryDate", "timestamp"}, {"program", "string"},
-}
-
-// parquetRow is one record in the Parquet export.
-type parquetRow struct {
-	ID               int64      `parquet:"id"`
-	WebhookToken     string     `parquet:"webhookToken"`
-	ObjectToken      string     `parquet:"objectToken"`
-	CreationDate     *time.Time `parquet:"creationDate,optional,timestamp(millisecond:utc)"`
-	ReceptionDate    *time.Time `parquet:"receptionDate,optional,timestamp(millisecond:utc)"`
-	NotificationType string     `parquet:"notificationType"`
-	Status           string     `parquet:"status"`
-	RetryCounter     int32      `parquet:"retryCounter"`
-	LastRetryDate    *time.Time `parquet:"lastRetryDate,optional,timestamp(millisecond:utc)"`
-	NextRetryDate    *time.Time `parquet:"nextRetryDate,optional,timestamp(millisecond:utc)"`
-	Program          string     `parquet:"program"`
-}
-
-func timePtr(t time.Time) *time.Time {
-	if t.IsZero() {
-		return nil
+// parquetSchema is the Parquet export's schema, made from the one column
+// declaration (queue.Columns) in its order: a struct type built from it
+// gives parquet-go the columns as declared (a parquet.Group would sort
+// them by name).
+var parquetSchema = func() *parquet.Schema {
+	fields := make([]reflect.StructField, len(queue.Columns))
+	for i, c := range queue.Columns {
+		var typ reflect.Type
+		tag := c.Name
+		switch c.Kind {
+		case queue.KindLong:
+			typ = reflect.TypeFor[int64]()
+		case queue.KindInteger:
+			typ = reflect.TypeFor[int32]()
+		case queue.KindString:
+			typ = reflect.TypeFor[string]()
+		case queue.KindTimestamp:
+			typ, tag = reflect.TypeFor[time.Time](), tag+",timestamp(millisecond:utc)"
+		}
+		if c.Nullable {
+			typ, tag = reflect.PointerTo(typ), tag+",optional"
+		}
+		fields[i] = reflect.StructField{Name: fmt.Sprintf("C%d", i), Type: typ, Tag: reflect.StructTag(`parquet:"` + tag + `"`)}
 	}
-	u := t.UTC()
-	return &u
+	return parquet.SchemaOf(reflect.New(reflect.StructOf(fields)).Interface())
+}()
+
+// parquetRow appends rec's row, one value per column in declaration
+// order, as parquet-go's row model has it: a null is a value of
+// definition level 0, a present value of an optional column level 1.
+func parquetRow(row parquet.Row, rec *queue.Record) parquet.Row {
+	for i, c := range queue.Columns {
+		var v parquet.Value
+		ok := true
+		switch c.Kind {
+		case queue.KindLong:
+			var n int64
+			n, ok = c.Int(rec)
+			v = parquet.Int64Value(n)
+		case queue.KindInteger:
+			var n int64
+			n, ok = c.Int(rec)
+			v = parquet.Int32Value(int32(n))
+		case queue.KindString:
+			var s string
+			s, ok = c.Text(rec)
+			v = parquet.ByteArrayValue([]byte(s))
+		case queue.KindTimestamp:
+			var t time.Time
+			t, ok = c.Time(rec)
+			v = parquet.Int64Value(t.UnixMilli())
+		}
+		def := 0
+		if c.Nullable {
+			def = 1
+		}
+		if !ok {
+			v, def = parquet.Value{}, 0
+		}
+		row = append(row, v.Level(0, def, i))
+	}
+	return row
+}
+
+// csvValue is a column's CSV text: empty for null, dates as the contract
+// writes them.
+func csvValue(c *queue.Column, rec *queue.Record) string {
+	switch c.Kind {
+	case queue.KindLong, queue.KindInteger:
+		if n, ok := c.Int(rec); ok {
+			return strconv.FormatInt(n, 10)
+		}
+	case queue.KindString:
+		if s, ok := c.Text(rec); ok {
+			return s
+		}
+	case queue.KindTimestamp:
+		if t, ok := c.Time(rec); ok {
+			return queue.FormatDate(t)
+		}
+	}
+	return ""
 }
 
 // DatasetFormats are the formats WriteDataset knows.
@@ -67,28 +120,18 @@ func WriteDataset(ctx context.Context, store queue.Store, r queue.Range, format 
 		})
 	case "csv":
 		cw := csv.NewWriter(w)
-		head := make([]string, len(DatasetColumns))
-		for i, c := range DatasetColumns {
+		head := make([]string, len(queue.Columns))
+		for i, c := range queue.Columns {
 			head[i] = c.Name
 		}
 		if err := cw.Write(head); err != nil {
 			return err
 		}
-		row := make([]string, len(DatasetColumns))
-		date := func(t *time.Time) string {
-			if t == nil || t.IsZero() {
-				return ""
-			}
-			return queue.FormatDate(*t)
-		}
+		row := make([]string, len(queue.Columns))
 		err := store.Scan(ctx, r, func(rec *queue.Record) error {
-			row[0] = strconv.FormatInt(rec.ID, 10)
-			row[1], row[2] = rec.WebhookToken, rec.ObjectToken
-			row[3], row[4] = date(&rec.CreationDate), date(&rec.ReceptionDate)
-			row[5], row[6] = rec.NotificationType, string(rec.Status)
-			row[7] = strconv.Itoa(rec.RetryCounter)
-			row[8], row[9] = date(rec.LastRetryDate), date(rec.NextRetryDate)
-			row[10] = rec.Program
+			for i := range queue.Columns {
+				row[i] = csvValue(&queue.Columns[i], rec)
+			}
 			return cw.Write(row)
 		})
 		if err != nil {
@@ -104,24 +147,19 @@ func WriteDataset(ctx context.Context, store queue.Store, r queue.Range, format 
 			}
 		}()
 		// Bounded row groups keep a large export's memory flat.
-		pw := parquet.NewGenericWriter[parquetRow](w, parquet.Compression(&parquet.Snappy),
+		pw := parquet.NewWriter(w, parquetSchema, parquet.Compression(&parquet.Snappy),
 			parquet.MaxRowsPerRowGroup(64*1024))
-		rows := make([]parquetRow, 0, 1024)
+		rows := make([]parquet.Row, 0, 1024)
 		flush := func() error {
 			if len(rows) == 0 {
 				return nil
 			}
-			_, err := pw.Write(rows)
+			_, err := pw.WriteRows(rows)
 			rows = rows[:0]
 			return err
 		}
 		err := store.Scan(ctx, r, func(rec *queue.Record) error {
-			rows = append(rows, parquetRow{
-				ID: rec.ID, WebhookToken: rec.WebhookToken, ObjectToken: rec.ObjectToken,
-				CreationDate: timePtr(rec.CreationDate), ReceptionDate: timePtr(rec.ReceptionDate),
-				NotificationType: rec.NotificationType, Status: string(rec.Status), RetryCounter: int32(rec.RetryCounter),
-				LastRetryDate: rec.LastRetryDate, NextRetryDate: rec.NextRetryDate, Program: rec.Program,
-			})
+			rows = append(rows, parquetRow(make(parquet.Row, 0, len(queue.Columns)), rec))
 			if len(rows) == cap(rows) {
 				return flush()
 			}

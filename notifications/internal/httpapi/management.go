@@ -18,16 +18,22 @@ type DTO struct {
 	NotificationToken string       `json:"notificationToken"`
 	Type              string       `json:"type"`
 	Target            string       `json:"target"`
-	Program           string       `json:"program"`
+	Program           *string      `json:"program"`
 	RetryCounter      int          `json:"retryCounter"`
 	CreationDate      *string      `json:"creationDate"`
 	Status            queue.Status `json:"status"`
+	Source            string       `json:"source"`
 }
 
-// ToDTO converts a record.
+// ToDTO converts a record; a record without a program has a null one.
 func ToDTO(r *queue.Record) DTO {
+	var program *string
+	if r.Program != "" {
+		program = &r.Program
+	}
 	return DTO{NotificationToken: r.WebhookToken, Type: r.NotificationType, Target: r.ObjectToken,
-		Program: r.Program, RetryCounter: r.RetryCounter, CreationDate: queue.DateText(r.CreationDate), Status: r.Status}
+		Program: program, RetryCounter: r.RetryCounter, CreationDate: queue.DateText(r.CreationDate), Status: r.Status,
+		Source: r.SourceName()}
 }
 
 // dtoIn is a management request body: nil fields were absent (or null).
@@ -39,6 +45,7 @@ type dtoIn struct {
 	RetryCounter      *int    `json:"retryCounter"`
 	CreationDate      *string `json:"creationDate"`
 	Status            *string `json:"status"`
+	Source            *string `json:"source"`
 }
 
 func (d *dtoIn) creationDate() (*time.Time, error) {
@@ -52,8 +59,9 @@ func (d *dtoIn) creationDate() (*time.Time, error) {
 	return &t, nil
 }
 
-// record builds a new FAILED record from a POST or a list PUT body.
-func (d *dtoIn) record(now time.Time, keepStatus bool) (queue.Record, error) {
+// record builds a new FAILED record from a POST or a list PUT body; its
+// source is the body's, else src.
+func (s *API) record(d *dtoIn, src string, now time.Time, keepStatus bool) (queue.Record, error) {
 	if d.NotificationToken == nil || strings.TrimSpace(*d.NotificationToken) == "" {
 		return queue.Record{}, errors.New(`"notificationToken" is required`)
 	}
@@ -61,16 +69,25 @@ func (d *dtoIn) record(now time.Time, keepStatus bool) (queue.Record, error) {
 		return queue.Record{}, err
 	}
 	now = queue.Truncate(now)
-	r := queue.Record{WebhookToken: *d.NotificationToken, Status: queue.StatusFailed, ReceptionDate: now, CreationDate: now}
+	r := queue.Record{WebhookToken: *d.NotificationToken, Status: queue.StatusFailed, ReceptionDate: now, CreationDate: now,
+		Source: src}
+	if d.Source != nil && *d.Source != "" {
+		src, err := s.sourceParam(*d.Source)
+		if err != nil {
+			return queue.Record{}, fmt.Errorf("source: %s", strings.TrimPrefix(err.Error(), `query parameter "source": `))
+		}
+		r.Source = src
+	}
 	if d.Target != nil {
 		r.ObjectToken = *d.Target
 	}
 	if d.Program != nil {
 		r.Program = *d.Program
 	}
-	if d.Type != nil && *d.Type != "" {
-		r.NotificationType = normalizeType(*d.Type)
-	} else {
+	switch {
+	case d.Type != nil && *d.Type != "":
+		r.NotificationType = typeOf(r.Source, *d.Type)
+	case r.Source == queue.DefaultSource:
 		r.NotificationType = queue.TypeOf(r.ObjectToken)
 	}
 	if d.RetryCounter != nil {
@@ -92,6 +109,15 @@ func (d *dtoIn) record(now time.Time, keepStatus bool) (queue.Record, error) {
 		}
 	}
 	return r, nil
+}
+
+// typeOf is a type a manager sends for a record of src: HMC's types
+// normalized for the HMC source, any other source's as given.
+func typeOf(src, t string) string {
+	if src == queue.DefaultSource {
+		return normalizeType(t)
+	}
+	return t
 }
 
 // normalizeType upper-cases a type; anything but the known types is UNK.
@@ -154,7 +180,7 @@ func (d *dtoIn) checkTexts() error {
 	for _, f := range []struct {
 		name string
 		v    *string
-	}{{"notificationToken", d.NotificationToken}, {"target", d.Target}, {"program", d.Program}, {"type", d.Type}} {
+	}{{"notificationToken", d.NotificationToken}, {"target", d.Target}, {"program", d.Program}, {"type", d.Type}, {"source", d.Source}} {
 		if f.v == nil {
 			continue
 		}
@@ -203,14 +229,26 @@ func (s *API) mgmtList(c *fiber.Ctx) error {
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
-	for _, q := range []string{"target", "type"} {
+	for _, q := range []string{"target", "type", "source"} {
 		if err := queue.CheckToken(q, c.Query(q)); err != nil {
 			return jsonError(c, fiber.StatusBadRequest, "query parameter "+err.Error())
 		}
 	}
 	f := queue.FailedFilter{Target: c.Query("target")}
+	if v := c.Query("source"); v != "" {
+		if f.Source, err = s.sourceParam(v); err != nil {
+			return jsonError(c, fiber.StatusBadRequest, err.Error())
+		}
+	}
 	if t := c.Query("type"); t != "" {
-		f.Type = normalizeType(t)
+		// HMC's rule (an unknown type matches UNK) holds where only HMC
+		// records can match: for the HMC source, or with no other source.
+		f.Type = t
+		if f.Source == queue.DefaultSource || (f.Source == "" && len(s.cfg.Sources.All()) == 1) {
+			f.Type = normalizeType(t)
+		} else if u := strings.ToUpper(t); normalizeType(u) == u {
+			f.Type = u
+		}
 	}
 	recs, total, err := s.store.ListFailed(c.UserContext(), f, page*size, size)
 	if err != nil {
@@ -230,6 +268,9 @@ func (s *API) mgmtList(c *fiber.Ctx) error {
 		}
 		if f.Target != "" {
 			q.Set("target", f.Target)
+		}
+		if f.Source != "" {
+			q.Set("source", f.Source)
 		}
 		return map[string]any{"href": c.BaseURL() + managementBase + "/?" + q.Encode()}
 	}
@@ -269,7 +310,7 @@ func (s *API) mgmtCreate(c *fiber.Ctx) error {
 	if err := decodeJSON(c.Body(), &in); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
-	rec, err := in.record(s.now(), false)
+	rec, err := s.record(&in, queue.DefaultSource, s.now(), false)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
@@ -289,12 +330,17 @@ func (s *API) mgmtUpdate(c *fiber.Ctx) error {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
 	p := queue.Patch{ObjectToken: in.Target, Program: in.Program, RetryCounter: in.RetryCounter}
-	if in.Type != nil {
-		t := normalizeType(*in.Type)
-		p.NotificationType = &t
-	}
 	if err := in.checkTexts(); err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
+	}
+	if in.Type != nil {
+		// The record's source decides how its type is read.
+		cur, err := s.store.Get(c.UserContext(), tok)
+		if err != nil {
+			return s.mgmtStoreError(c, err)
+		}
+		t := typeOf(cur.SourceName(), *in.Type)
+		p.NotificationType = &t
 	}
 	cd, err := in.creationDate()
 	if err != nil {
@@ -317,7 +363,16 @@ func (s *API) mgmtReplace(c *fiber.Ctx) error {
 	recs := make([]queue.Record, len(in))
 	seen := make(map[string]bool, len(in))
 	for i := range in {
-		r, err := in[i].record(now, true)
+		// A record kept by the list keeps its source unless the item names one.
+		src := queue.DefaultSource
+		if in[i].NotificationToken != nil && in[i].Source == nil && queue.CheckToken("notificationToken", *in[i].NotificationToken) == nil {
+			if cur, err := s.store.Get(c.UserContext(), *in[i].NotificationToken); err == nil {
+				src = cur.SourceName()
+			} else if !errors.Is(err, queue.ErrNotFound) {
+				return s.mgmtStoreError(c, err)
+			}
+		}
+		r, err := s.record(&in[i], src, now, true)
 		if err != nil {
 			return jsonError(c, fiber.StatusBadRequest, fmt.Sprintf("item %d: %v", i, err))
 		}

@@ -14,7 +14,9 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/internal/suggest"
 	"github.com/sluicedata/sluice/notifications/queue"
+	"github.com/sluicedata/sluice/notifications/source"
 )
 
 // The records API: one record with its attempts (or its discard), the
@@ -62,6 +64,7 @@ func toAttemptJSON(a queue.Attempt) attemptJSON {
 
 // discardJSON is a ledger entry's wire form.
 type discardJSON struct {
+	Source string  `json:"source"`
 	Token  string  `json:"token"`
 	Reason string  `json:"reason"`
 	Winner string  `json:"winner"`
@@ -107,7 +110,8 @@ func (s *API) getRecord(c *fiber.Ctx) error {
 		if derr != nil {
 			return s.storeError(c, derr)
 		}
-		return c.JSON(fiber.Map{"discarded": discardJSON{Token: d.Token, Reason: d.Reason, Winner: d.Winner, At: queue.DateText(d.At)}})
+		return c.JSON(fiber.Map{"discarded": discardJSON{Source: d.Source, Token: d.Token, Reason: d.Reason, Winner: d.Winner,
+			At: queue.DateText(d.At)}})
 	}
 	if err != nil {
 		return s.storeError(c, err)
@@ -134,13 +138,13 @@ func textParam(c *fiber.Ctx, name string) (string, error) {
 }
 
 // parseQuery reads the listing's filters and paging parameters.
-func parseQuery(c *fiber.Ctx, r queue.Range) (queue.Query, error) {
+func (s *API) parseQuery(c *fiber.Ctx, r queue.Range) (queue.Query, error) {
 	q := queue.Query{Range: r}
 	var err error
 	if q.Limit, err = queryInt(c, "limit", defaultPageLimit, 1, maxPageLimit); err != nil {
 		return q, err
 	}
-	for _, name := range []string{"status", "type", "objectToken", "after"} {
+	for _, name := range []string{"source", "status", "type", "objectToken", "after"} {
 		v, err := textParam(c, name)
 		if err != nil {
 			return q, err
@@ -150,15 +154,24 @@ func parseQuery(c *fiber.Ctx, r queue.Range) (queue.Query, error) {
 			continue
 		}
 		switch name {
+		case "source":
+			if q.Source, err = s.sourceParam(v); err != nil {
+				return q, err
+			}
 		case "status":
 			q.Status = queue.Status(strings.ToUpper(v))
 			if !q.Status.Valid() {
 				return q, fmt.Errorf("query parameter \"status\" must be one of PENDING, RETRYING, SUCCESS, FAILED, OUTDATED, got %s", strconv.Quote(queue.Excerpt(v, 64)))
 			}
 		case "type":
-			q.Type = strings.ToUpper(v)
-			if normalizeType(q.Type) != q.Type {
-				return q, fmt.Errorf("query parameter \"type\" must be one of USR, STK, PMT, TRM, UNK, got %s", strconv.Quote(queue.Excerpt(v, 64)))
+			// Any value (a source's types are its provider's); HMC's
+			// types in any case.
+			q.Type = v
+			if u := strings.ToUpper(v); normalizeType(u) == u {
+				q.Type = u
+			}
+			if err := queue.CheckToken("type", v); err != nil {
+				return q, fmt.Errorf("query parameter %v", err)
 			}
 		case "objectToken":
 			q.ObjectToken = v
@@ -171,6 +184,16 @@ func parseQuery(c *fiber.Ctx, r queue.Range) (queue.Query, error) {
 		}
 	}
 	return q, nil
+}
+
+// sourceParam checks a source filter: a configured source's name.
+func (s *API) sourceParam(v string) (string, error) {
+	if _, ok := s.cfg.Sources.Get(v); ok {
+		return v, nil
+	}
+	names := s.cfg.Sources.Names()
+	return "", fmt.Errorf("query parameter \"source\": no source %s%s (sources: %s)", strconv.Quote(queue.Excerpt(v, 64)),
+		suggest.Phrase(v, names), strings.Join(names, ", "))
 }
 
 // A cursor is opaque to clients: base64url of "<receptionMs>.<id>".
@@ -203,7 +226,7 @@ func (s *API) listRange(c *fiber.Ctx) error {
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
-	q, err := parseQuery(c, r)
+	q, err := s.parseQuery(c, r)
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
@@ -249,6 +272,7 @@ func nextURL(c *fiber.Ctx, param, value string) string {
 // an excerpt, the single entry the whole body.
 type quarantinedJSON struct {
 	ID         int64             `json:"id"`
+	Source     string            `json:"source"`
 	ReceivedAt *string           `json:"receivedAt"`
 	Reason     string            `json:"reason"`
 	Headers    map[string]string `json:"headers"`
@@ -259,7 +283,8 @@ type quarantinedJSON struct {
 }
 
 func toQuarantinedJSON(q *queue.Quarantined, full bool) quarantinedJSON {
-	j := quarantinedJSON{ID: q.ID, ReceivedAt: queue.DateText(q.ReceivedAt), Reason: q.Reason, Headers: q.Headers, Size: q.Size}
+	j := quarantinedJSON{ID: q.ID, Source: q.Source, ReceivedAt: queue.DateText(q.ReceivedAt), Reason: q.Reason,
+		Headers: q.Headers, Size: q.Size}
 	text := strings.ToValidUTF8(string(q.Body), "\uFFFD")
 	if !full {
 		j.Excerpt = &text
@@ -358,11 +383,19 @@ func (s *API) reparse(c *fiber.Ctx) error {
 	if err != nil {
 		return s.quarantineStoreError(c, id, err)
 	}
+	src, ok := s.cfg.Sources.Get(q.Source)
+	if !ok {
+		return jsonError(c, fiber.StatusConflict, fmt.Sprintf("quarantined body %d came in through source %s, which is not configured now",
+			id, strconv.Quote(q.Source)))
+	}
 	body := q.Body
 	if len(c.Body()) > 0 {
-		body = c.Body() // ParseDelivery copies it
+		body = c.Body() // Map copies it
 	}
-	rec, err := queue.ParseDelivery(body, s.now())
+	// The signature was checked when the body came in (or the body is an
+	// operator's correction): the map stage runs again, with the headers
+	// kept.
+	rec, err := src.Map(body, storedHeaders(q.Headers), s.now())
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, fmt.Sprintf("quarantined body %d is still refused: %v", id, err))
 	}
@@ -373,11 +406,11 @@ func (s *API) reparse(c *fiber.Ctx) error {
 	if err != nil {
 		return s.storeError(c, err)
 	}
-	s.countEnqueue(res)
+	countEnqueue(s.metrics.For(src.Name), res)
 	if err := s.store.RemoveQuarantined(ctx, id); err != nil && !errors.Is(err, queue.ErrNotFound) {
 		s.log.Warn("reparse: the delivery is stored but its quarantine entry stays", "id", id, "error", err)
 	}
-	out := fiber.Map{"webhookToken": rec.WebhookToken, "outcome": outcomeName(res.Outcome)}
+	out := fiber.Map{"webhookToken": rec.WebhookToken, "source": src.Name, "outcome": outcomeName(res.Outcome)}
 	if res.Winner != "" {
 		out["winner"] = res.Winner
 	}
@@ -394,10 +427,25 @@ func outcomeName(o queue.Outcome) string {
 	return "stored"
 }
 
+// storedHeaders reads quarantined headers by name, case-insensitively.
+type storedHeaders map[string]string
+
+func (h storedHeaders) Get(name string) string {
+	if v, ok := h[name]; ok {
+		return v
+	}
+	for k, v := range h {
+		if strings.EqualFold(k, name) {
+			return v
+		}
+	}
+	return ""
+}
+
 // quarantineRequest keeps a body intake refused with 400, with its headers
 // minus credentials and signatures. A failure is logged only: the answer
 // stays the 400.
-func (s *API) quarantineRequest(c *fiber.Ctx, reason string) {
+func (s *API) quarantineRequest(c *fiber.Ctx, src *source.Source, reason string) {
 	hdr := map[string]string{}
 	c.Request().Header.VisitAll(func(k, v []byte) {
 		name := string(k)
@@ -405,7 +453,9 @@ func (s *API) quarantineRequest(c *fiber.Ctx, reason string) {
 		case "authorization", "proxy-authorization", "cookie", "x-sluice-signature", "x-sluice-timestamp":
 			return
 		}
-		if connectors.IsSecretKey(name) || strings.Contains(strings.ToLower(name), "signature") {
+		lower := strings.ToLower(name)
+		if connectors.IsSecretKey(name) || strings.Contains(lower, "signature") || strings.Contains(lower, "hmac") ||
+			src.IsSignatureHeader(name) {
 			return
 		}
 		if prev, ok := hdr[name]; ok {
@@ -413,7 +463,7 @@ func (s *API) quarantineRequest(c *fiber.Ctx, reason string) {
 		}
 		hdr[name] = string(v)
 	})
-	q := &queue.Quarantined{ReceivedAt: s.now(), Reason: reason, Headers: hdr, Body: c.Body()}
+	q := &queue.Quarantined{ReceivedAt: s.now(), Source: src.Name, Reason: reason, Headers: hdr, Body: c.Body()}
 	ctx, cancel := context.WithTimeout(s.baseCtx, 5*time.Second)
 	defer cancel()
 	// A full disk under a flood of bad bodies must not flood the log:

@@ -12,16 +12,18 @@ import (
 
 	"github.com/sluicedata/sluice/notifications/internal/metrics"
 	"github.com/sluicedata/sluice/notifications/queue"
+	"github.com/sluicedata/sluice/notifications/source"
 )
 
 // Config is what the HTTP API needs of the sidecar's configuration (see
 // docs/environment.md).
 type Config struct {
-	MaxBodyBytes     int
-	APIToken         string
-	ManagementAPI    bool
-	WebhookSecrets   []string      // signed intake when set
-	WebhookTolerance time.Duration // of X-Sluice-Timestamp
+	MaxBodyBytes  int
+	APIToken      string
+	ManagementAPI bool
+	// Sources are where deliveries come in (docs/sidecar.md#sources); the
+	// HMC source first.
+	Sources *source.Set
 	// QuarantineMax bounds the quarantined bodies kept
 	// (docs/records-api.md#quarantine).
 	QuarantineMax int
@@ -58,6 +60,7 @@ type API struct {
 	intakeTimeout time.Duration
 	app           *fiber.App
 	routes        *routes
+	intakePaths   map[string]bool
 }
 
 // New builds the API and its Fiber app.

@@ -47,6 +47,9 @@ var uiPage = template.Must(template.New("page.html").Funcs(template.FuncMap{
 // uiRecords is how many records the page lists.
 const uiRecords = 100
 
+// uiFilters are the page's filters, kept across its links and actions.
+var uiFilters = []string{"source", "status", "type", "objectToken"}
+
 // csrfKey signs the page's CSRF tokens; it lives as long as the process.
 var csrfKey = func() []byte {
 	k := make([]byte, 32)
@@ -113,6 +116,7 @@ type uiData struct {
 	Filtered      bool
 	StatusOptions []queue.Status
 	TypeOptions   []string
+	SourceOptions []string
 	Records       []queue.Record
 	Selected      string
 	Detail        *uiDetail
@@ -153,7 +157,7 @@ var uiFlash = map[string]string{
 
 func (s *API) uiIndex(c *fiber.Ctx) error {
 	// Filters as in GET /webhooks/notifications; a bad one is a 400.
-	q, err := parseQuery(c, queue.Range{})
+	q, err := s.parseQuery(c, queue.Range{})
 	if err != nil {
 		return jsonError(c, fiber.StatusBadRequest, err.Error())
 	}
@@ -174,11 +178,12 @@ func (s *API) uiIndex(c *fiber.Ctx) error {
 		return s.storeError(c, err)
 	}
 	d := &uiData{
-		Filter: q, Filtered: q.Status != "" || q.Type != "" || q.ObjectToken != "",
-		StatusOptions: queue.Statuses, TypeOptions: []string{queue.TypeUser, queue.TypeStore, queue.TypePayment, queue.TypeTransfer, queue.TypeUnknown},
-		Records: recs, Flash: uiFlash[c.Query("done")], Now: s.now().UTC().Format("15:04:05"), base: url.Values{},
+		Filter: q, Filtered: q.Source != "" || q.Status != "" || q.Type != "" || q.ObjectToken != "",
+		StatusOptions: queue.Statuses, SourceOptions: s.cfg.Sources.Names(),
+		TypeOptions: []string{queue.TypeUser, queue.TypeStore, queue.TypePayment, queue.TypeTransfer, queue.TypeUnknown},
+		Records:     recs, Flash: uiFlash[c.Query("done")], Now: s.now().UTC().Format("15:04:05"), base: url.Values{},
 	}
-	for _, name := range []string{"status", "type", "objectToken"} {
+	for _, name := range uiFilters {
 		if v := c.Query(name); v != "" {
 			d.base.Set(name, v)
 		}
@@ -281,7 +286,7 @@ func (s *API) uiAction(c *fiber.Ctx) error {
 	}
 	q, _ := url.ParseQuery(string(c.Request().URI().QueryString()))
 	back := url.Values{}
-	for _, name := range []string{"status", "type", "objectToken"} {
+	for _, name := range uiFilters {
 		if v := q.Get(name); v != "" {
 			back.Set(name, v)
 		}

@@ -13,8 +13,8 @@ import (
 
 // attemptOf describes one processing attempt of rec, whose status the
 // outcome has already set, for its history (docs/records-api.md#attempts).
-func (s *Runner) attemptOf(rec *queue.Record, start time.Time, took time.Duration, err error) *queue.Attempt {
-	a := &queue.Attempt{At: queue.Truncate(start), DurationMS: took.Milliseconds()}
+func (s *Runner) attemptOf(rec *queue.Record, start time.Time, took time.Duration, status int, err error) *queue.Attempt {
+	a := &queue.Attempt{At: queue.Truncate(start), DurationMS: took.Milliseconds(), HTTPStatus: status}
 	switch rec.Status {
 	case queue.StatusSuccess:
 		a.Outcome = metrics.OutcomeSuccess

@@ -35,26 +35,41 @@ func (f HandlerFunc) Handle(ctx context.Context, rec *queue.Record, payload []by
 }
 
 // DownstreamError is a non-2xx answer from the marketplace or the provider.
+// It keeps the status and the size of the answer's body, never the body
+// itself: an answer may echo what it was sent, secrets included
+// (docs/records-api.md#attempts).
 type DownstreamError struct {
 	What       string // "marketplace" or "provider API"
 	StatusCode int
-	Body       string        // first 512 bytes, secrets of the URL redacted
+	// BodyBytes is the answer's body size; with BodyOver it was at least
+	// that (the rest was not read).
+	BodyBytes  int64
+	BodyOver   bool
 	RetryAfter time.Duration // from Retry-After on a 429 or 503; 0 when absent
 }
 
 func (e *DownstreamError) Error() string {
-	msg := fmt.Sprintf("%s answered %d", e.What, e.StatusCode)
-	if e.Body != "" {
-		msg += ": " + e.Body
+	size := fmt.Sprintf("%d-byte body", e.BodyBytes)
+	if e.BodyOver {
+		size = fmt.Sprintf("body over %d bytes", e.BodyBytes)
 	}
-	return msg
+	return fmt.Sprintf("%s answered %d (%s)", e.What, e.StatusCode, size)
+}
+
+// StatusHandler is a Handler that reports the HTTP status of the
+// downstream answer, which the attempt history keeps, a success's too
+// (docs/records-api.md#attempts). The marketplace handler is one.
+type StatusHandler interface {
+	Handler
+	HandleStatus(ctx context.Context, rec *queue.Record, payload []byte) (status int, err error)
 }
 
 // ErrNoMarketplace fails processing when CONN_MARKETPLACE_URL is unset.
 var ErrNoMarketplace = errors.New("no marketplace configured (CONN_MARKETPLACE_URL)")
 
-// excerptBytes is how much of a refusing answer's body an error keeps.
-const excerptBytes = 512
+// countedBody bounds how much of a refusing answer's body is read to tell
+// its size.
+const countedBody = 1 << 20
 
 // MarketplaceHandler POSTs `{"notification":{record},"payload":{body}}` to
 // URL; a 2xx answer is success. It is the default handler of every type.
@@ -65,8 +80,15 @@ type MarketplaceHandler struct {
 
 // Handle implements Handler.
 func (h *MarketplaceHandler) Handle(ctx context.Context, rec *queue.Record, payload []byte) error {
+	_, err := h.HandleStatus(ctx, rec, payload)
+	return err
+}
+
+// HandleStatus implements StatusHandler: Handle, also telling the
+// answer's status (0 when there was none).
+func (h *MarketplaceHandler) HandleStatus(ctx context.Context, rec *queue.Record, payload []byte) (int, error) {
 	if h.URL == "" {
-		return ErrNoMarketplace
+		return 0, ErrNoMarketplace
 	}
 	red := urlRedactor(h.URL)
 	body := make([]byte, 0, 320+len(payload))
@@ -84,7 +106,7 @@ func (h *MarketplaceHandler) Handle(ctx context.Context, rec *queue.Record, payl
 	body = append(body, '}')
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, h.URL, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("marketplace request: %w", redactURLError(err, red))
+		return 0, fmt.Errorf("marketplace request: %w", redactURLError(err, red))
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Sluice-Webhook-Token", headerValue(rec.WebhookToken))
@@ -94,14 +116,14 @@ func (h *MarketplaceHandler) Handle(ctx context.Context, rec *queue.Record, payl
 	client.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	resp, err := client.Do(req)
 	if err != nil {
-		return fmt.Errorf("calling marketplace: %w", redactURLError(err, red))
+		return 0, fmt.Errorf("calling marketplace: %w", redactURLError(err, red))
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return downstreamError("marketplace", resp, red)
+		return resp.StatusCode, downstreamError("marketplace", resp)
 	}
 	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
-	return nil
+	return resp.StatusCode, nil
 }
 
 // headerValue is a token as a header value: as is when it is printable
@@ -115,28 +137,19 @@ func headerValue(tok string) string {
 	return tok
 }
 
-// downstreamError reads the start of a refusing answer, redacted before it
-// is cut so that a secret across the cut is masked too (see
-// docs/http-api.md#processing).
-func downstreamError(what string, resp *http.Response, red *connectors.Redactor) *DownstreamError {
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, excerptBytes+4096))
-	text := red.String(strings.ToValidUTF8(string(raw), "\uFFFD"))
-	e := &DownstreamError{What: what, StatusCode: resp.StatusCode, Body: strings.TrimSpace(cutUTF8(text, excerptBytes))}
+// downstreamError describes a refusing answer by its status and its body's
+// size (see docs/records-api.md#attempts): the body is read to count it
+// (up to countedBody bytes), never kept.
+func downstreamError(what string, resp *http.Response) *DownstreamError {
+	n, _ := io.Copy(io.Discard, io.LimitReader(resp.Body, countedBody+1))
+	e := &DownstreamError{What: what, StatusCode: resp.StatusCode, BodyBytes: n}
+	if n > countedBody {
+		e.BodyBytes, e.BodyOver = countedBody, true
+	}
 	if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
 		e.RetryAfter = parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 	}
 	return e
-}
-
-// cutUTF8 cuts s to at most n bytes on a rune boundary, marking the cut.
-func cutUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n] + "…"
 }
 
 // parseRetryAfter reads Retry-After: delay-seconds or an HTTP-date; 0 when
@@ -189,7 +202,7 @@ func fetchPayload(ctx context.Context, client *http.Client, base, token string) 
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, downstreamError("provider API", resp, red)
+		return nil, downstreamError("provider API", resp)
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 16<<20))
 	if err != nil {

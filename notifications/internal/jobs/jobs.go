@@ -227,7 +227,7 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 		}
 	}
 	start, began := s.now(), time.Now()
-	err := s.handleRecord(ctx, rec)
+	status, err := s.handleRecord(ctx, rec)
 	took := time.Since(began)
 	s.metrics.ProcessingDuration.Observe(took.Seconds())
 	if ctx.Err() != nil {
@@ -259,7 +259,7 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 		s.log.Warn("notification processing failed", "webhookToken", rec.WebhookToken,
 			"attempt", rec.RetryCounter, "maxAttempts", s.cfg.MaxAttempts, "status", rec.Status, "error", err)
 	}
-	rec.Attempt = s.attemptOf(rec, start, took, err)
+	rec.Attempt = s.attemptOf(rec, start, took, status, err)
 	ok, ferr := s.store.Finish(ctx, rec)
 	if ferr == nil {
 		s.metrics.Store.Committed()
@@ -279,8 +279,9 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 		outcome = metrics.OutcomeFailed
 	}
 	if outcome != "" {
-		s.metrics.Processed.WithLabelValues(outcome).Inc()
-		s.metrics.Attempts.WithLabelValues(outcome, rec.NotificationType).Inc()
+		src := rec.SourceName()
+		s.metrics.Processed.WithLabelValues(outcome, src).Inc()
+		s.metrics.Attempts.WithLabelValues(outcome, rec.NotificationType, src).Inc()
 	}
 	mu.Lock()
 	switch outcome {
@@ -301,26 +302,35 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 	}
 }
 
-// handleRecord fetches the payload if needed and calls the type's handler,
-// turning a handler panic into a failed attempt.
-func (s *Runner) handleRecord(ctx context.Context, rec *queue.Record) (err error) {
+// handleRecord fetches the payload if needed and calls the record's
+// handler, turning a handler panic into a failed attempt. status is the
+// downstream answer's, when the handler tells it (StatusHandler).
+func (s *Runner) handleRecord(ctx context.Context, rec *queue.Record) (status int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("handler panic: %v", p)
 		}
 	}()
 	payload := rec.Payload
-	if len(payload) == 0 && s.cfg.ProviderAPIURL != "" {
+	if len(payload) == 0 && s.cfg.ProviderAPIURL != "" && rec.SourceName() == queue.DefaultSource {
 		fctx, cancel := context.WithTimeout(ctx, s.cfg.DownstreamTimeout)
 		payload, err = fetchPayload(fctx, s.client, s.cfg.ProviderAPIURL, rec.WebhookToken)
 		cancel()
 		if err != nil {
-			return err
+			var de *DownstreamError
+			if errors.As(err, &de) {
+				status = de.StatusCode
+			}
+			return status, err
 		}
 	}
 	hctx, cancel := context.WithTimeout(ctx, s.cfg.DownstreamTimeout)
 	defer cancel()
-	return s.handlerFor(rec.NotificationType).Handle(hctx, rec, payload)
+	h := s.handlerFor(rec)
+	if sh, ok := h.(StatusHandler); ok {
+		return sh.HandleStatus(hctx, rec, payload)
+	}
+	return 0, h.Handle(hctx, rec, payload)
 }
 
 // alert mails (or, without a host, logs) that rec became FAILED. A mail

@@ -65,10 +65,10 @@ func isDownstreamFailure(err error) bool {
 // the marketplace when the type has no handler of its own.
 func (s *Runner) downstreamHosts(rec *queue.Record) []string {
 	var out []string
-	if len(rec.Payload) == 0 && s.cfg.ProviderAPIURL != "" {
+	if len(rec.Payload) == 0 && s.cfg.ProviderAPIURL != "" && rec.SourceName() == queue.DefaultSource {
 		out = append(out, hostOf(s.cfg.ProviderAPIURL))
 	}
-	if m, ok := s.handlerFor(rec.NotificationType).(*MarketplaceHandler); ok && m.URL != "" {
+	if m, ok := s.handlerFor(rec).(*MarketplaceHandler); ok && m.URL != "" {
 		out = append(out, hostOf(m.URL))
 	}
 	return out

@@ -65,7 +65,8 @@ type Runner struct {
 	metrics *metrics.Metrics
 
 	handlersMu sync.RWMutex
-	handlers   map[string]Handler
+	handlers   map[handlerKey]Handler
+	bySource   map[string]Handler // a source's marketplace
 	fallback   Handler
 
 	jobCtx       context.Context // ends only when Shutdown's deadline passes
@@ -85,20 +86,26 @@ type Deps struct {
 	Now      func() time.Time
 	Client   *http.Client // marketplace and provider calls
 	Metrics  *metrics.Metrics
-	Handlers map[string]Handler // by notification type, upper-case
-	Fallback Handler            // every other type
-	Stopping func() bool        // true once the service stops: no new runs
+	Handlers map[string]Handler // the HMC source's, by notification type
+	// Sources are the handlers of sources with a marketplace of their own
+	// (docs/sidecar.md#delivery), by source name.
+	Sources  map[string]Handler
+	Fallback Handler     // every other record
+	Stopping func() bool // true once the service stops: no new runs
 }
 
 // New builds a Runner; nothing runs until a trigger or a Run call.
 func New(cfg Config, d Deps) *Runner {
 	s := &Runner{
 		cfg: cfg, store: d.Store, log: d.Log, now: d.Now, client: d.Client, metrics: d.Metrics,
-		handlers: map[string]Handler{}, fallback: d.Fallback, stopping: d.Stopping,
+		handlers: map[handlerKey]Handler{}, bySource: map[string]Handler{}, fallback: d.Fallback, stopping: d.Stopping,
 		procSem: make(chan struct{}, 1), cleanSem: make(chan struct{}, 1),
 	}
 	for t, h := range d.Handlers {
-		s.handlers[strings.ToUpper(t)] = h
+		s.handlers[handlerKey{queue.DefaultSource, strings.ToUpper(t)}] = h
+	}
+	for src, h := range d.Sources {
+		s.bySource[src] = h
 	}
 	s.breaker = newBreaker(cfg.BreakerFailures, cfg.BreakerCooldown, time.Now, func(host string, open bool) {
 		v := 0.0
@@ -115,23 +122,46 @@ func New(cfg Config, d Deps) *Runner {
 	return s
 }
 
-// Handle registers h for notifications of type typ, replacing the
-// fallback for it; a nil h removes the registration. Safe while running.
+// handlerKey selects a handler: a source and one of its types, or "" for
+// every type of the source.
+type handlerKey struct{ source, typ string }
+
+// Handle registers h for the HMC source's notifications of type typ (USR,
+// STK, PMT, TRM, UNK), replacing the marketplace for them; a nil h removes
+// the registration. Safe while running.
 func (s *Runner) Handle(typ string, h Handler) {
-	s.handlersMu.Lock()
-	defer s.handlersMu.Unlock()
-	if h == nil {
-		delete(s.handlers, strings.ToUpper(typ))
-		return
-	}
-	s.handlers[strings.ToUpper(typ)] = h
+	s.HandleSource(queue.DefaultSource, strings.ToUpper(typ), h)
 }
 
-func (s *Runner) handlerFor(typ string) Handler {
+// HandleSource registers h for a source's records of type typ (as the
+// source names its types), or of every type when typ is ""; a nil h
+// removes the registration. Safe while running.
+func (s *Runner) HandleSource(source, typ string, h Handler) {
+	s.handlersMu.Lock()
+	defer s.handlersMu.Unlock()
+	k := handlerKey{source, typ}
+	if h == nil {
+		delete(s.handlers, k)
+		return
+	}
+	s.handlers[k] = h
+}
+
+// handlerFor picks rec's handler (docs/sidecar.md#delivery): its source
+// and type's, its source's for every type, its source's marketplace, or
+// the fallback (CONN_MARKETPLACE_URL).
+func (s *Runner) handlerFor(rec *queue.Record) Handler {
+	src := rec.SourceName()
 	s.handlersMu.RLock()
-	h, ok := s.handlers[typ]
+	h, ok := s.handlers[handlerKey{src, rec.NotificationType}]
+	if !ok {
+		h, ok = s.handlers[handlerKey{src, ""}]
+	}
 	s.handlersMu.RUnlock()
 	if ok {
+		return h
+	}
+	if h, ok := s.bySource[src]; ok {
 		return h
 	}
 	return s.fallback

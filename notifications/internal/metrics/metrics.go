@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
@@ -13,27 +14,38 @@ import (
 
 // Metrics are the sidecar's Prometheus series (see docs/http-api.md#metrics),
 // on a registry of their own so that several services can live in one
-// process.
+// process. Series about deliveries and their processing carry a source
+// label (docs/sidecar.md#sources).
 type Metrics struct {
 	Reg                *prometheus.Registry
-	Received           prometheus.Counter
-	Rejected           prometheus.Counter
-	Outdated           prometheus.Counter
+	Received           *prometheus.CounterVec
+	Rejected           *prometheus.CounterVec
+	Outdated           *prometheus.CounterVec
 	Discarded          *prometheus.CounterVec
-	DiscardedDuplicate prometheus.Counter
-	DiscardedObsolete  prometheus.Counter
 	Processed          *prometheus.CounterVec
 	Mails              *prometheus.CounterVec
 	JobRuns            *prometheus.CounterVec
-	InvalidUTF8        prometheus.Counter
-	IntakeDuration     prometheus.Histogram
+	InvalidUTF8        *prometheus.CounterVec
+	IntakeDuration     *prometheus.HistogramVec
 	ProcessingDuration prometheus.Histogram
 	Attempts           *prometheus.CounterVec
 	BreakerOpen        *prometheus.GaugeVec
 	StoreErrors        prometheus.Counter
-	Unauthenticated    prometheus.Counter
+	Unauthenticated    *prometheus.CounterVec
+	Challenges         *prometheus.CounterVec
 	// Store tracks whether the store commits and throttles its error logs.
 	Store *StoreHealth
+
+	mu      sync.Mutex
+	sources map[string]*SourceMetrics
+}
+
+// SourceMetrics are one source's intake series, resolved once: intake
+// counts without a label lookup per request.
+type SourceMetrics struct {
+	Received, Rejected, Outdated, InvalidUTF8, Unauthenticated, Challenges prometheus.Counter
+	DiscardedDuplicate, DiscardedObsolete                                  prometheus.Counter
+	IntakeDuration                                                         prometheus.Observer
 }
 
 // Source is what the scrape-time collector asks: the store's figures (of
@@ -55,35 +67,34 @@ const (
 	OutcomeSkipped = "skipped"
 )
 
+// Outcomes lists the processing outcomes.
+var Outcomes = []string{OutcomeSuccess, OutcomeRetrying, OutcomeFailed, OutcomeSkipped}
+
 // New registers every series, the store collector over src and the Go
-// runtime and process collectors.
-func New(src Source) *Metrics {
-	m := &Metrics{Reg: prometheus.NewRegistry()}
-	m.Received = prometheus.NewCounter(prometheus.CounterOpts{
+// runtime and process collectors; sources get their series at once (at 0).
+func New(src Source, sources ...string) *Metrics {
+	m := &Metrics{Reg: prometheus.NewRegistry(), sources: map[string]*SourceMetrics{}}
+	bySource := []string{"source"}
+	m.Received = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_received_total",
-		Help: "Webhook deliveries acknowledged with 200 (stored or discarded).",
-	})
-	m.Rejected = prometheus.NewCounter(prometheus.CounterOpts{
+		Help: "Webhook deliveries acknowledged with 200 (stored or discarded), by source.",
+	}, bySource)
+	m.Rejected = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_rejected_total",
-		Help: "Webhook deliveries refused with 400 (empty, malformed, no token).",
-	})
-	m.Outdated = prometheus.NewCounter(prometheus.CounterOpts{
+		Help: "Webhook deliveries refused with 400 (empty, malformed, no token), by source.",
+	}, bySource)
+	m.Outdated = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_outdated_total",
-		Help: "Live records marked OUTDATED by a newer delivery.",
-	})
+		Help: "Live records marked OUTDATED by a newer delivery, by source.",
+	}, bySource)
 	m.Discarded = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_discarded_total",
-		Help: "Deliveries acknowledged but not stored, by reason (duplicate, obsolete).",
-	}, []string{"reason"})
-	m.DiscardedDuplicate = m.Discarded.WithLabelValues("duplicate")
-	m.DiscardedObsolete = m.Discarded.WithLabelValues("obsolete")
+		Help: "Deliveries acknowledged but not stored, by reason (duplicate, obsolete) and source.",
+	}, []string{"reason", "source"})
 	m.Processed = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_processed_total",
-		Help: "Processing attempts by outcome (success, retrying, failed, skipped).",
-	}, []string{"outcome"})
-	for _, o := range []string{OutcomeSuccess, OutcomeRetrying, OutcomeFailed, OutcomeSkipped} {
-		m.Processed.WithLabelValues(o)
-	}
+		Help: "Processing attempts by outcome (success, retrying, failed, skipped) and source.",
+	}, []string{"outcome", "source"})
 	m.Mails = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_alerts_total",
 		Help: "FAILED alerts by result (sent, error, logged).",
@@ -92,15 +103,15 @@ func New(src Source) *Metrics {
 		Name: "sluice_notifications_job_runs_total",
 		Help: "Job runs by job and result (ok, error, locked).",
 	}, []string{"job", "result"})
-	m.InvalidUTF8 = prometheus.NewCounter(prometheus.CounterOpts{
+	m.InvalidUTF8 = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_invalid_utf8_total",
-		Help: "Webhook bodies whose invalid UTF-8 bytes were replaced by U+FFFD.",
-	})
-	m.IntakeDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
+		Help: "Webhook bodies whose invalid UTF-8 bytes were replaced by U+FFFD, by source.",
+	}, bySource)
+	m.IntakeDuration = prometheus.NewHistogramVec(prometheus.HistogramOpts{
 		Name:    "sluice_intake_duration_seconds",
-		Help:    "Time from reading a webhook body to answering it, commit included.",
+		Help:    "Time from reading a webhook body to answering it, commit included, by source.",
 		Buckets: []float64{.0005, .001, .002, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5, 10, 30},
-	})
+	}, bySource)
 	m.ProcessingDuration = prometheus.NewHistogram(prometheus.HistogramOpts{
 		Name:    "sluice_processing_duration_seconds",
 		Help:    "Time of one processing attempt (payload fetch and handler).",
@@ -108,8 +119,8 @@ func New(src Source) *Metrics {
 	})
 	m.Attempts = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_attempts_total",
-		Help: "Processing attempts by outcome (success, retrying, failed, skipped) and notification type.",
-	}, []string{"outcome", "type"})
+		Help: "Processing attempts by outcome (success, retrying, failed, skipped), notification type and source.",
+	}, []string{"outcome", "type", "source"})
 	m.BreakerOpen = prometheus.NewGaugeVec(prometheus.GaugeOpts{
 		Name: "sluice_downstream_breaker_open",
 		Help: "1 while the circuit breaker of a downstream host is open, else 0.",
@@ -118,18 +129,47 @@ func New(src Source) *Metrics {
 		Name: "sluice_notifications_store_errors_total",
 		Help: "Store operations that failed (the log repeats an error at most once a minute).",
 	})
-	m.Unauthenticated = prometheus.NewCounter(prometheus.CounterOpts{
+	m.Unauthenticated = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_unauthenticated_total",
-		Help: "Webhook deliveries refused with 401 (signature missing, stale or wrong).",
-	})
-	m.Reg.MustRegister(m.Unauthenticated)
+		Help: "Webhook deliveries refused with 401 (signature missing, stale or wrong), by source.",
+	}, bySource)
+	m.Challenges = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "sluice_notifications_challenges_total",
+		Help: "Signed provider handshakes answered without storing (Slack's url_verification), by source.",
+	}, bySource)
 	m.Store = NewStoreHealth(src.Log, time.Now, m.StoreErrors)
+	m.Reg.MustRegister(m.Unauthenticated, m.Challenges)
 	m.Reg.MustRegister(m.InvalidUTF8, m.IntakeDuration, m.ProcessingDuration, m.Attempts, m.BreakerOpen, m.StoreErrors)
 	m.Reg.MustRegister(m.Received, m.Rejected, m.Outdated, m.Discarded, m.Processed, m.Mails, m.JobRuns,
 		&storeCollector{src: src},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	for _, name := range sources {
+		m.For(name)
+		for _, o := range Outcomes {
+			m.Processed.WithLabelValues(o, name)
+		}
+	}
 	return m
+}
+
+// For returns a source's intake series, creating them on first use.
+func (m *Metrics) For(source string) *SourceMetrics {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if sm, ok := m.sources[source]; ok {
+		return sm
+	}
+	sm := &SourceMetrics{
+		Received: m.Received.WithLabelValues(source), Rejected: m.Rejected.WithLabelValues(source),
+		Outdated: m.Outdated.WithLabelValues(source), InvalidUTF8: m.InvalidUTF8.WithLabelValues(source),
+		Unauthenticated: m.Unauthenticated.WithLabelValues(source), Challenges: m.Challenges.WithLabelValues(source),
+		DiscardedDuplicate: m.Discarded.WithLabelValues("duplicate", source),
+		DiscardedObsolete:  m.Discarded.WithLabelValues("obsolete", source),
+		IntakeDuration:     m.IntakeDuration.WithLabelValues(source),
+	}
+	m.sources[source] = sm
+	return sm
 }
 
 // storeCollector asks the store at scrape time, so the figures are those of

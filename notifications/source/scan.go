@@ -1,82 +1,72 @@
-package queue
+package source
 
 import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"unicode/utf8"
 )
 
-// decodeDelivery reads token, createdOn and object{token, programToken}
-// from a webhook body. It validates the whole body with json.Valid, then
-// walks the top-level object once, skipping every other value without
-// decoding it: intake spent most of its CPU in reflection-based decoding of
-// fields it throws away. Keys match exactly (case-sensitive, after
-// unescaping, as the provider's Jackson does); a repeated key's last value
-// wins. FuzzDecodeDelivery checks it against encoding/json.
-func decodeDelivery(b []byte) (delivery, error) {
-	var d delivery
-	if !json.Valid(b) {
-		// encoding/json says what is wrong and where.
-		var v any
-		if err := json.Unmarshal(b, &v); err != nil {
-			return d, err
+// trie holds the key sequences a mapping looks up; slots number the
+// sequences ending at a node. A mapping has a handful of keys: slices,
+// searched in order, beat a map here.
+type trie struct {
+	keys     []string
+	children []*trie
+	slots    []int
+}
+
+func (t *trie) add(keys []string, slot int) {
+	n := t
+	for _, k := range keys {
+		i := slices.Index(n.keys, k)
+		if i < 0 {
+			i = len(n.keys)
+			n.keys, n.children = append(n.keys, k), append(n.children, &trie{})
 		}
-		return d, fmt.Errorf("invalid JSON")
+		n = n.children[i]
 	}
-	i := skipWS(b, 0)
-	if b[i] != '{' {
-		return d, errNotObject
-	}
+	n.slots = append(n.slots, slot)
+}
+
+// walk fills out[slot] with the raw value at each key sequence of t in the
+// object starting at b[i], which must be valid JSON (json.Valid): one pass
+// over each object on the way, skipping every other value without decoding
+// it (intake spent most of its CPU in reflection-based decoding of fields it
+// throws away). Keys match exactly (case-sensitive, after unescaping); a
+// repeated key's last value wins, the whole value, as encoding/json's maps
+// have it. A sequence through a value that is not an object finds nothing.
+func (t *trie) walk(b []byte, i int, out [][]byte) {
 	// Raw values first, so that a repeated key's last value wins whatever
 	// the earlier ones were.
-	var token, object []byte
+	var buf [8][]byte
+	found := buf[:0]
+	if len(t.keys) > len(buf) {
+		found = make([][]byte, len(t.keys))
+	} else {
+		found = buf[:len(t.keys)]
+	}
 	_ = eachMember(b, i, func(key, v []byte) error {
-		switch string(key) {
-		case "token":
-			token = v
-		case "createdOn":
-			d.CreatedOn = v
-		case "object":
-			object = v
+		for j, k := range t.keys {
+			if string(key) == k {
+				found[j] = v
+			}
 		}
 		return nil
 	})
-	var err error
-	if token != nil {
-		if d.Token, err = stringValue("token", token); err != nil {
-			return d, err
+	for j, v := range found {
+		if v == nil {
+			continue
+		}
+		c := t.children[j]
+		for _, s := range c.slots {
+			out[s] = v
+		}
+		if c.children != nil && v[0] == '{' {
+			c.walk(v, 0, out)
 		}
 	}
-	// The object and its tokens are read leniently: a value of another
-	// type counts as missing (type UNK, no program), as the contract only
-	// refuses empty or malformed JSON and a missing token. Refusing the
-	// delivery would lose a notification the provider stops re-sending.
-	if object == nil || object[0] != '{' {
-		return d, nil
-	}
-	var objToken, program []byte
-	_ = eachMember(object, 0, func(key, v []byte) error {
-		switch string(key) {
-		case "token":
-			objToken = v
-		case "programToken":
-			program = v
-		}
-		return nil
-	})
-	d.Object = &deliveryObject{}
-	if objToken != nil && objToken[0] == '"' {
-		if d.Object.Token, err = stringValue("object.token", objToken); err != nil {
-			return d, err
-		}
-	}
-	if program != nil && program[0] == '"' {
-		if d.Object.ProgramToken, err = stringValue("object.programToken", program); err != nil {
-			return d, err
-		}
-	}
-	return d, nil
 }
 
 var errNotObject = fmt.Errorf("want a JSON object")
