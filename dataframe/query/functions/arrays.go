@@ -740,8 +740,8 @@ func bindSortArray(ascDefault, sortArray bool) bindFunc {
 		asc := ascDefault
 		in := []arrow.DataType{nil}
 		if want == 2 {
-			v, null, ok := args[1].Value.(bool), args[1].Value == nil, args[1].Const
-			if !ok || null || args[1].Type.ID() != arrow.BOOL {
+			v, isBool := args[1].Value.(bool)
+			if !args[1].Const || !isBool || args[1].Type.ID() != arrow.BOOL {
 				return fn.Bound{}, fmt.Errorf("argument 2 must be a boolean literal")
 			}
 			asc = v

@@ -55,8 +55,9 @@ func defDatetime() {
 		Differences: utcDifference,
 		Examples:    ex("current_timezone()", "UTC")})
 	def(fn.Scalar{Name: "date_add", Group: gDatetime, Signature: "date_add(start_date, num_days)", Returns: "date",
-		Bind:     bindDateAddDays(1),
-		Doc:      "The date `num_days` after `start_date` (strings and timestamps convert to a date).",
+		Bind: bindDateAddDays(1),
+		Doc: "The date `num_days` after `start_date` (strings and timestamps convert to a date). With three arguments it is " +
+			"`timestampadd`.",
 		Examples: ex("date_add('2016-07-30', 1)", "2016-07-31", "date_add(DATE '2016-07-30', -31)", "2016-06-29")},
 		aliases("dateadd"), pretty(namedAs("date_add")))
 	def(fn.Scalar{Name: "date_sub", Group: gDatetime, Signature: "date_sub(start_date, num_days)", Returns: "date",
@@ -64,8 +65,13 @@ func defDatetime() {
 		Doc:      "The date `num_days` before `start_date`.",
 		Examples: ex("date_sub('2016-07-30', 1)", "2016-07-29")})
 	def(fn.Scalar{Name: "datediff", Group: gDatetime, Signature: "datediff(endDate, startDate)", Returns: "int",
-		Bind:     rows("DD", int32Type, always(func(r row) int32 { return r.days(0) - r.days(1) })),
-		Doc:      "The number of days from `startDate` to `endDate`.",
+		Bind: func(args []fn.Arg) (fn.Bound, error) {
+			if len(args) == 3 {
+				return bindTimestampDiff(args)
+			}
+			return rows("DD", int32Type, always(func(r row) int32 { return r.days(0) - r.days(1) }))(args)
+		},
+		Doc:      "The number of days from `startDate` to `endDate`. With three arguments it is `timestampdiff`.",
 		Examples: ex("datediff('2009-07-31', '2009-07-30')", "1", "datediff('2009-07-30', '2009-07-31')", "-1")},
 		aliases("date_diff"))
 	def(fn.Scalar{Name: "add_months", Group: gDatetime, Signature: "add_months(start_date, num_months)", Returns: "date",
@@ -228,6 +234,19 @@ func defDatetime() {
 			"NULL for another unit.",
 		Examples: ex("trunc('2019-08-04', 'week')", "2019-07-29", "trunc('2019-08-04', 'quarter')", "2019-07-01",
 			"trunc('2009-02-12', 'MM')", "2009-02-01", "trunc('2015-10-27', 'YEAR')", "2015-01-01", "trunc('2015-10-27', 'DD')", "NULL")})
+	def(fn.Scalar{Name: "timestampadd", Group: gDatetime, Signature: "timestampadd(unit, quantity, timestamp)", Returns: "timestamp",
+		Bind: bindTimestampAdd,
+		Doc: "`timestamp` plus `quantity` units: `YEAR`, `QUARTER`, `MONTH`, `WEEK`, `DAY`, `DAYOFYEAR`, `HOUR`, `MINUTE`, " +
+			"`SECOND`, `MILLISECOND`, `MICROSECOND`; months keep the day or take the month's last. The unit is a literal " +
+			"(`timestampadd(HOUR, 1, ts)` in SQL syntax).",
+		Examples: ex("timestampadd('HOUR', 8, timestamp'2022-02-14 01:02:03')", "2022-02-14 09:02:03",
+			"timestampadd('MONTH', 1, timestamp'2022-01-31 00:00:00')", "2022-02-28 00:00:00", "timestampadd(HOUR, 8, timestamp'2022-02-14 01:02:03')", "2022-02-14 09:02:03")})
+	def(fn.Scalar{Name: "timestampdiff", Group: gDatetime, Signature: "timestampdiff(unit, startTimestamp, endTimestamp)", Returns: "bigint",
+		Bind: bindTimestampDiff,
+		Doc:  "The whole `unit`s (as `timestampadd`) from `startTimestamp` to `endTimestamp`, truncated toward zero.",
+		Examples: ex("timestampdiff('HOUR', timestamp'2022-02-14 01:02:03', timestamp'2022-02-15 01:02:03')", "24",
+			"timestampdiff('MONTH', timestamp'2022-01-31 00:00:00', timestamp'2022-02-28 00:00:00')", "0",
+			"timestampdiff('YEAR', date'2021-01-01', date'2022-12-31')", "1")})
 	def(fn.Scalar{Name: "date_part", Group: gDatetime, Signature: "date_part(field, source)", Returns: "int; decimal(8,6) for SECOND",
 		Bind: bindDatePartField,
 		Doc: "Part `field` of a date or timestamp: `YEAR` (`Y`, `YEARS`, `YR`, `YRS`), `YEAROFWEEK`, `QUARTER` (`QTR`), " +
@@ -265,6 +284,9 @@ func bindNow(t arrow.DataType) bindFunc {
 
 func bindDateAddDays(sign int64) bindFunc {
 	return func(args []fn.Arg) (fn.Bound, error) {
+		if len(args) == 3 && sign > 0 {
+			return bindTimestampAdd(args)
+		}
 		if len(args) == 2 && !isIntegral(args[1].Type) && !isNull(args[1].Type) && !isStringType(args[1].Type) {
 			return fn.Bound{}, argErr(1, args[1], "an integer number of days")
 		}
@@ -565,4 +587,97 @@ func bindDatePartField(args []fn.Arg) (fn.Bound, error) {
 	return fn.Bound{Type: b.Type, Args: []arrow.DataType{nil, b.Args[0]}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		return b.Eval(ctx, a[1:], n)
 	}}, nil
+}
+
+// timeUnits maps timestampadd's units to microseconds, or 0 for the
+// calendar units.
+var timeUnits = map[string]int64{
+	"YEAR": 0, "QUARTER": 0, "MONTH": 0, "WEEK": 7 * usPerDay, "DAY": usPerDay, "DAYOFYEAR": usPerDay,
+	"HOUR": 3600 * usPerSecond, "MINUTE": 60 * usPerSecond, "SECOND": usPerSecond, "MILLISECOND": 1000, "MICROSECOND": 1,
+}
+
+var monthsPerUnit = map[string]int64{"YEAR": 12, "QUARTER": 3, "MONTH": 1}
+
+func unitArg(args []fn.Arg) (string, error) {
+	u, null, ok := constString(args[0])
+	u = strings.ToUpper(strings.TrimSpace(u))
+	if _, known := timeUnits[u]; !ok || null || !known {
+		return "", fmt.Errorf("argument 1 must be a unit: YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFYEAR, HOUR, MINUTE, SECOND, MILLISECOND or MICROSECOND")
+	}
+	return u, nil
+}
+
+func bindTimestampAdd(args []fn.Arg) (fn.Bound, error) {
+	if err := arity(args, 3, 3); err != nil {
+		return fn.Bound{}, err
+	}
+	unit, err := unitArg(args)
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	in, err := signature(args, "alT")
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	in[0] = nil
+	return fn.Bound{Type: timestampType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		return rowsOf(ctx, timestampType, a[1:], n, func(r row) (int64, bool) {
+			q, us := r.long(0, 0), r.micros(1)
+			if m, ok := monthsPerUnit[unit]; ok {
+				return addMonthsMicros(us, q*m)
+			}
+			v := new(big.Int).Mul(big.NewInt(q), big.NewInt(timeUnits[unit]))
+			v.Add(v, big.NewInt(us))
+			return v.Int64(), v.IsInt64()
+		}), nil
+	}}, nil
+}
+
+// addMonthsMicros adds months to the wall-clock time us (UTC), keeping the
+// time of day.
+func addMonthsMicros(us, months int64) (int64, bool) {
+	day := floorDivInt(us, usPerDay)
+	d, ok := addMonths(int32(day), months)
+	return int64(d)*usPerDay + (us - day*usPerDay), ok
+}
+
+func bindTimestampDiff(args []fn.Arg) (fn.Bound, error) {
+	if err := arity(args, 3, 3); err != nil {
+		return fn.Bound{}, err
+	}
+	unit, err := unitArg(args)
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	in, err := signature(args, "aTT")
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	in[0] = nil
+	return fn.Bound{Type: int64Type, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		return rowsOf(ctx, int64Type, a[1:], n, func(r row) (int64, bool) {
+			start, end := r.micros(0), r.micros(1)
+			if m, ok := monthsPerUnit[unit]; ok {
+				return monthsDiff(start, end) / m, true
+			}
+			return (end - start) / timeUnits[unit], true
+		}), nil
+	}}, nil
+}
+
+// monthsDiff is java.time's ChronoUnit.MONTHS.between for wall-clock
+// times: whole months, truncated toward zero.
+func monthsDiff(start, end int64) int64 {
+	sd, ed := floorDivInt(start, usPerDay), floorDivInt(end, usPerDay)
+	s, e := dayTime(int32(sd)), dayTime(int32(ed))
+	months := int64((e.Year()-s.Year())*12 + int(e.Month()) - int(s.Month()))
+	// The rest of the end within its month versus the start's.
+	sRest := int64(s.Day())*usPerDay + (start - sd*usPerDay)
+	eRest := int64(e.Day())*usPerDay + (end - ed*usPerDay)
+	if months > 0 && eRest < sRest {
+		months--
+	} else if months < 0 && eRest > sRest {
+		months++
+	}
+	return months
 }

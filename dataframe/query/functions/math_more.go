@@ -63,7 +63,7 @@ func defMath() {
 		u := u
 		opts := []option{pretty(upperUnlessAlias(u.name))}
 		switch u.name {
-		case "ln":
+		case "ln", "rint":
 			opts = nil
 		case "signum":
 			opts = append(opts, aliases("sign"))
@@ -107,12 +107,8 @@ func defMath() {
 		Doc:      "Upper-case hexadecimal: of a long's two's complement, or of the bytes of a string or binary.",
 		Examples: ex("hex(17)", "11", "hex('Spark SQL')", "537061726B2053514C", "hex(-1)", "FFFFFFFFFFFFFFFF")})
 	def(fn.Scalar{Name: "conv", Group: gMath, Signature: "conv(num, from_base, to_base)", Returns: "string",
-		Bind: bindStrings("sii", func(dst []byte, r row) []byte {
-			v, ok := convBase(r.str(0, ""), int(r.int(1, 0)), int(r.int(2, 0)))
-			if !ok {
-				return nil
-			}
-			return append(dst, v...)
+		Bind: rows("sii", stringType, func(r row) (string, bool) {
+			return convBase(r.str(0, ""), int(r.int(1, 0)), int(r.int(2, 0)))
 		}),
 		Doc: "`num` read in base `from_base` and written in base `to_base` (2 to 36; a negative `to_base` writes a signed number). " +
 			"Reading stops at the first invalid digit; NULL for an invalid base.",
