@@ -45,7 +45,7 @@ func TestArrayFunctions(t *testing.T) {
 		{name: "ascending nulls first", fn: "sort_array", args: []in{col(li, []any{3, nil, 1})}, want: []any{[]any{nil, int64(1), int64(3)}}},
 		{name: "order not literal", fn: "sort_array", args: []in{col(li, []any{1}), col(boolT, true)}, err: "argument 2 must be a boolean literal"},
 		{name: "uneven", fn: "arrays_zip", args: []in{col(li, []any{1, 2}, nil), col(ls, []any{"a"}, []any{"b"})},
-			typ: arrowList(arrow.StructOf(arrow.Field{Name: "0", Type: i64, Nullable: true}, arrow.Field{Name: "1", Type: str, Nullable: true})),
+			typ:  arrowList(arrow.StructOf(arrow.Field{Name: "0", Type: i64, Nullable: true}, arrow.Field{Name: "1", Type: str, Nullable: true})),
 			want: []any{[]any{map[string]any{"0": int64(1), "1": "a"}, map[string]any{"0": int64(2), "1": nil}}, nil}},
 		{name: "null inner", fn: "flatten", args: []in{col(lli, []any{[]any{1}, []any{2, 3}}, []any{[]any{1}, nil})}, typ: li, want: []any{[]any{int64(1), int64(2), int64(3)}, nil}},
 		{name: "zero based", fn: "get", args: []in{lit(li, []any{1, 2}), col(i32, 0, 1, 2, -1, nil)}, typ: i64, want: []any{int64(1), int64(2), nil, nil, nil}},

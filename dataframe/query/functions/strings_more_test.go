@@ -16,7 +16,7 @@ func TestMoreStringFunctions(t *testing.T) {
 		{name: "from string", fn: "base64", args: []in{col(str, "Spark SQL", "", nil)}, want: []any{"U3BhcmsgU1FM", "", nil}},
 		{name: "lenient", fn: "unbase64", args: []in{col(str, "U3Bhcmsg U1FM", "U3Bhcms", "U3Bhcms=", "-_8", nil)}, typ: bin,
 			want: []any{"Spark SQL", "Spark", "Spark", "\xfb\xff", nil}},
-		{name: "bytes", fn: "octet_length", args: []in{col(str, "é", nil), }, typ: i32, want: []any{int32(2), nil}},
+		{name: "bytes", fn: "octet_length", args: []in{col(str, "é", nil)}, typ: i32, want: []any{int32(2), nil}},
 		{name: "binary", fn: "bit_length", args: []in{col(bin, "ab")}, want: []any{int32(16)}},
 		{name: "charsets", fn: "encode", args: []in{lit(str, "é?"), col(str, "UTF-8", "iso-8859-1", "US-ASCII", "utf-16le", "UTF-16")}, typ: bin,
 			want: []any{"\xc3\xa9?", "\xe9?", "??", "\xe9\x00?\x00", "\xfe\xff\x00\xe9\x00?"}},
