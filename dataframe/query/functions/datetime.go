@@ -363,9 +363,13 @@ func bindFromUnixtime(args []fn.Arg) (fn.Bound, error) {
 // bindDateFormat: date_format(ts, fmt) formats a timestamp (strings and
 // dates cast) in UTC.
 func bindDateFormat(args []fn.Arg) (fn.Bound, error) {
-	return bindFormat(args, "Ts", func(a arrow.Array, i int) int64 {
-		return int64(a.(*array.Timestamp).Value(i))
+	b, err := bindFormat(args, "Ts", func(a arrow.Array, i int) int64 {
+		return fn.TimestampMicros(a.(*array.Timestamp), i)
 	})
+	if err == nil && args[0].Type.ID() == arrow.TIMESTAMP {
+		b.Args[0] = nil // any unit: no cast to microseconds first
+	}
+	return b, err
 }
 
 // bindFormat formats the instant micros(a[0], i) with the pattern of the

@@ -53,7 +53,7 @@ func init() {
 	def(fn.Scalar{Name: "json_array_length", Group: gJSON, Signature: "json_array_length(jsonArray)", Returns: "int",
 		Bind: rows("s", int32Type, func(r row) (int32, bool) {
 			doc := []byte(r.str(0, ""))
-			if !json.Valid(doc) {
+			if !validJSON(doc) {
 				return 0, false
 			}
 			doc = bytes.TrimSpace(doc)
@@ -177,7 +177,7 @@ func walkJSON(v []byte, steps []jsonStep, out [][]byte) [][]byte {
 // path, a string without its quotes, anything else as compact JSON text;
 // several wildcard matches form a JSON array.
 func getJSONObject(dst []byte, doc []byte, steps []jsonStep, wildcard bool, found [][]byte) ([]byte, bool, [][]byte) {
-	if !json.Valid(doc) {
+	if !validJSON(doc) {
 		return dst, false, found
 	}
 	found = walkJSON(doc, steps, found[:0])
@@ -807,7 +807,7 @@ func bindJSONObjectKeys(args []fn.Arg) (fn.Bound, error) {
 			}
 			doc := []byte(a[0].(*array.String).Value(i))
 			v := trimJSONSpace(doc)
-			if !json.Valid(doc) || len(v) == 0 || v[0] != '{' {
+			if !validJSON(doc) || len(v) == 0 || v[0] != '{' {
 				b.AppendNull()
 				continue
 			}

@@ -9,6 +9,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
@@ -108,36 +110,114 @@ func padName(name string, args []string) string {
 	return callName(name, args)
 }
 
-// mapStrings evaluates a string → string function row by row: NULL in any
-// argument gives NULL; f appends the result for row i to dst.
+// mapStrings evaluates a string-valued function row by row: NULL in any
+// argument gives NULL; f appends the result for row i to dst (ok false:
+// NULL). The result is written straight into the output's data, without a
+// builder in between.
 func mapStrings(ctx *fn.Ctx, args []arrow.Array, n int, f func(dst []byte, i int) ([]byte, bool, error)) (arrow.Array, error) {
-	b := array.NewStringBuilder(ctx.Mem)
-	defer b.Release()
-	b.Reserve(n)
-	if s, ok := args[0].(*array.String); ok {
-		b.ReserveData(len(s.ValueBytes()))
+	var w stringWriter
+	size := 16 * n // a guess for values that are not strings
+	if s, ok := firstString(args); ok {
+		size = len(s.ValueBytes())
 	}
-	var buf []byte
+	w.init(n, size)
+	nullable := argsWithNulls(args)
 	for i := 0; i < n; i++ {
-		if anyNull(args, i) {
-			b.AppendNull()
+		if len(nullable) > 0 && anyNull(nullable, i) {
+			w.appendNull()
 			continue
 		}
-		var (
-			ok  bool
-			err error
-		)
-		buf, ok, err = f(buf[:0], i)
+		start := len(w.data)
+		out, ok, err := f(w.data, i)
 		if err != nil {
 			return nil, err
 		}
+		w.data = out
 		if !ok {
-			b.AppendNull()
+			w.data = w.data[:start]
+			w.appendNull()
 			continue
 		}
-		b.BinaryBuilder.Append(buf)
+		w.endRow()
 	}
-	return b.NewArray(), nil
+	return w.finish(ctx.Mem, stringType), nil
+}
+
+func firstString(args []arrow.Array) (*array.String, bool) {
+	if len(args) == 0 {
+		return nil, false
+	}
+	s, ok := args[0].(*array.String)
+	return s, ok
+}
+
+// argsWithNulls are the arrays that may hold a NULL.
+func argsWithNulls(args []arrow.Array) []arrow.Array {
+	var out []arrow.Array
+	for _, a := range args {
+		if a.NullN() > 0 || a.DataType().ID() == arrow.NULL {
+			out = append(out, a)
+		}
+	}
+	return out
+}
+
+// stringWriter builds a string (or binary) array from values appended to
+// data row by row.
+type stringWriter struct {
+	data    []byte
+	offsets []int32
+	valid   []byte // nil until the first NULL
+	nulls   int
+	n       int
+}
+
+func (w *stringWriter) init(n, size int) {
+	w.data = make([]byte, 0, size)
+	w.offsets = make([]int32, 1, n+1)
+	w.n = n
+}
+
+func (w *stringWriter) endRow() {
+	if w.valid != nil {
+		bitutil.SetBit(w.valid, len(w.offsets)-1)
+	}
+	w.offsets = append(w.offsets, int32(len(w.data)))
+}
+
+func (w *stringWriter) appendNull() {
+	row := len(w.offsets) - 1
+	if w.valid == nil {
+		w.valid = make([]byte, bitutil.BytesForBits(int64(max(w.n, row+1))))
+		for k := 0; k < row; k++ {
+			bitutil.SetBit(w.valid, k)
+		}
+	}
+	w.nulls++
+	w.offsets = append(w.offsets, int32(len(w.data)))
+}
+
+// finish copies the collected values into buffers of mem.
+func (w *stringWriter) finish(mem memory.Allocator, dt arrow.DataType) arrow.Array {
+	n := len(w.offsets) - 1
+	offs := memory.NewResizableBuffer(mem)
+	offs.Resize(len(w.offsets) * arrow.Int32SizeBytes)
+	copy(arrow.Int32Traits.CastFromBytes(offs.Bytes()), w.offsets)
+	defer offs.Release()
+	data := memory.NewResizableBuffer(mem)
+	data.Resize(len(w.data))
+	copy(data.Bytes(), w.data)
+	defer data.Release()
+	var bitmap *memory.Buffer
+	if w.nulls > 0 {
+		bitmap = memory.NewResizableBuffer(mem)
+		bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
+		copy(bitmap.Bytes(), w.valid)
+		defer bitmap.Release()
+	}
+	d := array.NewData(dt, n, []*memory.Buffer{bitmap, offs, data}, nil, w.nulls, 0)
+	defer d.Release()
+	return array.MakeFromData(d)
 }
 
 // bindStrings binds a string function with the signature kinds (see
@@ -165,20 +245,23 @@ func bindCase(upper bool) func([]fn.Arg) (fn.Bound, error) {
 // appendCase converts ASCII in place and falls back to Unicode case mapping
 // only for text that needs it.
 func appendCase(dst []byte, v string, upper bool) []byte {
-	for k := 0; k < len(v); k++ {
-		c := v[k]
+	start := len(dst)
+	dst = append(dst, v...)
+	b := dst[start:]
+	lo, hi := byte('a'), byte('z')
+	if !upper {
+		lo, hi = 'A', 'Z'
+	}
+	for k, c := range b {
 		if c >= utf8.RuneSelf {
 			if upper {
-				return append(dst[:len(dst)-k], strings.ToUpper(v)...)
+				return append(dst[:start], strings.ToUpper(v)...)
 			}
-			return append(dst[:len(dst)-k], strings.ToLower(v)...)
+			return append(dst[:start], strings.ToLower(v)...)
 		}
-		if upper && 'a' <= c && c <= 'z' {
-			c -= 'a' - 'A'
-		} else if !upper && 'A' <= c && c <= 'Z' {
-			c += 'a' - 'A'
+		if lo <= c && c <= hi {
+			b[k] = c ^ 0x20
 		}
-		dst = append(dst, c)
 	}
 	return dst
 }
@@ -680,6 +763,9 @@ func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
 				prefix, v = v[:off], v[off:]
 			}
 			dst = append(dst, prefix...)
+			if !strings.Contains(tmpl, "$") {
+				return append(dst, re.ReplaceAllLiteralString(v, tmpl)...), true, nil
+			}
 			return append(dst, re.ReplaceAllString(v, tmpl)...), true, nil
 		})
 	}}, nil
