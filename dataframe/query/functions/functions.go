@@ -1,17 +1,19 @@
-// Package functions is Sluice's library of scalar SQL functions — string,
-// conditional, math, collection, date-time and JSON functions with Spark SQL
-// 3.x semantics (spark.sql.ansi.enabled=false). Importing it registers them
-// all in package fn, where the query executor looks them up:
+// Package functions is Sluice's library of scalar SQL functions: Spark SQL
+// 3.5's built-in string, date-time, math, bitwise, collection, map,
+// struct, JSON, CSV, URL, hash, conditional, predicate and type functions
+// with its defaults (spark.sql.ansi.enabled=false). Importing it registers
+// them all in package fn; package dataframe/query imports it, so every
+// query sees them.
 //
-//	import _ "github.com/sluicedata/sluice/dataframe/query/functions"
+// Each function is one registration (registry.go's def): its name and
+// aliases, the Bind that checks argument types, asks for Spark's implicit
+// casts and picks the result type, the kernel that evaluates whole Arrow
+// arrays, Spark's name for an unaliased call, and its documentation with
+// examples. docs/sql-functions.md is generated from the registrations and
+// catalog/functions_examples_test.go runs every example as a query.
 //
 //	s, _ := fn.Lookup("upper")
 //	bound, err := s.Bind([]fn.Arg{{Type: arrow.PrimitiveTypes.Int64}}) // upper(123) → '123'
-//
-// Each function binds once per call site (types checked, implicit casts
-// asked for, constant patterns compiled) and then evaluates whole Arrow
-// arrays. Every function, its result type and its NULL behaviour is listed
-// in docs/sql-functions.md.
 package functions
 
 import (
