@@ -385,7 +385,11 @@ func bindFormat(args []fn.Arg, kinds string, micros func(arrow.Array, int) int64
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		pcs := pc.forEval()
-		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+		size := 20 * n
+		if pcs.hasFixed {
+			size = (len(pcs.fixed.src) + 4) * n
+		}
+		return mapStringsSized(ctx, a, n, size, func(dst []byte, i int) ([]byte, bool, error) {
 			p, err := pcs.at(a, i)
 			if err != nil {
 				return nil, false, err

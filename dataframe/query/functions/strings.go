@@ -115,12 +115,18 @@ func padName(name string, args []string) string {
 // NULL). The result is written straight into the output's data, without a
 // builder in between.
 func mapStrings(ctx *fn.Ctx, args []arrow.Array, n int, f func(dst []byte, i int) ([]byte, bool, error)) (arrow.Array, error) {
-	var w stringWriter
 	size := 16 * n // a guess for values that are not strings
 	if s, ok := firstString(args); ok {
 		size = len(s.ValueBytes())
 	}
-	w.init(n, size)
+	return mapStringsSized(ctx, args, n, size, f)
+}
+
+// mapStringsSized is mapStrings with the expected size of the output's
+// data.
+func mapStringsSized(ctx *fn.Ctx, args []arrow.Array, n, size int, f func(dst []byte, i int) ([]byte, bool, error)) (arrow.Array, error) {
+	var w stringWriter
+	w.init(ctx.Mem, n, size)
 	nullable := argsWithNulls(args)
 	for i := 0; i < n; i++ {
 		if len(nullable) > 0 && anyNull(nullable, i) {
@@ -130,9 +136,10 @@ func mapStrings(ctx *fn.Ctx, args []arrow.Array, n int, f func(dst []byte, i int
 		start := len(w.data)
 		out, ok, err := f(w.data, i)
 		if err != nil {
+			w.release()
 			return nil, err
 		}
-		w.data = out
+		w.take(out)
 		if !ok {
 			w.data = w.data[:start]
 			w.appendNull()
@@ -140,7 +147,7 @@ func mapStrings(ctx *fn.Ctx, args []arrow.Array, n int, f func(dst []byte, i int
 		}
 		w.endRow()
 	}
-	return w.finish(ctx.Mem, stringType), nil
+	return w.finish(stringType), nil
 }
 
 func firstString(args []arrow.Array) (*array.String, bool) {
@@ -163,59 +170,80 @@ func argsWithNulls(args []arrow.Array) []arrow.Array {
 }
 
 // stringWriter builds a string (or binary) array from values appended to
-// data row by row.
+// data row by row. data aliases the output buffer, allocated from the
+// context's allocator: appending within its capacity writes the output
+// directly; when an append outgrows it, the buffer is grown and the bytes
+// moved in.
 type stringWriter struct {
+	buf     *memory.Buffer
 	data    []byte
-	offsets []int32
-	valid   []byte // nil until the first NULL
+	offsets []int32 // aliases offs
+	offs    *memory.Buffer
+	valid   *memory.Buffer // nil until the first NULL
 	nulls   int
-	n       int
+	n, row  int
+	mem     memory.Allocator
 }
 
-func (w *stringWriter) init(n, size int) {
-	w.data = make([]byte, 0, size)
-	w.offsets = make([]int32, 1, n+1)
+func (w *stringWriter) init(mem memory.Allocator, n, size int) {
+	w.mem = mem
+	w.buf = memory.NewResizableBuffer(mem)
+	w.buf.Reserve(max(size, 64))
+	w.data = w.buf.Buf()[:0]
+	w.offs = memory.NewResizableBuffer(mem)
+	w.offs.Resize((n + 1) * arrow.Int32SizeBytes)
+	w.offsets = arrow.Int32Traits.CastFromBytes(w.offs.Bytes())
+	w.offsets[0] = 0
 	w.n = n
+}
+
+// take adopts out, the data after an append, as the output's data.
+func (w *stringWriter) take(out []byte) {
+	if cap(out) > 0 && len(out) > 0 && &out[:1][0] == &w.buf.Buf()[:1][0] {
+		w.data = out
+		return
+	}
+	if len(out) > cap(w.data) {
+		w.buf.Reserve(max(2*cap(w.data), len(out)))
+	}
+	copy(w.buf.Buf(), out)
+	w.data = w.buf.Buf()[:len(out)]
 }
 
 func (w *stringWriter) endRow() {
 	if w.valid != nil {
-		bitutil.SetBit(w.valid, len(w.offsets)-1)
+		bitutil.SetBit(w.valid.Bytes(), w.row)
 	}
-	w.offsets = append(w.offsets, int32(len(w.data)))
+	w.row++
+	w.offsets[w.row] = int32(len(w.data))
 }
 
 func (w *stringWriter) appendNull() {
-	row := len(w.offsets) - 1
 	if w.valid == nil {
-		w.valid = make([]byte, bitutil.BytesForBits(int64(max(w.n, row+1))))
-		for k := 0; k < row; k++ {
-			bitutil.SetBit(w.valid, k)
-		}
+		w.valid = memory.NewResizableBuffer(w.mem)
+		w.valid.Resize(int(bitutil.BytesForBits(int64(w.n))))
+		clear(w.valid.Bytes())
+		bitutil.SetBitsTo(w.valid.Bytes(), 0, int64(w.row), true)
 	}
 	w.nulls++
-	w.offsets = append(w.offsets, int32(len(w.data)))
+	w.row++
+	w.offsets[w.row] = int32(len(w.data))
 }
 
-// finish copies the collected values into buffers of mem.
-func (w *stringWriter) finish(mem memory.Allocator, dt arrow.DataType) arrow.Array {
-	n := len(w.offsets) - 1
-	offs := memory.NewResizableBuffer(mem)
-	offs.Resize(len(w.offsets) * arrow.Int32SizeBytes)
-	copy(arrow.Int32Traits.CastFromBytes(offs.Bytes()), w.offsets)
-	defer offs.Release()
-	data := memory.NewResizableBuffer(mem)
-	data.Resize(len(w.data))
-	copy(data.Bytes(), w.data)
-	defer data.Release()
-	var bitmap *memory.Buffer
-	if w.nulls > 0 {
-		bitmap = memory.NewResizableBuffer(mem)
-		bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
-		copy(bitmap.Bytes(), w.valid)
-		defer bitmap.Release()
+// release frees the buffers of a writer that will not finish.
+func (w *stringWriter) release() {
+	w.buf.Release()
+	w.offs.Release()
+	if w.valid != nil {
+		w.valid.Release()
 	}
-	d := array.NewData(dt, n, []*memory.Buffer{bitmap, offs, data}, nil, w.nulls, 0)
+}
+
+// finish wraps the buffers as an array of type dt.
+func (w *stringWriter) finish(dt arrow.DataType) arrow.Array {
+	w.buf.ResizeNoShrink(len(w.data))
+	d := array.NewData(dt, w.row, []*memory.Buffer{w.valid, w.offs, w.buf}, nil, w.nulls, 0)
+	w.release()
 	defer d.Release()
 	return array.MakeFromData(d)
 }
