@@ -188,26 +188,17 @@ func bindArrayPlusElement(prepend bool) bindFunc {
 			}
 			defer all.Release()
 			base := int64(vals.Len())
-			lb := newListOf(ctx, elem, n)
-			var idx []int64
-			for i := 0; i < n; i++ {
-				if nullAt(a[0], i) {
-					lb.appendNull()
-					continue
-				}
+			return listsOf(ctx, elem, all, n, a[:1], func(i int, idx []int64) ([]int64, bool, error) {
 				s, e := listPos(a[0], i)
 				if prepend {
 					idx = append(idx, base+int64(i))
 				}
-				for j := s; j < e; j++ {
-					idx = append(idx, j)
-				}
+				idx = appendRange(idx, s, e)
 				if !prepend {
 					idx = append(idx, base+int64(i))
 				}
-				lb.appendLen(int(e-s) + 1)
-			}
-			return lb.finish(all, idx)
+				return idx, true, nil
+			})
 		}}, nil
 	}
 }
@@ -221,23 +212,15 @@ func bindArrayFilter(keep func(vals arrow.Array, j int) bool) bindFunc {
 		}
 		return fn.Bound{Type: lt, Args: []arrow.DataType{lt}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			vals := listValues(a[0])
-			lb := newListOf(ctx, lt.Elem(), n)
-			var idx []int64
-			for i := 0; i < n; i++ {
-				if nullAt(a[0], i) {
-					lb.appendNull()
-					continue
-				}
+			return listsOf(ctx, lt.Elem(), vals, n, a[:1], func(i int, idx []int64) ([]int64, bool, error) {
 				s, e := listPos(a[0], i)
-				k := len(idx)
 				for j := s; j < e; j++ {
 					if keep(vals, int(j)) {
 						idx = append(idx, j)
 					}
 				}
-				lb.appendLen(len(idx) - k)
-			}
-			return lb.finish(vals, idx)
+				return idx, true, nil
+			})
 		}}, nil
 	}
 }
@@ -343,17 +326,10 @@ func bindSetOp(op string) bindFunc {
 				base = int64(lists[0].Len())
 			}
 			seen, other := newElemSet(all), newElemSet(all)
-			lb := newListOf(ctx, elem, n)
-			var idx []int64
-			for i := 0; i < n; i++ {
-				if anyNull(a, i) {
-					lb.appendNull()
-					continue
-				}
+			return listsOf(ctx, elem, all, n, a, func(i int, idx []int64) ([]int64, bool, error) {
 				seen.reset()
 				other.reset()
 				s1, e1 := listPos(a[0], i)
-				k := len(idx)
 				switch op {
 				case "distinct", "union":
 					for j := s1; j < e1; j++ {
@@ -380,9 +356,8 @@ func bindSetOp(op string) bindFunc {
 						}
 					}
 				}
-				lb.appendLen(len(idx) - k)
-			}
-			return lb.finish(all, idx)
+				return idx, true, nil
+			})
 		}}, nil
 	}
 }
@@ -454,29 +429,20 @@ func bindArrayInsert(args []fn.Arg) (fn.Bound, error) {
 		}
 		defer all.Release()
 		base := int64(vals.Len())
-		lb := newListOf(ctx, elem, n)
-		var idx []int64
-		for i := 0; i < n; i++ {
-			if nullAt(a[0], i) || nullAt(a[1], i) {
-				lb.appendNull()
-				continue
-			}
+		return listsOf(ctx, elem, all, n, a[:2], func(i int, idx []int64) ([]int64, bool, error) {
 			s, e := listPos(a[0], i)
 			size := e - s
 			pos := int64(a[1].(*array.Int32).Value(i))
 			item := base + int64(i)
-			k := len(idx)
 			switch {
 			case pos == 0:
-				return nil, fmt.Errorf("argument 2: array_insert positions start at 1 (or -1 from the end), got 0")
+				return nil, false, fmt.Errorf("argument 2: array_insert positions start at 1 (or -1 from the end), got 0")
 			case pos < 0 && -pos > size:
 				idx = append(idx, item)
 				for p := size + 1; p < -pos; p++ {
 					idx = append(idx, -1)
 				}
-				for j := s; j < e; j++ {
-					idx = append(idx, j)
-				}
+				idx = appendRange(idx, s, e)
 			default:
 				at := pos - 1
 				if pos < 0 {
@@ -497,9 +463,8 @@ func bindArrayInsert(args []fn.Arg) (fn.Bound, error) {
 					idx = append(idx, s+j)
 				}
 			}
-			lb.appendLen(len(idx) - k)
-		}
-		return lb.finish(all, idx)
+			return idx, true, nil
+		})
 	}}, nil
 }
 
@@ -675,23 +640,15 @@ func bindArrayRemove(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: lt, Args: []arrow.DataType{lt, elem}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		vals := listValues(a[0])
-		lb := newListOf(ctx, elem, n)
-		var idx []int64
-		for i := 0; i < n; i++ {
-			if anyNull(a, i) {
-				lb.appendNull()
-				continue
-			}
+		return listsOf(ctx, elem, vals, n, a, func(i int, idx []int64) ([]int64, bool, error) {
 			s, e := listPos(a[0], i)
-			k := len(idx)
 			for j := s; j < e; j++ {
 				if nullAt(vals, int(j)) || !equalAt(vals, int(j), a[1], i) {
 					idx = append(idx, j)
 				}
 			}
-			lb.appendLen(len(idx) - k)
-		}
-		return lb.finish(vals, idx)
+			return idx, true, nil
+		})
 	}}, nil
 }
 
@@ -705,20 +662,13 @@ func bindArrayRepeat(args []fn.Arg) (fn.Bound, error) {
 	elem := args[0].Type
 	return fn.Bound{Type: arrow.ListOf(elem), Args: []arrow.DataType{nil, int32Type}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		count := a[1].(*array.Int32)
-		lb := newListOf(ctx, elem, n)
-		var idx []int64
-		for i := 0; i < n; i++ {
-			if nullAt(count, i) {
-				lb.appendNull()
-				continue
-			}
+		return listsOf(ctx, elem, a[0], n, []arrow.Array{count}, func(i int, idx []int64) ([]int64, bool, error) {
 			c := max(int(count.Value(i)), 0)
 			for k := 0; k < c; k++ {
 				idx = append(idx, int64(i))
 			}
-			lb.appendLen(c)
-		}
-		return lb.finish(a[0], idx)
+			return idx, true, nil
+		})
 	}}, nil
 }
 
@@ -750,18 +700,10 @@ func bindSortArray(ascDefault, sortArray bool) bindFunc {
 		nullsFirst := sortArray && asc
 		return fn.Bound{Type: lt, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			vals := listValues(a[0])
-			lb := newListOf(ctx, lt.Elem(), n)
-			var idx []int64
-			for i := 0; i < n; i++ {
-				if nullAt(a[0], i) {
-					lb.appendNull()
-					continue
-				}
-				s, e := listPos(a[0], i)
+			return listsOf(ctx, lt.Elem(), vals, n, a[:1], func(i int, idx []int64) ([]int64, bool, error) {
 				k := len(idx)
-				for j := s; j < e; j++ {
-					idx = append(idx, j)
-				}
+				s, e := listPos(a[0], i)
+				idx = appendRange(idx, s, e)
 				part := idx[k:]
 				slices.SortStableFunc(part, func(x, y int64) int {
 					xn, yn := nullAt(vals, int(x)), nullAt(vals, int(y))
@@ -780,9 +722,8 @@ func bindSortArray(ascDefault, sortArray bool) bindFunc {
 					}
 					return c
 				})
-				lb.appendLen(len(part))
-			}
-			return lb.finish(vals, idx)
+				return idx, true, nil
+			})
 		}}, nil
 	}
 }
@@ -1042,9 +983,7 @@ func bindShuffle(args []fn.Arg) (fn.Bound, error) {
 			}
 			s, e := listPos(a[0], i)
 			k := len(idx)
-			for j := s; j < e; j++ {
-				idx = append(idx, j)
-			}
+			idx = appendRange(idx, s, e)
 			part := idx[k:]
 			rng.Shuffle(len(part), func(x, y int) { part[x], part[y] = part[y], part[x] })
 			lb.appendLen(len(part))
@@ -1070,20 +1009,14 @@ func bindSlice(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: lt, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		vals := listValues(a[0])
-		lb := newListOf(ctx, lt.Elem(), n)
-		var idx []int64
-		for i := 0; i < n; i++ {
-			if anyNull(a, i) {
-				lb.appendNull()
-				continue
-			}
+		return listsOf(ctx, lt.Elem(), vals, n, a, func(i int, idx []int64) ([]int64, bool, error) {
 			r := row{a, i}
 			start, length := r.int(1, 0), r.int(2, 0)
 			if start == 0 {
-				return nil, fmt.Errorf("argument 2: slice starts at 1 (or -1 from the end), got 0")
+				return nil, false, fmt.Errorf("argument 2: slice starts at 1 (or -1 from the end), got 0")
 			}
 			if length < 0 {
-				return nil, fmt.Errorf("argument 3: the length must not be negative, got %d", length)
+				return nil, false, fmt.Errorf("argument 3: the length must not be negative, got %d", length)
 			}
 			s, e := listPos(a[0], i)
 			size := e - s
@@ -1091,15 +1024,13 @@ func bindSlice(args []fn.Arg) (fn.Bound, error) {
 			if start < 0 {
 				from = size + start
 			}
-			k := len(idx)
 			if from >= 0 {
 				for j := from; j < min(from+length, size); j++ {
 					idx = append(idx, s+j)
 				}
 			}
-			lb.appendLen(len(idx) - k)
-		}
-		return lb.finish(vals, idx)
+			return idx, true, nil
+		})
 	}}, nil
 }
 
@@ -1110,20 +1041,13 @@ func bindReverse(args []fn.Arg) (fn.Bound, error) {
 	if lt, ok := args[0].Type.(*arrow.ListType); ok {
 		return fn.Bound{Type: lt, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			vals := listValues(a[0])
-			lb := newListOf(ctx, lt.Elem(), n)
-			var idx []int64
-			for i := 0; i < n; i++ {
-				if nullAt(a[0], i) {
-					lb.appendNull()
-					continue
-				}
+			return listsOf(ctx, lt.Elem(), vals, n, a[:1], func(i int, idx []int64) ([]int64, bool, error) {
 				s, e := listPos(a[0], i)
 				for j := e - 1; j >= s; j-- {
 					idx = append(idx, j)
 				}
-				lb.appendLen(int(e - s))
-			}
-			return lb.finish(vals, idx)
+				return idx, true, nil
+			})
 		}}, nil
 	}
 	return bindStrings("s", func(dst []byte, r row) []byte {

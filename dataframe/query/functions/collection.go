@@ -295,3 +295,49 @@ func evalElementAtMap(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) 
 	}
 	return takeValues(ctx.Mem, items, idx)
 }
+
+// gatherLists builds n lists: for each row without a NULL in nullable,
+// row appends to idx the positions (in the values the lists take, -1 for
+// a NULL element) of row i's elements, or reports false for a NULL list.
+// The caller finishes the lists with lb.finish or lb.finishMap.
+func gatherLists(ctx *fn.Ctx, elem arrow.DataType, n int, nullable []arrow.Array,
+	row func(i int, idx []int64) ([]int64, bool, error)) (lb *listOut, idx []int64, err error) {
+	lb = newListOf(ctx, elem, n)
+	for i := 0; i < n; i++ {
+		if anyNull(nullable, i) {
+			lb.appendNull()
+			continue
+		}
+		k := len(idx)
+		out, ok, err := row(i, idx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			idx = out[:k]
+			lb.appendNull()
+			continue
+		}
+		idx = out
+		lb.appendLen(len(idx) - k)
+	}
+	return lb, idx, nil
+}
+
+// appendRange appends the positions s … e-1.
+func appendRange(idx []int64, s, e int64) []int64 {
+	for j := s; j < e; j++ {
+		idx = append(idx, j)
+	}
+	return idx
+}
+
+// listsOf is gatherLists finished into lists of values' elements.
+func listsOf(ctx *fn.Ctx, elem arrow.DataType, values arrow.Array, n int, nullable []arrow.Array,
+	row func(i int, idx []int64) ([]int64, bool, error)) (arrow.Array, error) {
+	lb, idx, err := gatherLists(ctx, elem, n, nullable, row)
+	if err != nil {
+		return nil, err
+	}
+	return lb.finish(values, idx)
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/internal/jsontext"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
@@ -52,16 +53,16 @@ func init() {
 		pretty(firstArgOnly))
 	def(fn.Scalar{Name: "json_array_length", Group: gJSON, Signature: "json_array_length(jsonArray)", Returns: "int",
 		Bind: rows("s", int32Type, func(r row) (int32, bool) {
-			doc := []byte(r.str(0, ""))
-			if !validJSON(doc) {
+			d := newJSONDoc([]byte(r.str(0, "")))
+			if !d.valid() {
 				return 0, false
 			}
-			doc = bytes.TrimSpace(doc)
-			if len(doc) == 0 || doc[0] != '[' {
+			pos := d.s.SkipWS(0)
+			if d.s.Data[pos] != '[' {
 				return 0, false
 			}
 			n := int32(0)
-			forEachElement(doc, func([]byte) { n++ })
+			d.elements(pos, func(int) { n++ })
 			return n, true
 		}),
 		Doc:      "The number of elements of the outermost JSON array; NULL when the text is not a JSON array.",
@@ -138,33 +139,30 @@ func parseJSONPath(p string) ([]jsonStep, error) {
 	return steps, nil
 }
 
-// walkJSON collects the values steps lead to from the valid JSON value v.
-func walkJSON(v []byte, steps []jsonStep, out [][]byte) [][]byte {
+// walkJSON collects the positions of the values steps lead to from the
+// value at pos of a valid document.
+func walkJSON(d *jsonDoc, pos int, steps []jsonStep, out []int) []int {
 	if len(steps) == 0 {
-		return append(out, v)
+		return append(out, pos)
 	}
 	st := steps[0]
-	v = trimJSONSpace(v)
-	if len(v) == 0 {
-		return out
-	}
-	switch {
-	case v[0] == '[' && (st.wildcard || st.isIndex):
+	switch c := d.s.Data[pos]; {
+	case c == '[' && (st.wildcard || st.isIndex):
 		k := 0
-		forEachElement(v, func(e []byte) {
+		d.elements(pos, func(at int) {
 			if st.wildcard || k == st.index {
-				out = walkJSON(e, steps[1:], out)
+				out = walkJSON(d, at, steps[1:], out)
 			}
 			k++
 		})
-	case v[0] == '{' && !st.isIndex:
-		forEachMember(v, func(key, val []byte) bool {
+	case c == '{' && !st.isIndex:
+		d.members(pos, func(key []byte, at int) bool {
 			if st.wildcard {
-				out = walkJSON(val, steps[1:], out)
+				out = walkJSON(d, at, steps[1:], out)
 				return true
 			}
-			if keyEquals(key, st.key) {
-				out = walkJSON(val, steps[1:], out)
+			if string(d.keyText(key)) == st.key {
+				out = walkJSON(d, at, steps[1:], out)
 				return false
 			}
 			return true
@@ -176,36 +174,31 @@ func walkJSON(v []byte, steps []jsonStep, out [][]byte) [][]byte {
 // getJSONObject is get_json_object for one document: the value at the
 // path, a string without its quotes, anything else as compact JSON text;
 // several wildcard matches form a JSON array.
-func getJSONObject(dst []byte, doc []byte, steps []jsonStep, wildcard bool, found [][]byte) ([]byte, bool, [][]byte) {
-	if !validJSON(doc) {
+func getJSONObject(dst []byte, doc []byte, steps []jsonStep, wildcard bool, found []int) ([]byte, bool, []int) {
+	d := newJSONDoc(doc)
+	if !d.valid() {
 		return dst, false, found
 	}
-	found = walkJSON(doc, steps, found[:0])
+	found = walkJSON(d, d.s.SkipWS(0), steps, found[:0])
 	switch {
 	case len(found) == 0:
 		return dst, false, found
 	case len(found) == 1 || !wildcard:
-		v := trimJSONSpace(found[0])
-		switch v[0] {
+		switch doc[found[0]] {
 		case 'n':
 			return dst, false, found
 		case '"':
-			if bytes.IndexByte(v, '\\') < 0 {
-				return append(dst, v[1:len(v)-1]...), true, found
-			}
-			var s string
-			if json.Unmarshal(v, &s) == nil {
-				return append(dst, s...), true, found
-			}
+			v, _ := d.value(found[0])
+			return append(dst, d.keyText(v)...), true, found
 		}
-		return appendCompact(dst, v), true, found
+		return d.appendCompact(dst, found[0]), true, found
 	}
 	dst = append(dst, '[')
-	for k, v := range found {
+	for k, at := range found {
 		if k > 0 {
 			dst = append(dst, ',')
 		}
-		dst = appendCompact(dst, trimJSONSpace(v))
+		dst = d.appendCompact(dst, at)
 	}
 	return append(dst, ']'), true, found
 }
@@ -240,7 +233,7 @@ func bindGetJSONObject(args []fn.Arg) (fn.Bound, error) {
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		doc := a[0].(*array.String)
 		pc := paths.forEval()
-		var found [][]byte
+		var found []int
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
 			p, err := pc.at(a, i)
 			if err != nil {
@@ -737,7 +730,7 @@ func appendJacksonPretty(dst, v []byte) []byte {
 		c := v[i]
 		switch c {
 		case '"':
-			end := skipString(v, i)
+			end := jsontext.StringEnd(v, i)
 			dst = append(dst, v[i:end]...)
 			i = end - 1
 		case '{', '[':
@@ -805,15 +798,14 @@ func bindJSONObjectKeys(args []fn.Arg) (fn.Bound, error) {
 				b.AppendNull()
 				continue
 			}
-			doc := []byte(a[0].(*array.String).Value(i))
-			v := trimJSONSpace(doc)
-			if !validJSON(doc) || len(v) == 0 || v[0] != '{' {
+			d := newJSONDoc([]byte(a[0].(*array.String).Value(i)))
+			if !d.valid() || d.s.Data[d.s.SkipWS(0)] != '{' {
 				b.AppendNull()
 				continue
 			}
 			b.Append(true)
-			forEachMember(v, func(key, _ []byte) bool {
-				vb.Append(unquoteKey(key))
+			d.members(d.s.SkipWS(0), func(key []byte, _ int) bool {
+				vb.Append(string(d.keyText(key)))
 				return true
 			})
 		}

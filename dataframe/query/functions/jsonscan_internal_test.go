@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 var jsonSamples = []string{
@@ -19,7 +21,7 @@ func TestValidJSONAgreesWithEncodingJSON(t *testing.T) {
 	for _, s := range jsonSamples {
 		require.Equal(t, json.Valid([]byte(s)), validJSON([]byte(s)), "%q", s)
 	}
-	deep := strings.Repeat("[", maxJSONDepth+10) + strings.Repeat("]", maxJSONDepth+10)
+	deep := strings.Repeat("[", jsontext.DefaultMaxDepth+10) + strings.Repeat("]", jsontext.DefaultMaxDepth+10)
 	require.False(t, validJSON([]byte(deep)), "nesting beyond the bound is invalid")
 }
 
@@ -28,7 +30,7 @@ func FuzzValidJSON(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
-		if strings.Count(s, "[")+strings.Count(s, "{") > maxJSONDepth {
+		if strings.Count(s, "[")+strings.Count(s, "{") > jsontext.DefaultMaxDepth {
 			return
 		}
 		if json.Valid([]byte(s)) != validJSON([]byte(s)) {

@@ -115,24 +115,21 @@ func bindMapConcat(args []fn.Arg) (fn.Bound, error) {
 			return nil, err
 		}
 		defer items.Release()
-		lb := newListOf(ctx, kt, n)
-		var idx []int64
-		for i := 0; i < n; i++ {
-			if anyNull(a, i) {
-				lb.appendNull()
-				continue
-			}
+		lb, idx, err := gatherLists(ctx, kt, n, a, func(i int, idx []int64) ([]int64, bool, error) {
 			k := len(idx)
 			for m, x := range a {
 				s, e := x.(*array.Map).ValueOffsets(i)
 				for j := s; j < e; j++ {
 					if err := dupKey(keys, idx, k, base[m]+j); err != nil {
-						return nil, err
+						return nil, false, err
 					}
 					idx = append(idx, base[m]+j)
 				}
 			}
-			lb.appendLen(len(idx) - k)
+			return idx, true, nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		return lb.finishMap(mt, keys, items, idx)
 	}}, nil
@@ -182,20 +179,10 @@ func bindMapEntries(args []fn.Arg) (fn.Bound, error) {
 		defer entries.Release()
 		ea := array.MakeFromData(entries)
 		defer ea.Release()
-		lb := newListOf(ctx, st, n)
-		var idx []int64
-		for i := 0; i < n; i++ {
-			if nullAt(m, i) {
-				lb.appendNull()
-				continue
-			}
+		return listsOf(ctx, st, ea, n, []arrow.Array{m}, func(i int, idx []int64) ([]int64, bool, error) {
 			s, e := m.ValueOffsets(i)
-			for j := s; j < e; j++ {
-				idx = append(idx, j)
-			}
-			lb.appendLen(int(e - s))
-		}
-		return lb.finish(ea, idx)
+			return appendRange(idx, s, e), true, nil
+		})
 	}}, nil
 }
 
@@ -318,20 +305,11 @@ func bindMapPart(keys bool) bindFunc {
 			if keys {
 				vals = m.Keys()
 			}
-			lb := newListOf(ctx, elem, n)
-			var idx []int64
-			for i := 0; i < n; i++ {
-				if nullAt(m, i) {
-					lb.appendNull()
-					continue
-				}
+			return listsOf(ctx, elem, vals, n, []arrow.Array{m}, func(i int, idx []int64) ([]int64, bool, error) {
 				s, e := m.ValueOffsets(i)
-				for j := s; j < e; j++ {
-					idx = append(idx, j)
-				}
-				lb.appendLen(int(e - s))
-			}
-			return lb.finish(vals, idx)
+				idx = appendRange(idx, s, e)
+				return idx, true, nil
+			})
 		}}, nil
 	}
 }
