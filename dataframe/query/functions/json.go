@@ -14,8 +14,8 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
-	"github.com/sluicedata/sluice/internal/jsontext"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // JSON functions: see docs/sql-functions.md#json-functions.
