@@ -809,31 +809,17 @@ func bindFlatten(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: inner, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		mid := listValues(a[0])
-		vals := listValues(mid)
-		lb := newListOf(ctx, inner.Elem(), n)
-		var idx []int64
-	rows:
-		for i := 0; i < n; i++ {
-			if nullAt(a[0], i) {
-				lb.appendNull()
-				continue
-			}
+		return listsOf(ctx, inner.Elem(), listValues(mid), n, a, func(i int, idx []int64) ([]int64, bool, error) {
 			s, e := listPos(a[0], i)
-			k := len(idx)
 			for j := s; j < e; j++ {
 				if nullAt(mid, int(j)) {
-					idx = idx[:k]
-					lb.appendNull()
-					continue rows
+					return idx, false, nil
 				}
 				s2, e2 := listPos(mid, int(j))
-				for m := s2; m < e2; m++ {
-					idx = append(idx, m)
-				}
+				idx = appendRange(idx, s2, e2)
 			}
-			lb.appendLen(len(idx) - k)
-		}
-		return lb.finish(vals, idx)
+			return idx, true, nil
+		})
 	}}, nil
 }
 

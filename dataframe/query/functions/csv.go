@@ -123,13 +123,9 @@ func bindFromCSV(args []fn.Arg) (fn.Bound, error) {
 	if err := optionsArg(args, 2); err != nil {
 		return fn.Bound{}, err
 	}
-	schema, null, ok := constString(args[1])
-	if !ok || null || !isStringType(args[1].Type) {
-		return fn.Bound{}, fmt.Errorf("argument 2 must be a schema string literal, got %s", sparkName(args[1].Type))
-	}
-	dt, err := parseSchema(schema)
+	dt, schema, err := schemaArg(args, 1)
 	if err != nil {
-		return fn.Bound{}, fmt.Errorf("argument 2: %w", err)
+		return fn.Bound{}, err
 	}
 	st, isStruct := dt.(*arrow.StructType)
 	if !isStruct {

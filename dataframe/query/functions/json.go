@@ -300,13 +300,9 @@ func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
 	if _, err := stringArg(args, 0); err != nil {
 		return fn.Bound{}, err
 	}
-	schema, null, ok := constString(args[1])
-	if !ok || null || !isStringType(args[1].Type) {
-		return fn.Bound{}, fmt.Errorf("argument 2 must be a schema string literal, got %s", sparkName(args[1].Type))
-	}
-	dt, err := parseSchema(schema)
+	dt, schema, err := schemaArg(args, 1)
 	if err != nil {
-		return fn.Bound{}, fmt.Errorf("argument 2: %w", err)
+		return fn.Bound{}, err
 	}
 	switch dt.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.MAP:
@@ -353,6 +349,19 @@ func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
 		}
 		return b.NewArray(), nil
 	}}, nil
+}
+
+// schemaArg reads a literal schema argument (from_json, from_csv).
+func schemaArg(args []fn.Arg, i int) (arrow.DataType, string, error) {
+	schema, null, ok := constString(args[i])
+	if !ok || null || !isStringType(args[i].Type) {
+		return nil, "", fmt.Errorf("argument %d must be a schema string literal, got %s", i+1, sparkName(args[i].Type))
+	}
+	dt, err := parseSchema(schema)
+	if err != nil {
+		return nil, "", fmt.Errorf("argument %d: %w", i+1, err)
+	}
+	return dt, schema, nil
 }
 
 // stringKeyed checks that every map in dt has string keys: JSON object

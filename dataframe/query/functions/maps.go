@@ -259,28 +259,22 @@ func bindMapFromEntries(args []fn.Arg) (fn.Bound, error) {
 	return fn.Bound{Type: mt, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		entries := listValues(a[0]).(*array.Struct)
 		keys, items := entries.Field(0), entries.Field(1)
-		lb := newListOf(ctx, st.Field(0).Type, n)
-		var idx []int64
-	rows:
-		for i := 0; i < n; i++ {
-			if nullAt(a[0], i) {
-				lb.appendNull()
-				continue
-			}
+		lb, idx, err := gatherLists(ctx, st.Field(0).Type, n, a, func(i int, idx []int64) ([]int64, bool, error) {
 			s, e := listPos(a[0], i)
 			k := len(idx)
 			for j := s; j < e; j++ {
 				if nullAt(entries, int(j)) {
-					idx = idx[:k]
-					lb.appendNull()
-					continue rows
+					return idx, false, nil
 				}
 				if err := dupKey(keys, idx, k, j); err != nil {
-					return nil, err
+					return nil, false, err
 				}
 				idx = append(idx, j)
 			}
-			lb.appendLen(len(idx) - k)
+			return idx, true, nil
+		})
+		if err != nil {
+			return nil, err
 		}
 		return lb.finishMap(mt, keys, items, idx)
 	}}, nil
