@@ -32,31 +32,31 @@ func logAbove(limit float64, f func(float64) float64) func(float64) (float64, bo
 
 func defMath() {
 	for _, u := range []unaryMath{
-		{"acos", "The inverse cosine (arc cosine) in radians; NaN outside [-1, 1].", total(math.Acos), ex("acos(1)", "0.0", "acos(2)", "NaN")},
-		{"acosh", "The inverse hyperbolic cosine.", total(math.Acosh), ex("acosh(1)", "0.0", "acosh(0)", "NaN")},
-		{"asin", "The inverse sine (arc sine) in radians; NaN outside [-1, 1].", total(math.Asin), ex("asin(0)", "0.0", "asin(2)", "NaN")},
-		{"asinh", "The inverse hyperbolic sine.", total(math.Asinh), ex("asinh(0)", "0.0")},
-		{"atan", "The inverse tangent (arc tangent) in radians.", total(math.Atan), ex("atan(0)", "0.0")},
-		{"atanh", "The inverse hyperbolic tangent; NaN outside (-1, 1).", total(math.Atanh), ex("atanh(0)", "0.0", "atanh(2)", "NaN")},
-		{"cbrt", "The cube root.", total(math.Cbrt), ex("cbrt(27.0)", "3.0")},
-		{"cos", "The cosine of an angle in radians.", total(math.Cos), ex("cos(0)", "1.0")},
-		{"cosh", "The hyperbolic cosine.", total(math.Cosh), ex("cosh(0)", "1.0")},
-		{"cot", "The cotangent, 1/tan(x).", total(func(x float64) float64 { return 1 / math.Tan(x) }), ex("cot(1)", "0.6420926159343306")},
-		{"csc", "The cosecant, 1/sin(x).", total(func(x float64) float64 { return 1 / math.Sin(x) }), ex("csc(1)", "1.1883951057781212")},
-		{"sec", "The secant, 1/cos(x).", total(func(x float64) float64 { return 1 / math.Cos(x) }), ex("sec(0)", "1.0")},
-		{"sin", "The sine of an angle in radians.", total(math.Sin), ex("sin(0)", "0.0")},
-		{"sinh", "The hyperbolic sine.", total(math.Sinh), ex("sinh(0)", "0.0")},
-		{"tan", "The tangent of an angle in radians.", total(math.Tan), ex("tan(0)", "0.0")},
-		{"tanh", "The hyperbolic tangent.", total(math.Tanh), ex("tanh(0)", "0.0")},
-		{"degrees", "Radians converted to degrees.", total(func(x float64) float64 { return x / math.Pi * 180 }), ex("degrees(3.141592653589793)", "180.0")},
-		{"radians", "Degrees converted to radians.", total(func(x float64) float64 { return x / 180 * math.Pi }), ex("radians(180)", "3.141592653589793")},
-		{"exp", "e raised to the power of `expr`.", total(math.Exp), ex("exp(0)", "1.0")},
+		{"acos", "The inverse cosine (arc cosine) in radians; NaN outside [-1, 1].", total(crAcos), ex("acos(1)", "0.0", "acos(2)", "NaN")},
+		{"acosh", "The inverse hyperbolic cosine.", total(func(x float64) float64 { return crLog(x + math.Sqrt(x*x-1)) }), ex("acosh(1)", "0.0", "acosh(0)", "NaN")},
+		{"asin", "The inverse sine (arc sine) in radians; NaN outside [-1, 1].", total(crAsin), ex("asin(0)", "0.0", "asin(2)", "NaN")},
+		{"asinh", "The inverse hyperbolic sine.", total(asinh), ex("asinh(0)", "0.0")},
+		{"atan", "The inverse tangent (arc tangent) in radians.", total(crAtan), ex("atan(0)", "0.0")},
+		{"atanh", "The inverse hyperbolic tangent; NaN outside (-1, 1).", total(func(x float64) float64 { return 0.5 * (math.Log1p(x) - math.Log1p(-x)) }), ex("atanh(0)", "0.0", "atanh(2)", "NaN")},
+		{"cbrt", "The cube root.", total(crCbrt), ex("cbrt(27.0)", "3.0")},
+		{"cos", "The cosine of an angle in radians.", total(crCos), ex("cos(0)", "1.0")},
+		{"cosh", "The hyperbolic cosine.", total(fdlibmCosh), ex("cosh(0)", "1.0")},
+		{"cot", "The cotangent, 1/tan(x).", total(func(x float64) float64 { return 1 / crTan(x) }), ex("cot(1)", "0.6420926159343306")},
+		{"csc", "The cosecant, 1/sin(x).", total(func(x float64) float64 { return 1 / crSin(x) }), ex("csc(1)", "1.1883951057781212")},
+		{"sec", "The secant, 1/cos(x).", total(func(x float64) float64 { return 1 / crCos(x) }), ex("sec(0)", "1.0")},
+		{"sin", "The sine of an angle in radians.", total(crSin), ex("sin(0)", "0.0")},
+		{"sinh", "The hyperbolic sine.", total(fdlibmSinh), ex("sinh(0)", "0.0")},
+		{"tan", "The tangent of an angle in radians.", total(crTan), ex("tan(0)", "0.0")},
+		{"tanh", "The hyperbolic tangent.", total(fdlibmTanh), ex("tanh(0)", "0.0")},
+		{"degrees", "Radians converted to degrees.", total(func(x float64) float64 { return x * 57.29577951308232 }), ex("degrees(3.141592653589793)", "180.0")},
+		{"radians", "Degrees converted to radians.", total(func(x float64) float64 { return x * 0.017453292519943295 }), ex("radians(180)", "3.141592653589793")},
+		{"exp", "e raised to the power of `expr`.", total(crExp), ex("exp(0)", "1.0")},
 		{"expm1", "exp(expr) - 1, exact for small `expr`.", total(math.Expm1), ex("expm1(0)", "0.0")},
 		{"sqrt", "The square root; NaN for a negative number.", total(math.Sqrt), ex("sqrt(4)", "2.0")},
 		{"rint", "The double closest to `expr` that is an integer, ties to even.", total(math.RoundToEven), ex("rint(12.3456)", "12.0", "rint(2.5)", "2.0")},
-		{"ln", "The natural logarithm; NULL for 0 or less.", logAbove(0, math.Log), ex("ln(1)", "0.0", "ln(0)", "NULL")},
-		{"log10", "The base-10 logarithm; NULL for 0 or less.", logAbove(0, math.Log10), ex("log10(10)", "1.0")},
-		{"log2", "The base-2 logarithm; NULL for 0 or less.", logAbove(0, math.Log2), ex("log2(2)", "1.0")},
+		{"ln", "The natural logarithm; NULL for 0 or less.", logAbove(0, crLog), ex("ln(1)", "0.0", "ln(0)", "NULL")},
+		{"log10", "The base-10 logarithm; NULL for 0 or less.", logAbove(0, fdlibmLog10), ex("log10(10)", "1.0")},
+		{"log2", "The base-2 logarithm; NULL for 0 or less.", logAbove(0, func(x float64) float64 { return crLog(x) / crLog(2) }), ex("log2(2)", "1.0")},
 		{"log1p", "ln(1 + expr); NULL for -1 or less.", logAbove(-1, math.Log1p), ex("log1p(0)", "0.0")},
 		{"signum", "-1.0, 0.0 or 1.0 as `expr` is negative, zero or positive.", total(signum), ex("signum(40)", "1.0", "sign(-2.5)", "-1.0")},
 	} {
@@ -72,15 +72,15 @@ func defMath() {
 			Bind: rows("d", float64Type, func(r row) (float64, bool) { return u.f(r.f64(0)) })}, opts...)
 	}
 	def(fn.Scalar{Name: "atan2", Group: gMath, Signature: "atan2(exprY, exprX)", Returns: "double",
-		Bind:     rows("dd", float64Type, always(func(r row) float64 { return math.Atan2(r.f64(0)+0, r.f64(1)+0) })),
+		Bind:     rows("dd", float64Type, always(func(r row) float64 { return crAtan2(r.f64(0)+0, r.f64(1)+0) })),
 		Doc:      "The angle in radians between the positive x-axis and the point (exprX, exprY).",
 		Examples: ex("atan2(0, 0)", "0.0")}, pretty(upperUnlessAlias("atan2")))
 	def(fn.Scalar{Name: "hypot", Group: gMath, Signature: "hypot(expr1, expr2)", Returns: "double",
-		Bind:     rows("dd", float64Type, always(func(r row) float64 { return math.Hypot(r.f64(0), r.f64(1)) })),
+		Bind:     rows("dd", float64Type, always(func(r row) float64 { return crHypot(r.f64(0), r.f64(1)) })),
 		Doc:      "sqrt(expr1² + expr2²) without overflow in between.",
 		Examples: ex("hypot(3, 4)", "5.0")}, pretty(upperUnlessAlias("hypot")))
 	def(fn.Scalar{Name: "power", Group: gMath, Signature: "power(expr1, expr2)", Returns: "double",
-		Bind:     rows("dd", float64Type, always(func(r row) float64 { return math.Pow(r.f64(0), r.f64(1)) })),
+		Bind:     rows("dd", float64Type, always(func(r row) float64 { return crPow(r.f64(0), r.f64(1)) })),
 		Doc:      "`expr1` raised to the power of `expr2`.",
 		Examples: ex("power(2, 3)", "8.0")}, aliases("pow"), pretty(upperUnlessAlias("power")))
 	def(fn.Scalar{Name: "log", Group: gMath, Signature: "log([base, ]expr)", Returns: "double",
@@ -160,6 +160,14 @@ func defMath() {
 	defTryArithmetic()
 }
 
+// asinh is Spark's: StrictMath.log(x + sqrt(x² + 1)).
+func asinh(x float64) float64 {
+	if math.IsInf(x, -1) {
+		return x
+	}
+	return crLog(x + math.Sqrt(x*x+1))
+}
+
 func signum(x float64) float64 {
 	switch {
 	case x > 0:
@@ -191,12 +199,12 @@ func bindLog(args []fn.Arg) (fn.Bound, error) {
 	if len(args) == 1 {
 		return rows("d", float64Type, func(r row) (float64, bool) {
 			x := r.f64(0)
-			return math.Log(x), x > 0
+			return crLog(x), x > 0
 		})(args)
 	}
 	return rows("dd", float64Type, func(r row) (float64, bool) {
 		b, x := r.f64(0), r.f64(1)
-		return math.Log(x) / math.Log(b), b > 0 && x > 0
+		return crLog(x) / crLog(b), b > 0 && x > 0
 	})(args)
 }
 
