@@ -156,9 +156,6 @@ func crLog(x float64) float64 {
 	return logDD(ddF(x)).hi
 }
 
-
-
-
 // crPow is x^y with java.lang.Math.pow's special cases (Go's agree) and
 // the general case rounded correctly.
 func crPow(x, y float64) float64 {
@@ -296,9 +293,6 @@ func crAcos(x float64) float64 {
 	}
 	return newtonAngle(t, 0, 1, x)
 }
-
-
-
 
 func crCbrt(x float64) float64 {
 	y := math.Cbrt(x)
