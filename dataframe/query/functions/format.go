@@ -72,40 +72,39 @@ func bindFormatNumber(args []fn.Arg) (fn.Bound, error) {
 		var pat decimalPattern
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
 			r := row{a, i}
-			digits, exp, neg := numberDigits(a[0], i)
+			var p decimalPattern
 			if byPattern {
-				p := r.str(1, "")
-				if p != lastPattern || pat.src == "" {
-					pat = parseDecimalPattern(p)
-					lastPattern = p
+				if src := r.str(1, ""); src != lastPattern || pat.src == "" {
+					pat = parseDecimalPattern(src)
+					lastPattern = src
 				}
-				return pat.format(dst, digits, exp, neg), true, nil
+				p = pat
+			} else {
+				d := r.int(1, 0)
+				if d < 0 {
+					return dst, false, nil
+				}
+				p = decimalPattern{src: "#", grouping: 3, minInt: 1, minFrac: int(d), maxFrac: int(d)}
 			}
-			d := r.int(1, 0)
-			if d < 0 {
-				return dst, false, nil
-			}
-			p := decimalPattern{src: "#", grouping: 3, minInt: 1, minFrac: int(d), maxFrac: int(d)}
+			digits, exp, neg := numberDigits(a[0], i, p.maxFrac)
 			return p.format(dst, digits, exp, neg), true, nil
 		})
 	}}, nil
 }
 
 // numberDigits is value i of a number as decimal digits and an exponent:
-// value = 0.digits × 10^exp.
-func numberDigits(arr arrow.Array, i int) (digits string, exp int, neg bool) {
+// value = 0.digits × 10^exp. A double comes already rounded half-even to
+// maxFrac places from its exact binary value, as Java's DecimalFormat
+// rounds it.
+func numberDigits(arr arrow.Array, i, maxFrac int) (digits string, exp int, neg bool) {
 	var text string
-	switch a := arr.(type) {
+	switch arr.(type) {
 	case *array.Float64, *array.Float32:
 		f := fn.FloatValue(arr, i)
 		if math.IsNaN(f) || math.IsInf(f, 0) {
 			return "", 0, false
 		}
-		bits := 64
-		if _, ok := a.(*array.Float32); ok {
-			bits = 32
-		}
-		text = strconv.FormatFloat(f, 'e', -1, bits)
+		text = strconv.FormatFloat(f, 'f', maxFrac, 64)
 	default:
 		text = string(fn.AppendSparkString(nil, arr, i))
 	}

@@ -36,6 +36,7 @@ func TestFormatFunctions(t *testing.T) {
 	runCases(t, []fcase{
 		{name: "places", fn: "format_number", args: []in{col(f64, 12332.123456, 0.5, -1234.5, 2.5), col(i32, 4, 0, 1, 0)}, typ: str,
 			want: []any{"12,332.1235", "0", "-1,234.5", "2"}},
+		{name: "binary value decides", fn: "format_number", args: []in{col(f64, 2.675, 0.125), lit(i32, 2)}, want: []any{"2.67", "0.12"}},
 		{name: "negative places", fn: "format_number", args: []in{lit(f64, 1.0), lit(i32, -1)}, want: []any{nil}},
 		{name: "decimals exactly", fn: "format_number", args: []in{lit(dec51, "1234.5"), lit(i32, 3)}, want: []any{"1,234.500"}},
 		{name: "patterns", fn: "format_number", args: []in{lit(f64, 12332.123456), col(str, "##################.###", "#,##0.00", "0000000", "")},
