@@ -132,7 +132,7 @@ const (
 	skipDecimalLiteral = "decimal literals are typed double, not decimal(p,s), in the SQL front end"
 	skipLongLiteral    = "the literal suffix L (bigint) is not parsed yet"
 	skipKeywordName    = "this function's name is a keyword the parser does not yet accept as a function name"
-	skipSQLForm        = "the SQL-syntax form (FROM/FOR/PLACING/IN) is not parsed yet"
+	skipSQLForm        = "the SQL-syntax form (FROM/FOR/PLACING/IN, a unit keyword) is not parsed yet"
 	skipNTZLiteral     = "timestamp_ntz literals are not parsed yet"
 	skipMilliseconds   = "Sluice timestamps hold milliseconds (a documented difference)"
 )
