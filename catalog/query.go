@@ -11,7 +11,6 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
-	_ "github.com/sluicedata/sluice/dataframe/query/functions" // the scalar SQL functions
 )
 
 // Query runs a parsed query (docs/sql.md#select) over the session's tables

@@ -80,7 +80,7 @@ func TestQueryEngine(t *testing.T) {
 	for _, tc := range []struct{ q, want string }{
 		{"SELECT nme FROM emp", "line 1, column 8: unknown column nme (did you mean name?)"},
 		{"SELECT * FROM emps", "line 1, column 15: unknown table emps (did you mean emp?)"},
-		{"SELECT cont(*) FROM emp", "line 1, column 8: unknown function cont (did you mean count?)"},
+		{"SELECT counte(*) FROM emp", "line 1, column 8: unknown function counte (did you mean count?)"},
 		{"SELECT name, count(*) FROM emp GROUP BY dept", "line 1, column 8: column name is neither in GROUP BY nor inside an aggregate function"},
 		{"SELECT name FROM emp WHERE sum(sal) > 1", "line 1, column 28: aggregate function sum is not allowed in WHERE"},
 	} {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
 	"github.com/apache/arrow/go/v17/arrow/compute"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -34,7 +35,7 @@ func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array
 		return arr, nil
 	}
 	if from.ID() == arrow.NULL {
-		return array.MakeArrayOfNull(mem, to, arr.Len()), nil
+		return NullArray(mem, to, arr.Len()), nil
 	}
 	if plain, err := plainForm(mem, arr); err != nil || plain != nil {
 		if err != nil {
@@ -347,7 +348,7 @@ func castToInt(mem memory.Allocator, arr arrow.Array, to arrow.DataType) arrow.A
 		return buildInts(mem, to, vals, valid)
 	case *array.Date32:
 		// Spark (ansi off) casts a date to a number as NULL.
-		return array.MakeArrayOfNull(mem, to, n)
+		return NullArray(mem, to, n)
 	}
 	for i := 0; i < n; i++ {
 		if valid[i] = arr.IsValid(i); valid[i] {
@@ -395,7 +396,7 @@ func castToFloat(mem memory.Allocator, arr arrow.Array, to arrow.DataType) arrow
 			}
 		}
 	case *array.Date32:
-		return array.MakeArrayOfNull(mem, to, n)
+		return NullArray(mem, to, n)
 	default:
 		for i := 0; i < n; i++ {
 			if valid[i] = arr.IsValid(i); valid[i] {
@@ -800,4 +801,69 @@ func castMap(mem memory.Allocator, arr *array.Map, to *arrow.MapType) (arrow.Arr
 	out := array.NewData(to, d.Len(), []*memory.Buffer{d.Buffers()[0], d.Buffers()[1]}, []arrow.ArrayData{entries}, d.NullN(), d.Offset())
 	defer out.Release()
 	return array.MakeFromData(out), nil
+}
+
+// NullArray is an array of n NULLs of type dt, nested types with NULL-typed
+// (void) parts included, which Arrow's MakeArrayOfNull cannot build.
+func NullArray(mem memory.Allocator, dt arrow.DataType, n int) arrow.Array {
+	if mem == nil {
+		mem = memory.DefaultAllocator
+	}
+	if !hasVoid(dt) {
+		return array.MakeArrayOfNull(mem, dt, n)
+	}
+	if dt.ID() == arrow.NULL {
+		return array.NewNull(n)
+	}
+	bitmap := memory.NewResizableBuffer(mem)
+	bitmap.Resize(int(bitutil.BytesForBits(int64(n))))
+	clear(bitmap.Bytes())
+	defer bitmap.Release()
+	var buffers []*memory.Buffer
+	var children []arrow.ArrayData
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		buffers = []*memory.Buffer{bitmap}
+		for _, f := range t.Fields() {
+			c := NullArray(mem, f.Type, n)
+			defer c.Release()
+			children = append(children, c.Data())
+		}
+	case arrow.ListLikeType:
+		offs := memory.NewResizableBuffer(mem)
+		offs.Resize((n + 1) * arrow.Int32SizeBytes)
+		clear(offs.Bytes())
+		defer offs.Release()
+		buffers = []*memory.Buffer{bitmap, offs}
+		var child arrow.DataType = t.Elem()
+		if m, ok := dt.(*arrow.MapType); ok {
+			child = m.Elem()
+		}
+		c := NullArray(mem, child, 0)
+		defer c.Release()
+		children = []arrow.ArrayData{c.Data()}
+	default:
+		return array.MakeArrayOfNull(mem, dt, n)
+	}
+	data := array.NewData(dt, n, buffers, children, n, 0)
+	defer data.Release()
+	return array.MakeFromData(data)
+}
+
+func hasVoid(dt arrow.DataType) bool {
+	switch t := dt.(type) {
+	case *arrow.NullType:
+		return true
+	case *arrow.StructType:
+		for _, f := range t.Fields() {
+			if hasVoid(f.Type) {
+				return true
+			}
+		}
+	case *arrow.MapType:
+		return hasVoid(t.KeyType()) || hasVoid(t.ItemType())
+	case arrow.ListLikeType:
+		return hasVoid(t.Elem())
+	}
+	return false
 }

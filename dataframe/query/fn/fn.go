@@ -36,6 +36,10 @@ type Arg struct {
 	// int64, float64, string, []byte, time.Time (timestamp/date, UTC), or
 	// decimal128.Num for decimals. Unset when not Const.
 	Value any
+	// Name is the column's name when the argument is a bare column
+	// reference (`t.a` gives "a"), else "". struct(a, b) and arrays_zip
+	// name their fields after it, as Spark does (col1, col2… otherwise).
+	Name string
 }
 
 // Ctx is what an evaluation needs besides its arguments.
@@ -94,6 +98,16 @@ type Scalar struct {
 	// Differences says where Sluice's answer differs from Spark's; empty
 	// when it does not.
 	Differences string
+	// Returns is the result type as the docs print it: `string`, `type of
+	// x`, `decimal(p-s+1, 0) for decimal(p,s)`.
+	Returns string
+	// AliasOf is the name of the function this one is another name for
+	// (lcase → lower); the docs list it there. Empty for a canonical name.
+	AliasOf string
+	// Nondeterministic functions (rand, uuid, shuffle) give a new value per
+	// row and per run: the executor must not fold a call of one over
+	// literal arguments into a constant.
+	Nondeterministic bool
 }
 
 // Example is one documented call: SQL is an expression (`upper('abc')`),

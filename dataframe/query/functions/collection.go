@@ -16,9 +16,25 @@ import (
 // explode and posexplode generate rows and belong to the executor.
 
 func init() {
-	register(bindSize, "size", "cardinality")
-	register(bindArrayContains, "array_contains")
-	register(bindElementAt, "element_at")
+	def(fn.Scalar{Name: "size", Group: gCollection, Signature: "size(expr)", Returns: "int", Bind: bindSize,
+		Doc: "The number of elements of an array or entries of a map; -1 for NULL (spark.sql.legacy.sizeOfNull, " +
+			"true without ANSI mode).",
+		Examples: ex("size(array('b', 'd', 'c', 'a'))", "4", "size(map('a', 1, 'b', 2))", "2", "size(CAST(NULL AS ARRAY<INT>))", "-1")},
+		aliases("cardinality"))
+	def(fn.Scalar{Name: "array_contains", Group: gCollection, Signature: "array_contains(array, value)", Returns: "boolean", Bind: bindArrayContains,
+		Doc:      "Whether `array` holds `value`; NULL when it does not but holds a NULL.",
+		Examples: ex("array_contains(array(1, 2, 3), 2)", "true", "array_contains(array(1, NULL), 2)", "NULL")})
+	def(fn.Scalar{Name: "element_at", Group: gCollection, Signature: "element_at(array, index) | element_at(map, key)",
+		Returns: "the element or value type", Bind: bindElementAt(false),
+		Doc: "Element `index` of `array` (1-based; negative counts from the end; NULL past either end; 0 is an error), " +
+			"or the value of `key` in `map` (NULL when absent).",
+		Examples: ex("element_at(array(1, 2, 3), 2)", "2", "element_at(array(1, 2, 3), -1)", "3", "element_at(array(1, 2, 3), 5)", "NULL",
+			"element_at(map(1, 'a', 2, 'b'), 2)", "b")})
+	def(fn.Scalar{Name: "try_element_at", Group: gCollection, Signature: "try_element_at(array, index) | try_element_at(map, key)",
+		Returns: "the element or value type", Bind: bindElementAt(true),
+		Doc:      "`element_at` that gives NULL for index 0 too.",
+		Examples: ex("try_element_at(array(1, 2, 3), 2)", "2", "try_element_at(array(1, 2, 3), 0)", "NULL", "try_element_at(map(1, 'a', 2, 'b'), 2)", "b")})
+	defArrays()
 }
 
 // listOut assembles a list array from per-row lengths and the positions of
@@ -113,7 +129,7 @@ func bindSize(args []fn.Arg) (fn.Bound, error) {
 		defer b.Release()
 		b.Reserve(n)
 		for i := 0; i < n; i++ {
-			if a[0].IsNull(i) {
+			if nullAt(a[0], i) {
 				// spark.sql.legacy.sizeOfNull is true when ANSI mode is off.
 				b.UnsafeAppend(-1)
 				continue
@@ -135,7 +151,7 @@ func equalAt(a arrow.Array, i int, b arrow.Array, j int) bool {
 	case *array.Int32:
 		return x.Value(i) == b.(*array.Int32).Value(j)
 	case *array.Float64:
-		return x.Value(i) == b.(*array.Float64).Value(j)
+		return compareFloat(x.Value(i), b.(*array.Float64).Value(j)) == 0
 	case *array.Boolean:
 		return x.Value(i) == b.(*array.Boolean).Value(j)
 	case *array.Binary:
@@ -174,7 +190,7 @@ func bindArrayContains(args []fn.Arg) (fn.Bound, error) {
 			s, e := list.ValueOffsets(i)
 			found, sawNull := false, false
 			for j := s; j < e && !found; j++ {
-				if vals.IsNull(int(j)) {
+				if nullAt(vals, int(j)) {
 					sawNull = true
 					continue
 				}
@@ -193,7 +209,20 @@ func bindArrayContains(args []fn.Arg) (fn.Bound, error) {
 	}}, nil
 }
 
-func bindElementAt(args []fn.Arg) (fn.Bound, error) {
+func bindElementAt(try bool) bindFunc {
+	return func(args []fn.Arg) (fn.Bound, error) {
+		b, err := elementAt(args, try)
+		if err != nil || !try || args[0].Type.ID() != arrow.LIST {
+			return b, err
+		}
+		b.Eval = func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			return evalElementAtList(ctx, a, n, true)
+		}
+		return b, nil
+	}
+}
+
+func elementAt(args []fn.Arg, try bool) (fn.Bound, error) {
 	if err := arity(args, 2, 2); err != nil {
 		return fn.Bound{}, err
 	}
@@ -202,10 +231,12 @@ func bindElementAt(args []fn.Arg) (fn.Bound, error) {
 		if _, err := intArg(args, 1, int32Type); err != nil {
 			return fn.Bound{}, err
 		}
-		if v, null, ok := constInt(args[1]); ok && !null && v == 0 {
+		if v, null, ok := constInt(args[1]); ok && !null && v == 0 && !try {
 			return fn.Bound{}, errIndexZero
 		}
-		return fn.Bound{Type: t.Elem(), Args: []arrow.DataType{nil, int32Type}, Eval: evalElementAtList}, nil
+		return fn.Bound{Type: t.Elem(), Args: []arrow.DataType{nil, int32Type}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			return evalElementAtList(ctx, a, n, false)
+		}}, nil
 	case *arrow.MapType:
 		key, ok := commonType(t.KeyType(), args[1].Type)
 		if !ok || !arrow.TypeEqual(key, t.KeyType()) {
@@ -222,7 +253,7 @@ func bindElementAt(args []fn.Arg) (fn.Bound, error) {
 var errIndexZero = fmt.Errorf("argument 2: SQL array indices start at 1")
 
 // evalElementAtList: 1-based, negative from the end, NULL past either end.
-func evalElementAtList(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+func evalElementAtList(ctx *fn.Ctx, a []arrow.Array, n int, try bool) (arrow.Array, error) {
 	list := a[0].(*array.List)
 	pos := a[1].(*array.Int32)
 	idx := make([]int64, n)
@@ -234,7 +265,7 @@ func evalElementAtList(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error)
 		s, e := list.ValueOffsets(i)
 		p := int64(pos.Value(i))
 		switch {
-		case p == 0:
+		case p == 0 && !try:
 			return nil, errIndexZero
 		case p > 0 && p <= e-s:
 			idx[i] = s + p - 1
@@ -263,4 +294,50 @@ func evalElementAtMap(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) 
 		}
 	}
 	return takeValues(ctx.Mem, items, idx)
+}
+
+// gatherLists builds n lists: for each row without a NULL in nullable,
+// row appends to idx the positions (in the values the lists take, -1 for
+// a NULL element) of row i's elements, or reports false for a NULL list.
+// The caller finishes the lists with lb.finish or lb.finishMap.
+func gatherLists(ctx *fn.Ctx, elem arrow.DataType, n int, nullable []arrow.Array,
+	row func(i int, idx []int64) ([]int64, bool, error)) (lb *listOut, idx []int64, err error) {
+	lb = newListOf(ctx, elem, n)
+	for i := 0; i < n; i++ {
+		if anyNull(nullable, i) {
+			lb.appendNull()
+			continue
+		}
+		k := len(idx)
+		out, ok, err := row(i, idx)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			idx = out[:k]
+			lb.appendNull()
+			continue
+		}
+		idx = out
+		lb.appendLen(len(idx) - k)
+	}
+	return lb, idx, nil
+}
+
+// appendRange appends the positions s … e-1.
+func appendRange(idx []int64, s, e int64) []int64 {
+	for j := s; j < e; j++ {
+		idx = append(idx, j)
+	}
+	return idx
+}
+
+// listsOf is gatherLists finished into lists of values' elements.
+func listsOf(ctx *fn.Ctx, elem arrow.DataType, values arrow.Array, n int, nullable []arrow.Array,
+	row func(i int, idx []int64) ([]int64, bool, error)) (arrow.Array, error) {
+	lb, idx, err := gatherLists(ctx, elem, n, nullable, row)
+	if err != nil {
+		return nil, err
+	}
+	return lb.finish(values, idx)
 }

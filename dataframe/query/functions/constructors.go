@@ -13,9 +13,46 @@ import (
 // Constructors of nested values: see docs/sql-functions.md#constructors.
 
 func init() {
-	register(bindArray, "array")
-	register(bindMap, "map")
-	register(bindNamedStruct, "named_struct")
+	def(fn.Scalar{Name: "map", Group: gMap, Signature: "map(key0, value0, key1, value1, …)", Returns: "map of the keys' and values' common types",
+		Bind:     bindMap,
+		Doc:      "A map of the given pairs. A NULL key, or a key given twice, is an error.",
+		Examples: ex("map(1.0, '2', 3.0, '4')", `{1.0:"2",3.0:"4"}`, "map('a', 1, 'b', NULL)", `{"a":1,"b":null}`)})
+	def(fn.Scalar{Name: "named_struct", Group: gStruct, Signature: "named_struct(name1, val1, name2, val2, …)", Returns: "struct",
+		Bind:     bindNamedStruct,
+		Doc:      "A struct with the given field names (string literals) and values.",
+		Examples: ex(`named_struct("a", 1, "b", 2, "c", 3)`, `{"a":1,"b":2,"c":3}`)})
+	def(fn.Scalar{Name: "struct", Group: gStruct, Signature: "struct(col1, col2, col3, …)", Returns: "struct",
+		Bind:     bindStruct,
+		Doc:      "A struct of the values; a field is named after its argument when that is a column, otherwise `col1`, `col2`, ….",
+		Examples: ex("struct(1, 2, 3)", `{"col1":1,"col2":2,"col3":3}`, "struct('a', NULL)", `{"col1":"a","col2":null}`)})
+	defMaps()
+}
+
+func bindStruct(args []fn.Arg) (fn.Bound, error) {
+	if len(args) == 0 {
+		return fn.Bound{}, fmt.Errorf("takes at least 1 argument, got 0")
+	}
+	named := make([]fn.Arg, 0, 2*len(args))
+	for i, a := range args {
+		name := a.Name
+		if name == "" {
+			name = fmt.Sprintf("col%d", i+1)
+		}
+		named = append(named, fn.Arg{Type: stringType, Const: true, Value: name}, a)
+	}
+	b, err := bindNamedStruct(named)
+	if err != nil {
+		return b, err
+	}
+	eval := b.Eval
+	b.Eval = func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		pairs := make([]arrow.Array, 0, 2*len(a))
+		for _, x := range a {
+			pairs = append(pairs, nil, x)
+		}
+		return eval(ctx, pairs, n)
+	}
+	return b, nil
 }
 
 // rowMajor is the position, in the concatenation of k arrays of n rows,
@@ -49,7 +86,7 @@ func bindArray(args []fn.Arg) (fn.Bound, error) {
 // none).
 func concatOrNull(mem memory.Allocator, elem arrow.DataType, a []arrow.Array) (arrow.Array, error) {
 	if len(a) == 0 {
-		return array.MakeArrayOfNull(mem, elem, 0), nil
+		return fn.NullArray(mem, elem, 0), nil
 	}
 	return array.Concatenate(a, mem)
 }
@@ -73,8 +110,8 @@ func bindMap(args []fn.Arg) (fn.Bound, error) {
 	if isNull(kt) {
 		kt = stringType
 	}
-	if !isAtomic(kt) {
-		return fn.Bound{}, fmt.Errorf("map keys must be atomic, got %s", sparkName(kt))
+	if hasMap(kt) {
+		return fn.Bound{}, fmt.Errorf("map keys cannot be or hold maps, got %s", sparkName(kt))
 	}
 	in := make([]arrow.DataType, len(args))
 	for i := range in {
@@ -102,7 +139,7 @@ func bindMap(args []fn.Arg) (fn.Bound, error) {
 			start := len(idx)
 			for j := range ka {
 				p := rowMajor(j, n, i)
-				if allK.IsNull(int(p)) {
+				if nullAt(allK, int(p)) {
 					return nil, fmt.Errorf("cannot use NULL as a map key (argument %d)", 2*j+1)
 				}
 				for _, q := range idx[start:] {

@@ -12,20 +12,65 @@ import (
 // Date-time functions: see docs/sql-functions.md#date-time-functions. The
 // session time zone is UTC.
 
+const utcDifference = "The session time zone is always UTC (spark.sql.session.timeZone=UTC); Spark's own examples assume America/Los_Angeles."
+
 func init() {
-	register(bindToTimestamp(false), "to_timestamp")
-	register(bindToTimestamp(true), "to_date")
-	register(bindDateTrunc, "date_trunc")
-	register(bindDatePart(func(t time.Time) int { return t.Year() }, false), "year")
-	register(bindDatePart(func(t time.Time) int { return int(t.Month()) }, false), "month")
-	register(bindDatePart(func(t time.Time) int { return t.Day() }, false), "day", "dayofmonth")
-	register(bindDatePart(func(t time.Time) int { return t.Hour() }, true), "hour")
-	register(bindDatePart(func(t time.Time) int { return t.Minute() }, true), "minute")
-	register(bindDatePart(func(t time.Time) int { return t.Second() }, true), "second")
-	register(bindCurrentTimestamp, "current_timestamp", "now")
-	register(bindUnixTimestamp, "unix_timestamp")
-	register(bindFromUnixtime, "from_unixtime")
-	register(bindDateFormat, "date_format")
+	def(fn.Scalar{Name: "to_timestamp", Group: gDatetime, Signature: "to_timestamp(expr[, fmt])", Returns: "timestamp",
+		Bind: bindToTimestamp(false),
+		Doc: "`expr` as a timestamp: a string is parsed with the datetime pattern `fmt`, or by CAST's rules without one; " +
+			"dates and timestamps convert. Text that does not parse gives NULL.",
+		Examples: ex("to_timestamp('2016-12-31 00:12:00')", "2016-12-31 00:12:00", "to_timestamp('2016-12-31', 'yyyy-MM-dd')", "2016-12-31 00:00:00",
+			"to_timestamp('foo', 'yyyy-MM-dd')", "NULL")},
+		aliases("to_timestamp_ltz", "try_to_timestamp"))
+	def(fn.Scalar{Name: "to_date", Group: gDatetime, Signature: "to_date(expr[, fmt])", Returns: "date", Bind: bindToTimestamp(true),
+		Doc:      "`expr` as a date, parsed like `to_timestamp`; NULL when it does not parse.",
+		Examples: ex("to_date('2009-07-30 04:17:52')", "2009-07-30", "to_date('2016-12-31', 'yyyy-MM-dd')", "2016-12-31")})
+	def(fn.Scalar{Name: "date_trunc", Group: gDatetime, Signature: "date_trunc(fmt, ts)", Returns: "timestamp", Bind: bindDateTrunc,
+		Doc: "`ts` truncated to the unit `fmt`: `YEAR`, `YYYY`, `YY`, `QUARTER`, `MONTH`, `MM`, `MON`, `WEEK` (weeks start on Monday), " +
+			"`DAY`, `DD`, `HOUR`, `MINUTE`, `SECOND`, `MILLISECOND`, `MICROSECOND`, any case; NULL for another unit.",
+		Examples: ex("date_trunc('YEAR', '2015-03-05T09:32:05.359')", "2015-01-01 00:00:00", "date_trunc('MM', '2015-03-05T09:32:05.359')", "2015-03-01 00:00:00",
+			"date_trunc('DD', '2015-03-05T09:32:05.359')", "2015-03-05 00:00:00", "date_trunc('HOUR', '2015-03-05T09:32:05.359')", "2015-03-05 09:00:00",
+			"date_trunc('MILLISECOND', '2015-03-05T09:32:05.123456')", "2015-03-05 09:32:05.123")})
+	def(fn.Scalar{Name: "year", Group: gDatetime, Signature: "year(date)", Returns: "int", Bind: bindDatePart(func(t time.Time) int { return t.Year() }, false),
+		Doc: "The year of a date (strings and timestamps convert).", Examples: ex("year('2016-07-30')", "2016")})
+	def(fn.Scalar{Name: "month", Group: gDatetime, Signature: "month(date)", Returns: "int", Bind: bindDatePart(func(t time.Time) int { return int(t.Month()) }, false),
+		Doc: "The month (1–12) of a date.", Examples: ex("month('2016-07-30')", "7")})
+	def(fn.Scalar{Name: "day", Group: gDatetime, Signature: "day(date)", Returns: "int", Bind: bindDatePart(func(t time.Time) int { return t.Day() }, false),
+		Doc: "The day of the month of a date.", Examples: ex("day('2009-07-30')", "30")}, aliases("dayofmonth"))
+	def(fn.Scalar{Name: "hour", Group: gDatetime, Signature: "hour(timestamp)", Returns: "int", Bind: bindDatePart(func(t time.Time) int { return t.Hour() }, true),
+		Doc: "The hour (0–23) of a timestamp.", Examples: ex("hour('2009-07-30 12:58:59')", "12")})
+	def(fn.Scalar{Name: "minute", Group: gDatetime, Signature: "minute(timestamp)", Returns: "int", Bind: bindDatePart(func(t time.Time) int { return t.Minute() }, true),
+		Doc: "The minute (0–59) of a timestamp.", Examples: ex("minute('2009-07-30 12:58:59')", "58")})
+	def(fn.Scalar{Name: "second", Group: gDatetime, Signature: "second(timestamp)", Returns: "int", Bind: bindDatePart(func(t time.Time) int { return t.Second() }, true),
+		Doc: "The second (0–59) of a timestamp.", Examples: ex("second('2009-07-30 12:58:59')", "59")})
+	def(fn.Scalar{Name: "current_timestamp", Group: gDatetime, Signature: "current_timestamp()", Returns: "timestamp", Bind: bindCurrentTimestamp,
+		Doc: "The time the statement started, the same for every row. `current_timestamp` without parentheses is the same."},
+		aliases("now"))
+	def(fn.Scalar{Name: "unix_timestamp", Group: gDatetime, Signature: "unix_timestamp([timeExp[, fmt]])", Returns: "bigint", Bind: bindUnixTimestamp(true),
+		Doc: "Seconds since 1970-01-01 00:00:00 UTC of `timeExp` (a string is parsed with `fmt`, default `yyyy-MM-dd HH:mm:ss`), " +
+			"or of now; NULL when the text does not parse.",
+		Differences: utcDifference,
+		Examples:    ex("unix_timestamp('2016-04-08', 'yyyy-MM-dd')", "1460073600")},
+		pretty(func(name string, args []string) string {
+			if len(args) == 0 {
+				args = []string{"current_timestamp()"}
+			}
+			return withDefaults(2, DefaultPattern)(name, args)
+		}))
+	def(fn.Scalar{Name: "to_unix_timestamp", Group: gDatetime, Signature: "to_unix_timestamp(timeExp[, fmt])", Returns: "bigint", Bind: bindUnixTimestamp(false),
+		Doc:         "`unix_timestamp` with a required first argument.",
+		Differences: utcDifference,
+		Examples:    ex("to_unix_timestamp('2016-04-08', 'yyyy-MM-dd')", "1460073600")},
+		pretty(withDefaults(2, DefaultPattern)))
+	def(fn.Scalar{Name: "from_unixtime", Group: gDatetime, Signature: "from_unixtime(unix_time[, fmt])", Returns: "string", Bind: bindFromUnixtime,
+		Doc:         "The instant `unix_time` seconds after the epoch, formatted with `fmt` (default `yyyy-MM-dd HH:mm:ss`).",
+		Differences: utcDifference,
+		Examples:    ex("from_unixtime(0, 'yyyy-MM-dd HH:mm:ss')", "1970-01-01 00:00:00", "from_unixtime(0)", "1970-01-01 00:00:00")},
+		pretty(withDefaults(2, DefaultPattern)))
+	def(fn.Scalar{Name: "date_format", Group: gDatetime, Signature: "date_format(timestamp, fmt)", Returns: "string", Bind: bindDateFormat,
+		Doc:      "`timestamp` (strings and dates convert) formatted with the datetime pattern `fmt`.",
+		Examples: ex("date_format('2016-04-08', 'y')", "2016", "date_format(TIMESTAMP '2016-04-08 13:05:09', 'EEE, d MMM yyyy HH:mm')", "Fri, 8 Apr 2016 13:05")})
+	defDatetime()
 }
 
 // isTimeLike reports whether dt is a date or a timestamp.
@@ -72,13 +117,13 @@ func instants(ctx *fn.Ctx, a []arrow.Array, n int, pc *cache[*dtPattern]) ([]int
 		}
 	case *array.Timestamp:
 		for i := 0; i < n; i++ {
-			if valid[i] = x.IsValid(i); valid[i] {
+			if valid[i] = !nullAt(x, i); valid[i] {
 				us[i] = fn.TimestampMicros(x, i)
 			}
 		}
 	case *array.Date32:
 		for i := 0; i < n; i++ {
-			if valid[i] = x.IsValid(i); valid[i] {
+			if valid[i] = !nullAt(x, i); valid[i] {
 				us[i] = int64(x.Value(i)) * 86_400_000_000
 			}
 		}
@@ -256,7 +301,16 @@ func bindCurrentTimestamp(args []fn.Arg) (fn.Bound, error) {
 
 // bindUnixTimestamp: unix_timestamp() is now; unix_timestamp(x[, fmt])
 // parses strings with fmt (default yyyy-MM-dd HH:mm:ss) and gives seconds.
-func bindUnixTimestamp(args []fn.Arg) (fn.Bound, error) {
+func bindUnixTimestamp(nowWithoutArgs bool) bindFunc {
+	return func(args []fn.Arg) (fn.Bound, error) {
+		if !nowWithoutArgs && len(args) == 0 {
+			return fn.Bound{}, arity(args, 1, 2)
+		}
+		return unixTimestamp(args)
+	}
+}
+
+func unixTimestamp(args []fn.Arg) (fn.Bound, error) {
 	if err := arity(args, 0, 2); err != nil {
 		return fn.Bound{}, err
 	}
@@ -309,9 +363,13 @@ func bindFromUnixtime(args []fn.Arg) (fn.Bound, error) {
 // bindDateFormat: date_format(ts, fmt) formats a timestamp (strings and
 // dates cast) in UTC.
 func bindDateFormat(args []fn.Arg) (fn.Bound, error) {
-	return bindFormat(args, "Ts", func(a arrow.Array, i int) int64 {
-		return int64(a.(*array.Timestamp).Value(i))
+	b, err := bindFormat(args, "Ts", func(a arrow.Array, i int) int64 {
+		return fn.TimestampMicros(a.(*array.Timestamp), i)
 	})
+	if err == nil && args[0].Type.ID() == arrow.TIMESTAMP {
+		b.Args[0] = nil // any unit: no cast to microseconds first
+	}
+	return b, err
 }
 
 // bindFormat formats the instant micros(a[0], i) with the pattern of the
@@ -327,7 +385,11 @@ func bindFormat(args []fn.Arg, kinds string, micros func(arrow.Array, int) int64
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		pcs := pc.forEval()
-		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
+		size := 20 * n
+		if pcs.hasFixed {
+			size = (len(pcs.fixed.src) + 4) * n
+		}
+		return mapStringsSized(ctx, a, n, size, func(dst []byte, i int) ([]byte, bool, error) {
 			p, err := pcs.at(a, i)
 			if err != nil {
 				return nil, false, err

@@ -1,28 +1,29 @@
-// Package functions is Sluice's library of scalar SQL functions — string,
-// conditional, math, collection, date-time and JSON functions with Spark SQL
-// 3.x semantics (spark.sql.ansi.enabled=false). Importing it registers them
-// all in package fn, where the query executor looks them up:
+// Package functions is Sluice's library of scalar SQL functions: Spark SQL
+// 3.5's built-in string, date-time, math, bitwise, collection, map,
+// struct, JSON, CSV, URL, hash, conditional, predicate and type functions
+// with its defaults (spark.sql.ansi.enabled=false). Importing it registers
+// them all in package fn; package dataframe/query imports it, so every
+// query sees them.
 //
-//	import _ "github.com/sluicedata/sluice/dataframe/query/functions"
+// Each function is one registration (registry.go's def): its name and
+// aliases, the Bind that checks argument types, asks for Spark's implicit
+// casts and picks the result type, the kernel that evaluates whole Arrow
+// arrays, Spark's name for an unaliased call, and its documentation with
+// examples. docs/sql-functions.md is generated from the registrations and
+// catalog/functions_examples_test.go runs every example as a query.
 //
 //	s, _ := fn.Lookup("upper")
 //	bound, err := s.Bind([]fn.Arg{{Type: arrow.PrimitiveTypes.Int64}}) // upper(123) → '123'
-//
-// Each function binds once per call site (types checked, implicit casts
-// asked for, constant patterns compiled) and then evaluates whole Arrow
-// arrays. Every function, its result type and its NULL behaviour is listed
-// in docs/sql-functions.md.
 package functions
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/arrow/compute"
+	"github.com/apache/arrow/go/v17/arrow/bitutil"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
@@ -37,16 +38,12 @@ var (
 	float64Type = arrow.PrimitiveTypes.Float64
 	boolType    = arrow.FixedWidthTypes.Boolean
 	dateType    = arrow.FixedWidthTypes.Date32
+	binaryType  = arrow.BinaryTypes.Binary
+	int8Type    = arrow.PrimitiveTypes.Int8
 )
 
 // timestampType is the type of every timestamp a function returns.
 var timestampType = sparktype.TimestampType
-
-func register(bind func([]fn.Arg) (fn.Bound, error), names ...string) {
-	for _, n := range names {
-		fn.Register(fn.Scalar{Name: n, Bind: bind})
-	}
-}
 
 // arity checks the number of arguments.
 func arity(args []fn.Arg, min, max int) error {
@@ -131,10 +128,12 @@ func stringArgs(args []fn.Arg) ([]arrow.DataType, error) {
 }
 
 // signature checks the number of arguments and each one against its kind
-// in kinds — 's' string, 'i' int, 'l' long (from any number or string),
-// 't' string, date or timestamp as it is, 'T' the same cast to a
-// timestamp, 'D' cast to a date; a '|' marks where optional arguments
-// start — and returns the implicit casts that give them those types.
+// in kinds, and returns the implicit casts that give them those types (as
+// Spark's ImplicitCastInputTypes): 's' string (from any atomic type), 'i'
+// int and 'l' long (from any number or string), 'd' double (the same), 'b'
+// boolean, 'B' binary (from string or binary), 't' a string, date or
+// timestamp as it is, 'T' the same cast to a timestamp, 'D' cast to a date,
+// 'a' anything as it is. A '|' marks where optional arguments start.
 func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
 	required := strings.IndexByte(kinds, '|')
 	if required < 0 {
@@ -155,16 +154,40 @@ func signature(args []fn.Arg, kinds string) ([]arrow.DataType, error) {
 			in[i], err = intArg(args, i, int32Type)
 		case 'l':
 			in[i], err = intArg(args, i, int64Type)
+		case 'd':
+			if in[i], err = intArg(args, i, float64Type); err != nil {
+				err = argErr(i, args[i], "a number")
+			}
+		case 'b':
+			if id := args[i].Type.ID(); id != arrow.BOOL && id != arrow.NULL {
+				err = argErr(i, args[i], "a boolean")
+			}
+			in[i] = boolType
+		case 'B':
+			in[i], err = binaryArg(args, i)
 		case 't', 'T', 'D':
 			if err = timeArg(args, i); err == nil {
 				in[i] = map[byte]arrow.DataType{'t': nil, 'T': tsMicros, 'D': dateType}[kinds[i]]
 			}
+		case 'a':
+		default:
+			panic("functions: signature kind " + string(kinds[i]))
 		}
 		if err != nil {
 			return nil, err
 		}
 	}
 	return in, nil
+}
+
+// binaryArg is the implicit cast to binary: strings convert to their UTF-8
+// bytes.
+func binaryArg(args []fn.Arg, i int) (arrow.DataType, error) {
+	switch args[i].Type.ID() {
+	case arrow.BINARY, arrow.STRING, arrow.LARGE_STRING, arrow.NULL:
+		return binaryType, nil
+	}
+	return nil, argErr(i, args[i], "a binary or a string")
 }
 
 // mapValues builds an array of type t with one value per row of src:
@@ -174,7 +197,7 @@ func mapValues(mem memory.Allocator, t arrow.DataType, src arrow.Array, n int, f
 	defer b.Release()
 	b.Reserve(n)
 	for i := 0; i < n; i++ {
-		if src.IsNull(i) {
+		if nullAt(src, i) {
 			b.AppendNull()
 		} else {
 			f(b, i)
@@ -276,7 +299,7 @@ func constInt(a fn.Arg) (v int64, isNull, ok bool) {
 			return 0, false, false
 		}
 		defer c.Release()
-		if c.IsNull(0) {
+		if nullAt(c, 0) {
 			return 0, true, true
 		}
 		return c.(*array.Int64).Value(0), false, true
@@ -341,7 +364,7 @@ func choose(mem memory.Allocator, dt arrow.DataType, args []arrow.Array, sel []i
 		defer b.Release()
 		b.Reserve(n)
 		for i, k := range sel {
-			if k < 0 || args[k].IsNull(i) {
+			if k < 0 || nullAt(args[k], i) {
 				b.AppendNull()
 			} else {
 				appendFrom(b, args[k], i)
@@ -407,38 +430,95 @@ func appendFrom(b array.Builder, src arrow.Array, i int) {
 }
 
 // takeValues returns values[idx[k]] for each k, NULL where idx[k] < 0.
-// Flat types are copied directly; nested ones go through compute.Take.
+// Flat types are copied directly; lists, maps and structs take their
+// children the same way.
 func takeValues(mem memory.Allocator, values arrow.Array, idx []int64) (arrow.Array, error) {
 	dt := values.DataType()
-	if flatType(dt) {
-		b := array.NewBuilder(mem, dt)
-		defer b.Release()
-		b.Reserve(len(idx))
-		for _, j := range idx {
-			if j < 0 || values.IsNull(int(j)) {
-				b.AppendNull()
-			} else {
-				appendFrom(b, values, int(j))
-			}
-		}
-		return b.NewArray(), nil
-	}
-	if dt.ID() == arrow.NULL {
+	switch v := values.(type) {
+	case *array.Null:
 		return array.NewNull(len(idx)), nil
+	case *array.Struct:
+		children := make([]arrow.ArrayData, v.NumField())
+		for f := range children {
+			c, err := takeValues(mem, v.Field(f), idx)
+			if err != nil {
+				return nil, err
+			}
+			defer c.Release()
+			children[f] = c.Data()
+		}
+		valid, nulls := takeValidity(mem, values, idx)
+		defer valid.Release()
+		data := array.NewData(dt, len(idx), []*memory.Buffer{valid}, children, nulls, 0)
+		defer data.Release()
+		return array.MakeFromData(data), nil
+	case array.ListLike:
+		var child arrow.Array
+		switch l := v.(type) {
+		case *array.List:
+			child = l.ListValues()
+		case *array.Map:
+			child = l.ListValues() // the entries struct
+		default:
+			return nil, fmt.Errorf("functions: cannot take values of %s", dt)
+		}
+		offsets := make([]int32, 1, len(idx)+1)
+		var inner []int64
+		for _, j := range idx {
+			if j >= 0 && !nullAt(values, int(j)) {
+				s, e := v.ValueOffsets(int(j))
+				for k := s; k < e; k++ {
+					inner = append(inner, k)
+				}
+			}
+			offsets = append(offsets, int32(len(inner)))
+		}
+		c, err := takeValues(mem, child, inner)
+		if err != nil {
+			return nil, err
+		}
+		defer c.Release()
+		valid, nulls := takeValidity(mem, values, idx)
+		defer valid.Release()
+		offs := memory.NewResizableBuffer(mem)
+		offs.Resize(len(offsets) * arrow.Int32SizeBytes)
+		copy(arrow.Int32Traits.CastFromBytes(offs.Bytes()), offsets)
+		defer offs.Release()
+		data := array.NewData(dt, len(idx), []*memory.Buffer{valid, offs}, []arrow.ArrayData{c.Data()}, nulls, 0)
+		defer data.Release()
+		return array.MakeFromData(data), nil
 	}
-	ib := array.NewInt64Builder(mem)
-	defer ib.Release()
-	ib.Reserve(len(idx))
+	if !flatType(dt) {
+		return nil, fmt.Errorf("functions: cannot take values of %s", dt)
+	}
+	b := array.NewBuilder(mem, dt)
+	defer b.Release()
+	b.Reserve(len(idx))
 	for _, j := range idx {
-		if j < 0 {
-			ib.UnsafeAppendBoolToBitmap(false)
+		if j < 0 || nullAt(values, int(j)) {
+			b.AppendNull()
 		} else {
-			ib.UnsafeAppend(j)
+			appendFrom(b, values, int(j))
 		}
 	}
-	ia := ib.NewArray()
-	defer ia.Release()
-	return compute.TakeArray(compute.WithAllocator(context.Background(), mem), values, ia)
+	return b.NewArray(), nil
+}
+
+// takeValidity is the validity bitmap of values[idx[k]].
+func takeValidity(mem memory.Allocator, values arrow.Array, idx []int64) (*memory.Buffer, int) {
+	buf := memory.NewResizableBuffer(mem)
+	buf.Resize(int(bitutil.BytesForBits(int64(len(idx)))))
+	bits := buf.Bytes()
+	clear(bits)
+	nulls := 0
+	for k, j := range idx {
+		if j >= 0 && !nullAt(values, int(j)) {
+			bitutil.SetBit(bits, k)
+		} else {
+			nulls++
+		}
+	}
+	return buf, nulls
 }
 
 // cache holds what a string argument compiles to — a regular expression,
@@ -502,7 +582,7 @@ func (c *cache[T]) at(a []arrow.Array, i int) (T, error) {
 // anyNull reports whether row i is NULL in any of args.
 func anyNull(args []arrow.Array, i int) bool {
 	for _, a := range args {
-		if a.IsNull(i) {
+		if nullAt(a, i) {
 			return true
 		}
 	}

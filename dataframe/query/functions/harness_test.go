@@ -137,6 +137,9 @@ func runCases(t *testing.T, cases []fcase) {
 			got := fntest.Values(out)
 			require.Len(t, got, len(c.want))
 			for i := range got {
+				if b, ok := got[i].([]byte); ok {
+					got[i] = string(b) // binary values compare as Go strings
+				}
 				if f, ok := c.want[i].(float64); ok && math.IsNaN(f) {
 					require.True(t, math.IsNaN(got[i].(float64)))
 					continue

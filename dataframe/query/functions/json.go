@@ -12,16 +12,72 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
+	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // JSON functions: see docs/sql-functions.md#json-functions.
 
 func init() {
-	register(bindGetJSONObject, "get_json_object")
-	register(bindFromJSON, "from_json")
-	register(bindToJSON, "to_json")
+	def(fn.Scalar{Name: "get_json_object", Group: gJSON, Signature: "get_json_object(json_txt, path)", Returns: "string", Bind: bindGetJSONObject,
+		Doc: "The value at JSON path `path` (`$`, `.name`, `['name']`, `[n]`, `[*]`, `.*`) of the JSON text: a string without " +
+			"its quotes, anything else as compact JSON; several wildcard matches form a JSON array. NULL for invalid JSON, " +
+			"an invalid path or no match.",
+		Differences: "`.*` over an object visits its keys in document order.",
+		Examples: ex(`get_json_object('{"a":"b"}', '$.a')`, "b", `get_json_object('{"a":[{"b":1},{"b":2}]}', '$.a[*].b')`, "[1,2]",
+			`get_json_object('{"a":{"b":[1,2]}}', '$.a')`, `{"b":[1,2]}`, `get_json_object('{"a":1', '$.a')`, "NULL")})
+	def(fn.Scalar{Name: "from_json", Group: gJSON, Signature: "from_json(jsonStr, schema[, options])", Returns: "the schema's type",
+		Bind: bindFromJSON,
+		Doc: "The JSON text parsed into `schema`, a literal DDL list (`'a INT, b DOUBLE'`) or type (`'struct<a:int>'`, " +
+			"`'array<int>'`, `'map<string,int>'`). Fields match by name; a value of the wrong kind is NULL; a string field takes " +
+			"any JSON value as its text; malformed JSON gives a struct of NULLs (PERMISSIVE mode). Options: `timestampFormat`, " +
+			"`dateFormat`, `mode` (`PERMISSIVE` or `FAILFAST`).",
+		Differences: "The JSON must be standard JSON: Jackson's leniencies (single quotes, unquoted names, comments) are not " +
+			"accepted, and options other than those listed are ignored.",
+		Examples: ex(`from_json('{"a":1, "b":0.8}', 'a INT, b DOUBLE')`, `{"a":1,"b":0.8}`,
+			`from_json('{"time":"26/08/2015"}', 'time Timestamp', map('timestampFormat', 'dd/MM/yyyy'))`, `{"time":2015-08-26 00:00:00}`,
+			`from_json('{"teacher": "Alice", "student": [{"name": "Bob", "rank": 1}, {"name": "Charlie", "rank": 2}]}', 'STRUCT<teacher: STRING, student: ARRAY<STRUCT<name: STRING, rank: INT>>>')`,
+			`{"teacher":"Alice","student":[{"name":"Bob","rank":1},{"name":"Charlie","rank":2}]}`)},
+		pretty(firstArgOnly))
+	def(fn.Scalar{Name: "to_json", Group: gJSON, Signature: "to_json(expr[, options])", Returns: "string", Bind: bindToJSON,
+		Doc: "A struct, array or map as JSON text; NULL struct fields are left out unless the option `ignoreNullFields` is " +
+			"`false`. Options: `timestampFormat` (default `yyyy-MM-dd'T'HH:mm:ss.SSSXXX`), `dateFormat` (`yyyy-MM-dd`), " +
+			"`ignoreNullFields`, `pretty`.",
+		Examples: ex("to_json(named_struct('a', 1, 'b', 2))", `{"a":1,"b":2}`,
+			"to_json(named_struct('time', to_timestamp('2015-08-26', 'yyyy-MM-dd')), map('timestampFormat', 'dd/MM/yyyy'))", `{"time":"26/08/2015"}`,
+			"to_json(array(named_struct('a', 1, 'b', 2)))", `[{"a":1,"b":2}]`, "to_json(map('a', named_struct('b', 1)))", `{"a":{"b":1}}`,
+			"to_json(map(named_struct('a', 1),named_struct('b', 2)))", `{"[1]":{"b":2}}`, "to_json(map('a', 1))", `{"a":1}`,
+			"to_json(array(map('a', 1)))", `[{"a":1}]`, "to_json(named_struct('a', 1, 'b', NULL), map('ignoreNullFields', 'false'))", `{"a":1,"b":null}`)},
+		pretty(firstArgOnly))
+	def(fn.Scalar{Name: "json_array_length", Group: gJSON, Signature: "json_array_length(jsonArray)", Returns: "int",
+		Bind: rows("s", int32Type, func(r row) (int32, bool) {
+			d := newJSONDoc([]byte(r.str(0, "")))
+			if !d.valid() {
+				return 0, false
+			}
+			pos := d.s.SkipWS(0)
+			if d.s.Data[pos] != '[' {
+				return 0, false
+			}
+			n := int32(0)
+			d.elements(pos, func(int) { n++ })
+			return n, true
+		}),
+		Doc:      "The number of elements of the outermost JSON array; NULL when the text is not a JSON array.",
+		Examples: ex("json_array_length('[1,2,3,4]')", "4", `json_array_length('[1,2,3,{"f1":1,"f2":[5,6]},4]')`, "5", "json_array_length('[1,2')", "NULL")})
+	def(fn.Scalar{Name: "json_object_keys", Group: gJSON, Signature: "json_object_keys(json_object)", Returns: "array<string>",
+		Bind: bindJSONObjectKeys,
+		Doc:  "The keys of the outermost JSON object, in order; NULL when the text is not a JSON object.",
+		Examples: ex("json_object_keys('{}')", "[]", `json_object_keys('{"key": "value"}')`, `["key"]`,
+			`json_object_keys('{"f1":"abc","f2":{"f3":"a", "f4":"b"}}')`, `["f1","f2"]`)})
+	def(fn.Scalar{Name: "schema_of_json", Group: gJSON, Signature: "schema_of_json(json[, options])", Returns: "string",
+		Bind: bindSchemaOfJSON,
+		Doc:  "The type Spark infers for the JSON text (a literal), in DDL form.",
+		Examples: ex(`schema_of_json('[{"col":0}]')`, "ARRAY<STRUCT<col: BIGINT>>",
+			`schema_of_json('{"a":1.5,"b":"x","c":[true]}')`, "STRUCT<a: DOUBLE, b: STRING, c: ARRAY<BOOLEAN>>")},
+		pretty(firstArgOnly))
 }
 
 // jsonStep is one step of a JSON path: a key, an index or a wildcard.
@@ -83,48 +139,34 @@ func parseJSONPath(p string) ([]jsonStep, error) {
 	return steps, nil
 }
 
-// walkJSON collects the raw values steps lead to from raw.
-func walkJSON(raw json.RawMessage, steps []jsonStep, out []json.RawMessage) []json.RawMessage {
+// walkJSON collects the positions of the values steps lead to from the
+// value at pos of a valid document.
+func walkJSON(d *jsonDoc, pos int, steps []jsonStep, out []int) []int {
 	if len(steps) == 0 {
-		return append(out, raw)
+		return append(out, pos)
 	}
 	st := steps[0]
-	raw = bytes.TrimSpace(raw)
-	if len(raw) == 0 {
-		return out
-	}
-	switch {
-	case st.wildcard && raw[0] == '[', st.isIndex:
-		var elems []json.RawMessage
-		if raw[0] != '[' || json.Unmarshal(raw, &elems) != nil {
-			return out
-		}
-		if st.isIndex {
-			if st.index < len(elems) {
-				return walkJSON(elems[st.index], steps[1:], out)
+	switch c := d.s.Data[pos]; {
+	case c == '[' && (st.wildcard || st.isIndex):
+		k := 0
+		d.elements(pos, func(at int) {
+			if st.wildcard || k == st.index {
+				out = walkJSON(d, at, steps[1:], out)
 			}
-			return out
-		}
-		for _, e := range elems {
-			out = walkJSON(e, steps[1:], out)
-		}
-		return out
-	case raw[0] == '{':
-		var obj map[string]json.RawMessage
-		if json.Unmarshal(raw, &obj) != nil {
-			return out
-		}
-		if st.wildcard {
-			// Keys in document order are not kept by a map; a wildcard over
-			// an object is rare, so walk the keys as they come.
-			for _, v := range obj {
-				out = walkJSON(v, steps[1:], out)
+			k++
+		})
+	case c == '{' && !st.isIndex:
+		d.members(pos, func(key []byte, at int) bool {
+			if st.wildcard {
+				out = walkJSON(d, at, steps[1:], out)
+				return true
 			}
-			return out
-		}
-		if v, ok := obj[st.key]; ok {
-			return walkJSON(v, steps[1:], out)
-		}
+			if string(d.keyText(key)) == st.key {
+				out = walkJSON(d, at, steps[1:], out)
+				return false
+			}
+			return true
+		})
 	}
 	return out
 }
@@ -132,43 +174,33 @@ func walkJSON(raw json.RawMessage, steps []jsonStep, out []json.RawMessage) []js
 // getJSONObject is get_json_object for one document: the value at the
 // path, a string without its quotes, anything else as compact JSON text;
 // several wildcard matches form a JSON array.
-func getJSONObject(dst []byte, doc string, steps []jsonStep, wildcard bool) ([]byte, bool) {
-	if !json.Valid([]byte(doc)) {
-		return dst, false
+func getJSONObject(dst []byte, doc []byte, steps []jsonStep, wildcard bool, found []int) ([]byte, bool, []int) {
+	d := newJSONDoc(doc)
+	if !d.valid() {
+		return dst, false, found
 	}
-	found := walkJSON(json.RawMessage(doc), steps, nil)
+	found = walkJSON(d, d.s.SkipWS(0), steps, found[:0])
 	switch {
 	case len(found) == 0:
-		return dst, false
+		return dst, false, found
 	case len(found) == 1 || !wildcard:
-		v := bytes.TrimSpace(found[0])
-		if bytes.Equal(v, []byte("null")) {
-			return dst, false
+		switch doc[found[0]] {
+		case 'n':
+			return dst, false, found
+		case '"':
+			v, _ := d.value(found[0])
+			return append(dst, d.keyText(v)...), true, found
 		}
-		if v[0] == '"' {
-			var s string
-			if json.Unmarshal(v, &s) == nil {
-				return append(dst, s...), true
-			}
-		}
-		var b bytes.Buffer
-		if json.Compact(&b, v) != nil {
-			return dst, false
-		}
-		return append(dst, b.Bytes()...), true
+		return d.appendCompact(dst, found[0]), true, found
 	}
-	var b bytes.Buffer
-	b.WriteByte('[')
-	for k, v := range found {
+	dst = append(dst, '[')
+	for k, at := range found {
 		if k > 0 {
-			b.WriteByte(',')
+			dst = append(dst, ',')
 		}
-		if json.Compact(&b, v) != nil {
-			return dst, false
-		}
+		dst = d.appendCompact(dst, at)
 	}
-	b.WriteByte(']')
-	return append(dst, b.Bytes()...), true
+	return append(dst, ']'), true, found
 }
 
 type jsonPath struct {
@@ -201,13 +233,15 @@ func bindGetJSONObject(args []fn.Arg) (fn.Bound, error) {
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		doc := a[0].(*array.String)
 		pc := paths.forEval()
+		var found []int
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
 			p, err := pc.at(a, i)
 			if err != nil {
 				return dst, false, nil
 			}
-			out, ok := getJSONObject(dst, doc.Value(i), p.steps, p.wildcard)
-			return out, ok, nil
+			var ok bool
+			dst, ok, found = getJSONObject(dst, doc.ValueBytes()[doc.ValueOffset(i):doc.ValueOffset(i+1)], p.steps, p.wildcard, found)
+			return dst, ok, nil
 		})
 	}}, nil
 }
@@ -257,22 +291,18 @@ func parseSchema(s string) (arrow.DataType, error) {
 }
 
 func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
-	if len(args) == 3 {
-		return fn.Bound{}, fmt.Errorf("argument 3: from_json options are not supported")
+	if err := arity(args, 2, 3); err != nil {
+		return fn.Bound{}, err
 	}
-	if err := arity(args, 2, 2); err != nil {
+	if err := optionsArg(args, 2); err != nil {
 		return fn.Bound{}, err
 	}
 	if _, err := stringArg(args, 0); err != nil {
 		return fn.Bound{}, err
 	}
-	schema, null, ok := constString(args[1])
-	if !ok || null || !isStringType(args[1].Type) {
-		return fn.Bound{}, fmt.Errorf("argument 2 must be a schema string literal, got %s", sparkName(args[1].Type))
-	}
-	dt, err := parseSchema(schema)
+	dt, schema, err := schemaArg(args, 1)
 	if err != nil {
-		return fn.Bound{}, fmt.Errorf("argument 2: %w", err)
+		return fn.Bound{}, err
 	}
 	switch dt.ID() {
 	case arrow.STRUCT, arrow.LIST, arrow.MAP:
@@ -282,23 +312,31 @@ func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
 	if err := stringKeyed(dt); err != nil {
 		return fn.Bound{}, fmt.Errorf("argument 2: schema %q: %w", schema, err)
 	}
-	return fn.Bound{Type: dt, Args: []arrow.DataType{stringType, nil}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+	return fn.Bound{Type: dt, Args: []arrow.DataType{stringType, nil, nil}[:len(args)], Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		doc := a[0].(*array.String)
 		b := array.NewBuilder(ctx.Mem, dt)
 		defer b.Release()
 		b.Reserve(n)
+		var oc optionCache
 		for i := 0; i < n; i++ {
-			if doc.IsNull(i) {
+			if nullAt(doc, i) {
 				b.AppendNull()
 				continue
+			}
+			opts, err := oc.at(a, 2, i)
+			if err != nil {
+				return nil, err
 			}
 			dec := json.NewDecoder(strings.NewReader(doc.Value(i)))
 			dec.UseNumber()
 			var v any
 			if err := dec.Decode(&v); err != nil || dec.More() {
+				if opts.failFast {
+					return nil, fmt.Errorf("malformed JSON record %q (mode FAILFAST)", doc.Value(i))
+				}
 				// A malformed record is a struct of NULLs (PERMISSIVE mode).
 				if st, ok := b.(*array.StructBuilder); ok {
-					appendJSONAs(st, map[string]any{})
+					appendJSONAs(st, map[string]any{}, opts)
 				} else {
 					b.AppendNull()
 				}
@@ -307,10 +345,23 @@ func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
 			if obj, isObj := v.(map[string]any); isObj && dt.ID() == arrow.LIST && dt.(*arrow.ListType).Elem().ID() == arrow.STRUCT {
 				v = []any{obj} // a single object reads as a one-element array
 			}
-			appendJSONAs(b, v)
+			appendJSONAs(b, v, opts)
 		}
 		return b.NewArray(), nil
 	}}, nil
+}
+
+// schemaArg reads a literal schema argument (from_json, from_csv).
+func schemaArg(args []fn.Arg, i int) (arrow.DataType, string, error) {
+	schema, null, ok := constString(args[i])
+	if !ok || null || !isStringType(args[i].Type) {
+		return nil, "", fmt.Errorf("argument %d must be a schema string literal, got %s", i+1, sparkName(args[i].Type))
+	}
+	dt, err := parseSchema(schema)
+	if err != nil {
+		return nil, "", fmt.Errorf("argument %d: %w", i+1, err)
+	}
+	return dt, schema, nil
 }
 
 // stringKeyed checks that every map in dt has string keys: JSON object
@@ -336,7 +387,7 @@ func stringKeyed(dt arrow.DataType) error {
 
 // appendJSONAs appends a decoded JSON value to b as b's type, the way
 // Spark's JSON reader converts; a value of the wrong kind is NULL.
-func appendJSONAs(b array.Builder, v any) {
+func appendJSONAs(b array.Builder, v any, o *jsonOptions) {
 	if v == nil {
 		b.AppendNull()
 		return
@@ -356,7 +407,7 @@ func appendJSONAs(b array.Builder, v any) {
 				x.FieldBuilder(k).AppendNull()
 				continue
 			}
-			appendJSONAs(x.FieldBuilder(k), fv)
+			appendJSONAs(x.FieldBuilder(k), fv, o)
 		}
 	case *array.ListBuilder:
 		elems, ok := v.([]any)
@@ -366,7 +417,7 @@ func appendJSONAs(b array.Builder, v any) {
 		}
 		x.Append(true)
 		for _, e := range elems {
-			appendJSONAs(x.ValueBuilder(), e)
+			appendJSONAs(x.ValueBuilder(), e, o)
 		}
 	case *array.MapBuilder:
 		obj, ok := v.(map[string]any)
@@ -376,8 +427,8 @@ func appendJSONAs(b array.Builder, v any) {
 		}
 		x.Append(true)
 		for k, item := range obj {
-			appendJSONAs(x.KeyBuilder(), k)
-			appendJSONAs(x.ItemBuilder(), item)
+			appendJSONAs(x.KeyBuilder(), k, o)
+			appendJSONAs(x.ItemBuilder(), item, o)
 		}
 	case *array.StringBuilder:
 		if s, ok := v.(string); ok {
@@ -393,13 +444,13 @@ func appendJSONAs(b array.Builder, v any) {
 			x.AppendNull()
 		}
 	default:
-		appendJSONScalar(b, v)
+		appendJSONScalar(b, v, o)
 	}
 }
 
 // appendJSONScalar converts a JSON number or string to a numeric, decimal,
 // date or timestamp builder's type.
-func appendJSONScalar(b array.Builder, v any) {
+func appendJSONScalar(b array.Builder, v any, o *jsonOptions) {
 	num, isNum := v.(json.Number)
 	str, isStr := v.(string)
 	switch x := b.(type) {
@@ -438,11 +489,25 @@ func appendJSONScalar(b array.Builder, v any) {
 			return
 		}
 	case *array.TimestampBuilder:
+		if o.tsFormat != nil {
+			if us, ok := o.tsFormat.parse(str); isStr && ok {
+				x.Append(arrow.Timestamp(fn.FromMicros(us, x.Type().(*arrow.TimestampType).Unit)))
+				return
+			}
+			break
+		}
 		if us, ok := fn.ParseTimestamp(str); isStr && ok {
 			x.Append(arrow.Timestamp(fn.FromMicros(us, x.Type().(*arrow.TimestampType).Unit)))
 			return
 		}
 	case *array.Date32Builder:
+		if o.dateFormat != nil {
+			if us, ok := o.dateFormat.parse(str); isStr && ok {
+				x.Append(arrow.Date32(floorDivInt(us, usPerDay)))
+				return
+			}
+			break
+		}
 		if d, ok := fn.ParseDate(str); isStr && ok {
 			x.Append(arrow.Date32(d))
 			return
@@ -472,18 +537,110 @@ func bindToJSON(args []fn.Arg) (fn.Bound, error) {
 	default:
 		return fn.Bound{}, argErr(0, args[0], "a struct, an array or a map")
 	}
+	if err := optionsArg(args, 1); err != nil {
+		return fn.Bound{}, err
+	}
 	return fn.Bound{Type: stringType, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		var oc optionCache
+		var buf []byte
 		return mapStrings(ctx, a[:1], n, func(dst []byte, i int) ([]byte, bool, error) {
-			return appendSparkJSON(dst, a[0], i), true, nil
+			o, err := oc.at(a, 1, i)
+			if err != nil {
+				return nil, false, err
+			}
+			if !o.pretty {
+				return o.appendJSON(dst, a[0], i), true, nil
+			}
+			buf = o.appendJSON(buf[:0], a[0], i)
+			return appendJacksonPretty(dst, buf), true, nil
 		})
 	}}, nil
 }
 
-// appendSparkJSON writes value i as Spark's to_json does: struct fields
-// that are NULL are left out (ignoreNullFields); the leaves are written
-// as dataframe.AppendJSONValue writes them.
-func appendSparkJSON(dst []byte, arr arrow.Array, i int) []byte {
-	if arr.IsNull(i) {
+// jsonOptions are the options of from_json and to_json Sluice honours.
+type jsonOptions struct {
+	tsFormat, dateFormat *dtPattern
+	keepNulls, pretty    bool
+	failFast             bool
+}
+
+var defaultJSONOptions = &jsonOptions{}
+
+// optionsArg checks that argument i, when given, is a map of strings.
+func optionsArg(args []fn.Arg, i int) error {
+	if i >= len(args) {
+		return nil
+	}
+	switch t := args[i].Type.(type) {
+	case *arrow.NullType:
+		return nil
+	case *arrow.MapType:
+		if isStringType(t.KeyType()) && isStringType(t.ItemType()) {
+			return nil
+		}
+	}
+	return argErr(i, args[i], "a map of option names to values (map('name', 'value', …))")
+}
+
+// optionCache reads the options of a row, parsing a map only when it
+// differs from the previous row's.
+type optionCache struct {
+	key  string
+	opts *jsonOptions
+}
+
+func (c *optionCache) at(a []arrow.Array, k, i int) (*jsonOptions, error) {
+	if k >= len(a) || nullAt(a[k], i) || a[k].DataType().ID() != arrow.MAP {
+		return defaultJSONOptions, nil
+	}
+	m := a[k].(*array.Map)
+	keys, items := m.Keys().(*array.String), m.Items().(*array.String)
+	s, e := m.ValueOffsets(i)
+	var kb strings.Builder
+	for j := s; j < e; j++ {
+		kb.WriteString(keys.Value(int(j)))
+		kb.WriteByte(0)
+		if !nullAt(items, int(j)) {
+			kb.WriteString(items.Value(int(j)))
+		}
+		kb.WriteByte(0)
+	}
+	if c.opts != nil && kb.String() == c.key {
+		return c.opts, nil
+	}
+	o := &jsonOptions{}
+	for j := s; j < e; j++ {
+		if nullAt(items, int(j)) {
+			continue
+		}
+		v := items.Value(int(j))
+		var err error
+		switch strings.ToLower(keys.Value(int(j))) {
+		case "timestampformat":
+			o.tsFormat, err = compilePattern(v)
+		case "dateformat":
+			o.dateFormat, err = compilePattern(v)
+		case "ignorenullfields":
+			o.keepNulls = strings.EqualFold(v, "false")
+		case "pretty":
+			o.pretty = strings.EqualFold(v, "true")
+		case "mode":
+			o.failFast = strings.EqualFold(v, "FAILFAST")
+		}
+		if err != nil {
+			return nil, fmt.Errorf("option %s: %w", keys.Value(int(j)), err)
+		}
+	}
+	c.key, c.opts = kb.String(), o
+	return o, nil
+}
+
+// appendJSON writes value i as Spark's to_json does: struct fields that
+// are NULL are left out (ignoreNullFields); the leaves are written as
+// dataframe.AppendJSONValue writes them, timestamps and dates with the
+// formats asked for.
+func (o *jsonOptions) appendJSON(dst []byte, arr arrow.Array, i int) []byte {
+	if nullAt(arr, i) {
 		return append(dst, "null"...)
 	}
 	switch a := arr.(type) {
@@ -492,7 +649,7 @@ func appendSparkJSON(dst []byte, arr arrow.Array, i int) []byte {
 		dst = append(dst, '{')
 		first := true
 		for k := 0; k < a.NumField(); k++ {
-			if a.Field(k).IsNull(i) {
+			if nullAt(a.Field(k), i) && !o.keepNulls {
 				continue
 			}
 			if !first {
@@ -501,7 +658,7 @@ func appendSparkJSON(dst []byte, arr arrow.Array, i int) []byte {
 			first = false
 			dst = appendJSONName(dst, st.Field(k).Name)
 			dst = append(dst, ':')
-			dst = appendSparkJSON(dst, a.Field(k), i)
+			dst = o.appendJSON(dst, a.Field(k), i)
 		}
 		return append(dst, '}')
 	case *array.List:
@@ -511,7 +668,7 @@ func appendSparkJSON(dst []byte, arr arrow.Array, i int) []byte {
 			if j > s {
 				dst = append(dst, ',')
 			}
-			dst = appendSparkJSON(dst, a.ListValues(), int(j))
+			dst = o.appendJSON(dst, a.ListValues(), int(j))
 		}
 		return append(dst, ']')
 	case *array.Map:
@@ -522,13 +679,16 @@ func appendSparkJSON(dst []byte, arr arrow.Array, i int) []byte {
 			if j > s {
 				dst = append(dst, ',')
 			}
-			if _, isString := keys.(*array.String); isString {
+			switch k := keys.(type) {
+			case *array.String:
 				dst = dataframe.AppendJSONValue(dst, keys, int(j))
-			} else {
+			case *array.Struct:
+				dst = appendJSONName(dst, string(appendRowString(nil, k, int(j))))
+			default:
 				dst = appendJSONName(dst, string(fn.AppendSparkString(nil, keys, int(j))))
 			}
 			dst = append(dst, ':')
-			dst = appendSparkJSON(dst, items, int(j))
+			dst = o.appendJSON(dst, items, int(j))
 		}
 		return append(dst, '}')
 	case *array.Float64, *array.Float32:
@@ -537,8 +697,181 @@ func appendSparkJSON(dst []byte, arr arrow.Array, i int) []byte {
 		if f := fn.FloatValue(arr, i); !math.IsNaN(f) && !math.IsInf(f, 0) {
 			return fn.AppendSparkString(dst, arr, i)
 		}
+	case *array.Timestamp:
+		if o.tsFormat != nil {
+			dst = append(dst, '"')
+			return append(o.tsFormat.format(dst, fn.TimestampMicros(a, i)), '"')
+		}
+	case *array.Date32:
+		if o.dateFormat != nil {
+			dst = append(dst, '"')
+			return append(o.dateFormat.format(dst, int64(a.Value(i))*usPerDay), '"')
+		}
 	}
 	return dataframe.AppendJSONValue(dst, arr, i)
+}
+
+// appendRowString writes a struct as Spark's InternalRow.toString, which
+// is how to_json names a map key that is a struct: `[1]`, `[1,a]`.
+func appendRowString(dst []byte, st *array.Struct, i int) []byte {
+	dst = append(dst, '[')
+	for k := 0; k < st.NumField(); k++ {
+		if k > 0 {
+			dst = append(dst, ',')
+		}
+		if nullAt(st.Field(k), i) {
+			dst = append(dst, "null"...)
+			continue
+		}
+		dst = fn.AppendSparkString(dst, st.Field(k), i)
+	}
+	return append(dst, ']')
+}
+
+// appendJacksonPretty re-writes compact JSON the way Jackson's default
+// pretty printer does: object members on their own lines indented two
+// spaces per level, `" : "` between name and value, arrays on one line
+// (`[ 1, 2 ]`), empty ones as `{ }` and `[ ]`.
+func appendJacksonPretty(dst, v []byte) []byte {
+	nesting := 0
+	var stack []byte
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		switch c {
+		case '"':
+			end := jsontext.StringEnd(v, i)
+			dst = append(dst, v[i:end]...)
+			i = end - 1
+		case '{', '[':
+			close := byte('}')
+			if c == '[' {
+				close = ']'
+			}
+			if i+1 < len(v) && v[i+1] == close {
+				dst = append(dst, c, ' ', close)
+				i++
+				continue
+			}
+			nesting++
+			stack = append(stack, c)
+			dst = append(dst, c)
+			if c == '{' {
+				dst = appendIndent(dst, nesting)
+			} else {
+				dst = append(dst, ' ')
+			}
+		case '}', ']':
+			nesting--
+			stack = stack[:len(stack)-1]
+			if c == '}' {
+				dst = appendIndent(dst, nesting)
+			} else {
+				dst = append(dst, ' ')
+			}
+			dst = append(dst, c)
+		case ',':
+			dst = append(dst, ',')
+			if stack[len(stack)-1] == '{' {
+				dst = appendIndent(dst, nesting)
+			} else {
+				dst = append(dst, ' ')
+			}
+		case ':':
+			dst = append(dst, " : "...)
+		default:
+			dst = append(dst, c)
+		}
+	}
+	return dst
+}
+
+func appendIndent(dst []byte, level int) []byte {
+	dst = append(dst, '\n')
+	for k := 0; k < level; k++ {
+		dst = append(dst, ' ', ' ')
+	}
+	return dst
+}
+
+func bindJSONObjectKeys(args []fn.Arg) (fn.Bound, error) {
+	in, err := signature(args, "s")
+	if err != nil {
+		return fn.Bound{}, err
+	}
+	return fn.Bound{Type: arrow.ListOf(stringType), Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		b := array.NewListBuilder(ctx.Mem, stringType)
+		defer b.Release()
+		vb := b.ValueBuilder().(*array.StringBuilder)
+		for i := 0; i < n; i++ {
+			if nullAt(a[0], i) {
+				b.AppendNull()
+				continue
+			}
+			d := newJSONDoc([]byte(a[0].(*array.String).Value(i)))
+			if !d.valid() || d.s.Data[d.s.SkipWS(0)] != '{' {
+				b.AppendNull()
+				continue
+			}
+			b.Append(true)
+			d.members(d.s.SkipWS(0), func(key []byte, _ int) bool {
+				vb.Append(string(d.keyText(key)))
+				return true
+			})
+		}
+		return b.NewArray(), nil
+	}}, nil
+}
+
+func bindSchemaOfJSON(args []fn.Arg) (fn.Bound, error) {
+	if err := arity(args, 1, 2); err != nil {
+		return fn.Bound{}, err
+	}
+	doc, null, ok := constString(args[0])
+	if !ok || null {
+		return fn.Bound{}, fmt.Errorf("argument 1 must be a JSON string literal")
+	}
+	f, err := jsonframe.ReadDocument([]byte(`{"v":`+doc+`}`), jsonframe.Options{})
+	if err != nil {
+		return fn.Bound{}, fmt.Errorf("argument 1: %q is not valid JSON", doc)
+	}
+	dt := f.Schema().Field(0).Type
+	f.Release()
+	text := SQLTypeString(dt)
+	return fn.Bound{Type: stringType, Args: []arrow.DataType{nil, nil}[:len(args)], Eval: func(ctx *fn.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
+		return rowsOf(ctx, stringType, nil, n, func(row) (string, bool) { return text, true }), nil
+	}}, nil
+}
+
+// SQLTypeString is Spark's DataType.sql: `BIGINT`, `ARRAY<STRING>`,
+// `STRUCT<a: INT, “b c“: STRING>`.
+func SQLTypeString(dt arrow.DataType) string {
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		parts := make([]string, len(t.Fields()))
+		for i, f := range t.Fields() {
+			parts[i] = quoteIfNeeded(f.Name) + ": " + SQLTypeString(f.Type)
+		}
+		return "STRUCT<" + strings.Join(parts, ", ") + ">"
+	case *arrow.MapType:
+		return "MAP<" + SQLTypeString(t.KeyType()) + ", " + SQLTypeString(t.ItemType()) + ">"
+	case arrow.ListLikeType:
+		return "ARRAY<" + SQLTypeString(t.Elem()) + ">"
+	}
+	return strings.ToUpper(TypeString(dt))
+}
+
+func quoteIfNeeded(name string) string {
+	plain := name != ""
+	digits := true
+	for k := 0; k < len(name); k++ {
+		c := name[k]
+		plain = plain && (c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
+		digits = digits && c >= '0' && c <= '9'
+	}
+	if plain && !digits {
+		return name
+	}
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
 // appendJSONName writes s as a JSON string (without HTML escaping, as

@@ -35,7 +35,7 @@ func TestJSONFunctions(t *testing.T) {
 		{name: "scalar schema", fn: "from_json", args: []in{lit(str, `1`), lit(str, "int")}, err: "must be a struct, an array or a map"},
 		{name: "map schema", fn: "from_json", args: []in{col(str, `{"a":1,"b":null}`, `[1]`), lit(str, "map<string,bigint>")}, typ: strMap, want: []any{map[string]any{"a": int64(1), "b": nil}, nil}},
 		{name: "map keys", fn: "from_json", args: []in{lit(str, `{}`), lit(str, "a map<int,int>")}, err: "map keys must be strings, got int"},
-		{name: "options", fn: "from_json", args: []in{lit(str, `{}`), lit(str, "a int"), lit(str, "x")}, err: "options are not supported"},
+		{name: "options not a map", fn: "from_json", args: []in{lit(str, `{}`), lit(str, "a int"), lit(str, "x")}, err: "argument 3 must be a map of option names to values"},
 		{name: "doc struct", fn: "to_json", args: []in{col(abLong, []any{int64(1), "2"}, []any{nil, "<x>"}, nil)}, typ: str, want: []any{`{"a":1,"b":"2"}`, `{"b":"<x>"}`, nil}},
 		{name: "doc array of structs", fn: "to_json", args: []in{lit(arrow.ListOf(abLong), []any{[]any{int64(1), "2"}})}, want: []any{`[{"a":1,"b":"2"}]`}},
 		{name: "doc map", fn: "to_json", args: []in{lit(arrow.MapOf(str, arrowStruct()), []any{"a", []any{int64(1)}})}, want: []any{`{"a":{"a":1}}`}},

@@ -3,6 +3,7 @@ package functions
 import (
 	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 
 	"github.com/apache/arrow/go/v17/arrow"
@@ -15,10 +16,33 @@ import (
 // Math functions: see docs/sql-functions.md#math-functions.
 
 func init() {
-	register(bindAbs, "abs")
-	register(bindRound, "round")
-	register(bindFloorCeil(false), "floor")
-	register(bindFloorCeil(true), "ceil", "ceiling")
+	def(fn.Scalar{Name: "abs", Group: gMath, Signature: "abs(expr)", Returns: "type of expr (double for a string)", Bind: bindAbs,
+		Doc:      "The absolute value; the smallest integer of a type stays as it is (it has no positive counterpart).",
+		Examples: ex("abs(-1)", "1", "abs(-1.50)", "1.50")})
+	def(fn.Scalar{Name: "round", Group: gMath, Signature: "round(expr[, d])", Returns: "type of expr; decimal(p-s+1+min(s,d), min(s,d)) for decimal(p,s)",
+		Bind: bindRound(false),
+		Doc:  "`expr` rounded to `d` decimal places (default 0; negative rounds to tens, hundreds…) with HALF_UP rounding. `d` is an integer literal.",
+		Examples: ex("round(2.5, 0)", "3", "round(25, -1)", "30", "round(2.675, 2)", "2.68", "round(-2.5)", "-3",
+			"round(CAST(2.5 AS DOUBLE))", "3.0")},
+		pretty(withDefaults(2, "0")))
+	def(fn.Scalar{Name: "bround", Group: gMath, Signature: "bround(expr[, d])", Returns: "as round",
+		Bind:     bindRound(true),
+		Doc:      "`round` with HALF_EVEN rounding (banker's rounding).",
+		Examples: ex("bround(2.5, 0)", "2", "bround(25, -1)", "20", "bround(3.5)", "4")},
+		pretty(withDefaults(2, "0")))
+	def(fn.Scalar{Name: "floor", Group: gMath, Signature: "floor(expr[, scale])", Returns: "bigint; decimal(p-s+1, 0) for decimal(p,s); decimal with `scale`",
+		Bind: bindFloorCeil(false),
+		Doc:  "The largest integer not greater than `expr`, or with `scale`, the largest value with `scale` decimal places.",
+		Examples: ex("floor(-0.1)", "-1", "floor(5)", "5", "floor(3.1411, 3)", "3.141", "floor(3.1411, -3)", "0",
+			"floor(CAST(-1.5 AS DOUBLE))", "-2")},
+		pretty(upperUnlessAlias("floor")))
+	def(fn.Scalar{Name: "ceil", Group: gMath, Signature: "ceil(expr[, scale])", Returns: "bigint; decimal(p-s+1, 0) for decimal(p,s); decimal with `scale`",
+		Bind: bindFloorCeil(true),
+		Doc:  "The smallest integer not smaller than `expr`, or with `scale`, the smallest value with `scale` decimal places.",
+		Examples: ex("ceil(-0.1)", "0", "ceil(5)", "5", "ceil(3.1411, 3)", "3.142", "ceil(3.1411, -3)", "1000",
+			"ceil(CAST(1.2 AS DOUBLE))", "2")},
+		aliases("ceiling"), pretty(upperUnlessAlias("ceil")))
+	defMath()
 }
 
 // numericArg is the implicit cast of a number argument: numbers stay as
@@ -71,57 +95,88 @@ func roundDecimalType(t *arrow.Decimal128Type, d int) *arrow.Decimal128Type {
 	return &arrow.Decimal128Type{Precision: min(integral+s, 38), Scale: s}
 }
 
-// bindRound: round(x[, d]) rounds HALF_UP (away from zero at .5) to d
-// decimal places; d must be a literal.
-func bindRound(args []fn.Arg) (fn.Bound, error) {
-	if err := arity(args, 1, 2); err != nil {
-		return fn.Bound{}, err
+// roundMode is a java.math.RoundingMode Spark uses.
+type roundMode int
+
+const (
+	halfUp   roundMode = iota // ties away from zero
+	halfEven                  // ties to the even neighbour
+	floorMode
+	ceilMode
+)
+
+// roundsUp reports whether a value whose kept digits end in the digit
+// last (0–9), with dropped digits starting first and then rest (any
+// non-zero), rounds away from zero; neg is the sign.
+func (m roundMode) roundsUp(last, first byte, rest, neg bool) bool {
+	switch m {
+	case halfUp:
+		return first >= 5
+	case halfEven:
+		return first > 5 || first == 5 && (rest || last%2 == 1)
+	case floorMode:
+		return neg && (first > 0 || rest)
 	}
-	t, err := numericArg(args, 0)
-	if err != nil {
-		return fn.Bound{}, err
+	return !neg && (first > 0 || rest)
+}
+
+// bindRound: round(x[, d]) rounds HALF_UP (away from zero at .5), bround
+// HALF_EVEN, to d decimal places; d must be a literal.
+func bindRound(even bool) bindFunc {
+	mode := halfUp
+	if even {
+		mode = halfEven
 	}
-	d := 0
-	if len(args) == 2 {
-		v, null, ok := constInt(args[1])
-		if !ok || !isIntegral(args[1].Type) && !isNull(args[1].Type) {
-			return fn.Bound{}, fmt.Errorf("argument 2 must be an integer literal, got %s", sparkName(args[1].Type))
+	return func(args []fn.Arg) (fn.Bound, error) {
+		if err := arity(args, 1, 2); err != nil {
+			return fn.Bound{}, err
 		}
-		if null {
-			return fn.Bound{Type: t, Args: []arrow.DataType{t, nil}, Eval: allNull(t)}, nil
+		t, err := numericArg(args, 0)
+		if err != nil {
+			return fn.Bound{}, err
 		}
-		d = int(max(min(v, 1000), -1000))
-	}
-	out := t
-	if dt, ok := t.(*arrow.Decimal128Type); ok {
-		out = roundDecimalType(dt, d)
-	}
-	in := []arrow.DataType{t, nil}[:len(args)]
-	return fn.Bound{Type: out, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		return mapValues(ctx.Mem, out, a[0], n, func(b array.Builder, i int) {
-			switch x := b.(type) {
-			case *array.Float64Builder:
-				x.UnsafeAppend(roundFloat(a[0].(*array.Float64).Value(i), d, 64))
-			case *array.Float32Builder:
-				x.UnsafeAppend(float32(roundFloat(float64(a[0].(*array.Float32).Value(i)), d, 32)))
-			case *array.Decimal128Builder:
-				in := a[0].(*array.Decimal128)
-				v, ok := roundDecimal(in.Value(i), in.DataType().(*arrow.Decimal128Type).Scale, d, out.(*arrow.Decimal128Type))
-				if ok {
-					x.UnsafeAppend(v)
-				} else {
-					x.UnsafeAppendBoolToBitmap(false)
-				}
-			default:
-				appendInt(b, roundInt(fn.IntValue(a[0], i), d))
+		d := 0
+		if len(args) == 2 {
+			v, null, ok := constInt(args[1])
+			if !ok || !isIntegral(args[1].Type) && !isNull(args[1].Type) {
+				return fn.Bound{}, fmt.Errorf("argument 2 must be an integer literal, got %s", sparkName(args[1].Type))
 			}
-		}), nil
-	}}, nil
+			if null {
+				return fn.Bound{Type: t, Args: []arrow.DataType{t, nil}, Eval: allNull(t)}, nil
+			}
+			d = int(max(min(v, 1000), -1000))
+		}
+		out := t
+		if dt, ok := t.(*arrow.Decimal128Type); ok {
+			out = roundDecimalType(dt, d)
+		}
+		in := []arrow.DataType{t, nil}[:len(args)]
+		return fn.Bound{Type: out, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			return mapValues(ctx.Mem, out, a[0], n, func(b array.Builder, i int) {
+				switch x := b.(type) {
+				case *array.Float64Builder:
+					x.UnsafeAppend(roundFloat(a[0].(*array.Float64).Value(i), d, 64, mode))
+				case *array.Float32Builder:
+					x.UnsafeAppend(float32(roundFloat(float64(a[0].(*array.Float32).Value(i)), d, 32, mode)))
+				case *array.Decimal128Builder:
+					in := a[0].(*array.Decimal128)
+					v, ok := roundDecimal(in.Value(i), in.DataType().(*arrow.Decimal128Type).Scale, d, out.(*arrow.Decimal128Type), mode)
+					if ok {
+						x.UnsafeAppend(v)
+					} else {
+						x.UnsafeAppendBoolToBitmap(false)
+					}
+				default:
+					appendInt(b, roundInt(fn.IntValue(a[0], i), d, mode))
+				}
+			}), nil
+		}}, nil
+	}
 }
 
 func allNull(t arrow.DataType) func(*fn.Ctx, []arrow.Array, int) (arrow.Array, error) {
 	return func(ctx *fn.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
-		return array.MakeArrayOfNull(ctx.Mem, t, n), nil
+		return fn.NullArray(ctx.Mem, t, n), nil
 	}
 }
 
@@ -139,31 +194,22 @@ func appendInt(b array.Builder, v int64) {
 	}
 }
 
-// roundInt rounds an integer HALF_UP to a multiple of 10^-d (d < 0).
-func roundInt(v int64, d int) int64 {
+// roundInt rounds an integer to a multiple of 10^-d (d < 0).
+func roundInt(v int64, d int, mode roundMode) int64 {
 	if d >= 0 {
 		return v
 	}
-	if d < -18 {
+	r, _ := rescaleBig(big.NewInt(v), 0, int32(d), mode)
+	if !r.IsInt64() {
 		return 0
 	}
-	pow := int64(1)
-	for k := 0; k < -d; k++ {
-		pow *= 10
-	}
-	q, r := v/pow, v%pow
-	if r >= pow-r && r > 0 {
-		q++
-	} else if r < 0 && -r >= pow+r {
-		q--
-	}
-	return q * pow
+	return r.Int64()
 }
 
-// roundFloat rounds HALF_UP on the shortest decimal text of f (Java's
+// roundFloat rounds on the shortest decimal text of f (Java's
 // Double.toString digits, as Spark's BigDecimal(d)): round(2.675, 2) is
 // 2.68.
-func roundFloat(f float64, d int, bits int) float64 {
+func roundFloat(f float64, d int, bits int, mode roundMode) float64 {
 	if math.IsNaN(f) || math.IsInf(f, 0) {
 		return f
 	}
@@ -191,13 +237,23 @@ func roundFloat(f float64, d int, bits int) float64 {
 		return f
 	}
 	drop := scale - d
+	var kept []byte
+	first, rest := byte(0), false
 	if drop > len(digits) {
-		return math.Copysign(0, f)
+		rest = true // all digits dropped, and below the first dropped place
+	} else {
+		kept = digits[:len(digits)-drop]
+		first = digits[len(digits)-drop] - '0'
+		for _, c := range digits[len(digits)-drop+1:] {
+			rest = rest || c != '0'
+		}
 	}
-	kept := digits[:len(digits)-drop]
-	up := digits[len(digits)-drop] >= '5'
+	last := byte(0)
+	if len(kept) > 0 {
+		last = kept[len(kept)-1] - '0'
+	}
 	u, _ := strconv.ParseUint("0"+string(kept), 10, 64)
-	if up {
+	if mode.roundsUp(last, first, rest, neg) {
 		u++
 	}
 	// Parse the rounded digits back: correctly rounded, unlike a division.
@@ -208,27 +264,62 @@ func roundFloat(f float64, d int, bits int) float64 {
 	return out
 }
 
-// roundDecimal rounds v (scale s) HALF_UP to d places into type out.
-func roundDecimal(v decimal128.Num, s int32, d int, out *arrow.Decimal128Type) (decimal128.Num, bool) {
-	if d < 0 {
-		r := v.ReduceScaleBy(s, true)
-		if -d <= 38 {
-			r = r.ReduceScaleBy(int32(-d), true).IncreaseScaleBy(int32(-d))
-		} else {
-			r = decimal128.Num{}
-		}
-		return r, r.FitsInPrecision(out.Precision)
+// rescaleBig changes the scale of the unscaled value v from s to d,
+// rounding with mode where digits are dropped; a negative d keeps the
+// result at scale 0 (a multiple of 10^-d).
+func rescaleBig(v *big.Int, s, d int32, mode roundMode) (*big.Int, int32) {
+	if d >= s {
+		return new(big.Int).Mul(v, pow10Big(d-s)), d
 	}
-	r := v.ReduceScaleBy(s-out.Scale, true)
-	return r, r.FitsInPrecision(out.Precision)
+	div := pow10Big(s - d)
+	q, r := new(big.Int).QuoRem(v, div, new(big.Int))
+	if r.Sign() != 0 {
+		twice := new(big.Int).Abs(r)
+		twice.Lsh(twice, 1)
+		c := twice.Cmp(div)
+		first, rest := byte(0), true
+		switch {
+		case c > 0:
+			first = 6
+		case c == 0:
+			first, rest = 5, false
+		default:
+			first = 1
+		}
+		last := byte(new(big.Int).Abs(new(big.Int).Rem(q, big.NewInt(10))).Int64())
+		if mode.roundsUp(last, first, rest, v.Sign() < 0) {
+			q.Add(q, big.NewInt(int64(v.Sign())))
+		}
+	}
+	if d < 0 {
+		return q.Mul(q, pow10Big(-d)), 0
+	}
+	return q, d
+}
+
+func pow10Big(k int32) *big.Int {
+	return new(big.Int).Exp(big.NewInt(10), big.NewInt(int64(k)), nil)
+}
+
+// roundDecimal rounds v (scale s) to d places into type out.
+func roundDecimal(v decimal128.Num, s int32, d int, out *arrow.Decimal128Type, mode roundMode) (decimal128.Num, bool) {
+	r, scale := rescaleBig(v.BigInt(), s, int32(max(d, -38)), mode)
+	if scale != out.Scale {
+		r, _ = rescaleBig(r, scale, out.Scale, mode)
+	}
+	n := decimal128.FromBigInt(r)
+	return n, r.BitLen() < 127 && n.FitsInPrecision(out.Precision)
 }
 
 // bindFloorCeil: floor/ceil give bigint for integers, doubles and strings,
 // decimal(p-s+1, 0) for decimal(p,s).
 func bindFloorCeil(ceil bool) func([]fn.Arg) (fn.Bound, error) {
 	return func(args []fn.Arg) (fn.Bound, error) {
-		if err := arity(args, 1, 1); err != nil {
+		if err := arity(args, 1, 2); err != nil {
 			return fn.Bound{}, err
+		}
+		if len(args) == 2 {
+			return bindFloorCeilScale(args, ceil)
 		}
 		t, err := numericArg(args, 0)
 		if err != nil {
@@ -282,4 +373,57 @@ func bindFloorCeil(ceil bool) func([]fn.Arg) (fn.Bound, error) {
 			}), nil
 		}}, nil
 	}
+}
+
+// decimalOf is the decimal type Spark casts a number to where a function
+// wants a decimal (DecimalType.forType): int decimal(10,0), long
+// decimal(20,0), double decimal(30,15), a string decimal(38,18).
+func decimalOf(dt arrow.DataType) (*arrow.Decimal128Type, bool) {
+	switch t := dt.(type) {
+	case *arrow.Decimal128Type:
+		return t, true
+	case *arrow.Int8Type:
+		return &arrow.Decimal128Type{Precision: 3}, true
+	case *arrow.Int16Type:
+		return &arrow.Decimal128Type{Precision: 5}, true
+	case *arrow.Int32Type:
+		return &arrow.Decimal128Type{Precision: 10}, true
+	case *arrow.Int64Type:
+		return &arrow.Decimal128Type{Precision: 20}, true
+	case *arrow.Float32Type:
+		return &arrow.Decimal128Type{Precision: 14, Scale: 7}, true
+	case *arrow.Float64Type:
+		return &arrow.Decimal128Type{Precision: 30, Scale: 15}, true
+	case *arrow.StringType, *arrow.NullType:
+		return &arrow.Decimal128Type{Precision: 38, Scale: 18}, true
+	}
+	return nil, false
+}
+
+// bindFloorCeilScale is floor(x, d) / ceil(x, d): x as a decimal, rounded
+// toward minus or plus infinity to d places (d a literal).
+func bindFloorCeilScale(args []fn.Arg, ceil bool) (fn.Bound, error) {
+	in, ok := decimalOf(args[0].Type)
+	if !ok {
+		return fn.Bound{}, argErr(0, args[0], "a number")
+	}
+	v, null, isLit := constInt(args[1])
+	if !isLit || !isIntegral(args[1].Type) && !isNull(args[1].Type) {
+		return fn.Bound{}, fmt.Errorf("argument 2 must be an integer literal, got %s", sparkName(args[1].Type))
+	}
+	d := int(max(min(v, 38), -38))
+	out := roundDecimalType(in, d)
+	if null {
+		return fn.Bound{Type: out, Args: []arrow.DataType{in, nil}, Eval: allNull(out)}, nil
+	}
+	mode := floorMode
+	if ceil {
+		mode = ceilMode
+	}
+	return fn.Bound{Type: out, Args: []arrow.DataType{in, nil}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		x := a[0].(*array.Decimal128)
+		return rowsOf(ctx, out, a[:1], n, func(r row) (decimal128.Num, bool) {
+			return roundDecimal(x.Value(r.i), in.Scale, d, out, mode)
+		}), nil
+	}}, nil
 }

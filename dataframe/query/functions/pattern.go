@@ -139,7 +139,7 @@ var (
 func (p *dtPattern) format(dst []byte, us int64) []byte {
 	secs := floorDivInt(us, 1_000_000)
 	t := time.Unix(secs, (us-secs*1_000_000)*1000).UTC()
-	return formatFields(dst, p.fields, t)
+	return formatFields(dst, p.fields, civilOf(t))
 }
 
 func floorDivInt(a, b int64) int64 {
@@ -155,19 +155,69 @@ func pad(dst []byte, v, width int) []byte {
 		dst = append(dst, '-')
 		v = -v
 	}
-	s := strconv.Itoa(v)
+	if v < 100 && width <= 2 {
+		if v >= 10 || width == 2 {
+			dst = append(dst, byte('0'+v/10))
+		}
+		return append(dst, byte('0'+v%10))
+	}
+	if v >= 1000 && v < 10000 && width <= 4 {
+		return append(dst, byte('0'+v/1000), byte('0'+v/100%10), byte('0'+v/10%10), byte('0'+v%10))
+	}
+	var buf [20]byte
+	s := strconv.AppendInt(buf[:0], int64(v), 10)
 	for k := len(s); k < width; k++ {
 		dst = append(dst, '0')
 	}
 	return append(dst, s...)
 }
 
-func formatFields(dst []byte, fields []dtField, t time.Time) []byte {
+// civil is an instant's calendar fields, computed once for all the
+// fields of a pattern.
+type civil struct {
+	t                         time.Time
+	year, day, hour, min, sec int
+	month                     time.Month
+}
+
+func civilOf(t time.Time) civil {
+	c := civil{t: t}
+	secs := t.Unix()
+	days := floorDivInt(secs, 86400)
+	c.year, c.month, c.day = civilFromDays(days)
+	rest := int(secs - days*86400)
+	c.hour, c.min, c.sec = rest/3600, rest/60%60, rest%60
+	return c
+}
+
+// civilFromDays is the proleptic Gregorian date of a day number (days
+// since 1970-01-01), Howard Hinnant's civil_from_days.
+func civilFromDays(z int64) (int, time.Month, int) {
+	z += 719468
+	era := floorDivInt(z, 146097)
+	doe := z - era*146097
+	yoe := (doe - doe/1460 + doe/36524 - doe/146096) / 365
+	y := yoe + era*400
+	doy := doe - (365*yoe + yoe/4 - yoe/100)
+	mp := (5*doy + 2) / 153
+	d := doy - (153*mp+2)/5 + 1
+	m := mp + 3
+	if mp >= 10 {
+		m = mp - 9
+	}
+	if m <= 2 {
+		y++
+	}
+	return int(y), time.Month(m), int(d)
+}
+
+func formatFields(dst []byte, fields []dtField, c civil) []byte {
+	t := c.t
 	for _, f := range fields {
 		switch f.letter {
 		case 0:
 			if f.optional != nil {
-				dst = formatFields(dst, f.optional, t)
+				dst = formatFields(dst, f.optional, c)
 			} else {
 				dst = append(dst, f.lit...)
 			}
@@ -178,7 +228,7 @@ func formatFields(dst []byte, fields []dtField, t time.Time) []byte {
 				dst = append(dst, "AD"...)
 			}
 		case 'y':
-			y := t.Year()
+			y := c.year
 			if f.count == 2 {
 				dst = pad(dst, y%100, 2)
 			} else {
@@ -189,18 +239,18 @@ func formatFields(dst []byte, fields []dtField, t time.Time) []byte {
 		case 'M', 'L':
 			switch f.count {
 			case 1, 2:
-				dst = pad(dst, int(t.Month()), f.count)
+				dst = pad(dst, int(c.month), f.count)
 			case 3:
-				dst = append(dst, shortMonths[t.Month()-1]...)
+				dst = append(dst, shortMonths[c.month-1]...)
 			case 4:
-				dst = append(dst, t.Month().String()...)
+				dst = append(dst, c.month.String()...)
 			default:
-				dst = append(dst, t.Month().String()[0])
+				dst = append(dst, c.month.String()[0])
 			}
 		case 'd':
-			dst = pad(dst, t.Day(), f.count)
+			dst = pad(dst, c.day, f.count)
 		case 'Q', 'q':
-			q := (int(t.Month())-1)/3 + 1
+			q := (int(c.month)-1)/3 + 1
 			switch f.count {
 			case 1, 2:
 				dst = pad(dst, q, f.count)
@@ -217,33 +267,34 @@ func formatFields(dst []byte, fields []dtField, t time.Time) []byte {
 				dst = append(dst, shortDays[t.Weekday()]...)
 			}
 		case 'a':
-			if t.Hour() < 12 {
+			if c.hour < 12 {
 				dst = append(dst, "AM"...)
 			} else {
 				dst = append(dst, "PM"...)
 			}
 		case 'h':
-			h := t.Hour() % 12
+			h := c.hour % 12
 			if h == 0 {
 				h = 12
 			}
 			dst = pad(dst, h, f.count)
 		case 'K':
-			dst = pad(dst, t.Hour()%12, f.count)
+			dst = pad(dst, c.hour%12, f.count)
 		case 'k':
-			h := t.Hour()
+			h := c.hour
 			if h == 0 {
 				h = 24
 			}
 			dst = pad(dst, h, f.count)
 		case 'H':
-			dst = pad(dst, t.Hour(), f.count)
+			dst = pad(dst, c.hour, f.count)
 		case 'm':
-			dst = pad(dst, t.Minute(), f.count)
+			dst = pad(dst, c.min, f.count)
 		case 's':
-			dst = pad(dst, t.Second(), f.count)
+			dst = pad(dst, c.sec, f.count)
 		case 'S':
-			nanos := pad(nil, t.Nanosecond(), 9)
+			var buf [12]byte
+			nanos := pad(buf[:0], t.Nanosecond(), 9)
 			dst = append(dst, nanos[:f.count]...)
 		case 'V':
 			dst = append(dst, "UTC"...)

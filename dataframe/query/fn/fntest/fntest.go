@@ -117,6 +117,9 @@ func appendValue(b array.Builder, v any) {
 // which read as "yyyy-MM-dd".
 func Values(arr arrow.Array) []any {
 	out := make([]any, arr.Len())
+	if arr.DataType().ID() == arrow.NULL {
+		return out // every value of a Null array is NULL
+	}
 	for i := range out {
 		switch a := arr.(type) {
 		case *array.Decimal128:
