@@ -429,9 +429,9 @@ func (e *readValueError) Error() string {
 func (e *readValueError) Unwrap() error { return e.Err }
 
 const (
-	pgEpochDays   = 10957            // 2000-01-01 in days since 1970-01-01
-	pgEpochMicros = 946684800000000  // 2000-01-01 in µs since 1970-01-01
-	minDays       = -719162          // 0001-01-01
+	pgEpochDays   = 10957           // 2000-01-01 in days since 1970-01-01
+	pgEpochMicros = 946684800000000 // 2000-01-01 in µs since 1970-01-01
+	minDays       = -719162         // 0001-01-01
 	minMicros     = -62135596800000000
 )
 

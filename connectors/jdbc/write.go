@@ -102,7 +102,7 @@ func (w *writer) prepare() error {
 				return fmt.Errorf("%w: column %s: %v", ErrSchema, f.Name, err)
 			}
 			w.ddl = append(w.ddl, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", w.tn.quoted(w.d), w.d.quote(f.Name), typ))
-			col = column{Name: f.Name, DBType: typ, Spark: readBack(spark), Nullable: true}
+			col = column{Name: f.Name, DBType: typ, Spark: readBack(spark, typ), Nullable: true}
 			info.Columns = append(info.Columns, col)
 		} else if !assignable(spark, col.Spark) {
 			return fmt.Errorf("%w: column %s: the frame's %s cannot go into the table's %s (%s)", ErrSchema, f.Name, spark, col.Spark, col.DBType)
@@ -177,7 +177,7 @@ func (w *writer) planCreate(fields []dataframe.Field) error {
 			def += " NOT NULL"
 		}
 		defs = append(defs, def)
-		col := column{Name: f.Name, DBType: typ, Spark: readBack(spark), Nullable: !key}
+		col := column{Name: f.Name, DBType: typ, Spark: readBack(spark, typ), Nullable: !key}
 		info.Columns = append(info.Columns, col)
 		w.load = append(w.load, loadColumn{Name: f.Name, Src: i, Target: col})
 	}
@@ -202,9 +202,11 @@ func (w *writer) planCreate(fields []dataframe.Field) error {
 	return w.planState()
 }
 
-// readBack is the Spark type a created column reads back as.
-func readBack(spark string) string {
+// readBack is the Spark type a created column of type typ reads back as.
+func readBack(spark, typ string) string {
 	switch {
+	case typ == "json" || typ == "jsonb":
+		return "string"
 	case spark == "byte":
 		return "short"
 	case spark == "timestamp_ntz":
