@@ -258,7 +258,7 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 	var f *dataframe.Frame
 	// The rows read are delivered once the write succeeds: only then do
 	// incremental sources move their state (docs/incremental.md).
-	d := &Delivery{}
+	d := &Delivery{OneWrite: true}
 	if outer := deliveryFrom(ctx); outer != nil {
 		d.FullRefresh = outer.FullRefresh
 	}
@@ -278,12 +278,22 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 		}
 	}
 	defer f.Release()
-	res, err := s.Write(ctx, target, f, nil)
+	res, err := s.Write(WithDelivery(ctx, d), target, f, nil)
 	if err != nil {
 		return nil, err
 	}
 	if err := d.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("inserted %d rows into %s, but the incremental state was not stored (the next run reads them again): %w", res.Written, target, err)
+	}
+	return WriteCountsFrame(res)
+}
+
+// WriteCountsFrame is the one-row frame an INSERT answers with:
+// num_affected_rows and num_inserted_rows, and num_updated_rows when the
+// connector counts them (a database merge, docs/jdbc.md#writes).
+func WriteCountsFrame(res connectors.WriteResult) (*dataframe.Frame, error) {
+	if c := res.Counts; c != nil {
+		return jsonframe.FromValues([]string{"num_affected_rows", "num_inserted_rows", "num_updated_rows"}, [][]any{{c.Affected, c.Inserted, c.Updated}})
 	}
 	return jsonframe.FromValues([]string{"num_affected_rows", "num_inserted_rows"}, [][]any{{res.Written, res.Written}})
 }

@@ -157,7 +157,9 @@ func (s *Session) ReadStream(ctx context.Context, name string, props map[string]
 			st, err = nil, fmt.Errorf("reading %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
-	if sr, ok := r.conn.(connectors.StreamReader); ok && !s.needsWholeRead(r) {
+	if ir, ok := s.streamsIncremental(r); ok {
+		st, err = s.readIncrementalStream(ctx, r, ir)
+	} else if sr, ok := r.conn.(connectors.StreamReader); ok && !s.needsWholeRead(r) {
 		st, err = sr.ReadStream(ctx, r.ds)
 	} else {
 		var f *dataframe.Frame
@@ -179,6 +181,9 @@ func (s *Session) needsWholeRead(r *resolved) bool {
 		if _, _, ok := fr.FanoutFrom(r.ds.Props); ok {
 			return true
 		}
+	}
+	if _, ok := s.streamsIncremental(r); ok {
+		return false
 	}
 	ir, ok := r.conn.(connectors.IncrementalReader)
 	return ok && ir.Incremental(r.ds.Props)
@@ -214,10 +219,12 @@ func (s *Session) Write(ctx context.Context, name string, f *dataframe.Frame, pr
 			err = fmt.Errorf("writing %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
+	done := s.carryStates(ctx, r)
 	res, err = w.Write(ctx, r.ds, f)
 	if err != nil {
 		return res, doing("writing", r.ds.Name, r.red.Error(err))
 	}
+	done()
 	return res, nil
 }
 
@@ -240,6 +247,7 @@ func (s *Session) WriteStream(ctx context.Context, name string, st dataframe.Str
 			err = fmt.Errorf("writing %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
+	done := s.carryStates(ctx, r)
 	if streams {
 		res, err = sw.WriteStream(ctx, r.ds, st)
 	} else {
@@ -252,7 +260,32 @@ func (s *Session) WriteStream(ctx context.Context, name string, st dataframe.Str
 	if err != nil {
 		return res, doing("writing", r.ds.Name, r.red.Error(err))
 	}
+	done()
 	return res, nil
+}
+
+// carryStates hands a write to a catalog table whose connector keeps
+// states (connectors.StateStore) the states of the incremental reads it
+// delivers, to commit with its rows (docs/jdbc.md#exactly-once); done,
+// called once the write succeeded, forgets them. Writes that cannot carry
+// them leave them to Delivery.Commit's state files.
+func (s *Session) carryStates(ctx context.Context, r *resolved) (done func()) {
+	d := deliveryFrom(ctx)
+	if _, ok := r.conn.(connectors.StateStore); !ok || r.table == "" || d == nil {
+		return func() {}
+	}
+	r.ds.States = d.statesFor(s, r.ds.Name)
+	return func() { d.delivered(ctx) }
+}
+
+// streamsIncremental reports whether r is an incremental read its
+// connector streams.
+func (s *Session) streamsIncremental(r *resolved) (connectors.IncrementalStreamReader, bool) {
+	ir, ok := r.conn.(connectors.IncrementalStreamReader)
+	if !ok || !ir.Incremental(r.ds.Props) {
+		return nil, false
+	}
+	return ir, true
 }
 
 // Fields returns the columns of dataset name as Read and Write would see
