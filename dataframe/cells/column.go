@@ -3,6 +3,7 @@ package cells
 import (
 	"math/big"
 	"strconv"
+	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -142,9 +143,11 @@ func (c Column) AppendDecimalText(dst []byte, i int) []byte {
 func (c Column) Bytes(i int) []byte {
 	switch a := c.arr.(type) {
 	case *array.String:
-		return a.ValueBytes()[a.ValueOffset(i):a.ValueOffset(i+1)]
+		v := a.Value(i)
+		return unsafe.Slice(unsafe.StringData(v), len(v))
 	case *array.LargeString:
-		return []byte(a.Value(i))
+		v := a.Value(i)
+		return unsafe.Slice(unsafe.StringData(v), len(v))
 	case *array.Binary:
 		return a.Value(i)
 	case *array.LargeBinary:
