@@ -78,4 +78,3 @@ func TestIncrementalStateKeptByJDBCTarget(t *testing.T) {
 		require.Empty(t, tbl.StateStore)
 	})
 }
-

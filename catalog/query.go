@@ -10,8 +10,8 @@ import (
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
-	"github.com/sluicedata/sluice/dataframe/scan"
 	_ "github.com/sluicedata/sluice/dataframe/query/functions" // the scalar SQL functions
+	"github.com/sluicedata/sluice/dataframe/scan"
 )
 
 // Query runs a parsed query (docs/sql.md#select) over the session's tables

@@ -15,8 +15,8 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/parquet"
 	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/scan"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/scan"
 )
 
 // writeGroups writes rows rows (id long, name string, score double) as a
