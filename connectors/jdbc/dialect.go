@@ -53,6 +53,9 @@ type dialect interface {
 	// decimalParam is the n-th placeholder holding decimal text, typed
 	// as an exact number.
 	decimalParam(n int) string
+	// typedParam is the n-th placeholder holding v (a pushed-down literal
+	// compared with column c), typed as v's own type.
+	typedParam(n int, v any, c column) string
 }
 
 // conn is one connection of a dialect.

@@ -15,7 +15,9 @@ import (
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
-func ctx(t *testing.T) context.Context {
+func ctx(t *testing.T) context.Context { return ctxTB(t) }
+
+func ctxTB(t testing.TB) context.Context {
 	t.Helper()
 	c, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	t.Cleanup(cancel)

@@ -37,6 +37,8 @@ func (mysqlDialect) transactionalDDL() bool { return false }
 
 func (mysqlDialect) nullSafeEqual() string { return "<=>" }
 
+func (mysqlDialect) typedParam(int, any, column) string { return "?" }
+
 func (mysqlDialect) decimalParam(int) string { return "CAST(? AS DECIMAL(65,30))" }
 
 // emptyTable is DELETE: MySQL's TRUNCATE commits the transaction.

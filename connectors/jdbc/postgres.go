@@ -126,6 +126,34 @@ func (postgres) exactOperand(quoted string, c column) (string, bool) {
 
 func (postgres) nullSafeEqual() string { return "IS NOT DISTINCT FROM" }
 
+// typedParam casts a literal to its own type: the database must not take
+// the column's (a long literal beyond an int column's range, a double
+// compared with an integer column).
+func (postgres) typedParam(n int, v any, c column) string {
+	p := "$" + strconv.Itoa(n)
+	switch v.(type) {
+	case int64:
+		return p + "::bigint"
+	case float64:
+		return p + "::float8"
+	case string:
+		return p + "::text"
+	case bool:
+		return p + "::boolean"
+	case []byte:
+		return p + "::bytea"
+	case time.Time:
+		switch {
+		case c.Spark == "date":
+			return p + "::date"
+		case strings.Contains(c.DBType, "with time zone"):
+			return p + "::timestamptz"
+		}
+		return p + "::timestamp"
+	}
+	return p
+}
+
 func (postgres) decimalParam(n int) string { return "$" + strconv.Itoa(n) + "::numeric" }
 
 // pgConn is one PostgreSQL connection.

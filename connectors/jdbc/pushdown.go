@@ -238,39 +238,44 @@ func (w *where) literal(l scan.Literal, c column) (string, bool) {
 	if lf != family(c.Spark) {
 		return "", false
 	}
-	switch v := l.Value.(type) {
+	var v any
+	switch x := l.Value.(type) {
 	case int64:
-		return w.arg(v), true
+		v = x
 	case int32:
-		return w.arg(int64(v)), true
+		v = int64(x)
 	case float64:
-		if math.IsNaN(v) || math.IsInf(v, 0) {
+		if math.IsNaN(x) || math.IsInf(x, 0) {
 			return "", false
 		}
-		return w.arg(v), true
+		v = x
 	case string:
 		if strings.HasPrefix(l.Type, "decimal") {
-			if _, scale, ok := splitDecimal(v); !ok || scale > 30 {
+			if _, scale, ok := splitDecimal(x); !ok || scale > 30 {
 				return "", false
 			}
-			w.args = append(w.args, v)
+			w.args = append(w.args, x)
 			return w.d.decimalParam(len(w.args)), true
 		}
 		if l.Type != "string" {
 			return "", false
 		}
-		return w.arg(v), true
+		v = x
 	case bool:
-		return w.arg(v), true
+		v = x
 	case []byte:
-		return w.arg(v), true
+		v = x
 	case time.Time:
 		if l.Type == "date" {
-			return w.arg(time.Date(v.Year(), v.Month(), v.Day(), 0, 0, 0, 0, time.UTC)), true
+			v = time.Date(x.Year(), x.Month(), x.Day(), 0, 0, 0, 0, time.UTC)
+		} else {
+			v = x.UTC()
 		}
-		return w.arg(v.UTC()), true
+	default:
+		return "", false
 	}
-	return "", false
+	w.args = append(w.args, v)
+	return w.d.typedParam(len(w.args), v, c), true
 }
 
 // splitDecimal checks decimal text and returns its scale.
