@@ -27,6 +27,9 @@ var (
 	// ErrValue: a value does not fit its column (the message names table,
 	// column and row).
 	ErrValue = errors.New("value does not fit")
+	// ErrRejected: the database refused a row (a duplicate key, a NULL in
+	// a NOT NULL column); the message names table, column and row.
+	ErrRejected = errors.New("row refused")
 	// ErrSchema: the frame's columns do not fit the table's.
 	ErrSchema = errors.New("schema mismatch")
 )
@@ -70,12 +73,16 @@ func tableNotFound(ctx context.Context, c conn, d dialect, t target, tn tableNam
 
 // rowError is the error for a value of the frame that the table refused:
 // table, column, 1-based row, and the row's key when the table has one.
-func rowError(table tableName, col string, row int64, key string, cause string) error {
+func rowError(kind error, table tableName, col string, row int64, key string, cause string) error {
 	k := ""
 	if key != "" {
 		k = " (key " + key + ")"
 	}
-	return fmt.Errorf("%w: table %s, column %s, row %d%s: %s", ErrValue, table, col, row, k, cause)
+	c := ""
+	if col != "" {
+		c = ", column " + col
+	}
+	return fmt.Errorf("%w: table %s%s, row %d%s: %s", kind, table, c, row, k, cause)
 }
 
 // lineOf finds the n of "line n" in a database's message.

@@ -386,11 +386,16 @@ func (w *writer) rowErr(err error, recs []dataframe.Record, first int64) error {
 	}
 	row := first + le.Row - 1
 	cause := le.Err.Error()
+	kind := ErrValue
 	var de *dbError
 	if errors.As(le.Err, &de) {
 		cause = de.msg
+		// SQLSTATE class 23: a constraint (a key, NOT NULL) refused it.
+		if strings.HasPrefix(de.code, "23") || de.code == "1062" {
+			kind = ErrRejected
+		}
 	}
-	return rowError(w.tn, le.Column, row, w.keyOf(recs, le.Row), cause)
+	return rowError(kind, w.tn, le.Column, row, w.keyOf(recs, le.Row), cause)
 }
 
 // keyOf is the key (primary key, else merge.key) of the i-th (1-based)
