@@ -321,7 +321,8 @@ func (p *readPlan) runRange(ctx context.Context, c conn, i int, emit func(datafr
 	}
 	var rv *readValueError
 	if errors.As(err, &rv) {
-		return fmt.Errorf("%w: table %s, column %s, row %d: %v", ErrValue, p.name, rv.Column, rv.Row, rv.Err)
+		msg := strings.TrimPrefix(rv.Err.Error(), cells.ErrNotFit.Error()+": ")
+		return fmt.Errorf("%w: table %s, column %s, row %d: %s", ErrValue, p.name, rv.Column, rv.Row, msg)
 	}
 	return err
 }
