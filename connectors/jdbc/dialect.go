@@ -37,9 +37,10 @@ type dialect interface {
 	// seqColumn, gone at the end of the session or transaction.
 	createStaging(staging, target string, cols []string) []string
 	// upsert merges staging into target by keys, the row of largest
-	// seqColumn winning per key, and returns one row: rows inserted and
-	// rows updated (or -1, -1 when it cannot count; the caller counts).
-	upsert(target, staging string, cols, keys []string) string
+	// seqColumn winning per key (with dedupe, where the database needs it
+	// said), and returns one row: rows inserted and rows updated — when the
+	// DDL is transactional; otherwise the caller counts before.
+	upsert(target, staging string, cols, keys []string, dedupe bool) string
 	// stateTable creates the state table (docs/jdbc.md#exactly-once) if it
 	// is missing; saveState upserts one row (args: table_name, state JSON).
 	stateTable(table string) string

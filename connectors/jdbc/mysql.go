@@ -92,7 +92,7 @@ func (d mysqlDialect) createStaging(staging, target string, cols []string) []str
 // upsert applies the staged rows in order: a key's last row wins. MySQL
 // cannot say which rows it inserted, so it returns no counts (the writer
 // counts before).
-func (d mysqlDialect) upsert(target, staging string, cols, keys []string) string {
+func (d mysqlDialect) upsert(target, staging string, cols, keys []string, _ bool) string {
 	var set []string
 	for _, c := range cols {
 		if !contains(keys, c) {

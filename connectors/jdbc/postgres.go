@@ -85,7 +85,11 @@ func (postgres) createStaging(staging, target string, cols []string) []string {
 		staging, strings.Join(cols, ", "), seqColumn, target)}
 }
 
-func (postgres) upsert(target, staging string, cols, keys []string) string {
+// upsert merges staging into target. Without dedupe it inserts the staged
+// rows as they are — what a hand-written merge does, and fastest — which
+// PostgreSQL refuses (SQLSTATE 21000) when a key is staged twice; the
+// writer then runs it again with dedupe, keeping each key's last row.
+func (postgres) upsert(target, staging string, cols, keys []string, dedupe bool) string {
 	var set []string
 	for _, c := range cols {
 		if !contains(keys, c) {
@@ -98,10 +102,13 @@ func (postgres) upsert(target, staging string, cols, keys []string) string {
 	}
 	k := strings.Join(keys, ", ")
 	c := strings.Join(cols, ", ")
-	return fmt.Sprintf("WITH src AS (SELECT DISTINCT ON (%s) %s FROM %s ORDER BY %s, %s DESC), "+
-		"up AS (INSERT INTO %s (%s) SELECT %s FROM src ON CONFLICT (%s) %s RETURNING (xmax = 0) AS ins) "+
+	src := staging
+	if dedupe {
+		src = fmt.Sprintf("(SELECT DISTINCT ON (%s) %s FROM %s ORDER BY %s, %s DESC) AS src", k, c, staging, k, seqColumn)
+	}
+	return fmt.Sprintf("WITH up AS (INSERT INTO %s (%s) SELECT %s FROM %s ON CONFLICT (%s) %s RETURNING (xmax = 0) AS ins) "+
 		"SELECT count(*) FILTER (WHERE ins), count(*) FILTER (WHERE NOT ins) FROM up",
-		k, c, staging, k, seqColumn, target, c, c, k, action)
+		target, c, c, src, k, action)
 }
 
 func (postgres) stateTable(table string) string {

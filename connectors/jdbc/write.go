@@ -436,9 +436,20 @@ func (w *writer) merge() (*connectors.WriteCounts, error) {
 	tq, sq := w.tn.quoted(w.d), w.d.quote(w.staging)
 	cols := quoteAll(w.d, w.names())
 	keys := quoteAll(w.d, w.keys)
-	q := w.d.upsert(tq, sq, cols, keys)
+	q := w.d.upsert(tq, sq, cols, keys, false)
 	if w.d.transactionalDDL() {
+		if _, err := w.c.exec(w.ctx, "SAVEPOINT sluice_merge"); err != nil {
+			return nil, err
+		}
 		rows, err := w.c.texts(w.ctx, q)
+		var de *dbError
+		if errors.As(err, &de) && de.code == "21000" {
+			// A key staged twice: keep its last row.
+			if _, err := w.c.exec(w.ctx, "ROLLBACK TO SAVEPOINT sluice_merge"); err != nil {
+				return nil, err
+			}
+			rows, err = w.c.texts(w.ctx, w.d.upsert(tq, sq, cols, keys, true))
+		}
 		if err != nil {
 			return nil, err
 		}
