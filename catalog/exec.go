@@ -278,7 +278,9 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 		}
 	}
 	defer f.Release()
-	res, err := s.Write(WithDelivery(ctx, d), target, f, nil)
+	// INSERT INTO writes with the table's mode (append unless it says
+	// merge); INSERT OVERWRITE, once the parser has it, passes true.
+	res, err := s.write(WithDelivery(ctx, d), target, f, nil, false)
 	if err != nil {
 		return nil, err
 	}

@@ -206,6 +206,12 @@ func (s *Session) readResolved(ctx context.Context, r *resolved) (*dataframe.Fra
 // Write writes f to the dataset name (see Read for props). The result
 // reports the rows written even when the write fails part-way.
 func (s *Session) Write(ctx context.Context, name string, f *dataframe.Frame, props map[string]any) (res connectors.WriteResult, err error) {
+	return s.write(ctx, name, f, props, false)
+}
+
+// write is Write; overwrite replaces the target's rows whatever its mode
+// (SQL's INSERT OVERWRITE).
+func (s *Session) write(ctx context.Context, name string, f *dataframe.Frame, props map[string]any, overwrite bool) (res connectors.WriteResult, err error) {
 	r, err := s.resolve(ctx, name, props)
 	if err != nil {
 		return connectors.WriteResult{}, fmt.Errorf("writing %s: %w", name, err)
@@ -220,6 +226,7 @@ func (s *Session) Write(ctx context.Context, name string, f *dataframe.Frame, pr
 		}
 	}()
 	done := s.carryStates(ctx, r)
+	r.ds.Overwrite = overwrite
 	res, err = w.Write(ctx, r.ds, f)
 	if err != nil {
 		return res, doing("writing", r.ds.Name, r.red.Error(err))

@@ -412,6 +412,9 @@ func writePathAndMode(ctx context.Context, ds *connectors.Dataset) (string, stri
 		return "", "", fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
 	mode, err := modeOf(ds.Props)
+	if err == nil && ds.Overwrite {
+		mode = ModeOverwrite // INSERT OVERWRITE, whatever the table's mode
+	}
 	return path, mode, err
 }
 
