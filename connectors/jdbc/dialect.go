@@ -217,3 +217,12 @@ const stateTableName = "sluice_state"
 
 // oneLine is a statement as one log line.
 func oneLine(sql string) string { return strings.Join(strings.Fields(sql), " ") }
+
+// textRow is a result row's values as text (NULL as "").
+func textRow[B ~[]byte](raw []B) []string {
+	row := make([]string, len(raw))
+	for i, v := range raw {
+		row[i] = string(v)
+	}
+	return row
+}

@@ -266,11 +266,7 @@ func (c *myConn) texts(ctx context.Context, q string, args ...any) ([][]string, 
 		if err := rows.Scan(dest...); err != nil {
 			return nil, err
 		}
-		row := make([]string, len(raw))
-		for i, v := range raw {
-			row[i] = string(v)
-		}
-		out = append(out, row)
+		out = append(out, textRow(raw))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, c.err(err)

@@ -239,12 +239,7 @@ func (c *pgConn) texts(ctx context.Context, sql string, args ...any) ([][]string
 	defer rows.Close()
 	var out [][]string
 	for rows.Next() {
-		raw := rows.RawValues()
-		row := make([]string, len(raw))
-		for i, v := range raw {
-			row[i] = string(v)
-		}
-		out = append(out, row)
+		out = append(out, textRow(rows.RawValues()))
 	}
 	if err := rows.Err(); err != nil {
 		return nil, c.err(err)

@@ -9,7 +9,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/internal/jsontext"
 )
 
 // Kind is how a column's values are read out of a batch.
@@ -186,7 +185,9 @@ func (c Column) List(i int) (elems Column, start, end int) {
 // AppendJSON appends value i as JSON text: nested values as JSON objects
 // and arrays, struct fields that are null left out (as Spark's to_json
 // does).
-func (c Column) AppendJSON(dst []byte, i int) []byte { return appendJSON(dst, c.arr, i) }
+func (c Column) AppendJSON(dst []byte, i int) []byte {
+	return dataframe.AppendJSONValueOmitNulls(dst, c.arr, i)
+}
 
 // AppendText appends value i as text, the way a cast to string prints it.
 func (c Column) AppendText(dst []byte, i int) []byte {
@@ -199,58 +200,4 @@ func (c Column) AppendText(dst []byte, i int) []byte {
 		return strconv.AppendInt(dst, c.Int(i), 10)
 	}
 	return append(dst, c.arr.ValueStr(i)...)
-}
-
-func appendJSON(dst []byte, arr arrow.Array, i int) []byte {
-	if arr.IsNull(i) {
-		return append(dst, "null"...)
-	}
-	switch a := arr.(type) {
-	case *array.Struct:
-		st := a.DataType().(*arrow.StructType)
-		dst = append(dst, '{')
-		first := true
-		for k := 0; k < a.NumField(); k++ {
-			if a.Field(k).IsNull(i) {
-				continue
-			}
-			if !first {
-				dst = append(dst, ',')
-			}
-			first = false
-			dst = jsontext.AppendString(dst, st.Field(k).Name)
-			dst = append(dst, ':')
-			dst = appendJSON(dst, a.Field(k), i)
-		}
-		return append(dst, '}')
-	case *array.Map:
-		start, end := a.ValueOffsets(i)
-		keys, items := a.Keys(), a.Items()
-		dst = append(dst, '{')
-		for j := start; j < end; j++ {
-			if j > start {
-				dst = append(dst, ',')
-			}
-			if s, ok := keys.(*array.String); ok {
-				dst = jsontext.AppendString(dst, s.Value(int(j)))
-			} else {
-				dst = jsontext.AppendString(dst, keys.ValueStr(int(j)))
-			}
-			dst = append(dst, ':')
-			dst = appendJSON(dst, items, int(j))
-		}
-		return append(dst, '}')
-	case array.ListLike:
-		start, end := a.ValueOffsets(i)
-		vals := a.ListValues()
-		dst = append(dst, '[')
-		for j := start; j < end; j++ {
-			if j > start {
-				dst = append(dst, ',')
-			}
-			dst = appendJSON(dst, vals, int(j))
-		}
-		return append(dst, ']')
-	}
-	return dataframe.AppendJSONValue(dst, arr, i)
 }
