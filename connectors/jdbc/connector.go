@@ -37,7 +37,7 @@ var (
 // Validate checks a table definition's properties (at CREATE TABLE): the
 // declared names and kinds, the URL, one of dbtable and query.
 func (*Connector) Validate(_ []connectors.Field, props connectors.Props) error {
-	cfg, err := parseConfig(props)
+	cfg, err := parseProps(props, true)
 	if err != nil {
 		return fmt.Errorf("JDBC: %w", err)
 	}

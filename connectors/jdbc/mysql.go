@@ -314,6 +314,11 @@ func (c *myConn) describe(ctx context.Context, q string, tn *tableName) ([]colum
 	}
 	probe := d.quote(fmt.Sprintf("_sluice_probe_%d", probeSeq.Add(1)))
 	if _, err := c.exec(ctx, "CREATE TEMPORARY TABLE "+probe+" AS SELECT * FROM ("+q+") AS q LIMIT 0"); err != nil {
+		if errors.Is(err, ErrPermission) {
+			// No CREATE TEMPORARY TABLES: the protocol's types, where
+			// every TINYINT is a byte.
+			return c.protocolColumns(ctx, q)
+		}
 		return nil, err
 	}
 	defer c.exec(context.WithoutCancel(ctx), "DROP TEMPORARY TABLE IF EXISTS "+probe) //nolint:errcheck
@@ -321,6 +326,35 @@ func (c *myConn) describe(ctx context.Context, q string, tn *tableName) ([]colum
 }
 
 var probeSeq atomic.Int64
+
+// protocolColumns describes q's columns from the result's metadata.
+func (c *myConn) protocolColumns(ctx context.Context, q string) ([]column, error) {
+	c.log(oneLine("SELECT * FROM (" + q + ") AS q LIMIT 0"))
+	rows, err := c.q().QueryContext(ctx, "SELECT * FROM ("+q+") AS q LIMIT 0")
+	if err != nil {
+		return nil, c.err(err)
+	}
+	defer rows.Close()
+	types, err := rows.ColumnTypes()
+	if err != nil {
+		return nil, err
+	}
+	cols := make([]column, len(types))
+	for i, ct := range types {
+		name := strings.ToLower(ct.DatabaseTypeName())
+		unsigned := strings.HasPrefix(name, "unsigned ")
+		name = strings.TrimPrefix(name, "unsigned ")
+		if p, s, ok := ct.DecimalSize(); ok && name == "decimal" {
+			name = fmt.Sprintf("decimal(%d,%d)", p, s)
+		}
+		if unsigned {
+			name += " unsigned"
+		}
+		nullable, _ := ct.Nullable()
+		cols[i] = myColumn(ct.Name(), name, nullable)
+	}
+	return cols, nil
+}
 
 func (c *myConn) showColumns(ctx context.Context, rel string) ([]column, error) {
 	rows, err := c.texts(ctx, "SHOW COLUMNS FROM "+rel)

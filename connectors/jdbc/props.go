@@ -110,17 +110,27 @@ type partitioning struct {
 	Lower, Upper string
 }
 
-func parseConfig(p connectors.Props) (*config, error) {
+func parseConfig(p connectors.Props) (*config, error) { return parseProps(p, false) }
+
+// parseProps reads the properties; forCreate checks a table definition,
+// whose references are not resolved yet.
+func parseProps(p connectors.Props, forCreate bool) (c *config, err error) {
 	if err := Properties.Validate(p); err != nil {
 		return nil, err
 	}
-	c := &config{}
+	c = &config{}
 	raw := strings.TrimSpace(p.String(PropURL, ""))
 	if raw == "" {
 		return nil, fmt.Errorf("property %s is required (postgres://…, mysql://…, jdbc:postgresql://…)", PropURL)
 	}
-	t, err := parseURL(raw)
-	if err != nil {
+	var t target
+	if strings.Contains(raw, "${") {
+		// A reference (${env:…}) is resolved by each read and write, never
+		// at CREATE: only a resolved URL is parsed.
+		if !forCreate {
+			return nil, fmt.Errorf("property %s holds an unresolved reference", PropURL)
+		}
+	} else if t, err = parseURL(raw); err != nil {
 		return nil, err
 	}
 	if u := strings.TrimSpace(p.String(PropUser, "")); u != "" {

@@ -134,3 +134,19 @@ func TestErrorsNameTheCause(t *testing.T) {
 		require.Contains(t, log.String(), "customers")
 	})
 }
+
+// A reference in the URL is resolved by each read and write, never at
+// CREATE TABLE; an unknown property is an error with a did-you-mean.
+func TestValidate(t *testing.T) {
+	t.Parallel()
+	c := &jdbc.Connector{}
+	require.NoError(t, c.Validate(nil, connectors.Props{jdbc.PropURL: "${env:DB_URL}", jdbc.PropDBTable: "t"}))
+	require.NoError(t, c.Validate(nil, connectors.Props{jdbc.PropURL: "jdbc:mysql://h:3306/db?user=u&password=p", jdbc.PropQuery: "SELECT 1"}))
+	err := c.Validate(nil, connectors.Props{jdbc.PropURL: "postgres://h/db", jdbc.PropDBTable: "t", "svc.jdbc.fetchsise": "5"})
+	require.ErrorContains(t, err, "unknown property svc.jdbc.fetchsise (did you mean svc.jdbc.fetchsize?)")
+	err = c.Validate(nil, connectors.Props{jdbc.PropURL: "postgres://h/db"})
+	require.ErrorContains(t, err, "svc.jdbc.dbtable (or svc.jdbc.query) is required")
+	err = c.Validate(nil, connectors.Props{jdbc.PropURL: "postgres://u:hunter22@h/db", jdbc.PropDBTable: "t", jdbc.PropQuery: "SELECT 1"})
+	require.ErrorContains(t, err, "both set")
+	require.NotContains(t, err.Error(), "hunter22")
+}
