@@ -255,6 +255,12 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 		return nil, fmt.Errorf("writing %s: %w", target, err)
 	}
 	fields := r.ds.Fields
+	if sr, ok := r.conn.(connectors.SchemaReader); ok && len(fields) == 0 && x.Query == nil {
+		// A database table knows its columns: VALUES takes them from it.
+		if fields, err = sr.ReadSchema(ctx, r.ds); err != nil {
+			return nil, doing("writing", r.ds.Name, r.red.Error(err))
+		}
+	}
 	var f *dataframe.Frame
 	// The rows read are delivered once the write succeeds: only then do
 	// incremental sources move their state (docs/incremental.md).

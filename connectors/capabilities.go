@@ -62,3 +62,10 @@ type IncrementalStreamReader interface {
 	IncrementalReader
 	ReadIncrementalStream(ctx context.Context, ds *Dataset, prev *State) (s dataframe.Stream, state func() *State, err error)
 }
+
+// SchemaReader is implemented by connectors whose datasets know their own
+// columns (a database table): a catalog table that declares none takes
+// them from it where it needs them (INSERT … VALUES).
+type SchemaReader interface {
+	ReadSchema(ctx context.Context, ds *Dataset) ([]Field, error)
+}

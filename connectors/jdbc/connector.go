@@ -32,6 +32,7 @@ var (
 	_ connectors.StateStore              = (*Connector)(nil)
 	_ connectors.Validator               = (*Connector)(nil)
 	_ connectors.Describer               = (*Connector)(nil)
+	_ connectors.SchemaReader            = (*Connector)(nil)
 )
 
 // Validate checks a table definition's properties (at CREATE TABLE): the
@@ -105,4 +106,19 @@ func logger(ds *connectors.Dataset, t target) func(string) {
 // connect opens a connection for ds.
 func connect(ctx context.Context, ds *connectors.Dataset, cfg *config) (conn, error) {
 	return cfg.Target.dialect.open(ctx, cfg.Target, cfg.ConnectTimeout, logger(ds, cfg.Target))
+}
+
+// ReadSchema returns the columns of the dataset's table (or query) as the
+// connector reads them (docs/jdbc.md#types).
+func (c *Connector) ReadSchema(ctx context.Context, ds *connectors.Dataset) ([]connectors.Field, error) {
+	p, _, err := c.plan(ctx, ds, scan.Request{}, nil)
+	if err != nil {
+		return nil, err
+	}
+	p.c.close()
+	out := make([]connectors.Field, len(p.cols))
+	for i, col := range p.cols {
+		out[i] = connectors.Field{Name: col.Name, Type: col.Spark, Nullable: col.Nullable}
+	}
+	return out, nil
 }
