@@ -109,3 +109,22 @@ func didYouMean(name string, names []string) string {
 	}
 	return ""
 }
+
+// privilegeOf is the privilege a statement needs, by its first word.
+func privilegeOf(sql string) string {
+	word, _, _ := strings.Cut(strings.TrimSpace(sql), " ")
+	if strings.Contains(strings.ToUpper(sql), " INSERT INTO ") {
+		word = "INSERT" // a merge: WITH up AS (INSERT …)
+	}
+	switch w := strings.ToUpper(word); w {
+	case "COPY", "INSERT", "LOAD":
+		return "INSERT"
+	case "SELECT", "DESCRIBE:", "SHOW", "WITH":
+		return "SELECT"
+	case "CREATE", "ALTER", "DROP":
+		return "CREATE (or ownership)"
+	case "TRUNCATE", "DELETE", "UPDATE":
+		return w
+	}
+	return "needed"
+}

@@ -228,6 +228,7 @@ func (c *myConn) err(err error) error {
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1142, 1143, 1044, 1227, 1370:
+			// MySQL's message names the command: "INSERT command denied to user …".
 			return fmt.Errorf("%w: MySQL user %q: %s", ErrPermission, c.t.User, me.Message)
 		}
 		return &dbError{msg: "MySQL: " + me.Message, err: err, code: strconv.Itoa(int(me.Number))}

@@ -225,7 +225,7 @@ func (c *pgConn) exec(ctx context.Context, sql string, args ...any) (int64, erro
 	c.log(oneLine(sql))
 	tag, err := c.c.Exec(ctx, sql, args...)
 	if err != nil {
-		return 0, c.err(err)
+		return 0, c.err(err, sql)
 	}
 	return tag.RowsAffected(), nil
 }
@@ -234,7 +234,7 @@ func (c *pgConn) texts(ctx context.Context, sql string, args ...any) ([][]string
 	c.log(oneLine(sql))
 	rows, err := c.c.Query(ctx, sql, append([]any{pgx.QueryResultFormats{pgx.TextFormatCode}}, args...)...)
 	if err != nil {
-		return nil, c.err(err)
+		return nil, c.err(err, sql)
 	}
 	defer rows.Close()
 	var out [][]string
@@ -242,7 +242,7 @@ func (c *pgConn) texts(ctx context.Context, sql string, args ...any) ([][]string
 		out = append(out, textRow(rows.RawValues()))
 	}
 	if err := rows.Err(); err != nil {
-		return nil, c.err(err)
+		return nil, c.err(err, sql)
 	}
 	return out, nil
 }
@@ -265,13 +265,14 @@ func (c *pgConn) rollback(ctx context.Context) error {
 	return err
 }
 
-// err names the privilege of a permission error; others pass.
-func (c *pgConn) err(err error) error {
+// err words a database error; a permission error names the user and the
+// privilege the statement sql needs.
+func (c *pgConn) err(err error, sql string) error {
 	var pe *pgconn.PgError
 	if errors.As(err, &pe) {
 		switch pe.Code {
 		case "42501":
-			return fmt.Errorf("%w: PostgreSQL user %q: %s", ErrPermission, c.t.User, pe.Message)
+			return fmt.Errorf("%w: PostgreSQL user %q lacks the %s privilege: %s", ErrPermission, c.t.User, privilegeOf(sql), pe.Message)
 		}
 		msg := pe.Message
 		if pe.Detail != "" {
@@ -299,7 +300,7 @@ func (c *pgConn) describe(ctx context.Context, q string, tn *tableName) ([]colum
 	c.log("describe: " + oneLine(q))
 	sd, err := c.c.PgConn().Prepare(ctx, "", q, nil)
 	if err != nil {
-		return nil, c.err(err)
+		return nil, c.err(err, q)
 	}
 	n := len(sd.Fields)
 	idx := make([]int32, n)
@@ -425,7 +426,7 @@ func (c *pgConn) stream(ctx context.Context, q string, args []any, cols []column
 	c.log(oneLine(q))
 	rows, err := c.c.Query(ctx, q, append([]any{formats}, args...)...)
 	if err != nil {
-		return c.err(err)
+		return c.err(err, q)
 	}
 	defer rows.Close()
 	var n int64
@@ -441,7 +442,7 @@ func (c *pgConn) stream(ctx context.Context, q string, args []any, cols []column
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return c.err(err)
+		return c.err(err, q)
 	}
 	return nil
 }
@@ -665,9 +666,9 @@ func (c *pgConn) load(ctx context.Context, tn tableName, cols []loadColumn, recs
 				if col == "" {
 					col = columnFromWhere(pe.Where)
 				}
-				return 0, &loadRowError{Row: line, Column: col, Err: c.err(err)}
+				return 0, &loadRowError{Row: line, Column: col, Err: c.err(err, "COPY")}
 			}
-			return 0, c.err(err)
+			return 0, c.err(err, "COPY")
 		}
 		if ctx.Err() == nil && src.row > 0 {
 			// pgx refused to encode the current row's value.

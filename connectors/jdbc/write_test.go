@@ -150,3 +150,31 @@ func TestValidate(t *testing.T) {
 	require.ErrorContains(t, err, "both set")
 	require.NotContains(t, err.Error(), "hunter22")
 }
+
+// A permission error names the user and the privilege; nothing is written.
+func TestPermissionErrorNamesPrivilege(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		user := "ro_" + db.Name[len(db.Name)-10:]
+		db.Exec(t, "CREATE TABLE guarded (id int)")
+		var url string
+		if db.Dialect == "postgres" {
+			db.Exec(t, "CREATE ROLE "+user+" LOGIN", "GRANT SELECT ON guarded TO "+user)
+			t.Cleanup(func() { db.Exec(t, "DROP OWNED BY "+user, "DROP ROLE "+user) })
+			url = strings.Replace(db.URL, "postgres@", user+"@", 1)
+		} else {
+			db.Exec(t, "CREATE USER '"+user+"'@'%'", "GRANT SELECT ON "+db.Name+".* TO '"+user+"'@'%'")
+			t.Cleanup(func() { db.Exec(t, "DROP USER '"+user+"'@'%'") })
+			url = strings.Replace(db.URL, "root@", user+"@", 1)
+		}
+		ds := &connectors.Dataset{Name: "db.guarded", Props: connectors.Props{jdbc.PropURL: url, jdbc.PropDBTable: "guarded"}}
+		_, err := (&jdbc.Connector{}).Read(ctx(t), ds)
+		require.NoError(t, err, "SELECT is granted")
+		_, err = (&jdbc.Connector{}).Write(ctx(t), ds, frameOf(t, `{"id":1}`))
+		require.ErrorIs(t, err, jdbc.ErrPermission)
+		require.ErrorContains(t, err, user)
+		require.ErrorContains(t, err, "INSERT")
+		require.Equal(t, [][]string{{"0"}}, db.Query(t, "SELECT COUNT(*) FROM guarded"))
+	})
+}
