@@ -15,7 +15,8 @@
 # Wall time and peak RSS of every process (/usr/bin/time); the ratio is
 # peer wall / sluice wall (≥ 1.0: Sluice is at least as fast). The machine
 # may be shared: every round runs the peer and Sluice back to back, and the
-# summary gives the range over rounds.
+# summary gives the range over rounds; odd rounds run the peer first, even
+# rounds Sluice first.
 #
 #   bench/jdbc/run.sh                         # 10M rows, 1M changes, 3 rounds
 #   ROWS=1000000 CHANGES=100000 ROUNDS=1 bench/jdbc/run.sh
@@ -97,25 +98,45 @@ timed() {
   echo "$name $wall $rss" >>"$work/results"
   printf '  %-14s %7.2f s  %6d MiB\n' "$name" "$wall" $((rss / 1024))
 }
+# pair NAME PEER… -- SLUICE…: runs both, the peer first in odd rounds and
+# Sluice first in even ones (a merge leaves dead rows the next one pays for).
+pair() {
+  local name=$1; shift
+  local peer=() sl=()
+  while [ "$1" != "--" ]; do peer+=("$1"); shift; done
+  shift
+  sl=("$@")
+  if [ $((round % 2)) = 1 ]; then
+    ${prep_peer:-true}; timed "${name}_peer" "${peer[@]}"
+    ${prep_sluice:-true}; timed "${name}_sluice" "${sl[@]}"
+  else
+    ${prep_sluice:-true}; timed "${name}_sluice" "${sl[@]}"
+    ${prep_peer:-true}; timed "${name}_peer" "${peer[@]}"
+  fi
+}
+pg_fresh_p() { pg -c "DROP TABLE IF EXISTS load_p" -c "CREATE TABLE load_p $pgt"; }
+pg_fresh_s() { pg -c "DROP TABLE IF EXISTS load_s" -c "CREATE TABLE load_s $pgt"; }
+my_fresh_p() { my -e "DROP TABLE IF EXISTS load_p; CREATE TABLE load_p $myt"; }
+my_fresh_s() { my -e "DROP TABLE IF EXISTS load_s; CREATE TABLE load_s $myt"; }
 for round in $(seq 1 "$ROUNDS"); do
   echo "== round $round (load $(cut -d' ' -f1 /proc/loadavg))"
-  pg -c "DROP TABLE IF EXISTS load_p" -c "CREATE TABLE load_p $pgt"
-  timed load_peer psql -q -v ON_ERROR_STOP=1 "$pgdb?sslmode=disable" -c "\\copy load_p FROM '$work/rows.csv' CSV"
-  pg -c "DROP TABLE IF EXISTS load_s" -c "CREATE TABLE load_s $pgt"
-  timed load_sluice "$work/sluice" run "$work/load_pg.yaml"
+  prep_peer=pg_fresh_p prep_sluice=pg_fresh_s pair load \
+    psql -q -v ON_ERROR_STOP=1 "$pgdb?sslmode=disable" -c "\\copy load_p FROM '$work/rows.csv' CSV" -- \
+    "$work/sluice" run "$work/load_pg.yaml"
   [ "$(pg -tAc 'SELECT count(*) FROM load_s')" = "$ROWS" ] || { echo "load_s has the wrong row count" >&2; exit 1; }
 
-  timed read_peer psql -q -v ON_ERROR_STOP=1 "$pgdb?sslmode=disable" -c "\\copy (SELECT * FROM t) TO '$work/out.csv' CSV"
-  timed read_sluice "$work/sluice" read pg.t -o "$work/out.parquet"
+  prep_peer= prep_sluice= pair read \
+    psql -q -v ON_ERROR_STOP=1 "$pgdb?sslmode=disable" -c "\\copy (SELECT * FROM t) TO '$work/out.csv' CSV" -- \
+    "$work/sluice" read pg.t -o "$work/out.parquet"
 
-  timed merge_peer psql -q -v ON_ERROR_STOP=1 "$pgdb?sslmode=disable" -f "$work/merge_peer.sql"
-  timed merge_sluice "$work/sluice" run "$work/merge_pg.yaml"
+  prep_peer= prep_sluice= pair merge \
+    psql -q -v ON_ERROR_STOP=1 "$pgdb?sslmode=disable" -f "$work/merge_peer.sql" -- \
+    "$work/sluice" run "$work/merge_pg.yaml"
 
   if [ -z "$SKIP_MARIADB" ]; then
-    my -e "DROP TABLE IF EXISTS load_p; CREATE TABLE load_p $myt"
-    timed mariadb_peer mysql -h "$MY_HOST" -P "$MY_PORT" -u root --local-infile=1 sluice_bench -e "LOAD DATA LOCAL INFILE '$work/rows.tsv' INTO TABLE load_p FIELDS TERMINATED BY '\\t'"
-    my -e "DROP TABLE IF EXISTS load_s; CREATE TABLE load_s $myt"
-    timed mariadb_sluice "$work/sluice" run "$work/load_my.yaml"
+    prep_peer=my_fresh_p prep_sluice=my_fresh_s pair mariadb \
+      mysql -h "$MY_HOST" -P "$MY_PORT" -u root --local-infile=1 sluice_bench -e "LOAD DATA LOCAL INFILE '$work/rows.tsv' INTO TABLE load_p FIELDS TERMINATED BY '\\t'" -- \
+      "$work/sluice" run "$work/load_my.yaml"
     [ "$(my -N -e 'SELECT count(*) FROM load_s')" = "$ROWS" ] || { echo "MariaDB load_s has the wrong row count" >&2; exit 1; }
   fi
 done

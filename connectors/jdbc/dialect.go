@@ -33,9 +33,14 @@ type dialect interface {
 	// definition, indexes and grants.
 	emptyTable(table string) string
 	// createStaging are the statements that make a temporary table named
-	// staging with target's columns cols (no keys) and a bigint column
-	// seqColumn, gone at the end of the session or transaction.
+	// staging with target's columns cols (no keys) — and a bigint column
+	// seqColumn when stagingSeq says so —, gone at the end of the session
+	// or transaction.
 	createStaging(staging, target string, cols []string) []string
+	// stagingSeq says whether the staging table has seqColumn, the rows'
+	// positions, to tell a key's last row (else the database knows the
+	// order rows were loaded in).
+	stagingSeq() bool
 	// upsert merges staging into target by keys, the row of largest
 	// seqColumn winning per key (with dedupe, where the database needs it
 	// said), and returns one row: rows inserted and rows updated — when the

@@ -82,6 +82,8 @@ func (mysqlDialect) columnType(spark string, key bool) (string, error) {
 	return "", fmt.Errorf("no MySQL column type for %s", spark)
 }
 
+func (mysqlDialect) stagingSeq() bool { return true }
+
 func (d mysqlDialect) createStaging(staging, target string, cols []string) []string {
 	return []string{
 		"DROP TEMPORARY TABLE IF EXISTS " + staging,

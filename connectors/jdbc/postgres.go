@@ -80,10 +80,15 @@ func (postgres) columnType(spark string, key bool) (string, error) {
 	return "", fmt.Errorf("no PostgreSQL column type for %s", spark)
 }
 
+// createStaging makes a staging table without the sequence column: rows
+// appended by COPY to a table made in this transaction, never updated or
+// deleted, lie in the order they came (ctid), which says which is last.
 func (postgres) createStaging(staging, target string, cols []string) []string {
-	return []string{fmt.Sprintf("CREATE TEMPORARY TABLE %s ON COMMIT DROP AS SELECT %s, 0::bigint AS %s FROM %s WITH NO DATA",
-		staging, strings.Join(cols, ", "), seqColumn, target)}
+	return []string{fmt.Sprintf("CREATE TEMPORARY TABLE %s ON COMMIT DROP AS SELECT %s FROM %s WITH NO DATA",
+		staging, strings.Join(cols, ", "), target)}
 }
+
+func (postgres) stagingSeq() bool { return false }
 
 // upsert merges staging into target. Without dedupe it inserts the staged
 // rows as they are — what a hand-written merge does, and fastest — which
@@ -104,7 +109,7 @@ func (postgres) upsert(target, staging string, cols, keys []string, dedupe bool)
 	c := strings.Join(cols, ", ")
 	src := staging
 	if dedupe {
-		src = fmt.Sprintf("(SELECT DISTINCT ON (%s) %s FROM %s ORDER BY %s, %s DESC) AS src", k, c, staging, k, seqColumn)
+		src = fmt.Sprintf("(SELECT DISTINCT ON (%s) %s FROM %s ORDER BY %s, ctid DESC) AS src", k, c, staging, k)
 	}
 	return fmt.Sprintf("WITH up AS (INSERT INTO %s (%s) SELECT %s FROM %s ON CONFLICT (%s) %s RETURNING (xmax = 0) AS ins) "+
 		"SELECT count(*) FILTER (WHERE ins), count(*) FILTER (WHERE NOT ins) FROM up",

@@ -272,7 +272,9 @@ func (w *writer) run(s dataframe.Stream) (res connectors.WriteResult, err error)
 	}
 	if w.mode == ModeMerge {
 		target = tableName{Name: w.staging}
-		cols = append(append([]loadColumn{}, w.load...), loadColumn{Name: seqColumn, Src: -1, Target: column{Name: seqColumn, Spark: "long", DBType: "bigint"}})
+		if w.d.stagingSeq() {
+			cols = append(append([]loadColumn{}, w.load...), loadColumn{Name: seqColumn, Src: -1, Target: column{Name: seqColumn, Spark: "long", DBType: "bigint"}})
+		}
 	}
 	rows, loaded, err := w.loadAll(s, target, cols)
 	res.Rows, res.Written = rows, 0
