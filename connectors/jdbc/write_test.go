@@ -178,3 +178,21 @@ func TestPermissionErrorNamesPrivilege(t *testing.T) {
 		require.Equal(t, [][]string{{"0"}}, db.Query(t, "SELECT COUNT(*) FROM guarded"))
 	})
 }
+
+// Within one merge the last row of a key wins, also when its rows are in
+// different bulk-load batches.
+func TestMergeLastRowWinsAcrossBatches(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		db.Exec(t, "CREATE TABLE m (id bigint PRIMARY KEY, v text)", "INSERT INTO m VALUES (5, 'old'), (6, 'keep')")
+		var b strings.Builder
+		for i, id := range []int{5, 1, 2, 5, 3, 4, 5, 7, 5, 8} {
+			b.WriteString(`{"id":` + strconv.Itoa(id) + `,"v":"v` + strconv.Itoa(i) + `"}` + "\n")
+		}
+		res := write(t, dataset(db, jdbc.PropDBTable, "m", jdbc.PropMode, "merge", jdbc.PropBatchRows, "2"), frameOf(t, b.String()))
+		require.Equal(t, &connectors.WriteCounts{Affected: 7, Inserted: 6, Updated: 1}, res.Counts)
+		require.Equal(t, [][]string{{"1", "v1"}, {"2", "v2"}, {"3", "v4"}, {"4", "v5"}, {"5", "v8"}, {"6", "keep"}, {"7", "v7"}, {"8", "v9"}},
+			db.Query(t, "SELECT id, v FROM m ORDER BY id"))
+	})
+}
