@@ -78,3 +78,33 @@ func TestIncrementalStateKeptByJDBCTarget(t *testing.T) {
 		require.Empty(t, tbl.StateStore)
 	})
 }
+
+// Written to a file target again, the state moves back to its file: the
+// row in the database goes with the entry's record of it.
+func TestIncrementalStateMovesBackToFile(t *testing.T) {
+	t.Parallel()
+	db := jdbctest.Postgres(t)
+	api := &eventsAPI{}
+	api.add(1, "2024-01-01T00:00:00Z")
+	s, _ := incrementalSetup(t, api)
+	ctx := context.Background()
+	_, err := s.ExecuteBatch(ctx, fmt.Sprintf(`CREATE TABLE db.events TBLPROPERTIES (
+		'svc.storage.type'='JDBC', 'svc.jdbc.url'='%s', 'svc.jdbc.dbtable'='events')`, db.URL))
+	require.NoError(t, err)
+	_, err = s.ExecuteBatch(ctx, `INSERT INTO db.events SELECT * FROM api.events`)
+	require.NoError(t, err)
+	require.Len(t, db.Query(t, "SELECT * FROM sluice_state"), 1)
+
+	api.add(2, "2024-01-02T00:00:00Z")
+	_, err = insertRows(ctx, t, s)
+	require.NoError(t, err)
+	require.FileExists(t, statePath(t, s))
+	require.Empty(t, db.Query(t, "SELECT * FROM sluice_state"))
+	tbl, err := s.Catalog().Get(ctx, "api", "events")
+	require.NoError(t, err)
+	require.Empty(t, tbl.StateStore)
+	st, where, err := s.State(ctx, "api.events")
+	require.NoError(t, err)
+	require.Equal(t, statePath(t, s), where)
+	require.Equal(t, "2024-01-02T00:00:00Z", st.LastValue)
+}

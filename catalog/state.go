@@ -130,6 +130,7 @@ type Delivery struct {
 }
 
 type pendingState struct {
+	s         *Session // the session that read it
 	cat       *Catalog
 	ns, table string
 	st        *connectors.State
@@ -158,8 +159,8 @@ func deliveryFrom(ctx context.Context) *Delivery {
 	return d
 }
 
-func (d *Delivery) add(cat *Catalog, ns, table string, st *connectors.State) {
-	d.put(pendingState{cat: cat, ns: ns, table: table, st: st})
+func (d *Delivery) add(s *Session, ns, table string, st *connectors.State) {
+	d.put(pendingState{s: s, cat: s.cat, ns: ns, table: table, st: st})
 }
 
 func (d *Delivery) put(p pendingState) {
@@ -198,7 +199,7 @@ func (d *Delivery) Commit(ctx context.Context) error {
 			if err := p.cat.SaveState(context.WithoutCancel(ctx), p.ns, p.table, st); err != nil {
 				return err
 			}
-			if err := p.cat.setStateStore(p.ns, p.table, ""); err != nil {
+			if err := p.unstore(ctx); err != nil {
 				return err
 			}
 		}
@@ -222,7 +223,7 @@ func (s *Session) readIncremental(ctx context.Context, r *resolved, ir connector
 		return nil, err
 	}
 	if d != nil && next != nil && r.table != "" {
-		d.add(s.cat, r.ns, r.table, next)
+		d.add(s, r.ns, r.table, next)
 	}
 	return f, nil
 }
@@ -457,7 +458,7 @@ func (s *Session) readIncrementalStream(ctx context.Context, r *resolved, ir con
 		return nil, err
 	}
 	if d != nil && r.table != "" {
-		d.put(pendingState{cat: s.cat, ns: r.ns, table: r.table, lazy: state})
+		d.put(pendingState{s: s, cat: s.cat, ns: r.ns, table: r.table, lazy: state})
 	}
 	return st, nil
 }
@@ -478,4 +479,26 @@ func (s *Session) TableType(ctx context.Context, name string) (string, error) {
 		return "", err
 	}
 	return tbl.Type, nil
+}
+
+// unstore moves a state kept by a database back to its file: the row in
+// the database goes (a later load into that database must not start from
+// it), then the entry's record of it.
+func (p pendingState) unstore(ctx context.Context) error {
+	tbl, err := p.cat.Get(context.WithoutCancel(ctx), p.ns, p.table)
+	if err != nil || tbl.StateStore == "" {
+		return err
+	}
+	if p.s != nil {
+		r, err := p.s.resolve(context.WithoutCancel(ctx), tbl.StateStore, nil)
+		if err != nil {
+			return fmt.Errorf("the state of %s was kept by %s: %w", tbl.FullName(), tbl.StateStore, err)
+		}
+		if store, ok := r.conn.(connectors.StateStore); ok {
+			if _, err := store.ResetState(context.WithoutCancel(ctx), r.ds, tbl.FullName()); err != nil {
+				return fmt.Errorf("moving the state of %s out of %s: %w", tbl.FullName(), tbl.StateStore, r.red.Error(err))
+			}
+		}
+	}
+	return p.cat.setStateStore(p.ns, p.table, "")
 }
