@@ -3,10 +3,12 @@ module github.com/sluicedata/sluice
 go 1.26.0
 
 require (
+	github.com/andybalholm/brotli v1.1.1
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
 	github.com/go-gota/gota v0.12.0
+	github.com/go-sql-driver/mysql v1.10.1
 	github.com/goccy/go-json v0.10.3
 	github.com/gofiber/fiber/v2 v2.52.15
 	github.com/hashicorp/go-retryablehttp v0.7.8
@@ -27,8 +29,8 @@ require (
 )
 
 require (
+	filippo.io/edwards25519 v1.2.0 // indirect
 	github.com/JohnCGriffin/overflow v0.0.0-20211019200055-46fa312c352c // indirect
-	github.com/andybalholm/brotli v1.1.1 // indirect
 	github.com/apache/thrift v0.20.0 // indirect
 	github.com/beorn7/perks v1.0.1 // indirect
 	github.com/cespare/xxhash/v2 v2.3.0 // indirect

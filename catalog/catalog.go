@@ -50,6 +50,10 @@ type Table struct {
 	// Properties are the table properties, keys exactly as written.
 	Properties map[string]string `json:"properties"`
 	CreatedAt  time.Time         `json:"createdAt"`
+	// StateStore names the catalog table whose database keeps this
+	// incremental table's state (docs/jdbc.md#exactly-once); empty when
+	// the state is a file beside the table.
+	StateStore string `json:"stateStore,omitempty"`
 }
 
 // FullName is `namespace.name`.

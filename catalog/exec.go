@@ -255,10 +255,16 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 		return nil, fmt.Errorf("writing %s: %w", target, err)
 	}
 	fields := r.ds.Fields
+	if sr, ok := r.conn.(connectors.SchemaReader); ok && len(fields) == 0 && x.Query == nil {
+		// A database table knows its columns: VALUES takes them from it.
+		if fields, err = sr.ReadSchema(ctx, r.ds); err != nil {
+			return nil, doing("writing", r.ds.Name, r.red.Error(err))
+		}
+	}
 	var f *dataframe.Frame
 	// The rows read are delivered once the write succeeds: only then do
 	// incremental sources move their state (docs/incremental.md).
-	d := &Delivery{}
+	d := &Delivery{OneWrite: true}
 	if outer := deliveryFrom(ctx); outer != nil {
 		d.FullRefresh = outer.FullRefresh
 	}
@@ -278,12 +284,24 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 		}
 	}
 	defer f.Release()
-	res, err := s.Write(ctx, target, f, nil)
+	// INSERT INTO writes with the table's mode (append unless it says
+	// merge); INSERT OVERWRITE, once the parser has it, passes true.
+	res, err := s.write(WithDelivery(ctx, d), target, f, nil, false)
 	if err != nil {
 		return nil, err
 	}
 	if err := d.Commit(ctx); err != nil {
 		return nil, fmt.Errorf("inserted %d rows into %s, but the incremental state was not stored (the next run reads them again): %w", res.Written, target, err)
+	}
+	return WriteCountsFrame(res)
+}
+
+// WriteCountsFrame is the one-row frame an INSERT answers with:
+// num_affected_rows and num_inserted_rows, and num_updated_rows when the
+// connector counts them (a database merge, docs/jdbc.md#writes).
+func WriteCountsFrame(res connectors.WriteResult) (*dataframe.Frame, error) {
+	if c := res.Counts; c != nil {
+		return jsonframe.FromValues([]string{"num_affected_rows", "num_inserted_rows", "num_updated_rows"}, [][]any{{c.Affected, c.Inserted, c.Updated}})
 	}
 	return jsonframe.FromValues([]string{"num_affected_rows", "num_inserted_rows"}, [][]any{{res.Written, res.Written}})
 }

@@ -27,11 +27,8 @@ func (s *Session) readFanout(ctx context.Context, r *resolved, fr connectors.Fan
 			return nil, fmt.Errorf("%s=%s: fan-out cycle (%s → %s)", prop, from, strings.Join(chain, " → "), from)
 		}
 		// The parent is read for its values only: no incremental state of
-		// its own moves with the children's delivery, and the columns a
-		// query asks of the children are not the parent's (it needs the
-		// fan-out column whatever the query).
+		// its own moves with the children's delivery.
 		pctx := context.WithValue(WithDelivery(ctx, nil), fanoutChainKey{}, chain)
-		pctx = dataframe.WithColumns(pctx, nil)
 		var err error
 		parent, err = s.Read(pctx, from, nil)
 		if err != nil {

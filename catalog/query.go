@@ -8,9 +8,9 @@ import (
 	"sync"
 
 	csql "github.com/sluicedata/sluice/catalog/sql"
-	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
+	"github.com/sluicedata/sluice/dataframe/scan"
 )
 
 // Query runs a parsed query (docs/sql.md#select) over the session's tables
@@ -57,9 +57,17 @@ type TableStreamer interface {
 	ReadStream(ctx context.Context, name string, props map[string]any) (dataframe.Stream, error)
 }
 
-// sessionTables resolves a query's table names with ReadStream where the
-// reader has it, else with Read. Its reads are one statement's: each
-// RESTAPI table is read once (statementReads).
+// TableScanner is a TableStreamer whose tables can do part of a query's
+// work while they are read (a Session over connectors.ScanReader: columns,
+// filters, a limit, rows by position; see docs/sql.md#pushdown).
+type TableScanner interface {
+	TableStreamer
+	ReadScan(ctx context.Context, name string, props map[string]any, req scan.Request) (dataframe.Stream, scan.Applied, error)
+}
+
+// sessionTables resolves a query's table names with ReadScan or ReadStream
+// where the reader has them, else with Read. Its reads are one statement's:
+// each RESTAPI table is read once (statementReads).
 type sessionTables struct {
 	s      TableReader
 	frames []*dataframe.Frame
@@ -67,15 +75,33 @@ type sessionTables struct {
 	reads  statementReads
 }
 
+var (
+	_ query.ScanResolver    = (*sessionTables)(nil)
+	_ query.ColumnsResolver = (*sessionTables)(nil)
+)
+
 func (r *sessionTables) Table(ctx context.Context, name []string) (query.Table, error) {
+	return r.ScanTable(ctx, name, scan.Request{})
+}
+
+// TableColumns reads a table with only the columns need names, where its
+// connector can skip columns.
+func (r *sessionTables) TableColumns(ctx context.Context, name []string, need []string) (query.Table, error) {
+	return r.ScanTable(ctx, name, scan.Request{Columns: need})
+}
+
+// ScanTable reads a table under req: through the connector's ScanReader
+// when it has one, which reports what it applied; otherwise whole.
+func (r *sessionTables) ScanTable(ctx context.Context, name []string, req scan.Request) (query.ScannedTable, error) {
 	ctx = r.reads.in(ctx)
 	full := strings.Join(name, ".")
 	if st, ok := r.s.(TableStreamer); ok {
-		s, err := st.ReadStream(ctx, full, nil)
+		t := &streamTable{r: st, name: full, req: req, reads: &r.reads}
+		s, err := t.scan(ctx, req)
 		if err != nil {
 			return nil, err
 		}
-		t := &streamTable{r: st, name: full, cols: dataframe.ColumnsFrom(ctx), schema: s.Schema(), first: s, reads: &r.reads}
+		t.schema, t.first = s.Schema(), s
 		r.tables = append(r.tables, t)
 		return t, nil
 	}
@@ -84,7 +110,7 @@ func (r *sessionTables) Table(ctx context.Context, name []string) (query.Table, 
 		return nil, err
 	}
 	r.frames = append(r.frames, f)
-	return query.FrameTable(f), nil
+	return unscanned(query.FrameTable(f), req), nil
 }
 
 func (r *sessionTables) release() {
@@ -99,23 +125,59 @@ func (r *sessionTables) release() {
 	r.reads.release()
 }
 
+// scannedTable is a table read whole: nothing of a request applied.
+type scannedTable struct {
+	query.Table
+	applied scan.Applied
+}
+
+func (t scannedTable) Applied() scan.Applied { return t.applied }
+
+func unscanned(t query.Table, req scan.Request) query.ScannedTable {
+	return scannedTable{Table: t, applied: scan.Applied{Filters: make([]bool, len(req.Filters))}}
+}
+
 // streamTable is a table read as a stream: its schema is known at planning
 // (for Parquet, from the footer, without reading data) and its batches are
 // read when the query runs. The stream opened at planning serves the first
 // Open; a plan run again, or a table read twice (a self-join), opens it
-// again.
+// again with the same request.
 type streamTable struct {
-	r      TableStreamer
-	name   string
-	cols   []string // the columns the query may use; nil: all
-	schema *dataframe.Schema
-	reads  *statementReads // the statement's: a RESTAPI table is not read again
+	r       TableStreamer
+	name    string
+	req     scan.Request
+	applied scan.Applied
+	schema  *dataframe.Schema
+	reads   *statementReads // the statement's: a RESTAPI table is not read again
 
 	mu    sync.Mutex
 	first dataframe.Stream
 }
 
 func (t *streamTable) Schema() *dataframe.Schema { return t.schema }
+
+// Applied says which parts of the request the rows honour.
+func (t *streamTable) Applied() scan.Applied { return t.applied }
+
+// scan opens the table under req, recording what the connector applied.
+func (t *streamTable) scan(ctx context.Context, req scan.Request) (dataframe.Stream, error) {
+	ctx = t.reads.in(ctx)
+	if sc, ok := t.r.(TableScanner); ok {
+		s, applied, err := sc.ReadScan(ctx, t.name, nil, req)
+		if err != nil {
+			return nil, err
+		}
+		if applied.Filters == nil {
+			applied.Filters = make([]bool, len(req.Filters))
+		}
+		if t.schema == nil {
+			t.applied = applied
+		}
+		return s, nil
+	}
+	t.applied = scan.Applied{Filters: make([]bool, len(req.Filters))}
+	return t.r.ReadStream(ctx, t.name, nil)
+}
 
 func (t *streamTable) Open(ctx context.Context) (dataframe.Stream, error) {
 	t.mu.Lock()
@@ -128,13 +190,9 @@ func (t *streamTable) Open(ctx context.Context) (dataframe.Stream, error) {
 	return t.read(ctx)
 }
 
-// read opens the table again with the query's columns.
+// read opens the table again with the query's request.
 func (t *streamTable) read(ctx context.Context) (dataframe.Stream, error) {
-	ctx = t.reads.in(ctx)
-	if t.cols != nil {
-		ctx = dataframe.WithColumns(ctx, t.cols)
-	}
-	s, err := t.r.ReadStream(ctx, t.name, nil)
+	s, err := t.scan(ctx, t.req)
 	if err != nil {
 		return nil, err
 	}
@@ -147,20 +205,31 @@ func (t *streamTable) read(ctx context.Context) (dataframe.Stream, error) {
 
 // OpenColumns streams the columns cols only (a top-N's sort keys first).
 func (t *streamTable) OpenColumns(ctx context.Context, cols []string) (dataframe.Stream, error) {
-	return t.r.ReadStream(dataframe.WithColumns(t.reads.in(ctx), cols), t.name, nil)
+	req := t.req
+	req.Columns = cols
+	return t.scan(ctx, req)
 }
 
 // OpenRows streams the rows at positions rows, where the connector can
-// read rows by position (PARQUET files: connectors.RowsHint).
+// read rows by position (PARQUET files).
 func (t *streamTable) OpenRows(ctx context.Context, rows []int64) (dataframe.Stream, bool, error) {
-	ctx, hint := connectors.WithRows(ctx, rows)
-	s, err := t.read(ctx)
+	sc, ok := t.r.(TableScanner)
+	if !ok {
+		return nil, false, nil
+	}
+	req := t.req
+	req.Rows = rows
+	s, applied, err := sc.ReadScan(t.reads.in(ctx), t.name, nil, req)
 	if err != nil {
 		return nil, false, err
 	}
-	if !hint.Applied() {
+	if !applied.Rows {
 		s.Release()
 		return nil, false, nil
+	}
+	if !s.Schema().Equal(t.schema) {
+		s.Release()
+		return nil, false, fmt.Errorf("table %s changed while the query ran: its columns are now %s, were %s", t.name, s.Schema(), t.schema)
 	}
 	return s, true, nil
 }
@@ -219,21 +288,25 @@ func (r *frameTables) Table(ctx context.Context, name []string) (query.Table, er
 // TableColumns reads a session table with only the columns need names
 // (a frame is already in memory and comes whole).
 func (r *frameTables) TableColumns(ctx context.Context, name []string, need []string) (query.Table, error) {
+	return r.ScanTable(ctx, name, scan.Request{Columns: need})
+}
+
+// ScanTable reads a session table under req (a frame is already in memory
+// and comes whole, nothing applied).
+func (r *frameTables) ScanTable(ctx context.Context, name []string, req scan.Request) (query.ScannedTable, error) {
 	if len(name) > 1 && r.session != nil {
-		return r.session.TableColumns(ctx, name, need)
+		return r.session.ScanTable(ctx, name, req)
 	}
-	return r.Table(ctx, name)
+	t, err := r.Table(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	return unscanned(t, req), nil
 }
 
 func isNilReader(s TableReader) bool {
 	ss, ok := s.(*Session)
 	return ok && ss == nil
-}
-
-// TableColumns reads a table with only the columns need names, where its
-// connector can skip columns (Parquet files).
-func (r *sessionTables) TableColumns(ctx context.Context, name []string, need []string) (query.Table, error) {
-	return r.Table(dataframe.WithColumns(ctx, need), name)
 }
 
 // SQLFrames runs one SELECT, given as SQL text, over frames named by their

@@ -170,6 +170,8 @@ func (s *Session) ReadStream(ctx context.Context, name string, props map[string]
 	}()
 	if once, ok, oerr := s.readOnce(ctx, r, props); ok {
 		st, err = once, oerr
+	} else if ir, ok := s.streamsIncremental(r); ok {
+		st, err = s.readIncrementalStream(ctx, r, ir)
 	} else if sr, ok := r.conn.(connectors.StreamReader); ok && !s.needsWholeRead(r) {
 		st, err = sr.ReadStream(ctx, r.ds)
 	} else {
@@ -193,6 +195,9 @@ func (s *Session) needsWholeRead(r *resolved) bool {
 			return true
 		}
 	}
+	if _, ok := s.streamsIncremental(r); ok {
+		return false
+	}
 	ir, ok := r.conn.(connectors.IncrementalReader)
 	return ok && ir.Incremental(r.ds.Props)
 }
@@ -214,6 +219,12 @@ func (s *Session) readResolved(ctx context.Context, r *resolved) (*dataframe.Fra
 // Write writes f to the dataset name (see Read for props). The result
 // reports the rows written even when the write fails part-way.
 func (s *Session) Write(ctx context.Context, name string, f *dataframe.Frame, props map[string]any) (res connectors.WriteResult, err error) {
+	return s.write(ctx, name, f, props, false)
+}
+
+// write is Write; overwrite replaces the target's rows whatever its mode
+// (SQL's INSERT OVERWRITE).
+func (s *Session) write(ctx context.Context, name string, f *dataframe.Frame, props map[string]any, overwrite bool) (res connectors.WriteResult, err error) {
 	r, err := s.resolve(ctx, name, props)
 	if err != nil {
 		return connectors.WriteResult{}, fmt.Errorf("writing %s: %w", name, err)
@@ -227,10 +238,13 @@ func (s *Session) Write(ctx context.Context, name string, f *dataframe.Frame, pr
 			err = fmt.Errorf("writing %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
+	done := s.carryStates(ctx, r)
+	r.ds.Overwrite = overwrite
 	res, err = w.Write(ctx, r.ds, f)
 	if err != nil {
 		return res, doing("writing", r.ds.Name, r.red.Error(err))
 	}
+	done()
 	return res, nil
 }
 
@@ -253,6 +267,7 @@ func (s *Session) WriteStream(ctx context.Context, name string, st dataframe.Str
 			err = fmt.Errorf("writing %s: %s connector panicked: %s", r.ds.Name, r.typ, r.red.String(fmt.Sprint(p)))
 		}
 	}()
+	done := s.carryStates(ctx, r)
 	if streams {
 		res, err = sw.WriteStream(ctx, r.ds, st)
 	} else {
@@ -265,7 +280,32 @@ func (s *Session) WriteStream(ctx context.Context, name string, st dataframe.Str
 	if err != nil {
 		return res, doing("writing", r.ds.Name, r.red.Error(err))
 	}
+	done()
 	return res, nil
+}
+
+// carryStates hands a write to a catalog table whose connector keeps
+// states (connectors.StateStore) the states of the incremental reads it
+// delivers, to commit with its rows (docs/jdbc.md#exactly-once); done,
+// called once the write succeeded, forgets them. Writes that cannot carry
+// them leave them to Delivery.Commit's state files.
+func (s *Session) carryStates(ctx context.Context, r *resolved) (done func()) {
+	d := deliveryFrom(ctx)
+	if _, ok := r.conn.(connectors.StateStore); !ok || r.table == "" || d == nil {
+		return func() {}
+	}
+	r.ds.States = d.statesFor(s, r.ds.Name)
+	return func() { d.delivered(ctx) }
+}
+
+// streamsIncremental reports whether r is an incremental read its
+// connector streams.
+func (s *Session) streamsIncremental(r *resolved) (connectors.IncrementalStreamReader, bool) {
+	ir, ok := r.conn.(connectors.IncrementalStreamReader)
+	if !ok || !ir.Incremental(r.ds.Props) {
+		return nil, false
+	}
+	return ir, true
 }
 
 // Fields returns the columns of dataset name as Read and Write would see

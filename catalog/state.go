@@ -173,15 +173,31 @@ type Delivery struct {
 	// FullRefresh reads as if no state were stored; Commit then stores the
 	// new one.
 	FullRefresh bool
+	// OneWrite says that one write delivers the rows: when its target keeps
+	// states (a JDBC table), the states are committed in that write's
+	// transaction instead of files (docs/jdbc.md#exactly-once).
+	OneWrite bool
 
 	mu      sync.Mutex
 	pending map[string]pendingState
 }
 
 type pendingState struct {
+	s         *Session // the session that read it
 	cat       *Catalog
 	ns, table string
 	st        *connectors.State
+	// lazy gives the state of a streamed read, known once it has ended.
+	lazy func() *connectors.State
+	// carried: a write committed the state with its rows.
+	carried bool
+}
+
+func (p pendingState) state() *connectors.State {
+	if p.lazy != nil {
+		return p.lazy()
+	}
+	return p.st
 }
 
 type deliveryKey struct{}
@@ -196,13 +212,17 @@ func deliveryFrom(ctx context.Context) *Delivery {
 	return d
 }
 
-func (d *Delivery) add(cat *Catalog, ns, table string, st *connectors.State) {
+func (d *Delivery) add(s *Session, ns, table string, st *connectors.State) {
+	d.put(pendingState{s: s, cat: s.cat, ns: ns, table: table, st: st})
+}
+
+func (d *Delivery) put(p pendingState) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	if d.pending == nil {
 		d.pending = map[string]pendingState{}
 	}
-	d.pending[ns+"."+table] = pendingState{cat: cat, ns: ns, table: table, st: st}
+	d.pending[p.ns+"."+p.table] = p
 }
 
 // Tables are the tables whose state waits for Commit, sorted.
@@ -228,8 +248,13 @@ func (d *Delivery) Commit(ctx context.Context) error {
 	defer d.mu.Unlock()
 	for _, k := range d.sortedLocked() {
 		p := d.pending[k]
-		if err := p.cat.SaveState(context.WithoutCancel(ctx), p.ns, p.table, p.st); err != nil {
-			return err
+		if st := p.state(); st != nil && !p.carried {
+			if err := p.cat.SaveState(context.WithoutCancel(ctx), p.ns, p.table, st); err != nil {
+				return err
+			}
+			if err := p.unstore(ctx); err != nil {
+				return err
+			}
 		}
 		delete(d.pending, k)
 	}
@@ -242,12 +267,9 @@ func (d *Delivery) Commit(ctx context.Context) error {
 // read is a first run.
 func (s *Session) readIncremental(ctx context.Context, r *resolved, ir connectors.IncrementalReader) (*dataframe.Frame, error) {
 	d := deliveryFrom(ctx)
-	var prev *connectors.State
-	if r.table != "" && (d == nil || !d.FullRefresh) {
-		var err error
-		if prev, err = s.cat.State(ctx, r.ns, r.table); err != nil {
-			return nil, err
-		}
+	prev, err := s.prevState(ctx, r, d)
+	if err != nil {
+		return nil, err
 	}
 	f, next, err := ir.ReadIncremental(ctx, r.ds, prev)
 	if err != nil {
@@ -258,7 +280,282 @@ func (s *Session) readIncremental(ctx context.Context, r *resolved, ir connector
 		return nil, err
 	}
 	if d != nil && next != nil && r.table != "" {
-		d.add(s.cat, r.ns, r.table, next)
+		d.add(s, r.ns, r.table, next)
 	}
 	return f, nil
+}
+
+// setStateStore records in the table file of ns.table that its state is
+// kept by the catalog table target ("" drops the record). The file is
+// replaced atomically with its mode kept (a file holding secrets stays
+// 0600) and every field it has kept as written.
+func (c *Catalog) setStateStore(ns, table, target string) error {
+	n, t, err := normPair(ns, table)
+	if err != nil {
+		return err
+	}
+	path := c.path(n, t)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("recording where the state of %s.%s is kept: %w", n, t, err)
+	}
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	var doc map[string]json.RawMessage
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("table file %s is corrupt: %w", path, err)
+	}
+	var cur string
+	_ = json.Unmarshal(doc["stateStore"], &cur)
+	if cur == target {
+		return nil
+	}
+	if target == "" {
+		delete(doc, "stateStore")
+	} else {
+		doc["stateStore"], _ = json.Marshal(target)
+	}
+	// Keep the field order of Create's encoding: re-encode through Table,
+	// then add back any field Table does not know.
+	var tbl Table
+	if err := json.Unmarshal(data, &tbl); err != nil {
+		return fmt.Errorf("table file %s is corrupt: %w", path, err)
+	}
+	tbl.StateStore = target
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(&tbl); err != nil {
+		return err
+	}
+	out := buf.Bytes()
+	var known map[string]json.RawMessage
+	_ = json.Unmarshal(out, &known)
+	for k := range doc {
+		if _, ok := known[k]; !ok {
+			// A field of a newer Sluice: keep the file as it was plus ours.
+			out, _ = json.MarshalIndent(doc, "", "  ")
+			out = append(out, '\n')
+			break
+		}
+	}
+	st, err := atomicfile.StageAt(path, func(tmp string) error {
+		return os.WriteFile(tmp, out, fi.Mode().Perm())
+	})
+	if err != nil {
+		return err
+	}
+	return st.Commit()
+}
+
+// loadState is the stored state of catalog table ns.table: from the
+// database of the table its entry names as its state store, else (or when
+// that database keeps none yet) from the state file.
+func (s *Session) loadState(ctx context.Context, ns, table string) (*connectors.State, error) {
+	tbl, err := s.cat.Get(ctx, ns, table)
+	if err != nil {
+		return nil, err
+	}
+	if tbl.StateStore != "" {
+		st, err := s.storedState(ctx, tbl.StateStore, tbl.FullName())
+		if err != nil || st != nil {
+			return st, err
+		}
+	}
+	return s.cat.State(ctx, ns, table)
+}
+
+// storedState reads the state of source from the state store of the
+// catalog table target.
+func (s *Session) storedState(ctx context.Context, target, source string) (*connectors.State, error) {
+	r, err := s.resolve(ctx, target, nil)
+	if err != nil {
+		return nil, fmt.Errorf("the state of %s is kept by %s: %w", source, target, err)
+	}
+	store, ok := r.conn.(connectors.StateStore)
+	if !ok {
+		return nil, fmt.Errorf("the state of %s is kept by %s, whose connector %s keeps no states", source, target, r.typ)
+	}
+	st, err := store.LoadState(ctx, r.ds, source)
+	if err != nil {
+		return nil, fmt.Errorf("reading the state of %s kept by %s: %w", source, target, r.red.Error(err))
+	}
+	return st, nil
+}
+
+// State is the incremental state of the catalog table name (nil: none)
+// and where it is kept: the state file's path, or the catalog table whose
+// database keeps it (see docs/incremental.md#state-commands).
+func (s *Session) State(ctx context.Context, name string) (*connectors.State, string, error) {
+	ns, table, err := SplitName(name)
+	if err != nil {
+		return nil, "", err
+	}
+	tbl, err := s.cat.Get(ctx, ns, table)
+	if err != nil {
+		return nil, "", err
+	}
+	if tbl.StateStore != "" {
+		st, err := s.storedState(ctx, tbl.StateStore, tbl.FullName())
+		if err != nil || st != nil {
+			return st, tbl.StateStore, err
+		}
+	}
+	path, _ := s.cat.StatePath(tbl.Namespace, tbl.Name)
+	st, err := s.cat.State(ctx, tbl.Namespace, tbl.Name)
+	return st, path, err
+}
+
+// ResetState deletes the incremental state of the catalog table name,
+// wherever it is kept; it reports whether there was one.
+func (s *Session) ResetState(ctx context.Context, name string) (bool, error) {
+	ns, table, err := SplitName(name)
+	if err != nil {
+		return false, err
+	}
+	tbl, err := s.cat.Get(ctx, ns, table)
+	if err != nil {
+		return false, err
+	}
+	had := false
+	if tbl.StateStore != "" {
+		r, err := s.resolve(ctx, tbl.StateStore, nil)
+		if err != nil {
+			return false, fmt.Errorf("the state of %s is kept by %s: %w", tbl.FullName(), tbl.StateStore, err)
+		}
+		if store, ok := r.conn.(connectors.StateStore); ok {
+			if had, err = store.ResetState(ctx, r.ds, tbl.FullName()); err != nil {
+				return false, fmt.Errorf("resetting the state of %s kept by %s: %w", tbl.FullName(), tbl.StateStore, r.red.Error(err))
+			}
+		}
+		if err := s.cat.setStateStore(tbl.Namespace, tbl.Name, ""); err != nil {
+			return false, err
+		}
+	}
+	hadFile, err := s.cat.ResetState(ctx, tbl.Namespace, tbl.Name)
+	return had || hadFile, err
+}
+
+// statesFor is Dataset.States of a write to the catalog table target that
+// keeps states (a connectors.StateStore): called right before the write
+// commits, it records in each source's entry that target keeps its state —
+// first, so that a crash after the commit finds it there — and hands the
+// states over. nil when the write cannot carry them: d is nil, a full
+// refresh reads nothing stored, or more than one write delivers d's rows.
+func (d *Delivery) statesFor(s *Session, target string) func() ([]connectors.SourceState, error) {
+	if d == nil || !d.OneWrite {
+		return nil
+	}
+	d.mu.Lock()
+	n := len(d.pending)
+	d.mu.Unlock()
+	if n == 0 {
+		return nil
+	}
+	return func() ([]connectors.SourceState, error) {
+		d.mu.Lock()
+		defer d.mu.Unlock()
+		var out []connectors.SourceState
+		for _, k := range d.sortedLocked() {
+			p := d.pending[k]
+			st := p.state()
+			if st == nil {
+				continue
+			}
+			if p.cat != s.cat {
+				continue // a source of another catalog keeps its file
+			}
+			if err := p.cat.setStateStore(p.ns, p.table, target); err != nil {
+				return nil, err
+			}
+			out = append(out, connectors.SourceState{Source: k, State: st})
+			p.carried = true
+			d.pending[k] = p
+		}
+		return out, nil
+	}
+}
+
+// delivered forgets the states a write committed with its rows, and
+// removes their state files, which they replace.
+func (d *Delivery) delivered(ctx context.Context) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for k, p := range d.pending {
+		if p.carried {
+			_, _ = p.cat.ResetState(context.WithoutCancel(ctx), p.ns, p.table)
+			delete(d.pending, k)
+		}
+	}
+}
+
+// prevState is the state an incremental read of r starts from: none for a
+// USER-mode dataset or a full refresh.
+func (s *Session) prevState(ctx context.Context, r *resolved, d *Delivery) (*connectors.State, error) {
+	if r.table == "" || (d != nil && d.FullRefresh) {
+		return nil, nil
+	}
+	return s.loadState(ctx, r.ns, r.table)
+}
+
+// readIncrementalStream streams an incremental read whose connector
+// streams (a JDBC cursor); its state waits in ctx's Delivery and is known
+// once the stream has ended.
+func (s *Session) readIncrementalStream(ctx context.Context, r *resolved, ir connectors.IncrementalStreamReader) (dataframe.Stream, error) {
+	d := deliveryFrom(ctx)
+	prev, err := s.prevState(ctx, r, d)
+	if err != nil {
+		return nil, err
+	}
+	st, state, err := ir.ReadIncrementalStream(ctx, r.ds, prev)
+	if err != nil {
+		return nil, err
+	}
+	if d != nil && r.table != "" {
+		d.put(pendingState{s: s, cat: s.cat, ns: r.ns, table: r.table, lazy: state})
+	}
+	return st, nil
+}
+
+// TableType is the connector type of the catalog table name (JDBC,
+// PARQUET…): a pipeline's write step maps its mode and key to the
+// connector's properties with it.
+func (s *Session) TableType(ctx context.Context, name string) (string, error) {
+	if s.cat == nil {
+		return "", errors.New("the session has no catalog")
+	}
+	ns, t, err := SplitName(name)
+	if err != nil {
+		return "", err
+	}
+	tbl, err := s.cat.Get(ctx, ns, t)
+	if err != nil {
+		return "", err
+	}
+	return tbl.Type, nil
+}
+
+// unstore moves a state kept by a database back to its file: the row in
+// the database goes (a later load into that database must not start from
+// it), then the entry's record of it.
+func (p pendingState) unstore(ctx context.Context) error {
+	tbl, err := p.cat.Get(context.WithoutCancel(ctx), p.ns, p.table)
+	if err != nil || tbl.StateStore == "" {
+		return err
+	}
+	if p.s != nil {
+		r, err := p.s.resolve(context.WithoutCancel(ctx), tbl.StateStore, nil)
+		if err != nil {
+			return fmt.Errorf("the state of %s was kept by %s: %w", tbl.FullName(), tbl.StateStore, err)
+		}
+		if store, ok := r.conn.(connectors.StateStore); ok {
+			if _, err := store.ResetState(context.WithoutCancel(ctx), r.ds, tbl.FullName()); err != nil {
+				return fmt.Errorf("moving the state of %s out of %s: %w", tbl.FullName(), tbl.StateStore, r.red.Error(err))
+			}
+		}
+	}
+	return p.cat.setStateStore(p.ns, p.table, "")
 }

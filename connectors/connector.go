@@ -41,6 +41,15 @@ type Dataset struct {
 	// Log receives one line per request when the session's logging level
 	// is CONSOLE; nil means quiet. Connectors must redact secrets in it.
 	Log io.Writer
+	// States, when not nil, gives the incremental states of the sources of
+	// the rows a write delivers. A StateStore connector calls it once, after
+	// the last row was read and before its commit, and stores them in the
+	// same transaction as the rows (docs/jdbc.md#exactly-once). It is nil
+	// for reads and for writes whose states go to files.
+	States func() ([]SourceState, error)
+	// Overwrite asks a write to replace the rows the target holds whatever
+	// its mode property says (SQL's INSERT OVERWRITE).
+	Overwrite bool
 }
 
 // Logf writes one log line if logging is on.
@@ -115,6 +124,9 @@ type WriteResult struct {
 	Rows    int64       // rows in the frame
 	Written int64       // rows written successfully before the first failure
 	Results []RowResult // per-row outcome, where the connector reports them
+	// Counts are the row counts of a connector that knows them (a database
+	// write); nil otherwise.
+	Counts *WriteCounts
 }
 
 // ErrUnknownConnector is returned (wrapped) for an unregistered type.

@@ -103,6 +103,17 @@ func ValueAt(arr arrow.Array, i int) any {
 // "Infinity" and "-Infinity". Timestamps are RFC 3339 UTC strings with
 // milliseconds; binary is base64.
 func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
+	return appendJSONValue(dst, arr, i, false)
+}
+
+// AppendJSONValueOmitNulls is AppendJSONValue with the struct fields that
+// are null left out, as Spark's to_json writes them (a database's JSON
+// column, docs/jdbc.md#types).
+func AppendJSONValueOmitNulls(dst []byte, arr arrow.Array, i int) []byte {
+	return appendJSONValue(dst, arr, i, true)
+}
+
+func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool) []byte {
 	if arr.IsNull(i) {
 		return append(dst, "null"...)
 	}
@@ -157,13 +168,18 @@ func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 	case *array.Struct:
 		st := a.DataType().(*arrow.StructType)
 		dst = append(dst, '{')
+		first := true
 		for k := 0; k < a.NumField(); k++ {
-			if k > 0 {
+			if omitNulls && a.Field(k).IsNull(i) {
+				continue
+			}
+			if !first {
 				dst = append(dst, ',')
 			}
+			first = false
 			dst = jsontext.AppendString(dst, st.Field(k).Name)
 			dst = append(dst, ':')
-			dst = AppendJSONValue(dst, a.Field(k), i)
+			dst = appendJSONValue(dst, a.Field(k), i, omitNulls)
 		}
 		return append(dst, '}')
 	case *array.Map:
@@ -180,7 +196,7 @@ func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 				dst = jsontext.AppendString(dst, fmt.Sprint(ValueAt(keys, int(j))))
 			}
 			dst = append(dst, ':')
-			dst = AppendJSONValue(dst, items, int(j))
+			dst = appendJSONValue(dst, items, int(j), omitNulls)
 		}
 		return append(dst, '}')
 	case array.ListLike:
@@ -191,11 +207,11 @@ func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 			if j > start {
 				dst = append(dst, ',')
 			}
-			dst = AppendJSONValue(dst, vals, int(j))
+			dst = appendJSONValue(dst, vals, int(j), omitNulls)
 		}
 		return append(dst, ']')
 	case *array.Dictionary:
-		return AppendJSONValue(dst, a.Dictionary(), a.GetValueIndex(i))
+		return appendJSONValue(dst, a.Dictionary(), a.GetValueIndex(i), omitNulls)
 	}
 	return jsontext.AppendString(dst, arr.ValueStr(i))
 }

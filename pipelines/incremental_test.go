@@ -137,8 +137,11 @@ func TestParseMergeWrite(t *testing.T) {
 		{`{file: a.parquet, mode: merge}`, "mode merge needs key"},
 		{`{file: a.parquet, key: [id]}`, "key applies to mode merge"},
 		{`{file: a.csv, mode: merge, key: [id]}`, "mode merge needs format parquet"},
-		{`{file: a.parquet, mode: upsert, key: [id]}`, `mode "upsert": want overwrite or merge`},
-		{`{table: a.b, mode: merge, key: [id]}`, "apply to file outputs only"},
+		{`{file: a.parquet, mode: upsert, key: [id]}`, `mode "upsert": want overwrite, merge or append (tables)`},
+		{`{file: a.parquet, mode: append}`, "mode append applies to table outputs"},
+		{`{table: a.b, mode: merge}`, "mode merge needs key"},
+		{`{table: a.b, key: [id]}`, "key applies to mode merge"},
+		{`{table: a.b, format: csv}`, "apply to file outputs only"},
 	} {
 		_, err := pipelines.Parse("p.yaml", []byte("name: p\nsteps:\n  - read: {table: a.b}\n  - write: "+tc.write+"\n"), nil)
 		require.ErrorContains(t, err, tc.want, tc.write)

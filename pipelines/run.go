@@ -120,7 +120,9 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 			return nil, err
 		}
 	}
-	delivery := &catalog.Delivery{FullRefresh: opts.FullRefresh}
+	// One write may commit the states of the reads with its rows (a JDBC
+	// table: docs/jdbc.md#exactly-once); with several, files after all.
+	delivery := &catalog.Delivery{FullRefresh: opts.FullRefresh, OneWrite: writeCount(p) == 1}
 	ctx = catalog.WithDelivery(ctx, delivery)
 	r := &runner{p: p, opts: opts, mem: opts.Allocator, outs: map[string]*output{}, uses: map[string]int{}, results: map[int]StepResult{}}
 	if r.mem == nil {
@@ -641,7 +643,13 @@ func (r *runner) write(ctx context.Context, s *Step, in *countStream, sr *StepRe
 		}
 		name, props := w.Table, runtimeProps(w.Properties)
 		if w.Type != "" {
-			name, props = s.ID, userProps(s.ID, w.Type, w.Properties)
+			name, props = s.ID, userProps(s.ID, w.Type, withWriteMode(w.Type, w, w.Properties))
+		} else if w.Mode != "" {
+			typ, err := tableType(ctx, r.opts.Session, name)
+			if err != nil {
+				return err
+			}
+			props = runtimeProps(withWriteMode(typ, w, w.Properties))
 		}
 		// A failed write's error says how many rows went out before it
 		// (the session and the connector report it).
@@ -698,6 +706,16 @@ func (c *countStream) Next() bool {
 	return true
 }
 
+func writeCount(p *Pipeline) int {
+	n := 0
+	for _, s := range p.Steps {
+		if s.Kind == KindWrite {
+			n++
+		}
+	}
+	return n
+}
+
 func hasWrite(p *Pipeline) bool {
 	for _, s := range p.Steps {
 		if s.Kind == KindWrite {
@@ -740,4 +758,36 @@ func round(d time.Duration) time.Duration {
 		return d.Round(10 * time.Microsecond)
 	}
 	return d.Round(time.Microsecond)
+}
+
+// TableTyper is a Session that can tell a catalog table's connector type
+// (a *catalog.Session).
+type TableTyper interface {
+	TableType(ctx context.Context, name string) (string, error)
+}
+
+func tableType(ctx context.Context, s Session, name string) (string, error) {
+	tt, ok := s.(TableTyper)
+	if !ok {
+		return "", fmt.Errorf("write to %s: mode and key need a catalog session that knows the table's type", name)
+	}
+	return tt.TableType(ctx, name)
+}
+
+// withWriteMode adds a write step's mode and key to props as the
+// connector's svc.<type>.mode and svc.<type>.merge.key (JDBC, PARQUET).
+func withWriteMode(typ string, w *WriteStep, props map[string]string) map[string]string {
+	if w.Mode == "" {
+		return props
+	}
+	out := make(map[string]string, len(props)+2)
+	for k, v := range props {
+		out[k] = v
+	}
+	prefix := "svc." + strings.ToLower(typ) + "."
+	out[prefix+"mode"] = w.Mode
+	if len(w.Key) > 0 {
+		out[prefix+"merge.key"] = strings.Join(w.Key, ",")
+	}
+	return out
 }

@@ -216,9 +216,12 @@ type WriteStep struct {
 	PartitionBy []string
 	// Compression is the Parquet codec. Defaults to snappy.
 	Compression string
-	// Mode is overwrite or merge (Parquet only: rows replace the stored
-	// rows with the same Key; see docs/incremental.md#merge-writes).
-	// Defaults to overwrite.
+	// Mode is overwrite or merge for a file (Parquet only: rows replace
+	// the stored rows with the same Key; see
+	// docs/incremental.md#merge-writes), and append, overwrite or merge for
+	// a table, where it sets the connector's svc.<type>.mode (and Key its
+	// svc.<type>.merge.key: docs/jdbc.md#writes). Defaults to overwrite for
+	// files and to the table's own mode.
 	Mode string
 	// Key lists the key columns of a merge. Required with merge.
 	Key []string
@@ -884,8 +887,8 @@ func (d *decoder) writeStep(n *yaml.Node, what string) (*WriteStep, error) {
 				w.Mode, err = d.nonEmpty(f.value, what+": mode")
 				if err == nil {
 					w.Mode = strings.ToLower(w.Mode)
-					if w.Mode != "overwrite" && w.Mode != "merge" {
-						err = d.errf(f.value, "%s: mode %q: want overwrite or merge", what, w.Mode)
+					if w.Mode != "overwrite" && w.Mode != "merge" && w.Mode != "append" {
+						err = d.errf(f.value, "%s: mode %q: want overwrite, merge or append (tables)", what, w.Mode)
 					}
 				}
 			case "key":
@@ -915,10 +918,21 @@ func (d *decoder) writeStep(n *yaml.Node, what string) (*WriteStep, error) {
 		return nil, d.errf(n, "%s: give one of \"file\", \"table\" or \"type\"", what)
 	}
 	if w.File == "" {
-		if w.Format != "" || len(w.PartitionBy) > 0 || w.Compression != "" || w.Mode != "" || len(w.Key) > 0 {
-			return nil, d.errf(n, "%s: format, partition_by, compression, mode and key apply to file outputs only (a table merges with svc.parquet.mode and svc.parquet.merge.key)", what)
+		if w.Format != "" || len(w.PartitionBy) > 0 || w.Compression != "" {
+			return nil, d.errf(n, "%s: format, partition_by and compression apply to file outputs only", what)
+		}
+		// A table's mode and key become its connector's svc.<type>.mode
+		// and svc.<type>.merge.key (docs/pipelines.md#write).
+		switch {
+		case w.Mode == "merge" && len(w.Key) == 0:
+			return nil, d.errf(n, "%s: mode merge needs key (the list of key columns)", what)
+		case w.Mode != "merge" && len(w.Key) > 0:
+			return nil, d.errf(n, "%s: key applies to mode merge", what)
 		}
 		return w, nil
+	}
+	if w.Mode == "append" {
+		return nil, d.errf(n, "%s: mode append applies to table outputs (a file is overwritten or merged)", what)
 	}
 	if len(w.Properties) > 0 {
 		return nil, d.errf(n, "%s: properties apply to table and type outputs only", what)

@@ -54,17 +54,20 @@ func init() {
 }
 
 func runDemoCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "demo", "demo [--keep DIR] [--quiet] [--timeout D]\n\n"+
+	fs := newFlagSet(env, "demo", "demo [--keep DIR] [--quiet] [--timeout D] [--postgres DSN]\n\n"+
 		"An offline tour of Sluice. It serves a YouTube-like API on 127.0.0.1, creates a\n"+
 		"RESTAPI table with SQL, reads it raw, parsed and paginated, runs a pipeline that\n"+
 		"writes Parquet, and runs the notification sidecar on a few notifications against\n"+
 		"a loopback marketplace. It needs no network and binds free loopback ports only.\n"+
 		"It writes into one new directory, kept afterwards and printed at the end: the\n"+
 		"catalog, the Parquet output and the notification store, to explore with\n"+
-		"`sluice sql`, DuckDB or any Parquet reader.")
+		"`sluice sql`, DuckDB or any Parquet reader. With --postgres DSN (or\n"+
+		"SLUICE_TEST_POSTGRES_DSN) a last step loads the REST data into PostgreSQL,\n"+
+		"incrementally, the state committed with the rows; without, it is skipped.")
 	keep := fs.String("keep", "", "write into `DIR` (new or empty) (default: a new directory sluice-demo[-N] under the working directory)")
 	quiet := fs.Bool("quiet", false, "print the results only, without the explanations")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up after this long")
+	pg := fs.String("postgres", "", "load the REST data into this PostgreSQL `DSN` too (schema sluice_demo)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -81,7 +84,7 @@ func runDemoCommand(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	d := &demo{env: env, out: env.stdout, quiet: *quiet, dir: dir}
+	d := &demo{env: env, out: env.stdout, quiet: *quiet, dir: dir, postgres: *pg}
 	if err := d.run(ctx); err != nil {
 		if created {
 			// A failed tour leaves nothing behind in a directory it chose itself.
@@ -147,6 +150,9 @@ type demo struct {
 	out   io.Writer
 	quiet bool
 	dir   string
+	// postgres is the DSN of --postgres ("": SLUICE_TEST_POSTGRES_DSN, or
+	// the step is skipped).
+	postgres string
 
 	apiKey string // random per run, so nothing real can leak and nothing printed can be reused
 	keyRef string // ${file:…} of the file holding apiKey: the tables refer to it, never hold it
@@ -176,6 +182,7 @@ func (d *demo) run(ctx context.Context) error {
 		{"An incremental load into merged Parquet, run twice", d.stepIncremental},
 		{"Fan-out: one child read per subscribed channel", d.stepFanout},
 		{"The notification sidecar", d.stepSidecar},
+		{"The activities into PostgreSQL, incrementally and exactly once", d.stepPostgres},
 	}
 	defer func() {
 		if d.api != nil {

@@ -88,9 +88,19 @@ func TestDemoTour(t *testing.T) {
 		`sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 1`,
 		`sluice_notifications_processed_total{outcome="failed",source="notifications"} 1`,
 		`sluice_notifications_queue_depth{status="SUCCESS"} 3`,
+		// 8. PostgreSQL, when there is one
+		"== 8. The activities into PostgreSQL, incrementally and exactly once",
 		"Demo complete in ",
 	} {
 		require.Contains(t, out, want)
+	}
+	if os.Getenv(demoPostgresEnv) == "" {
+		require.Contains(t, out, "  skipped: give --postgres DSN")
+	} else {
+		require.Contains(t, out, `{"num_affected_rows":3,"num_inserted_rows":3,"num_updated_rows":0}`)
+		require.Contains(t, out, `{"num_affected_rows":1,"num_inserted_rows":1,"num_updated_rows":0}`)
+		require.Contains(t, out, `"last_value": "2024-07-01T08:00:00Z" (kept by pg.activities in sluice_demo_`)
+		require.Contains(t, out, "  4 rows in sluice_demo_")
 	}
 	// Five sidecar records, each once: the duplicate and the obsolete one were discarded.
 	require.Equal(t, 5, len(regexp.MustCompile(`(?m)^  \|  \d\|  wbh-demo-\d\|`).FindAllString(out, -1)), out)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/internal/suggest"
@@ -17,12 +18,14 @@ func init() {
 	})
 }
 
-// runStateCommand shows or deletes the state file of an incremental table
-// (see docs/incremental.md#state-commands).
+// runStateCommand shows or deletes the state of an incremental table: its
+// state file, or the row of the database table that keeps it (see
+// docs/incremental.md#state-commands and docs/jdbc.md#exactly-once).
 func runStateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	fs := newFlagSet(env, "state", "state show|reset NS.TABLE [--catalog DIR]\n\n"+
 		"show prints the table's incremental state as JSON (or `no state`);\n"+
-		"reset deletes it, so the next read starts from svc.restapi.incremental.initial.")
+		"reset deletes it (the file, or the row of the database table that keeps it),\n"+
+		"so the next read starts from svc.restapi.incremental.initial (or the whole table).")
 	var sess sessionFlags
 	sess.register(fs)
 	pos, err := parseFlags(fs, args)
@@ -40,16 +43,11 @@ func runStateCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	cat := s.Catalog()
-	ns, table, err := catalog.SplitName(name)
-	if err != nil {
-		return err
-	}
-	if _, err := cat.Get(ctx, ns, table); err != nil {
+	if _, _, err := catalog.SplitName(name); err != nil {
 		return err
 	}
 	if verb == "reset" {
-		had, err := cat.ResetState(ctx, ns, table)
+		had, err := s.ResetState(ctx, name)
 		if err != nil {
 			return err
 		}
@@ -57,10 +55,10 @@ func runStateCommand(ctx context.Context, env *cliEnv, args []string) error {
 			fmt.Fprintln(env.stdout, "no state")
 			return nil
 		}
-		fmt.Fprintf(env.stdout, "state of %s.%s reset\n", ns, table)
+		fmt.Fprintf(env.stdout, "state of %s reset\n", strings.ToLower(name))
 		return nil
 	}
-	st, err := cat.State(ctx, ns, table)
+	st, _, err := s.State(ctx, name)
 	if err != nil {
 		return err
 	}

@@ -58,6 +58,11 @@ func runWriteCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
+	if c := res.Counts; c != nil {
+		fmt.Fprintf(env.stdout, "wrote %d of %d rows to %s (num_affected_rows=%d, num_inserted_rows=%d, num_updated_rows=%d)\n",
+			res.Written, res.Rows, name, c.Affected, c.Inserted, c.Updated)
+		return nil
+	}
 	fmt.Fprintf(env.stdout, "wrote %d of %d rows to %s\n", res.Written, res.Rows, name)
 	return nil
 }

@@ -41,6 +41,27 @@ type Harness struct {
 	// Fields are the columns of a valid table definition for the
 	// Validator's positive check. Defaults to none.
 	Fields []connectors.Field
+
+	// Writes proves a writable connector's write guarantees: atomic
+	// failure, merge semantics, type round trips. nil skips them.
+	Writes *Writes
+}
+
+// Writes tells the suite how to prove a writable connector's guarantees.
+type Writes struct {
+	// Target returns a dataset whose target does not exist yet, fresh per
+	// call. Required.
+	Target func(t *testing.T) *connectors.Dataset
+	// Merge returns ds set to merge rows by the key column id (nil: the
+	// connector does not merge).
+	Merge func(ds *connectors.Dataset) *connectors.Dataset
+	// Refuse prepares ds's target (columns id long, name string, score
+	// double) so that it refuses a name longer than 8 bytes; nil when the
+	// connector refuses no value, and only a failing input is tested.
+	Refuse func(t *testing.T, ds *connectors.Dataset)
+	// Types are the Spark types a write and a read give back unchanged
+	// (docs/jdbc.md#types): `long`, `decimal(10,2)`, `array<long>`…
+	Types []string
 }
 
 // Case is a dataset and what reading it must give.
@@ -137,6 +158,10 @@ func Run(t *testing.T, name string, h Harness) {
 			require.Equal(t, rows(t, tc.Want), rows(t, got))
 		}
 	})
+
+	if h.Writes != nil {
+		runWrites(t, c, *h.Writes)
+	}
 
 	t.Run("ErrorsWrapWithoutSecrets", func(t *testing.T) {
 		if h.Failing == nil {

@@ -40,6 +40,21 @@ func TestConformance(t *testing.T) {
 						parquet.PropPath: bad, "svc.parquet.accessKey": "s3cr3t-never-shown",
 					}}, nil
 				},
+				Writes: &connectortest.Writes{
+					Target: func(t *testing.T) *connectors.Dataset {
+						path := filepath.Join(t.TempDir(), "w.parquet")
+						if dir {
+							path = filepath.Join(t.TempDir(), "w") + "/"
+						}
+						return &connectors.Dataset{Name: "lake.w", Props: connectors.Props{parquet.PropPath: path}}
+					},
+					Merge: func(ds *connectors.Dataset) *connectors.Dataset {
+						ds.Props[parquet.PropMode] = parquet.ModeMerge
+						ds.Props[parquet.PropMergeKey] = "id"
+						return ds
+					},
+					Types: []string{"long", "integer", "short", "double", "float", "decimal(10,2)", "string", "boolean", "binary", "date", "timestamp", "array<long>", "array<string>"},
+				},
 				BadProps: []connectortest.BadProps{
 					{Props: connectors.Props{parquet.PropPath: ""}, Property: parquet.PropPath},
 					{Props: connectors.Props{parquet.PropMode: "sideways"}, Property: parquet.PropMode},

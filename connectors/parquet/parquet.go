@@ -202,7 +202,7 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 		return nil, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
 	if !isDir(path) {
-		f, err := readFile(path, dataframe.ColumnsFrom(ctx))
+		f, err := readFile(path, nil)
 		if err != nil {
 			return nil, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
 		}
@@ -216,7 +216,7 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 }
 
 // readFile reads one Parquet file, only the columns cols names when it is
-// not nil (a query's projection, see dataframe.WithColumns).
+// not nil.
 func readFile(path string, cols []string) (f *dataframe.Frame, err error) {
 	defer func() {
 		if v := recover(); v != nil {
@@ -412,6 +412,9 @@ func writePathAndMode(ctx context.Context, ds *connectors.Dataset) (string, stri
 		return "", "", fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
 	mode, err := modeOf(ds.Props)
+	if err == nil && ds.Overwrite {
+		mode = ModeOverwrite // INSERT OVERWRITE, whatever the table's mode
+	}
 	return path, mode, err
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/scan"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
 
@@ -22,32 +23,40 @@ var streamAllocator dataframe.Allocator
 var (
 	_ connectors.StreamReader = Connector{}
 	_ connectors.StreamWriter = Connector{}
+	_ connectors.ScanReader   = Connector{}
 )
 
 // ReadStream streams the file, or the part files of the directory one after
 // the other, one row group at a time (see docs/frames.md#streams): memory is
-// a few row groups (see fileio.OpenParquet), not the data. Only the columns named by
-// dataframe.ColumnsFrom(ctx) are decoded (all when it is nil). The schema
-// comes from the footer(s) at once; no data is read before the first Next,
-// and none at all if the stream is released first. A file honours a
-// connectors.RowsHint: only the row groups holding those rows are read.
-func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
+// a few row groups (see fileio.OpenParquet), not the data. The schema comes
+// from the footer(s) at once; no data is read before the first Next, and
+// none at all if the stream is released first.
+func (c Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dataframe.Stream, error) {
+	s, _, err := c.ReadScan(ctx, ds, scan.Request{})
+	return s, err
+}
+
+// ReadScan is ReadStream with a query's request (docs/sql.md#pushdown):
+// only the columns req.Columns names are decoded (all when nil), and a
+// single file honours req.Rows by reading only the row groups that hold
+// those rows. Filters and limits are left to the query engine.
+func (Connector) ReadScan(ctx context.Context, ds *connectors.Dataset, req scan.Request) (dataframe.Stream, scan.Applied, error) {
+	applied := scan.Applied{Filters: make([]bool, len(req.Filters))}
 	if err := ctx.Err(); err != nil {
-		return nil, err
+		return nil, applied, err
 	}
 	path := strings.TrimSpace(ds.Props.String(PropPath, ""))
 	if path == "" {
-		return nil, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
+		return nil, applied, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
-	cols := dataframe.ColumnsFrom(ctx)
+	cols := req.Columns
 	var s dataframe.Stream
 	var err error
-	hint := connectors.RowsFrom(ctx)
 	switch {
-	case hint != nil && !isDir(path):
+	case req.Rows != nil && !isDir(path):
 		// Some rows by position (a query's top-N): only their row groups.
-		if s, err = fileio.OpenParquetRows(ctx, path, streamAllocator, cols, hint.Rows); err == nil {
-			hint.Apply()
+		if s, err = fileio.OpenParquetRows(ctx, path, streamAllocator, cols, req.Rows); err == nil {
+			applied.Rows = true
 		}
 	case isDir(path):
 		s, err = openDir(ctx, path, ds.Fields, cols)
@@ -60,9 +69,9 @@ func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (datafr
 		}
 	}
 	if err != nil {
-		return nil, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
+		return nil, applied, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
 	}
-	return s, nil
+	return s, applied, nil
 }
 
 // openDir streams the part files of dir in name order, each batch with its

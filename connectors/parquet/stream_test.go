@@ -16,6 +16,7 @@ import (
 	"github.com/sluicedata/sluice/connectors/parquet"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/scan"
 )
 
 // writeGroups writes rows rows (id long, name string, score double) as a
@@ -52,8 +53,8 @@ func TestReadStreamFileByRowGroupWithColumns(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "t.parquet")
 	writeGroups(t, path, 1000)
-	ctx := dataframe.WithColumns(context.Background(), []string{"SCORE", "nope"})
-	s, err := conn.ReadStream(ctx, ds(connectors.Props{parquet.PropPath: path}))
+	ctx := context.Background()
+	s, _, err := conn.ReadScan(ctx, ds(connectors.Props{parquet.PropPath: path}), scan.Request{Columns: []string{"SCORE", "nope"}})
 	require.NoError(t, err)
 	defer s.Release()
 	require.Equal(t, "root\n |-- score: double (nullable = true)\n", dataframe.SchemaString(s.Schema()))
@@ -166,7 +167,7 @@ func TestReadStreamPartitionedDirectory(t *testing.T) {
 	require.ElementsMatch(t, jsonRows(t, whole), jsonRows(t, got))
 
 	// Pruned: a partition column and a data column.
-	s2, err := conn.ReadStream(dataframe.WithColumns(ctx, []string{"year", "id"}), ds(props, typed))
+	s2, _, err := conn.ReadScan(ctx, ds(props, typed), scan.Request{Columns: []string{"year", "id"}})
 	require.NoError(t, err)
 	defer s2.Release()
 	got2, _ := collectStream(t, s2)
@@ -320,25 +321,23 @@ func TestReadStreamRowsByPosition(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "t.parquet")
 	writeGroups(t, path, 1000)
 	props := connectors.Props{parquet.PropPath: path}
-	ctx, hint := connectors.WithRows(dataframe.WithColumns(context.Background(), []string{"id", "score"}), []int64{0, 99, 100, 555, 999})
-	s, err := conn.ReadStream(ctx, ds(props))
+	ctx := context.Background()
+	s, applied, err := conn.ReadScan(ctx, ds(props), scan.Request{Columns: []string{"id", "score"}, Rows: []int64{0, 99, 100, 555, 999}})
 	require.NoError(t, err)
 	defer s.Release()
-	require.True(t, hint.Applied())
+	require.True(t, applied.Rows)
 	got, _ := collectStream(t, s)
 	defer got.Release()
 	require.Equal(t, []string{`{"id":0,"score":0.0}`, `{"id":99,"score":49.5}`, `{"id":100,"score":50.0}`, `{"id":555,"score":277.5}`, `{"id":999,"score":499.5}`}, jsonRows(t, got))
 
-	ctx, hint = connectors.WithRows(context.Background(), []int64{5, 1000})
-	_, err = conn.ReadStream(ctx, ds(props))
+	_, applied, err = conn.ReadScan(ctx, ds(props), scan.Request{Rows: []int64{5, 1000}})
 	require.ErrorContains(t, err, "row 1000 is past its end (1000 rows)")
-	require.False(t, hint.Applied())
+	require.False(t, applied.Rows)
 
-	// A directory does not read by position: the hint is left unapplied.
+	// A directory does not read by position: the request is left unapplied.
 	dir := filepath.Dir(path) + "/"
-	ctx, hint = connectors.WithRows(context.Background(), []int64{1})
-	s2, err := conn.ReadStream(ctx, ds(connectors.Props{parquet.PropPath: dir}))
+	s2, applied, err := conn.ReadScan(ctx, ds(connectors.Props{parquet.PropPath: dir}), scan.Request{Rows: []int64{1}})
 	require.NoError(t, err)
 	s2.Release()
-	require.False(t, hint.Applied())
+	require.False(t, applied.Rows)
 }
