@@ -30,7 +30,7 @@ func TestParseQuery(t *testing.T) {
 	require.Equal(t, "ns.tbl", q.From)
 	require.True(t, q.FromTable)
 	sel := q.ast.(*query.Select)
-	require.Equal(t, int64(10), *sel.Limit)
+	require.Equal(t, "10", sel.Limit.String())
 	require.Len(t, sel.Items, 3)
 
 	q, err = parseQuery("SELECT * FROM items -- all of it\n")

@@ -9,6 +9,11 @@
 #
 #   bench/sql/run.sh                    # 10M rows, 3 runs each, interleaved
 #   ROWS=1000000 RUNS=1 bench/sql/run.sh
+#   BASE=main bench/sql/run.sh          # also a sluice built from a git revision
+#
+# With BASE set, the sluice of that revision (exported with git archive, so
+# no worktree is created) runs in the same loop, between this checkout's
+# sluice and DuckDB: before and after figures from one run.
 #
 # Needs go, node ≥ 18 and npm. Everything lives in one temporary directory,
 # removed on exit.
@@ -33,6 +38,12 @@ done
 echo "== setup (in $work)"
 duckdb_npm "$work/npm" "$here/duck.mjs"
 timeout "$STEP_TIMEOUT" go build -o "$work/sluice" ./cmd/sluice
+if [ -n "${BASE:-}" ]; then
+  mkdir -p "$work/base"
+  git archive "$BASE" | tar -x -C "$work/base"
+  (cd "$work/base" && timeout "$STEP_TIMEOUT" go build -o "$work/sluice-base" ./cmd/sluice)
+  echo "base: $BASE ($(git rev-parse --short "$BASE")), head: $(git rev-parse --short HEAD)$(git diff --quiet || echo '+changes')"
+fi
 timeout "$STEP_TIMEOUT" go run ./bench/sql/gen -rows "$ROWS" -o "$work"
 export SLUICE_CATALOG="$work/catalog"
 "$work/sluice" sql -e "CREATE TABLE b.fact TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='$work/fact.parquet');
@@ -52,8 +63,15 @@ duck_q=(
 )
 min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b < a) print b; else print a }'; }
 for i in "${!names[@]}"; do
-  best_s="" best_d="" best_dq="" rss_s=0 rss_d=0 cpu_s="" cpu_d=""
+  best_s="" best_d="" best_dq="" rss_s=0 rss_d=0 cpu_s="" cpu_d="" best_b="" cpu_b=""
   for run in $(seq 1 "$RUNS"); do
+    if [ -n "${BASE:-}" ]; then
+      /usr/bin/time -f "%e %M %U %S" -o "$work/t" timeout "$STEP_TIMEOUT" "$work/sluice-base" sql --format csv -e "${sluice_q[$i]}" >/dev/null
+      read -r b rb ub sb <"$work/t"
+      cb=$(awk -v u="$ub" -v s="$sb" 'BEGIN { print u + s }')
+      printf '%-8s run %d: base   %.2fs (cpu %.2fs, %d MB)\n' "${names[$i]}" "$run" "$b" "$cb" $((rb / 1024))
+      best_b=$(min "$best_b" "$b"); cpu_b=$(min "$cpu_b" "$cb")
+    fi
     # sluice: the whole process, output to /dev/null.
     /usr/bin/time -f "%e %M %U %S" -o "$work/t" timeout "$STEP_TIMEOUT" "$work/sluice" sql --format csv -e "${sluice_q[$i]}" >/dev/null
     read -r s rs us ss <"$work/t"
@@ -70,5 +88,9 @@ for i in "${!names[@]}"; do
   done
   awk -v n="${names[$i]}" -v s="$best_s" -v d="$best_d" -v q="$best_dq" -v rs="$rss_s" -v rd="$rss_d" -v cs="$cpu_s" -v cd="$cpu_d" 'BEGIN {
     printf "%-8s best: sluice %.2fs, duckdb %.2fs (query %.2fs); speed vs duckdb process %.2fx, vs its query alone %.2fx; cpu sluice %.2fs, duckdb %.2fs (%.2fx); peak RSS sluice %d MB, duckdb %d MB\n", n, s, d, q, d / s, q / s, cs, cd, cd / cs, rs / 1024, rd / 1024 }'
+  if [ -n "${BASE:-}" ]; then
+    awk -v n="${names[$i]}" -v b="$best_b" -v d="$best_d" -v cb="$cpu_b" -v cd="$cpu_d" 'BEGIN {
+      printf "%-8s base: %.2fs, speed vs duckdb process %.2fx; cpu %.2fs (%.2fx)\n", n, b, d / b, cb, cd / cb }'
+  fi
 done
 echo "load after: $(cut -d' ' -f1-3 /proc/loadavg)"

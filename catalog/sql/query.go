@@ -211,7 +211,7 @@ func (p *parser) queryBlock() (query.Query, error) {
 	return s, nil
 }
 
-func (p *parser) orderLimit() ([]query.OrderItem, *int64, *int64, error) {
+func (p *parser) orderLimit() ([]query.OrderItem, query.Expr, query.Expr, error) {
 	var order []query.OrderItem
 	if t := p.peek(); t.isKeyword("ORDER") {
 		p.next()
@@ -249,29 +249,17 @@ func (p *parser) orderLimit() ([]query.OrderItem, *int64, *int64, error) {
 			}
 		}
 	}
-	count := func(what string) (*int64, error) {
-		t := p.next()
-		if t.Kind != Number {
-			if t.isKeyword("ALL") && what == "LIMIT" {
-				return nil, nil
-			}
-			return nil, p.fail(t, "a row count after "+what)
-		}
-		n, err := strconv.ParseInt(t.Text, 10, 64)
-		if err != nil || n < 0 {
-			return nil, p.errorf(t.Pos, "%s %s is not a whole number of rows", what, t.Text)
-		}
-		return &n, nil
-	}
-	var limit, offset *int64
+	var limit, offset query.Expr
 	var err error
 	if p.acceptKeyword("LIMIT") {
-		if limit, err = count("LIMIT"); err != nil {
-			return nil, nil, nil, err
+		if !p.acceptKeyword("ALL") {
+			if limit, err = p.expr(); err != nil {
+				return nil, nil, nil, err
+			}
 		}
 	}
 	if p.acceptKeyword("OFFSET") {
-		if offset, err = count("OFFSET"); err != nil {
+		if offset, err = p.expr(); err != nil {
 			return nil, nil, nil, err
 		}
 	}

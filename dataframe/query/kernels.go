@@ -152,7 +152,7 @@ func compareArrays(mem memory.Allocator, op string, a, b arrow.Array) arrow.Arra
 	c := comparer(a, b)
 	if op == "<=>" {
 		return boolArray(mem, n, nil, func(i int) bool {
-			an, bn := a.IsNull(i), b.IsNull(i)
+			an, bn := isNullAt(a, i), isNullAt(b, i)
 			if an || bn {
 				return an && bn
 			}
@@ -256,7 +256,7 @@ func notArray(mem memory.Allocator, a *array.Boolean) arrow.Array {
 
 // isNullArray is x IS NULL (or IS NOT NULL).
 func isNullArray(mem memory.Allocator, a arrow.Array, not bool) arrow.Array {
-	return boolArray(mem, a.Len(), nil, func(i int) bool { return a.IsNull(i) != not })
+	return boolArray(mem, a.Len(), nil, func(i int) bool { return isNullAt(a, i) != not })
 }
 
 // concatStrings is a || b over strings.

@@ -1,0 +1,51 @@
+package query
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/memory"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
+)
+
+// prettyLiteral is a constant as Spark prints it in a generated column
+// name (usePrettyExpression): a string as its value, a number as Java
+// prints it (1.0E10, 0.10), NULL, true, DATE '2020-01-01',
+// TIMESTAMP '2020-01-01 10:00:00', X'0A'.
+func prettyLiteral(v any, t arrow.DataType) string {
+	switch x := v.(type) {
+	case nil:
+		return "NULL"
+	case string:
+		return x
+	case bool:
+		if x {
+			return "true"
+		}
+		return "false"
+	case []byte:
+		return fmt.Sprintf("X'%X'", x)
+	}
+	s := sparkText(v, t)
+	switch t.ID() {
+	case arrow.DATE32:
+		return "DATE '" + s + "'"
+	case arrow.TIMESTAMP:
+		if t.(*arrow.TimestampType).TimeZone == "" {
+			return "TIMESTAMP_NTZ '" + s + "'"
+		}
+		return "TIMESTAMP '" + s + "'"
+	}
+	return s
+}
+
+// sparkText is CAST(v AS STRING) of a constant of type t.
+func sparkText(v any, t arrow.DataType) string {
+	a, err := broadcast(memory.DefaultAllocator, v, t, 1)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	defer a.Release()
+	return strings.Clone(string(fn.AppendSparkString(nil, a, 0)))
+}
