@@ -64,6 +64,16 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 	switch x := st.(type) {
 	case *sql.CreateTable:
 		return s.execCreate(ctx, x)
+	case *sql.CreateView:
+		if err := s.execCreateView(ctx, x); err != nil {
+			return nil, err
+		}
+		return noColumns()
+	case *sql.DropView:
+		if err := s.execDropView(x); err != nil {
+			return nil, err
+		}
+		return noColumns()
 	case *sql.DropTable:
 		cat, err := s.needCatalog()
 		if err != nil {
@@ -82,9 +92,12 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 		if err != nil {
 			return nil, err
 		}
-		rows := make([][]any, len(tables))
-		for i, t := range tables {
-			rows[i] = []any{t.Namespace, t.Name, false}
+		rows := make([][]any, 0, len(tables))
+		for _, t := range tables {
+			rows = append(rows, []any{t.Namespace, t.Name, false})
+		}
+		for _, v := range s.Views() {
+			rows = append(rows, []any{"", v, true})
 		}
 		return jsonframe.FromValues([]string{"namespace", "tableName", "isTemporary"}, rows)
 	case *sql.ShowNamespaces:

@@ -84,6 +84,25 @@ type Describe struct {
 	Table TableName
 }
 
+// CreateView is `CREATE [OR REPLACE] TEMPORARY VIEW [IF NOT EXISTS] v
+// [(col, …)] AS query`: a name for a query that lives as long as the
+// session (docs/sql.md#views).
+type CreateView struct {
+	stmtBase
+	Name        string
+	Columns     []string
+	Replace     bool
+	IfNotExists bool
+	Query       query.Query
+}
+
+// DropView is `DROP VIEW [IF EXISTS] v`.
+type DropView struct {
+	stmtBase
+	Name     string
+	IfExists bool
+}
+
 // Set is `SET` (HasKey false: list all), `SET k` (show one) or `SET k=v`.
 type Set struct {
 	stmtBase

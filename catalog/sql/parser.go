@@ -228,8 +228,12 @@ func (p *parser) statement() (Statement, error) {
 		err error
 	)
 	switch {
+	case t.isKeyword("CREATE") && p.isCreateView():
+		s, err = p.createView(base)
 	case t.isKeyword("CREATE"):
 		s, err = p.createTable(base)
+	case t.isKeyword("DROP") && p.peekAt(1).isKeyword("VIEW"):
+		s, err = p.dropView(base)
 	case t.isKeyword("DROP"):
 		s, err = p.dropTable(base)
 	case t.isKeyword("SHOW"):
@@ -240,7 +244,7 @@ func (p *parser) statement() (Statement, error) {
 		return p.set(base)
 	case t.isKeyword("RESET"):
 		return p.reset(base)
-	case t.isKeyword("SELECT"), t.isKeyword("WITH"), t.Kind == Symbol && t.Text == "(":
+	case t.isKeyword("SELECT"), t.isKeyword("WITH"), t.isKeyword("VALUES"), t.Kind == Symbol && t.Text == "(":
 		s, err = p.selectStmt(base)
 	case t.isKeyword("EXPLAIN"):
 		p.next()
@@ -505,6 +509,103 @@ func (p *parser) properties() ([]Property, error) {
 		}
 		return props, nil
 	}
+}
+
+// isCreateView says whether the CREATE ahead creates a view.
+func (p *parser) isCreateView() bool {
+	for k := 1; k < 6; k++ {
+		t := p.peekAt(k)
+		switch {
+		case t.isKeyword("VIEW"):
+			return true
+		case t.isKeyword("OR"), t.isKeyword("REPLACE"), t.isKeyword("GLOBAL"), t.isKeyword("TEMPORARY"), t.isKeyword("TEMP"):
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// createView reads CREATE [OR REPLACE] [GLOBAL] TEMPORARY|TEMP VIEW [IF NOT
+// EXISTS] name [(col [COMMENT '…'], …)] AS query.
+func (p *parser) createView(base stmtBase) (Statement, error) {
+	p.next() // CREATE
+	s := &CreateView{stmtBase: base}
+	if p.acceptKeyword("OR") {
+		if _, err := p.expectKeyword("REPLACE"); err != nil {
+			return nil, err
+		}
+		s.Replace = true
+	}
+	p.acceptKeyword("GLOBAL")
+	if t := p.peek(); !p.acceptKeyword("TEMPORARY", "TEMP") {
+		return nil, p.errorf(t.Pos, "CREATE VIEW (a view kept in the catalog) is not supported; use CREATE TEMPORARY VIEW")
+	}
+	if _, err := p.expectKeyword("VIEW"); err != nil {
+		return nil, err
+	}
+	if p.acceptKeyword("IF") {
+		if _, err := p.expectKeyword("NOT"); err != nil {
+			return nil, err
+		}
+		if _, err := p.expectKeyword("EXISTS"); err != nil {
+			return nil, err
+		}
+		s.IfNotExists = true
+	}
+	name, err := p.ident("a view name")
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().Text == "." {
+		return nil, p.errorf(p.peek().Pos, "a temporary view's name has one part (no namespace)")
+	}
+	s.Name = name.Text
+	if p.acceptSymbol("(") {
+		for {
+			c, err := p.ident("a column name")
+			if err != nil {
+				return nil, err
+			}
+			s.Columns = append(s.Columns, c.Text)
+			if p.acceptKeyword("COMMENT") {
+				if v := p.next(); v.Kind != String {
+					return nil, p.unexpected(v, "a quoted comment")
+				}
+			}
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.unexpected(p.peek(), `"," or ")"`)
+		}
+	}
+	if _, err := p.expectKeyword("AS"); err != nil {
+		return nil, err
+	}
+	if s.Query, err = p.queryExpr(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (p *parser) dropView(base stmtBase) (Statement, error) {
+	p.next() // DROP
+	p.next() // VIEW
+	s := &DropView{stmtBase: base}
+	if p.acceptKeyword("IF") {
+		if _, err := p.expectKeyword("EXISTS"); err != nil {
+			return nil, err
+		}
+		s.IfExists = true
+	}
+	name, err := p.ident("a view name")
+	if err != nil {
+		return nil, err
+	}
+	s.Name = name.Text
+	return s, nil
 }
 
 func (p *parser) dropTable(base stmtBase) (Statement, error) {

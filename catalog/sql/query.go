@@ -1,9 +1,16 @@
 package sql
 
 import (
+	"encoding/hex"
+	"fmt"
 	"math"
+	"math/big"
 	"strconv"
 	"strings"
+	"time"
+
+	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
 
 	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
@@ -18,13 +25,12 @@ import (
 // notSupported names Spark SQL words that begin a construct the dialect
 // lacks.
 var notSupported = map[string]string{
-	"INTERSECT": "INTERSECT", "EXCEPT": "EXCEPT", "MINUS": "MINUS", "NATURAL": "NATURAL JOIN",
-	"SEMI": "SEMI JOIN", "ANTI": "ANTI JOIN", "WINDOW": "WINDOW", "CLUSTER": "CLUSTER BY",
+	"WINDOW": "WINDOW", "CLUSTER": "CLUSTER BY",
 	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
-	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE", "RLIKE": "RLIKE", "REGEXP": "REGEXP",
+	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE",
 	"EXISTS": "EXISTS", "OVER": "a window function (OVER)", "INTERVAL": "INTERVAL", "ROLLUP": "ROLLUP",
 	"CUBE": "CUBE", "GROUPING": "GROUPING SETS", "DIV": "DIV", "FILTER": "FILTER (…)",
-	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE", "VALUES": "VALUES as a query",
+	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE",
 }
 
 // unsupportedAt is the error for t when it starts an unsupported construct,
@@ -68,8 +74,7 @@ func (p *parser) selectStmt(base stmtBase) (*Select, error) {
 	return &Select{stmtBase: base, Query: q}, nil
 }
 
-// queryExpr is [WITH …] block {UNION [ALL] block} [ORDER BY …] [LIMIT n
-// [OFFSET m]].
+// queryExpr is [WITH …] setExpr [ORDER BY …] [LIMIT n [OFFSET m]].
 func (p *parser) queryExpr() (query.Query, error) {
 	start := p.peek()
 	var with []query.CTE
@@ -82,41 +87,33 @@ func (p *parser) queryExpr() (query.Query, error) {
 			if err != nil {
 				return nil, err
 			}
+			cte := query.CTE{Name: name.Text, Pos: name.Pos}
+			if p.acceptSymbol("(") {
+				if cte.Columns, err = p.columnNames(); err != nil {
+					return nil, err
+				}
+				if _, err := p.expectSymbol(")"); err != nil {
+					return nil, err
+				}
+			}
 			if _, err := p.expectKeyword("AS"); err != nil {
 				return nil, err
 			}
 			if _, err := p.expectSymbol("("); err != nil {
 				return nil, err
 			}
-			q, err := p.parenQueryRest()
-			if err != nil {
+			if cte.Query, err = p.parenQueryRest(); err != nil {
 				return nil, err
 			}
-			with = append(with, query.CTE{Name: name.Text, Query: q, Pos: name.Pos})
+			with = append(with, cte)
 			if !p.acceptSymbol(",") {
 				break
 			}
 		}
 	}
-	q, err := p.queryBlock()
+	q, err := p.setExpr()
 	if err != nil {
 		return nil, err
-	}
-	for {
-		t := p.peek()
-		if !t.isKeyword("UNION") {
-			break
-		}
-		p.next()
-		all := p.acceptKeyword("ALL")
-		if !all {
-			p.acceptKeyword("DISTINCT")
-		}
-		r, err := p.queryBlock()
-		if err != nil {
-			return nil, err
-		}
-		q = &query.SetOp{Op: "UNION", All: all, L: q, R: r, Pos: t.Pos}
 	}
 	order, limit, offset, err := p.orderLimit()
 	if err != nil {
@@ -125,7 +122,7 @@ func (p *parser) queryExpr() (query.Query, error) {
 	switch x := q.(type) {
 	case *query.Select:
 		if order != nil || limit != nil || offset != nil {
-			if x.OrderBy != nil || x.Limit != nil {
+			if x.OrderBy != nil || x.Limit != nil || x.Offset != nil {
 				// (SELECT … LIMIT 1) ORDER BY …: wrap.
 				q = &query.Select{Items: []query.SelectItem{{Expr: &query.Star{Pos: start.Pos}, Pos: start.Pos}},
 					From: &query.SubqueryRef{Query: x, Pos: start.Pos}, Pos: start.Pos}
@@ -139,6 +136,59 @@ func (p *parser) queryExpr() (query.Query, error) {
 		x.With = with
 	}
 	return q, nil
+}
+
+// setExpr is term {(UNION | EXCEPT | MINUS) [ALL | DISTINCT] term}, where
+// INTERSECT binds tighter than UNION and EXCEPT (as in Spark and the SQL
+// standard).
+func (p *parser) setExpr() (query.Query, error) {
+	q, err := p.intersectTerm()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("UNION") && !t.isKeyword("EXCEPT") && !t.isKeyword("MINUS") {
+			return q, nil
+		}
+		p.next()
+		op := strings.ToUpper(t.Text)
+		if op == "MINUS" {
+			op = "EXCEPT"
+		}
+		all := p.acceptKeyword("ALL")
+		if !all {
+			p.acceptKeyword("DISTINCT")
+		}
+		r, err := p.intersectTerm()
+		if err != nil {
+			return nil, err
+		}
+		q = &query.SetOp{Op: op, All: all, L: q, R: r, Pos: t.Pos}
+	}
+}
+
+func (p *parser) intersectTerm() (query.Query, error) {
+	q, err := p.queryBlock()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("INTERSECT") {
+			return q, nil
+		}
+		p.next()
+		all := p.acceptKeyword("ALL")
+		if !all {
+			p.acceptKeyword("DISTINCT")
+		}
+		r, err := p.queryBlock()
+		if err != nil {
+			return nil, err
+		}
+		q = &query.SetOp{Op: "INTERSECT", All: all, L: q, R: r, Pos: t.Pos}
+	}
 }
 
 // parenQueryRest reads a query and the `)` that closes it, once the `(`
@@ -160,6 +210,14 @@ func (p *parser) queryBlock() (query.Query, error) {
 		return p.parenQueryRest()
 	}
 	t := p.peek()
+	if t.isKeyword("VALUES") {
+		// VALUES (…), (…) as a query: SELECT * FROM the inline table.
+		v, err := p.values()
+		if err != nil {
+			return nil, err
+		}
+		return &query.Select{Items: []query.SelectItem{{Expr: &query.Star{Pos: t.Pos}, Pos: t.Pos}}, From: v, Pos: t.Pos}, nil
+	}
 	if !t.isKeyword("SELECT") {
 		return nil, p.fail(t, "SELECT")
 	}
@@ -205,10 +263,70 @@ func (p *parser) queryBlock() (query.Query, error) {
 			return nil, err
 		}
 	}
-	if t := p.peek(); t.Kind == Ident && notSupported[strings.ToUpper(t.Text)] != "" && !t.isKeyword("VALUES") {
+	if t := p.peek(); t.Kind == Ident && notSupported[strings.ToUpper(t.Text)] != "" {
 		return nil, p.unsupportedAt(t)
 	}
 	return s, nil
+}
+
+// values is an inline table: VALUES row, … [[AS] alias [(col, …)]], a row
+// being (expr, …) or one expression.
+func (p *parser) values() (*query.ValuesRef, error) {
+	t := p.next() // VALUES
+	v := &query.ValuesRef{Pos: t.Pos}
+	for {
+		var row []query.Expr
+		if p.peek().Kind == Symbol && p.peek().Text == "(" && !p.startsQuery(1) {
+			p.next()
+			var err error
+			if row, err = commaList(p, p.expr); err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.fail(p.peek(), `"," or ")"`)
+			}
+		} else {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			row = []query.Expr{e}
+		}
+		v.Rows = append(v.Rows, row)
+		if !p.acceptSymbol(",") {
+			break
+		}
+	}
+	var err error
+	if v.Alias, v.Columns, err = p.tableAlias(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// startsQuery says whether the token k ahead starts a query (SELECT, WITH,
+// VALUES).
+func (p *parser) startsQuery(k int) bool {
+	t := p.peekAt(k)
+	return t.isKeyword("SELECT") || t.isKeyword("WITH") || t.isKeyword("VALUES")
+}
+
+// tableAlias reads an optional `[AS] alias [(col, …)]`.
+func (p *parser) tableAlias() (string, []string, error) {
+	a, err := p.alias()
+	if err != nil || a == "" {
+		return a, nil, err
+	}
+	var cols []string
+	if p.acceptSymbol("(") {
+		if cols, err = p.columnNames(); err != nil {
+			return "", nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return "", nil, p.fail(p.peek(), `"," or ")"`)
+		}
+	}
+	return a, cols, nil
 }
 
 func (p *parser) orderLimit() ([]query.OrderItem, query.Expr, query.Expr, error) {
@@ -302,7 +420,7 @@ func (p *parser) selectItem() (query.SelectItem, error) {
 		for p.peekAt(k).Kind == Symbol && p.peekAt(k).Text == "." {
 			nt := p.peekAt(k + 1)
 			if nt.Kind == Symbol && nt.Text == "*" {
-				for i := 0; i < k+1; i++ {
+				for i := 0; i < k+2; i++ { // the qualifier parts, the dots and the *
 					p.next()
 				}
 				return query.SelectItem{Expr: &query.Star{Qualifier: strings.Join(qual, "."), Pos: t.Pos}, Pos: t.Pos}, nil
@@ -379,49 +497,10 @@ func (p *parser) fromClause() (query.Source, error) {
 			}
 			src = lv
 		case t.isKeyword("JOIN"), t.isKeyword("INNER"), t.isKeyword("LEFT"), t.isKeyword("RIGHT"),
-			t.isKeyword("FULL"), t.isKeyword("CROSS"), t.isKeyword("NATURAL"):
-			kind := query.InnerJoin
-			p.next()
-			switch strings.ToUpper(t.Text) {
-			case "NATURAL":
-				return nil, p.errorf(t.Pos, "NATURAL JOIN is not supported; use USING (…)")
-			case "LEFT", "RIGHT", "FULL":
-				kind = query.JoinKind(strings.ToUpper(t.Text))
-				if n := p.peek(); n.isKeyword("SEMI") || n.isKeyword("ANTI") {
-					return nil, p.errorf(n.Pos, "%s %s JOIN is not supported", strings.ToUpper(t.Text), strings.ToUpper(n.Text))
-				}
-				p.acceptKeyword("OUTER")
-			case "CROSS":
-				kind = query.CrossJoin
-			}
-			if !t.isKeyword("JOIN") {
-				if _, err := p.expectKeyword("JOIN"); err != nil {
-					return nil, err
-				}
-			}
-			r, err := p.sourceItem()
+			t.isKeyword("FULL"), t.isKeyword("CROSS"), t.isKeyword("NATURAL"), t.isKeyword("SEMI"), t.isKeyword("ANTI"):
+			j, err := p.join(src)
 			if err != nil {
 				return nil, err
-			}
-			j := &query.JoinRef{L: src, R: r, Kind: kind, Pos: t.Pos}
-			switch {
-			case p.acceptKeyword("ON"):
-				if j.On, err = p.expr(); err != nil {
-					return nil, err
-				}
-			case p.acceptKeyword("USING"):
-				if _, err := p.expectSymbol("("); err != nil {
-					return nil, err
-				}
-				var err error
-				if j.Using, err = p.columnNames(); err != nil {
-					return nil, err
-				}
-				if _, err := p.expectSymbol(")"); err != nil {
-					return nil, err
-				}
-			case kind != query.CrossJoin:
-				return nil, p.fail(p.peek(), "ON or USING after "+string(kind)+" JOIN")
 			}
 			src = j
 		default:
@@ -430,18 +509,103 @@ func (p *parser) fromClause() (query.Source, error) {
 	}
 }
 
+// join reads `[NATURAL] [INNER | CROSS | LEFT [OUTER | SEMI | ANTI] |
+// RIGHT [OUTER] | FULL [OUTER] | SEMI | ANTI] JOIN source [ON expr |
+// USING (cols)]` after its left side. Without a condition a join pairs
+// every row, as in Spark.
+func (p *parser) join(left query.Source) (query.Source, error) {
+	t := p.next()
+	j := &query.JoinRef{L: left, Kind: query.InnerJoin, Pos: t.Pos}
+	if t.isKeyword("NATURAL") {
+		j.Natural = true
+		t = p.next()
+	}
+	switch strings.ToUpper(t.Text) {
+	case "JOIN":
+	case "INNER":
+	case "CROSS":
+		j.Kind = query.CrossJoin
+	case "LEFT":
+		j.Kind = query.LeftJoin
+		switch {
+		case p.acceptKeyword("SEMI"):
+			j.Kind = query.SemiJoin
+		case p.acceptKeyword("ANTI"):
+			j.Kind = query.AntiJoin
+		default:
+			p.acceptKeyword("OUTER")
+		}
+	case "RIGHT", "FULL":
+		j.Kind = query.JoinKind(strings.ToUpper(t.Text))
+		p.acceptKeyword("OUTER")
+	case "SEMI":
+		j.Kind = query.SemiJoin
+	case "ANTI":
+		j.Kind = query.AntiJoin
+	default:
+		return nil, p.fail(t, "JOIN")
+	}
+	if !t.isKeyword("JOIN") {
+		if _, err := p.expectKeyword("JOIN"); err != nil {
+			return nil, err
+		}
+	}
+	r, err := p.sourceItem()
+	if err != nil {
+		return nil, err
+	}
+	j.R = r
+	switch {
+	case p.acceptKeyword("ON"):
+		if j.Natural {
+			return nil, p.errorf(p.last.Pos, "a NATURAL JOIN takes no ON condition")
+		}
+		if j.On, err = p.expr(); err != nil {
+			return nil, err
+		}
+	case p.acceptKeyword("USING"):
+		if j.Natural {
+			return nil, p.errorf(p.last.Pos, "a NATURAL JOIN takes no USING list")
+		}
+		if _, err := p.expectSymbol("("); err != nil {
+			return nil, err
+		}
+		if j.Using, err = p.columnNames(); err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
 func (p *parser) sourceItem() (query.Source, error) {
 	t := p.peek()
+	if t.isKeyword("VALUES") {
+		return p.values()
+	}
 	if p.acceptSymbol("(") {
+		if !p.startsQuery(0) && !(p.peek().Kind == Symbol && p.peek().Text == "(") {
+			// (t JOIN u …): a parenthesised FROM item.
+			inner, err := p.fromClause()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.fail(p.peek(), `")"`)
+			}
+			return inner, nil
+		}
 		q, err := p.parenQueryRest()
 		if err != nil {
 			return nil, err
 		}
-		a, err := p.alias()
-		if err != nil {
+		sq := &query.SubqueryRef{Query: q, Pos: t.Pos}
+		if sq.Alias, sq.Columns, err = p.tableAlias(); err != nil {
 			return nil, err
 		}
-		return &query.SubqueryRef{Query: q, Alias: a, Pos: t.Pos}, nil
+		return sq, nil
 	}
 	if err := p.unsupportedAt(t); err != nil {
 		return nil, err
@@ -464,7 +628,7 @@ func (p *parser) sourceItem() (query.Source, error) {
 	if n := p.peek(); n.isKeyword("TABLESAMPLE") {
 		return nil, p.unsupportedAt(n)
 	}
-	if ref.Alias, err = p.alias(); err != nil {
+	if ref.Alias, ref.Columns, err = p.tableAlias(); err != nil {
 		return nil, err
 	}
 	return ref, nil
@@ -548,7 +712,23 @@ func (p *parser) predicate() (query.Expr, error) {
 			p.next()
 			not := p.acceptKeyword("NOT")
 			n := p.peek()
-			if n.isKeyword("TRUE") || n.isKeyword("FALSE") || n.isKeyword("DISTINCT") || n.isKeyword("UNKNOWN") {
+			if n.isKeyword("DISTINCT") {
+				// a IS [NOT] DISTINCT FROM b: NOT (a <=> b) / a <=> b.
+				p.next()
+				if _, err := p.expectKeyword("FROM"); err != nil {
+					return nil, err
+				}
+				r, err := p.additive()
+				if err != nil {
+					return nil, err
+				}
+				l = &query.Binary{Op: "<=>", L: l, R: r, Pos: t.Pos}
+				if !not {
+					l = &query.Unary{Op: "NOT", X: l, Pos: t.Pos}
+				}
+				continue
+			}
+			if n.isKeyword("TRUE") || n.isKeyword("FALSE") || n.isKeyword("UNKNOWN") {
 				return nil, p.errorf(n.Pos, "IS %s is not supported", strings.ToUpper(n.Text))
 			}
 			if _, err := p.expectKeyword("NULL"); err != nil {
@@ -560,7 +740,8 @@ func (p *parser) predicate() (query.Expr, error) {
 		not := false
 		if t.isKeyword("NOT") {
 			n := p.peekAt(1)
-			if !n.isKeyword("IN") && !n.isKeyword("BETWEEN") && !n.isKeyword("LIKE") && !n.isKeyword("ILIKE") {
+			if !n.isKeyword("IN") && !n.isKeyword("BETWEEN") && !n.isKeyword("LIKE") && !n.isKeyword("ILIKE") &&
+				!n.isKeyword("RLIKE") && !n.isKeyword("REGEXP") {
 				if err := p.unsupportedAt(n); err != nil {
 					return nil, err
 				}
@@ -603,14 +784,33 @@ func (p *parser) predicate() (query.Expr, error) {
 			l = &query.Between{X: l, Lo: lo, Hi: hi, Not: not, Pos: t.Pos}
 		case t.isKeyword("LIKE"), t.isKeyword("ILIKE"):
 			p.next()
+			lk := &query.Like{X: l, Not: not, ILike: t.isKeyword("ILIKE"), Pos: t.Pos}
 			if n := p.peek(); n.isKeyword("ANY") || n.isKeyword("ALL") || n.isKeyword("SOME") {
-				return nil, p.errorf(n.Pos, "LIKE %s is not supported", strings.ToUpper(n.Text))
+				// x LIKE ANY|SOME|ALL (p, …)
+				p.next()
+				lk.Quantifier = strings.ToUpper(n.Text)
+				if lk.Quantifier == "SOME" {
+					lk.Quantifier = "ANY"
+				}
+				if _, err := p.expectSymbol("("); err != nil {
+					return nil, err
+				}
+				if !p.acceptSymbol(")") {
+					if lk.Patterns, err = commaList(p, p.expr); err != nil {
+						return nil, err
+					}
+					if _, err := p.expectSymbol(")"); err != nil {
+						return nil, p.fail(p.peek(), `"," or ")"`)
+					}
+				}
+				l = lk
+				continue
 			}
 			pat, err := p.additive()
 			if err != nil {
 				return nil, err
 			}
-			lk := &query.Like{X: l, Pattern: pat, Not: not, ILike: t.isKeyword("ILIKE"), Pos: t.Pos}
+			lk.Pattern = pat
 			if p.acceptKeyword("ESCAPE") {
 				e := p.next()
 				if e.Kind != String || len([]rune(e.Text)) != 1 {
@@ -619,6 +819,13 @@ func (p *parser) predicate() (query.Expr, error) {
 				lk.Escape = []rune(e.Text)[0]
 			}
 			l = lk
+		case t.isKeyword("RLIKE"), t.isKeyword("REGEXP"):
+			p.next()
+			pat, err := p.additive()
+			if err != nil {
+				return nil, err
+			}
+			l = &query.Like{X: l, Pattern: pat, Not: not, Regex: true, Pos: t.Pos}
 		default:
 			if err := p.unsupportedAt(t); err != nil && t.Kind == Ident {
 				return nil, err
@@ -760,17 +967,15 @@ func (p *parser) primary() (query.Expr, error) {
 		return p.caseExpr()
 	case t.isKeyword("CAST") && p.peekAt(1).Text == "(":
 		return p.castExpr()
-	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP"):
+	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP") || t.isKeyword("TIMESTAMP_LTZ"):
 		if n := p.peekAt(1); n.Kind == String {
 			p.next()
 			p.next()
-			typ := "date"
-			if t.isKeyword("TIMESTAMP") {
-				typ = "timestamp"
-			}
-			dt, _ := sparktype.ParseType(typ)
-			return &query.Cast{X: &query.Literal{Value: n.Text, Type: sparktype.StringType, Raw: n.Raw, Pos: n.Pos}, To: dt, TypeName: strings.ToUpper(typ), Pos: t.Pos}, nil
+			return p.typedLiteral(t, n)
 		}
+	case t.Kind == HexString:
+		p.next()
+		return p.hexLiteral(t)
 	case t.isKeyword("INTERVAL") || t.isKeyword("EXISTS"):
 		return nil, p.unsupportedAt(t)
 	}
@@ -976,26 +1181,159 @@ func (p *parser) castExpr() (query.Expr, error) {
 	return &query.Cast{X: x, To: dt, TypeName: strings.ToUpper(name), Pos: t.Pos}, nil
 }
 
-// numberLiteral is an integer (int when it fits, else long, as Spark types
-// literals) or a decimal number (double).
+// numberLiteral types a number as Spark does: an integer is int when it
+// fits, else long, else decimal(p,0); a number with a point is decimal(p,s);
+// one with an exponent double; a suffix says the type (1Y tinyint, 1S
+// smallint, 1L bigint, 1.5F float, 1.5D double, 1.5BD decimal). A value
+// outside its type is an error.
 func (p *parser) numberLiteral(t Token, sign string) (*query.Literal, error) {
 	text := t.Text
-	if sign == "-" {
-		text = "-" + text
-	}
-	if !strings.ContainsAny(t.Text, ".eE") {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			if n >= math.MinInt32 && n <= math.MaxInt32 {
-				return &query.Literal{Value: int32(n), Type: sparktype.IntegerType, Raw: text, Pos: t.Pos}, nil
-			}
-			return &query.Literal{Value: n, Type: sparktype.LongType, Raw: text, Pos: t.Pos}, nil
+	suffix := ""
+	for _, sfx := range []string{"BD", "Y", "S", "L", "D", "F"} {
+		if len(text) > len(sfx) && strings.EqualFold(text[len(text)-len(sfx):], sfx) {
+			suffix, text = sfx, text[:len(text)-len(sfx)]
+			break
 		}
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, p.errorf(t.Pos, "number %s is out of range", text)
+	num := sign + text
+	raw := sign + t.Raw
+	lit := func(v any, dt arrow.DataType) (*query.Literal, error) {
+		return &query.Literal{Value: v, Type: dt, Raw: raw, Pos: t.Pos}, nil
 	}
-	return &query.Literal{Value: f, Type: sparktype.DoubleType, Raw: text, Pos: t.Pos}, nil
+	outOfRange := func(typ string) error {
+		return p.errorf(t.Pos, "the %s literal %s is out of range", typ, raw)
+	}
+	exp := strings.ContainsAny(text, "eE")
+	switch suffix {
+	case "Y", "S", "L":
+		if exp || strings.Contains(text, ".") {
+			return nil, p.errorf(t.Pos, "%s: a %s literal is a whole number", raw, map[string]string{"Y": "tinyint", "S": "smallint", "L": "bigint"}[suffix])
+		}
+		n, err := strconv.ParseInt(num, 10, 64)
+		switch {
+		case suffix == "Y" && (err != nil || n < math.MinInt8 || n > math.MaxInt8):
+			return nil, outOfRange("tinyint")
+		case suffix == "S" && (err != nil || n < math.MinInt16 || n > math.MaxInt16):
+			return nil, outOfRange("smallint")
+		case err != nil:
+			return nil, outOfRange("bigint")
+		}
+		switch suffix {
+		case "Y":
+			return lit(int8(n), arrow.PrimitiveTypes.Int8)
+		case "S":
+			return lit(int16(n), arrow.PrimitiveTypes.Int16)
+		}
+		return lit(n, arrow.PrimitiveTypes.Int64)
+	case "D", "F":
+		f, err := strconv.ParseFloat(num, 64)
+		if suffix == "F" {
+			if err != nil || math.Abs(f) > math.MaxFloat32 {
+				return nil, outOfRange("float")
+			}
+			return lit(float32(f), arrow.PrimitiveTypes.Float32)
+		}
+		if err != nil || math.IsInf(f, 0) {
+			return nil, outOfRange("double")
+		}
+		return lit(f, arrow.PrimitiveTypes.Float64)
+	}
+	if exp && suffix == "" {
+		f, err := strconv.ParseFloat(num, 64)
+		if err != nil || math.IsInf(f, 0) {
+			return nil, outOfRange("double")
+		}
+		return lit(f, arrow.PrimitiveTypes.Float64)
+	}
+	if suffix == "" && !strings.Contains(text, ".") {
+		if n, err := strconv.ParseInt(num, 10, 64); err == nil {
+			if n >= math.MinInt32 && n <= math.MaxInt32 {
+				return lit(int32(n), arrow.PrimitiveTypes.Int32)
+			}
+			return lit(n, arrow.PrimitiveTypes.Int64)
+		}
+	}
+	v, dt, err := decimalLiteral(num)
+	if err != nil {
+		return nil, p.errorf(t.Pos, "the decimal literal %s: %v", raw, err)
+	}
+	return lit(v, dt)
+}
+
+// decimalLiteral is the exact decimal of a number's text (digits, a point,
+// an exponent): decimal(p,s) with p its significant digits and s its
+// fractional ones, as Java's BigDecimal types it.
+func decimalLiteral(num string) (decimal128.Num, *arrow.Decimal128Type, error) {
+	mant, exp := num, 0
+	if i := strings.IndexAny(num, "eE"); i >= 0 {
+		e, err := strconv.Atoi(num[i+1:])
+		if err != nil {
+			return decimal128.Num{}, nil, fmt.Errorf("the exponent is out of range")
+		}
+		mant, exp = num[:i], e
+	}
+	neg := strings.HasPrefix(mant, "-")
+	mant = strings.TrimPrefix(strings.TrimPrefix(mant, "-"), "+")
+	scale := 0
+	if i := strings.IndexByte(mant, '.'); i >= 0 {
+		scale = len(mant) - i - 1
+		mant = mant[:i] + mant[i+1:]
+	}
+	scale -= exp
+	digits := strings.TrimLeft(mant, "0")
+	if scale < 0 {
+		// Spark does not keep negative scales: 1E+2BD is 100.
+		if digits != "" {
+			digits += strings.Repeat("0", -scale)
+		}
+		scale = 0
+	}
+	prec := max(len(digits), 1)
+	if prec < scale {
+		prec = scale
+	}
+	if prec > 38 {
+		return decimal128.Num{}, nil, fmt.Errorf("decimal can only support precision up to 38")
+	}
+	bi, ok := new(big.Int).SetString("0"+digits, 10)
+	if !ok {
+		return decimal128.Num{}, nil, fmt.Errorf("not a number")
+	}
+	if neg {
+		bi.Neg(bi)
+	}
+	return decimal128.FromBigInt(bi), &arrow.Decimal128Type{Precision: int32(prec), Scale: int32(scale)}, nil
+}
+
+// typedLiteral is DATE '…' or TIMESTAMP '…': a value Spark cannot read is
+// an error, not NULL.
+func (p *parser) typedLiteral(kw, val Token) (query.Expr, error) {
+	if kw.isKeyword("DATE") {
+		days, ok := sparktype.ParseDateDays(val.Text)
+		if !ok {
+			return nil, p.errorf(val.Pos, "%s is not a valid DATE literal", val.Raw)
+		}
+		return &query.Literal{Value: time.Unix(int64(days)*86400, 0).UTC(), Type: arrow.FixedWidthTypes.Date32, Raw: "DATE " + val.Raw, Pos: kw.Pos}, nil
+	}
+	us, ok := sparktype.ParseTimestampMicros(val.Text)
+	if !ok {
+		return nil, p.errorf(val.Pos, "%s is not a valid TIMESTAMP literal", val.Raw)
+	}
+	return &query.Literal{Value: time.UnixMicro(us).UTC(), Type: sparktype.TimestampType, Raw: "TIMESTAMP " + val.Raw, Pos: kw.Pos}, nil
+}
+
+// hexLiteral is X'0A1B', a binary value; an odd number of digits has a
+// leading 0 (X'1' is X'01').
+func (p *parser) hexLiteral(t Token) (query.Expr, error) {
+	digits := t.Text
+	if len(digits)%2 == 1 {
+		digits = "0" + digits
+	}
+	b, err := hex.DecodeString(digits)
+	if err != nil {
+		return nil, p.errorf(t.Pos, "%s is not a valid binary literal (hex digits)", t.Raw)
+	}
+	return &query.Literal{Value: b, Type: arrow.BinaryTypes.Binary, Raw: t.Raw, Pos: t.Pos}, nil
 }
 
 // ParseExpr parses one SQL expression (a pipeline's filter, sort key or

@@ -568,7 +568,7 @@ func (r *exprResolver) caseExpr(x *Case) (rex, error) {
 	if els, err = r.implicitCast(els, rt, x); err != nil {
 		return nil, err
 	}
-	return r.a.fold(&rCase{conds: conds, vals: vals, els: els, t: rt}), nil
+	return r.a.fold(&rCase{conds: conds, vals: vals, els: els, t: rt, noElse: x.Else == nil}), nil
 }
 
 func (r *exprResolver) call(x *Call) (rex, error) {

@@ -85,7 +85,7 @@ func rowsOf(f *dataframe.Frame) []string {
 		for i := 0; i < int(rec.NumRows()); i++ {
 			vals := make([]string, rec.NumCols())
 			for c, col := range rec.Columns() {
-				if col.IsNull(i) {
+				if col.IsNull(i) || col.DataType().ID() == arrow.NULL {
 					vals[c] = "NULL"
 				} else {
 					vals[c] = string(fn.AppendSparkString(nil, col, i))

@@ -3,6 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -117,7 +118,7 @@ func (r *opReader) Err() error           { return r.err }
 func (r *opReader) Next() (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.err = fmt.Errorf("query: internal error: %v", p)
+			r.err = fmt.Errorf("query: internal error: %v\n%s", p, debug.Stack())
 			ok = false
 		}
 	}()
@@ -192,6 +193,6 @@ func compile1(ctx context.Context, q Query, r Resolver, opts Options) (*Plan, er
 // line of defence).
 func recoverError(err *error) {
 	if p := recover(); p != nil {
-		*err = fmt.Errorf("query: internal error: %v", p)
+		*err = fmt.Errorf("query: internal error: %v\n%s", p, debug.Stack())
 	}
 }

@@ -120,6 +120,7 @@ type rCase struct {
 	conds, vals []rex
 	els         rex
 	t           arrow.DataType
+	noElse      bool // written without ELSE (for its generated name)
 }
 
 // rField is field idx of a struct (or of every struct of an array of
@@ -236,7 +237,7 @@ func (e *rLikeAll) with(k []rex) rex {
 	return &c
 }
 func (e *rCase) with(k []rex) rex {
-	c := &rCase{t: e.t}
+	c := &rCase{t: e.t, noElse: e.noElse}
 	for i := range e.conds {
 		c.conds = append(c.conds, k[2*i])
 		c.vals = append(c.vals, k[2*i+1])
@@ -319,7 +320,7 @@ func (e *rCase) sql() string {
 	for i := range e.conds {
 		b.WriteString(" WHEN " + e.conds[i].sql() + " THEN " + e.vals[i].sql())
 	}
-	if l, ok := e.els.(*rLit); !ok || l.v != nil || l.name != "" {
+	if !e.noElse {
 		b.WriteString(" ELSE " + e.els.sql())
 	}
 	b.WriteString(" END")
