@@ -155,7 +155,11 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 	case time.Time:
 		switch t := dt.(type) {
 		case *arrow.TimestampType:
-			sc = scalar.NewTimestampScalar(arrow.Timestamp(x.UnixMicro()), t)
+			ts, err := arrow.TimestampFromTime(x, t.Unit)
+			if err != nil {
+				return nil, err
+			}
+			sc = scalar.NewTimestampScalar(ts, t)
 		case *arrow.Date32Type:
 			sc = scalar.NewDate32Scalar(arrow.Date32FromTime(x))
 		}
