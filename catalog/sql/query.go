@@ -25,11 +25,10 @@ import (
 // notSupported names Spark SQL words that begin a construct the dialect
 // lacks.
 var notSupported = map[string]string{
-	"WINDOW": "WINDOW", "CLUSTER": "CLUSTER BY",
+	"CLUSTER": "CLUSTER BY",
 	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
 	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE",
-	"EXISTS": "EXISTS", "OVER": "a window function (OVER)", "INTERVAL": "INTERVAL", "ROLLUP": "ROLLUP",
-	"CUBE": "CUBE", "GROUPING": "GROUPING SETS", "DIV": "DIV", "FILTER": "FILTER (…)",
+	"EXISTS": "EXISTS", "INTERVAL": "INTERVAL", "DIV": "DIV",
 	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE",
 }
 
@@ -248,18 +247,17 @@ func (p *parser) queryBlock() (query.Query, error) {
 		if _, err := p.expectKeyword("BY"); err != nil {
 			return nil, err
 		}
-		if t := p.peek(); t.isKeyword("GROUPING") || t.isKeyword("ROLLUP") || t.isKeyword("CUBE") {
-			return nil, p.unsupportedAt(t)
-		}
-		if s.GroupBy, err = commaList(p, p.expr); err != nil {
+		if s.GroupBy, err = p.groupBy(); err != nil {
 			return nil, err
-		}
-		if t := p.peek(); t.isKeyword("WITH") {
-			return nil, p.errorf(t.Pos, "WITH ROLLUP/CUBE is not supported")
 		}
 	}
 	if p.acceptKeyword("HAVING") {
 		if s.Having, err = p.expr(); err != nil {
+			return nil, err
+		}
+	}
+	if p.acceptKeyword("WINDOW") {
+		if s.Windows, err = p.windowClause(); err != nil {
 			return nil, err
 		}
 	}
@@ -331,44 +329,17 @@ func (p *parser) tableAlias() (string, []string, error) {
 
 func (p *parser) orderLimit() ([]query.OrderItem, query.Expr, query.Expr, error) {
 	var order []query.OrderItem
+	var err error
 	if t := p.peek(); t.isKeyword("ORDER") {
 		p.next()
 		if _, err := p.expectKeyword("BY"); err != nil {
 			return nil, nil, nil, err
 		}
-		for {
-			e, err := p.expr()
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			it := query.OrderItem{Expr: e}
-			if p.acceptKeyword("DESC") {
-				it.Desc = true
-			} else {
-				p.acceptKeyword("ASC")
-			}
-			if t := p.peek(); t.isKeyword("NULLS") {
-				p.next()
-				first := p.peek()
-				switch {
-				case p.acceptKeyword("FIRST"):
-					v := true
-					it.NullsFirst = &v
-				case p.acceptKeyword("LAST"):
-					v := false
-					it.NullsFirst = &v
-				default:
-					return nil, nil, nil, p.fail(first, "FIRST or LAST after NULLS")
-				}
-			}
-			order = append(order, it)
-			if !p.acceptSymbol(",") {
-				break
-			}
+		if order, err = p.orderItems(); err != nil {
+			return nil, nil, nil, err
 		}
 	}
 	var limit, offset query.Expr
-	var err error
 	if p.acceptKeyword("LIMIT") {
 		if !p.acceptKeyword("ALL") {
 			if limit, err = p.expr(); err != nil {
@@ -1013,6 +984,7 @@ func (p *parser) call(name Token) (query.Expr, error) {
 		if c.Args, err = commaList(p, p.expr); err != nil {
 			return nil, err
 		}
+		p.callNullsOption(c)
 	} else {
 		return p.afterCall(c)
 	}
@@ -1083,16 +1055,6 @@ func (p *parser) trimForm(c *query.Call) (bool, error) {
 		return true, p.fail(p.peek(), `")" after TRIM(…)`)
 	}
 	return true, nil
-}
-
-func (p *parser) afterCall(c *query.Call) (query.Expr, error) {
-	if t := p.peek(); t.isKeyword("OVER") || t.isKeyword("FILTER") {
-		return nil, p.unsupportedAt(t)
-	}
-	if t := p.peek(); t.isKeyword("IGNORE") || t.isKeyword("RESPECT") {
-		return nil, p.errorf(t.Pos, "%s NULLS is not supported; use first(x, true)", strings.ToUpper(t.Text))
-	}
-	return c, nil
 }
 
 func (p *parser) caseExpr() (query.Expr, error) {

@@ -131,13 +131,20 @@ type Field struct {
 }
 
 // Call is a function call: a scalar function, an aggregate
-// (`count(DISTINCT x)`, `count(*)`) or a generator (explode).
+// (`count(DISTINCT x)`, `count(*)`, `sum(x) FILTER (WHERE p)`), a window
+// function (`rank() OVER (…)`, see ast_window.go) or a generator (explode).
 type Call struct {
 	Name     string // as written
 	Args     []Expr
 	Distinct bool
 	Star     bool // count(*)
-	Pos      Pos
+	// WithinGroup is the ordering of `percentile_cont(p) WITHIN GROUP
+	// (ORDER BY x)`.
+	WithinGroup []OrderItem
+	Filter      Expr        // FILTER (WHERE …) of an aggregate
+	Nulls       string      // "IGNORE" or "RESPECT" (… NULLS); "" when not written
+	Over        *WindowSpec // OVER …: a window function call
+	Pos         Pos
 }
 
 // Star is `*` or `t.*` in a select list.
@@ -268,7 +275,7 @@ func (e *Call) String() string {
 	if e.Distinct {
 		d = "DISTINCT "
 	}
-	return e.Name + "(" + d + strings.Join(parts, ", ") + ")"
+	return e.Name + "(" + d + strings.Join(parts, ", ") + ")" + callSuffix(e)
 }
 func (e *Star) String() string {
 	if e.Qualifier != "" {
@@ -321,6 +328,7 @@ type Select struct {
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
+	Windows  []NamedWindow // WINDOW w AS (…), …
 	OrderBy  []OrderItem
 	Limit    Expr // a constant expression of an integer type; nil: none
 	Offset   Expr
@@ -527,5 +535,8 @@ func visit(e Expr, f func(Expr) bool) {
 		for _, y := range x.Args {
 			visit(y, f)
 		}
+		visitCallParts(x, f)
+	case *GroupingSets:
+		visitGroupingSets(x, f)
 	}
 }

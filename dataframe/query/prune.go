@@ -93,6 +93,9 @@ func neededColumns(q Query, r Resolver) []string {
 			for _, o := range x.OrderBy {
 				addExpr(o.Expr)
 			}
+			for _, w := range x.Windows {
+				visitWindow(w.Spec, func(e Expr) bool { addExpr(e); return false })
+			}
 		case *SetOp:
 			for _, c := range x.With {
 				walkQ(c.Query)
