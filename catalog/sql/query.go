@@ -25,7 +25,7 @@ import (
 // notSupported names Spark SQL words that begin a construct the dialect
 // lacks.
 var notSupported = map[string]string{
-	"CLUSTER": "CLUSTER BY",
+	"CLUSTER":    "CLUSTER BY",
 	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
 	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE",
 	"EXISTS": "EXISTS", "INTERVAL": "INTERVAL", "DIV": "DIV",
