@@ -44,6 +44,10 @@ type aggCall struct {
 	args        []rex
 	typ         arrow.DataType
 	ignoreNulls bool // first/last(x, true)
+	// filtered: the last of args is the FILTER (WHERE …) condition, and
+	// only the rows where it is true count. (Kept among the arguments, the
+	// rewrites prune and re-bind it like them.)
+	filtered bool
 	def         *aggDef
 }
 
@@ -62,7 +66,7 @@ func init() {
 	firstLast := &aggDef{bind: bindFirstLast, acc: func(c *aggCall) accumulator {
 		return &rowsAcc{mode: c.fn, typ: c.typ, ignoreNulls: c.ignoreNulls}
 	}}
-	for _, n := range []string{"first", "last", "first_value", "last_value"} {
+	for _, n := range []string{"first", "last", "first_value", "last_value", "any_value"} {
 		aggDefs[n] = firstLast
 	}
 }
@@ -87,6 +91,8 @@ func canonicalAgg(name string) string {
 		return "first"
 	case "last_value":
 		return "last"
+	case "any_value":
+		return "first"
 	}
 	return name
 }
@@ -108,6 +114,58 @@ func (ac *aggCollector) add(r *exprResolver, def *aggDef, x *Call) (rex, error) 
 			return nil, errorf(a.Position(), "%s: a generator cannot be inside an aggregate function", x)
 		}
 	}
+	inner := &exprResolver{a: r.a, sc: r.sc, clause: "an aggregate function's argument"}
+	c, err := bindAggCall(r, inner, def, x)
+	if err != nil {
+		return nil, err
+	}
+	if x.Filter != nil {
+		if containsAgg(x.Filter) {
+			return nil, errorf(x.Filter.Position(), "%s: the FILTER condition cannot contain an aggregate function", x)
+		}
+		fr := &exprResolver{a: r.a, sc: r.sc, clause: "FILTER"}
+		cond, err := fr.boolOperand(x.Filter)
+		if err != nil {
+			return nil, err
+		}
+		c.name += " FILTER (WHERE " + cond.sql() + ")"
+		c.args = append(c.args, cond)
+		c.filtered = true
+	}
+	key := c.fn + "/"
+	if c.distinct {
+		key += "DISTINCT "
+	}
+	for _, a := range c.args {
+		key += rexKey(a) + ","
+	}
+	if c.ignoreNulls {
+		key += "/ignore"
+	}
+	if c.filtered {
+		key += "/filtered"
+	}
+	if ac.keys == nil {
+		ac.keys = map[string]int{}
+	}
+	i, seen := ac.keys[key]
+	if !seen {
+		i = len(ac.calls)
+		ac.keys[key] = i
+		ac.calls = append(ac.calls, c)
+	}
+	return &rAgg{i: i, t: ac.calls[i].typ, name: c.name}, nil
+}
+
+// argResolver resolves a call's arguments.
+type argResolver interface {
+	resolve(e Expr) (rex, error)
+}
+
+// bindAggCall binds an aggregate call: its arguments resolved by args,
+// checked and cast as the function's definition says, named as Spark
+// names it (without FILTER).
+func bindAggCall(r *exprResolver, args argResolver, def *aggDef, x *Call) (*aggCall, error) {
 	name := strings.ToLower(x.Name)
 	c := &aggCall{fn: canonicalAgg(name), distinct: x.Distinct, star: x.Star, def: def}
 	if x.Star {
@@ -115,17 +173,25 @@ func (ac *aggCollector) add(r *exprResolver, def *aggDef, x *Call) (rex, error) 
 			return nil, errorf(x.Pos, "%s(*) is not supported; only count(*)", x.Name)
 		}
 	} else {
-		inner := &exprResolver{a: r.a, sc: r.sc, clause: "an aggregate function's argument"}
 		for _, a := range x.Args {
-			e, err := inner.resolve(a)
+			e, err := args.resolve(a)
 			if err != nil {
 				return nil, err
 			}
 			c.args = append(c.args, e)
 		}
 	}
+	switch x.Nulls {
+	case "IGNORE", "RESPECT":
+		if c.fn != "first" && c.fn != "last" {
+			return nil, errorf(x.Pos, "%s: the function %s does not take %s NULLS", x, name, x.Nulls)
+		}
+	}
 	if err := def.bind(r, c, x); err != nil {
 		return nil, err
+	}
+	if x.Nulls == "IGNORE" {
+		c.ignoreNulls = true
 	}
 	argNames := make([]string, len(c.args))
 	for i, a := range c.args {
@@ -142,23 +208,7 @@ func (ac *aggCollector) add(r *exprResolver, def *aggDef, x *Call) (rex, error) 
 	if x.Star {
 		c.name = name + "(1)"
 	}
-	key := c.fn + "/" + d
-	for _, a := range c.args {
-		key += rexKey(a) + ","
-	}
-	if c.ignoreNulls {
-		key += "/ignore"
-	}
-	if ac.keys == nil {
-		ac.keys = map[string]int{}
-	}
-	i, seen := ac.keys[key]
-	if !seen {
-		i = len(ac.calls)
-		ac.keys[key] = i
-		ac.calls = append(ac.calls, c)
-	}
-	return &rAgg{i: i, t: ac.calls[i].typ, name: c.name}, nil
+	return c, nil
 }
 
 func arity(x *Call, args []rex, lo, hi int) error {
@@ -889,7 +939,13 @@ func (o *aggOp) next() (arrow.Record, error) {
 				if err != nil {
 					return err
 				}
-				err = accs[i].update(gids, groups, args, n)
+				g := gids
+				if c.filtered {
+					g = filteredGids(gids, args[len(args)-1])
+					args[len(args)-1].Release()
+					args = args[:len(args)-1]
+				}
+				err = accs[i].update(g, groups, args, n)
 				releaseAll(args)
 				if err != nil {
 					return fmt.Errorf("%s: %w", c.name, err)
@@ -940,4 +996,19 @@ func (o *aggOp) close() {
 		o.byBuild = nil
 	}
 	o.in.close()
+}
+
+// filteredGids is gids with -1 (skip) where the FILTER condition cond is
+// not true.
+func filteredGids(gids []int32, cond arrow.Array) []int32 {
+	b := cond.(*array.Boolean)
+	out := make([]int32, len(gids))
+	for i, g := range gids {
+		if b.IsValid(i) && b.Value(i) {
+			out[i] = g
+		} else {
+			out[i] = -1
+		}
+	}
+	return out
 }

@@ -24,6 +24,9 @@ type exprResolver struct {
 	// aliases are select-list aliases (lower-case) a name may stand for
 	// when no column has it: HAVING n > 1 for count(*) AS n, GROUP BY alias.
 	aliases map[string]Expr
+	// wins, when set, collects window function calls (a select list or
+	// ORDER BY): each becomes an rWin (window_analyze.go).
+	wins *winCollector
 }
 
 var generatorNames = map[string]bool{"explode": true, "posexplode": true, "explode_outer": true, "posexplode_outer": true}
@@ -33,9 +36,11 @@ func isGenerator(e Expr) bool {
 	return ok && generatorNames[strings.ToLower(c.Name)]
 }
 
+// isAggregate says whether e is a call of an aggregate function (not over
+// a window).
 func isAggregate(e Expr) bool {
 	c, ok := e.(*Call)
-	return ok && aggregateDef(c.Name) != nil
+	return ok && c.Over == nil && aggregateDef(c.Name) != nil
 }
 
 func containsAgg(e Expr) bool {
@@ -572,7 +577,13 @@ func (r *exprResolver) caseExpr(x *Case) (rex, error) {
 }
 
 func (r *exprResolver) call(x *Call) (rex, error) {
+	if x.Over != nil {
+		return r.windowCall(x)
+	}
 	name := strings.ToLower(x.Name)
+	if winFuncs[name] {
+		return nil, errorf(x.Pos, "%s is a window function: it needs OVER (…)", x)
+	}
 	if def := aggregateDef(name); def != nil {
 		if r.aggs == nil {
 			if r.clause != "" {
@@ -589,8 +600,11 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if !ok {
 		return nil, errorf(x.Pos, "unknown function %s%s", x.Name, didYouMean(name, functionNames()))
 	}
-	if x.Star || x.Distinct {
-		return nil, errorf(x.Pos, "%s: * and DISTINCT are only for aggregate functions", x)
+	if x.Star || x.Distinct || x.Filter != nil {
+		return nil, errorf(x.Pos, "%s: *, DISTINCT and FILTER are only for aggregate functions", x)
+	}
+	if x.Nulls != "" {
+		return nil, errorf(x.Pos, "%s: the function %s does not take %s NULLS", x, name, x.Nulls)
 	}
 	args := make([]rex, len(x.Args))
 	names := make([]string, len(x.Args))

@@ -21,6 +21,7 @@ type selectBlock struct {
 
 	grouped bool
 	aggs    *aggCollector
+	wins    *winCollector // the window functions of the select list and ORDER BY
 	keys    []rex    // GROUP BY keys over in
 	keyName []string // their generated names
 	exprs   []rex    // the select list over in, then hidden ORDER BY keys
@@ -32,7 +33,7 @@ func (a *analyzer) selectBlock(s *Select, ctes *cteScope) (rel, error) {
 	b := &selectBlock{a: a, s: s, ctes: ctes}
 	for _, phase := range []func() error{
 		b.fromClause, b.whereClause, b.generators, b.expandStars,
-		b.groupBy, b.selectList, b.havingClause, b.orderBy,
+		b.groupBy, b.windowClause, b.selectList, b.havingClause, b.orderBy,
 	} {
 		if err := phase(); err != nil {
 			return rel{}, err
@@ -208,7 +209,7 @@ func itemName(e Expr, x rex) string {
 // selectList resolves the items over the input (aggregates collected when
 // grouped) and names them.
 func (b *selectBlock) selectList() error {
-	r := &exprResolver{a: b.a, sc: b.in.sc, aggs: b.aggs}
+	r := &exprResolver{a: b.a, sc: b.in.sc, aggs: b.aggs, wins: b.wins}
 	for _, it := range b.items {
 		x, err := r.resolve(it.Expr)
 		if err != nil {
@@ -293,7 +294,7 @@ func (b *selectBlock) orderKey(e Expr, out *scope) (rex, error) {
 			return nil, err
 		}
 	}
-	r := &exprResolver{a: b.a, sc: b.in.sc, clause: "ORDER BY", aggs: b.aggs}
+	r := &exprResolver{a: b.a, sc: b.in.sc, clause: "ORDER BY", aggs: b.aggs, wins: b.wins}
 	return r.resolve(e)
 }
 
@@ -320,6 +321,10 @@ func (b *selectBlock) plan() (rel, error) {
 	if having != nil {
 		n = &lFilter{in: n, pred: having}
 	}
+	var err error
+	if n, exprs, err = b.wins.plan(n, exprs, b.keys, b.grouped); err != nil {
+		return rel{}, err
+	}
 	names := append([]string(nil), b.names...)
 	for _, x := range exprs[len(names):] {
 		names = append(names, x.sql())
@@ -331,7 +336,6 @@ func (b *selectBlock) plan() (rel, error) {
 	if len(b.order) > 0 {
 		n = &lSort{in: n, keys: b.order}
 	}
-	var err error
 	if n, err = b.a.limit(n, b.s.Limit, b.s.Offset); err != nil {
 		return rel{}, err
 	}

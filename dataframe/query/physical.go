@@ -109,6 +109,8 @@ func physical(n lnode) (*node, error) {
 		return physAggregate(x)
 	case *lJoin:
 		return physJoin(x)
+	case *lWindow:
+		return physWindow(x)
 	case *lGenerate:
 		in, err := physical(x.in)
 		if err != nil {

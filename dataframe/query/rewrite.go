@@ -154,6 +154,8 @@ func pushFilters(n lnode, preds []rex) lnode {
 		return filterAbove(&c, stay)
 	case *lJoin:
 		return pushIntoJoin(x, movable, stay)
+	case *lWindow:
+		return pushThroughWindow(x, movable, stay)
 	case *lLimit:
 		c := *x
 		c.in = pushFilters(x.in, nil)
@@ -317,6 +319,8 @@ func prune(n lnode, need []bool) (lnode, []int) {
 		return c, m
 	case *lJoin:
 		return pruneJoin(x, need)
+	case *lWindow:
+		return pruneWindow(x, need)
 	case *lGenerate:
 		nin := len(x.in.fields())
 		cneed := append([]bool(nil), need[:nin]...)

@@ -445,6 +445,9 @@ func writeKey(b *strings.Builder, e rex) {
 	case *rAgg:
 		fmt.Fprintf(b, "agg#%d", x.i)
 		return
+	case *rWin:
+		fmt.Fprintf(b, "win#%d", x.i)
+		return
 	case *rCast:
 		fmt.Fprintf(b, "cast<%s>", typeName(x.to))
 	case *rArith:
