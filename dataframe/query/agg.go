@@ -48,7 +48,7 @@ type aggCall struct {
 	// only the rows where it is true count. (Kept among the arguments, the
 	// rewrites prune and re-bind it like them.)
 	filtered bool
-	def         *aggDef
+	def      *aggDef
 }
 
 var aggDefs = map[string]*aggDef{}
@@ -102,6 +102,8 @@ func canonicalAgg(name string) string {
 type aggCollector struct {
 	calls []*aggCall
 	keys  map[string]int
+	// grouping is the block's grouping sets, when it has some (grouping.go).
+	grouping *groupingInfo
 }
 
 // add binds an aggregate call over r's scope and returns its placeholder.

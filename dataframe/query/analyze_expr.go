@@ -584,6 +584,9 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if winFuncs[name] {
 		return nil, errorf(x.Pos, "%s is a window function: it needs OVER (…)", x)
 	}
+	if name == "grouping" || name == "grouping_id" {
+		return r.groupingCall(x, name)
+	}
 	if def := aggregateDef(name); def != nil {
 		if r.aggs == nil {
 			if r.clause != "" {

@@ -22,9 +22,9 @@ type selectBlock struct {
 	grouped bool
 	aggs    *aggCollector
 	wins    *winCollector // the window functions of the select list and ORDER BY
-	keys    []rex    // GROUP BY keys over in
-	keyName []string // their generated names
-	exprs   []rex    // the select list over in, then hidden ORDER BY keys
+	keys    []rex         // GROUP BY keys over in
+	keyName []string      // their generated names
+	exprs   []rex         // the select list over in, then hidden ORDER BY keys
 	having  rex
 	order   []sortSpec // over exprs
 }
@@ -152,36 +152,52 @@ func (b *selectBlock) groupBy() error {
 		return nil
 	}
 	b.aggs = &aggCollector{}
-	r := &exprResolver{a: b.a, sc: b.in.sc, clause: "GROUP BY"}
+	if b.groupByAll() {
+		return b.groupByAllKeys()
+	}
+	if hasGroupingSets(s.GroupBy) {
+		return b.groupingSets()
+	}
 	seen := map[string]bool{}
 	for _, g := range s.GroupBy {
-		e := g
-		if k, ok, err := ordinal("GROUP BY", g, len(b.items)); err != nil {
-			return err
-		} else if ok {
-			e = b.items[k].Expr
-		}
-		if col, ok := g.(*Column); ok && len(col.Path) == 1 && !b.in.sc.has(col.Path) {
-			for _, it := range b.items {
-				if strings.EqualFold(it.Alias, col.Path[0]) {
-					e = it.Expr
-				}
-			}
-		}
-		if containsAgg(e) {
-			return errorf(g.Position(), "GROUP BY %s: an aggregate function cannot be a group key", g)
-		}
-		k, err := r.resolve(e)
+		k, name, err := b.groupKey(g)
 		if err != nil {
 			return err
 		}
 		if key := rexKey(k); !seen[key] {
 			seen[key] = true
 			b.keys = append(b.keys, k)
-			b.keyName = append(b.keyName, itemName(e, k))
+			b.keyName = append(b.keyName, name)
 		}
 	}
 	return nil
+}
+
+// groupKey resolves one GROUP BY expression: an expression, a select-list
+// ordinal (GROUP BY 1) or alias (when no input column has the name).
+func (b *selectBlock) groupKey(g Expr) (rex, string, error) {
+	e := g
+	if k, ok, err := ordinal("GROUP BY", g, len(b.items)); err != nil {
+		return nil, "", err
+	} else if ok {
+		e = b.items[k].Expr
+	}
+	if col, ok := g.(*Column); ok && len(col.Path) == 1 && !b.in.sc.has(col.Path) {
+		for _, it := range b.items {
+			if strings.EqualFold(it.Alias, col.Path[0]) {
+				e = it.Expr
+			}
+		}
+	}
+	if containsAgg(e) {
+		return nil, "", errorf(g.Position(), "GROUP BY %s: an aggregate function cannot be a group key", g)
+	}
+	r := &exprResolver{a: b.a, sc: b.in.sc, clause: "GROUP BY"}
+	k, err := r.resolve(e)
+	if err != nil {
+		return nil, "", err
+	}
+	return k, itemName(e, k), nil
 }
 
 // itemName is the name Spark gives an unaliased select item: a column's
@@ -303,17 +319,17 @@ func (b *selectBlock) orderKey(e Expr, out *scope) (rex, error) {
 func (b *selectBlock) plan() (rel, error) {
 	n := b.in.n
 	exprs, having := append([]rex(nil), b.exprs...), b.having
+	keys := b.keys
 	if b.grouped {
-		agg := &lAggregate{in: n, keys: b.keys, names: b.keyName, aggs: b.aggs.calls}
-		n = agg
+		n, keys = b.aggregate(n)
 		var err error
 		for i := range exprs {
-			if exprs[i], err = groupedSpace(exprs[i], b.keys); err != nil {
+			if exprs[i], err = groupedSpace(exprs[i], keys); err != nil {
 				return rel{}, err
 			}
 		}
 		if having != nil {
-			if having, err = groupedSpace(having, b.keys); err != nil {
+			if having, err = groupedSpace(having, keys); err != nil {
 				return rel{}, err
 			}
 		}
@@ -322,7 +338,7 @@ func (b *selectBlock) plan() (rel, error) {
 		n = &lFilter{in: n, pred: having}
 	}
 	var err error
-	if n, exprs, err = b.wins.plan(n, exprs, b.keys, b.grouped); err != nil {
+	if n, exprs, err = b.wins.plan(n, exprs, keys, b.grouped); err != nil {
 		return rel{}, err
 	}
 	names := append([]string(nil), b.names...)

@@ -174,6 +174,8 @@ func compile(e rex) (*cexpr, error) {
 		return compileCall(x)
 	case *rAgg:
 		return nil, fmt.Errorf("query: aggregate %s outside an aggregation (a planner bug)", x.name)
+	case compiledRex:
+		return x.compile()
 	}
 	return nil, fmt.Errorf("query: cannot compile %T (a planner bug)", e)
 }

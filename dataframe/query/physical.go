@@ -111,6 +111,8 @@ func physical(n lnode) (*node, error) {
 		return physJoin(x)
 	case *lWindow:
 		return physWindow(x)
+	case *lExpand:
+		return physExpand(x)
 	case *lGenerate:
 		in, err := physical(x.in)
 		if err != nil {

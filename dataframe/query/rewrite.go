@@ -321,6 +321,8 @@ func prune(n lnode, need []bool) (lnode, []int) {
 		return pruneJoin(x, need)
 	case *lWindow:
 		return pruneWindow(x, need)
+	case *lExpand:
+		return pruneExpand(x, need)
 	case *lGenerate:
 		nin := len(x.in.fields())
 		cneed := append([]bool(nil), need[:nin]...)

@@ -31,6 +31,20 @@ type rex interface {
 	with(kids []rex) rex
 }
 
+// keyedRex is a rex kind defined outside this file that tells rexKey what
+// it computes besides its kids (its kind and parameters).
+type keyedRex interface {
+	rex
+	key() string
+}
+
+// compiledRex is a rex kind defined outside this file that compiles
+// itself (its kids compiled with compile).
+type compiledRex interface {
+	rex
+	compile() (*cexpr, error)
+}
+
 // rCol is column idx of the input.
 type rCol struct {
 	idx  int
@@ -483,6 +497,8 @@ func writeKey(b *strings.Builder, e rex) {
 		if x.volatile {
 			fmt.Fprintf(b, "<%p>", x) // two calls of rand() differ
 		}
+	case keyedRex:
+		b.WriteString(x.key())
 	default:
 		fmt.Fprintf(b, "%T", e)
 	}

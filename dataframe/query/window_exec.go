@@ -842,4 +842,3 @@ func (r *pickRunner) emit() {
 func (r *pickRunner) finish(mem memory.Allocator) (arrow.Array, error) {
 	return takeNullable(mem, r.arg, r.idx, r.valid)
 }
-
