@@ -327,7 +327,14 @@ func (p *parser) groupingAnalytics() (*query.GroupingSets, bool, error) {
 			return p.groupingSet()
 		})
 	} else {
-		g.Sets, err = commaList(p, p.groupingSet)
+		g.Sets, err = commaList(p, func() ([]query.Expr, error) {
+			at := p.peek()
+			set, err := p.groupingSet()
+			if err == nil && len(set) == 0 {
+				err = p.errorf(at.Pos, "an empty set () in %s is not supported", kind)
+			}
+			return set, err
+		})
 	}
 	if err != nil {
 		return nil, true, err

@@ -32,6 +32,9 @@ type aggDef struct {
 	bind func(r *exprResolver, c *aggCall, x *Call) error
 	// acc makes the accumulator of one evaluation.
 	acc func(c *aggCall) accumulator
+	// withinGroup: the function takes WITHIN GROUP (ORDER BY v), whose
+	// key becomes its first argument (percentile_cont, percentile_disc).
+	withinGroup bool
 }
 
 // aggCall is one aggregate call of a query, bound over the aggregate's
@@ -43,7 +46,9 @@ type aggCall struct {
 	star        bool // count(*)
 	args        []rex
 	typ         arrow.DataType
-	ignoreNulls bool // first/last(x, true)
+	ignoreNulls bool    // first/last(x, true)
+	desc        bool    // WITHIN GROUP (ORDER BY v DESC)
+	pct         float64 // the percentage of the percentile functions
 	// filtered: the last of args is the FILTER (WHERE …) condition, and
 	// only the rows where it is true count. (Kept among the arguments, the
 	// rewrites prune and re-bind it like them.)
@@ -170,6 +175,20 @@ type argResolver interface {
 func bindAggCall(r *exprResolver, args argResolver, def *aggDef, x *Call) (*aggCall, error) {
 	name := strings.ToLower(x.Name)
 	c := &aggCall{fn: canonicalAgg(name), distinct: x.Distinct, star: x.Star, def: def}
+	if len(x.WithinGroup) > 0 || def.withinGroup {
+		if !def.withinGroup {
+			return nil, errorf(x.Pos, "%s: %s does not take WITHIN GROUP (ORDER BY …)", x, name)
+		}
+		if len(x.WithinGroup) != 1 {
+			return nil, errorf(x.Pos, "%s: %s needs WITHIN GROUP (ORDER BY one key)", x, name)
+		}
+		e, err := args.resolve(x.WithinGroup[0].Expr)
+		if err != nil {
+			return nil, err
+		}
+		c.args = append(c.args, e)
+		c.desc = x.WithinGroup[0].Desc
+	}
 	if x.Star {
 		if c.fn != "count" {
 			return nil, errorf(x.Pos, "%s(*) is not supported; only count(*)", x.Name)
@@ -194,6 +213,9 @@ func bindAggCall(r *exprResolver, args argResolver, def *aggDef, x *Call) (*aggC
 	}
 	if x.Nulls == "IGNORE" {
 		c.ignoreNulls = true
+	}
+	if c.name != "" {
+		return c, nil // the function named itself
 	}
 	argNames := make([]string, len(c.args))
 	for i, a := range c.args {
@@ -227,9 +249,6 @@ func arity(x *Call, args []rex, lo, hi int) error {
 func bindCount(r *exprResolver, c *aggCall, x *Call) error {
 	if !c.star && len(c.args) == 0 {
 		return errorf(x.Pos, "%s takes at least 1 argument", x.Name)
-	}
-	if len(c.args) > 1 && c.distinct {
-		return unsupported(x.Pos, "count(DISTINCT …) of more than one expression")
 	}
 	c.typ = tLong
 	return nil
@@ -375,12 +394,23 @@ func growTo[T any](s []T, n int) []T {
 
 type countAcc struct {
 	star   bool
+	ifTrue bool // count_if: the rows where the argument is true
 	counts []int64
 }
 
 func (a *countAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
 	a.counts = growTo(a.counts, groups)
 	c := a.counts
+	if a.ifTrue {
+		if b, ok := args[0].(*array.Boolean); ok {
+			for i, g := range gids {
+				if g >= 0 && b.IsValid(i) && b.Value(i) {
+					c[g]++
+				}
+			}
+		}
+		return nil
+	}
 	nulls := 0
 	for _, arr := range args {
 		if arr.DataType().ID() == arrow.NULL {
@@ -752,24 +782,27 @@ func (a *rowsAcc) release() {
 	a.chunks = nil
 }
 
-// distinctAcc passes each (group, value) pair to inner only once.
+// distinctAcc passes each (group, values) tuple to inner only once; a row
+// with a NULL argument is skipped (count(DISTINCT a, b) counts the
+// distinct pairs without NULLs).
 type distinctAcc struct {
 	inner accumulator
 	seen  map[string]struct{}
 }
 
 func (a *distinctAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
-	arr := args[0]
-	enc := keyEncoder(arr)
+	enc := keyEncoders(args)
 	own := make([]int32, len(gids))
 	var buf []byte
 	for i, g := range gids {
 		own[i] = -1
-		if g < 0 || isNullAt(arr, i) {
+		if g < 0 || anyNullAt(args, i) {
 			continue
 		}
 		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(g))
-		buf = enc(buf, i)
+		for _, e := range enc {
+			buf = e(buf, i)
+		}
 		if _, dup := a.seen[string(buf)]; dup {
 			continue
 		}
@@ -1013,4 +1046,14 @@ func filteredGids(gids []int32, cond arrow.Array) []int32 {
 		}
 	}
 	return out
+}
+
+// anyNullAt says whether element i of any of args is NULL.
+func anyNullAt(args []arrow.Array, i int) bool {
+	for _, a := range args {
+		if isNullAt(a, i) {
+			return true
+		}
+	}
+	return false
 }

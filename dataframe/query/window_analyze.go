@@ -129,6 +129,9 @@ func (r *exprResolver) windowCall(x *Call) (rex, error) {
 	if err != nil {
 		return nil, err
 	}
+	if f.agg != nil && f.agg.def.withinGroup && (len(spec.OrderBy) > 0 || spec.Frame != nil) {
+		return nil, errorf(x.Pos, "%s: cannot specify ORDER BY or a frame for %s in its window", x, name)
+	}
 	if winFuncs[name] && len(e.order) == 0 {
 		return nil, errorf(x.Pos, "window function %s requires the window to be ordered: add ORDER BY to its window", fnSQL)
 	}
