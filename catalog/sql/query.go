@@ -224,8 +224,8 @@ func (p *parser) queryBlock() (query.Query, error) {
 	s := &query.Select{Pos: t.Pos}
 	if p.acceptKeyword("DISTINCT") {
 		s.Distinct = true
-	} else {
-		p.acceptKeyword("ALL")
+	} else if n := p.peekAt(1); !(n.Kind == Symbol && n.Text == ",") && !n.isKeyword("FROM") {
+		p.acceptKeyword("ALL") // SELECT ALL a; but SELECT all, b selects a column all
 	}
 	items, err := commaList(p, p.selectItem)
 	if err != nil {

@@ -139,7 +139,7 @@ func (ac *aggCollector) add(r *exprResolver, def *aggDef, x *Call) (rex, error) 
 		c.args = append(c.args, cond)
 		c.filtered = true
 	}
-	key := c.fn + "/"
+	key := c.name + "/" + c.fn + "/"
 	if c.distinct {
 		key += "DISTINCT "
 	}

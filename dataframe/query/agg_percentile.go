@@ -276,7 +276,7 @@ func (a *percentileAcc) percentile(vals []float64, freqs []int64) (float64, bool
 		return 0, false
 	}
 	p := a.c.pct
-	if a.c.desc {
+	if a.c.desc && a.c.fn != "percentile_disc" {
 		p = 1 - p
 	}
 	// at is the value of the k-th row (from 1).
@@ -286,8 +286,11 @@ func (a *percentileAcc) percentile(vals []float64, freqs []int64) (float64, bool
 	}
 	switch a.c.fn {
 	case "percentile_disc":
-		k := int64(math.Ceil(p * float64(total)))
-		return at(max(k, 1)), true
+		k := max(int64(math.Ceil(p*float64(total))), 1)
+		if a.c.desc {
+			k = total - k + 1 // the k-th from the largest
+		}
+		return at(k), true
 	case "percentile_approx", "approx_percentile":
 		const relErr = 1.0 / 10000
 		switch {

@@ -156,6 +156,9 @@ func literalRex(x *Literal) (rex, error) {
 func (r *exprResolver) column(x *Column) (rex, error) {
 	i, rest, err := r.sc.resolve(x.Path, x.Pos)
 	if err != nil {
+		if g := r.groupingIDColumn(x); g != nil {
+			return g, nil
+		}
 		if a, ok := r.aliases[strings.ToLower(x.Path[0])]; ok && len(x.Path) == 1 && !r.sc.has(x.Path) {
 			// The alias's expression, without aliases (no recursion).
 			inner := *r

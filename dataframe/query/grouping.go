@@ -130,7 +130,7 @@ func (b *selectBlock) groupingSets() error {
 		if err != nil {
 			return 0, err
 		}
-		key := rexKey(k)
+		key := canonicalKey(k)
 		if i, ok := index[key]; ok {
 			return i, nil
 		}
@@ -529,4 +529,48 @@ func (o *expandOp) drop() {
 func (o *expandOp) close() {
 	o.drop()
 	o.in.close()
+}
+
+// canonicalKey is rexKey with the operands of commutative operators in a
+// fixed order, so that a + b and b + a are one grouping key (as Spark's
+// semantic equality has it).
+func canonicalKey(e rex) string {
+	c, _ := mapRex(e, func(x rex) (rex, error) {
+		switch y := x.(type) {
+		case *rArith:
+			if (y.op == "+" || y.op == "*") && rexKey(y.l) > rexKey(y.r) {
+				z := *y
+				z.l, z.r = y.r, y.l
+				return &z, nil
+			}
+		case *rCmp:
+			if (y.op == "=" || y.op == "<=>" || y.op == "!=") && rexKey(y.l) > rexKey(y.r) {
+				z := *y
+				z.l, z.r = y.r, y.l
+				return &z, nil
+			}
+		case *rLogic:
+			if rexKey(y.l) > rexKey(y.r) {
+				z := *y
+				z.l, z.r = y.r, y.l
+				return &z, nil
+			}
+		}
+		return x, nil
+	})
+	return rexKey(c)
+}
+
+// groupingIDColumn is Hive's grouping__id column (the grouping id) of a
+// block with grouping sets, or nil.
+func (r *exprResolver) groupingIDColumn(x *Column) rex {
+	if len(x.Path) != 1 || !strings.EqualFold(x.Path[0], "grouping__id") || r.aggs == nil || r.aggs.grouping == nil {
+		return nil
+	}
+	n := len(r.aggs.grouping.keys)
+	g := &rGroupingBits{gid: &rGid{}, n: n, id: true, name: "grouping__id"}
+	for k := 0; k < n; k++ {
+		g.pos = append(g.pos, k)
+	}
+	return g
 }

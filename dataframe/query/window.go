@@ -225,7 +225,7 @@ func (e *rWin) with([]rex) rex       { c := *e; return &c }
 // winKey identifies a window function call for deduplication.
 func winKey(part []rex, order []winOrder, f *winFunc) string {
 	var b strings.Builder
-	b.WriteString(f.name)
+	fmt.Fprintf(&b, "%s|%s|%d|%v|%v", f.name, f.kind, f.n, f.ignoreNulls, f.fromEnd)
 	for _, x := range part {
 		b.WriteString("|" + rexKey(x))
 	}

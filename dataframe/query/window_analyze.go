@@ -129,7 +129,7 @@ func (r *exprResolver) windowCall(x *Call) (rex, error) {
 	if err != nil {
 		return nil, err
 	}
-	if f.agg != nil && f.agg.def.withinGroup && (len(spec.OrderBy) > 0 || spec.Frame != nil) {
+	if f.agg != nil && (f.agg.def.withinGroup || f.agg.fn == "median") && (len(spec.OrderBy) > 0 || spec.Frame != nil) {
 		return nil, errorf(x.Pos, "%s: cannot specify ORDER BY or a frame for %s in its window", x, name)
 	}
 	if winFuncs[name] && len(e.order) == 0 {
