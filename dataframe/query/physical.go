@@ -113,6 +113,8 @@ func physical(n lnode) (*node, error) {
 		return physWindow(x)
 	case *lExpand:
 		return physExpand(x)
+	case *lTopOne:
+		return physTopOne(x)
 	case *lGenerate:
 		in, err := physical(x.in)
 		if err != nil {

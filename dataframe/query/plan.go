@@ -17,7 +17,7 @@ import (
 	_ "github.com/sluicedata/sluice/dataframe/query/functions"
 )
 
-// DefaultSortMemory is the in-memory sort's limit when Options leave it 0.
+// DefaultSortMemory is the sort memory when Options leave it 0.
 const DefaultSortMemory = 2 << 30
 
 // Options tune a compiled query.
@@ -26,8 +26,9 @@ type Options struct {
 	Mem memory.Allocator
 	// Now is current_timestamp(). Defaults to the time Compile is called.
 	Now time.Time
-	// SortMemory bounds the bytes a full ORDER BY (without LIMIT) holds.
-	// Defaults to DefaultSortMemory.
+	// SortMemory bounds the bytes a sort (a full ORDER BY, a window) holds
+	// in memory; beyond it sorted runs spill to temporary files. Defaults
+	// to DefaultSortMemory.
 	SortMemory int64
 }
 

@@ -26,6 +26,7 @@ func rewrite(ctx context.Context, n lnode, r Resolver) (lnode, error) {
 		all[i] = true
 	}
 	n, _ = prune(n, all)
+	n = rewriteTopOne(n)
 	if sr, ok := r.(ScanResolver); ok {
 		return pushScans(ctx, n, sr, nil)
 	}
