@@ -4,7 +4,7 @@ import (
 	"container/heap"
 	"fmt"
 	"os"
-	"sort"
+	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
@@ -90,17 +90,23 @@ func sortIndexes(e *env, keys []sortKey, rec arrow.Record) ([]int64, error) {
 	for i := range idx {
 		idx[i] = int64(i)
 	}
-	if fast := fastSort(keys, ka, idx); fast {
+	if fastSort(keys, ka, idx) {
 		return idx, nil
 	}
 	cmp := rowCmp(keys, ka, ka)
-	sort.SliceStable(idx, func(a, b int) bool { return cmp(int(idx[a]), int(idx[b])) < 0 })
+	slices.SortFunc(idx, func(a, b int64) int {
+		if c := cmp(int(a), int(b)); c != 0 {
+			return c
+		}
+		return cmpOrdered(a, b) // equal keys keep their order
+	})
 	return idx, nil
 }
 
-// fastSort sorts idx in place for one or two keys of 64-bit integers
-// (timestamps, longs) without NULLs, which is what most partition and
-// order keys are; false when the keys are of another shape.
+// fastSort sorts idx (stable) for one or two keys of 64-bit integers
+// (longs, timestamps) without NULLs, which is what most partition and
+// order keys are: as plain structs, a descending key complemented; false
+// when the keys are of another shape.
 func fastSort(keys []sortKey, ka []arrow.Array, idx []int64) bool {
 	if len(keys) == 0 || len(keys) > 2 {
 		return false
@@ -112,20 +118,33 @@ func fastSort(keys []sortKey, ka []arrow.Array, idx []int64) bool {
 		}
 		vals[k] = fixedValues[int64](a)
 	}
-	less := func(x, y int64) int {
-		for k, v := range vals {
-			a, b := v[x], v[y]
-			if a == b {
-				continue
-			}
-			if (a < b) != keys[k].desc {
-				return -1
-			}
-			return 1
+	key := func(k int, i int64) int64 {
+		v := vals[k][i]
+		if keys[k].desc {
+			v = ^v // reverses the order of every int64
 		}
-		return 0
+		return v
 	}
-	sort.SliceStable(idx, func(a, b int) bool { return less(idx[a], idx[b]) < 0 })
+	type row struct{ a, b, i int64 }
+	rows := make([]row, len(idx))
+	for n, i := range idx {
+		rows[n] = row{a: key(0, i), i: i}
+		if len(keys) == 2 {
+			rows[n].b = key(1, i)
+		}
+	}
+	slices.SortFunc(rows, func(x, y row) int {
+		switch {
+		case x.a != y.a:
+			return cmpOrdered(x.a, y.a)
+		case x.b != y.b:
+			return cmpOrdered(x.b, y.b)
+		}
+		return cmpOrdered(x.i, y.i)
+	})
+	for n, r := range rows {
+		idx[n] = r.i
+	}
 	return true
 }
 
