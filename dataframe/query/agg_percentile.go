@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"strconv"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
@@ -174,7 +175,10 @@ func literalFloat(l *rLit) (float64, bool) {
 	}
 	if d, ok := l.t.(*arrow.Decimal128Type); ok {
 		if n, ok := l.v.(decimal128.Num); ok {
-			return n.ToFloat64(d.Scale), true
+			// Through its text: 0.3 is the double 0.3, as Java's
+			// BigDecimal.doubleValue gives it.
+			f, err := strconv.ParseFloat(n.ToString(d.Scale), 64)
+			return f, err == nil
 		}
 	}
 	return 0, false
