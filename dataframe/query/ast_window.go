@@ -88,14 +88,7 @@ func (w *WindowSpec) String() string {
 		parts = append(parts, "PARTITION BY "+strings.Join(ps, ", "))
 	}
 	if len(w.OrderBy) > 0 {
-		os := make([]string, len(w.OrderBy))
-		for i, o := range w.OrderBy {
-			os[i] = o.Expr.String()
-			if o.Desc {
-				os[i] += " DESC"
-			}
-		}
-		parts = append(parts, "ORDER BY "+strings.Join(os, ", "))
+		parts = append(parts, "ORDER BY "+orderItemsText(w.OrderBy))
 	}
 	if f := w.Frame; f != nil {
 		kind := "RANGE"
@@ -114,18 +107,23 @@ func (b FrameBound) String() string {
 	return b.Kind
 }
 
+// orderItemsText is ORDER BY keys as written.
+func orderItemsText(items []OrderItem) string {
+	os := make([]string, len(items))
+	for i, o := range items {
+		os[i] = o.Expr.String()
+		if o.Desc {
+			os[i] += " DESC"
+		}
+	}
+	return strings.Join(os, ", ")
+}
+
 // callSuffix is what follows a call's argument list as written.
 func callSuffix(e *Call) string {
 	s := ""
 	if len(e.WithinGroup) > 0 {
-		os := make([]string, len(e.WithinGroup))
-		for i, o := range e.WithinGroup {
-			os[i] = o.Expr.String()
-			if o.Desc {
-				os[i] += " DESC"
-			}
-		}
-		s += " WITHIN GROUP (ORDER BY " + strings.Join(os, ", ") + ")"
+		s += " WITHIN GROUP (ORDER BY " + orderItemsText(e.WithinGroup) + ")"
 	}
 	if e.Filter != nil {
 		s += " FILTER (WHERE " + e.Filter.String() + ")"
