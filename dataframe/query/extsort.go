@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/ipc"
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -58,25 +59,73 @@ func (s *extSorter) add(rec arrow.Record) error {
 	return nil
 }
 
-// sortHeld sorts the batches held into one record (nil: none).
-func (s *extSorter) sortHeld() (arrow.Record, error) {
+// sortHeld sorts the batches held: their rows in one record and the order
+// to take them in (nil: none held). The batches are joined column by
+// column, each column's batches let go once joined, so the rows are held
+// about once, not twice.
+func (s *extSorter) sortHeld() (*sortedRows, error) {
 	if len(s.recs) == 0 {
 		return nil, nil
 	}
-	all, err := concatRecords(s.e.mem, s.schema, s.recs)
+	ncol := s.schema.NumFields()
+	chunks := make([][]arrow.Array, ncol)
+	var rows int64
 	for _, r := range s.recs {
+		for k := 0; k < ncol; k++ {
+			c := r.Column(k)
+			c.Retain()
+			chunks[k] = append(chunks[k], c)
+		}
+		rows += r.NumRows()
 		r.Release()
 	}
 	s.recs, s.size = nil, 0
-	if err != nil {
-		return nil, err
+	cols := make([]arrow.Array, ncol)
+	for k := range chunks {
+		var err error
+		cols[k], err = concatArrays(s.e.mem, s.schema.Field(k).Type, chunks[k])
+		releaseAll(chunks[k])
+		if err != nil {
+			releaseAll(cols[:k])
+			for _, rest := range chunks[k+1:] {
+				releaseAll(rest)
+			}
+			return nil, err
+		}
 	}
-	defer all.Release()
+	all := array.NewRecord(s.schema, cols, rows)
+	releaseAll(cols)
 	idx, err := sortIndexes(s.e, s.keys, all)
 	if err != nil {
+		all.Release()
 		return nil, err
 	}
-	return dataframe.TakeRecord(s.e.mem, all, idx)
+	return &sortedRows{rec: all, idx: idx}, nil
+}
+
+// sortedRows are rows and the order to read them in.
+type sortedRows struct {
+	rec arrow.Record
+	idx []int64
+	off int
+}
+
+// next takes the next sortChunk rows in order (nil at the end).
+func (r *sortedRows) next(e *env) (arrow.Record, error) {
+	if r.rec == nil || r.off >= len(r.idx) {
+		return nil, nil
+	}
+	hi := min(r.off+sortChunk, len(r.idx))
+	out, err := dataframe.TakeRecord(e.mem, r.rec, r.idx[r.off:hi])
+	r.off = hi
+	return out, err
+}
+
+func (r *sortedRows) release() {
+	if r.rec != nil {
+		r.rec.Release()
+		r.rec = nil
+	}
 }
 
 // sortIndexes is the row order of rec by keys (stable).
@@ -150,11 +199,11 @@ func fastSort(keys []sortKey, ka []arrow.Array, idx []int64) bool {
 
 // spill writes the batches held as one sorted run.
 func (s *extSorter) spill() error {
-	rec, err := s.sortHeld()
-	if err != nil || rec == nil {
+	rows, err := s.sortHeld()
+	if err != nil || rows == nil {
 		return err
 	}
-	defer rec.Release()
+	defer rows.release()
 	if s.dir == "" {
 		if s.dir, err = os.MkdirTemp("", "sluice-sort-"); err != nil {
 			return fmt.Errorf("sort: a directory to spill to: %w", err)
@@ -166,9 +215,12 @@ func (s *extSorter) spill() error {
 		return fmt.Errorf("sort: spilling: %w", err)
 	}
 	w := ipc.NewWriter(f, ipc.WithSchema(s.schema), ipc.WithAllocator(s.e.mem))
-	n := rec.NumRows()
-	for lo := int64(0); lo < n; lo += sortChunk {
-		part := rec.NewSlice(lo, min(lo+sortChunk, n))
+	for {
+		part, perr := rows.next(s.e)
+		if perr != nil || part == nil {
+			err = perr
+			break
+		}
 		err = w.Write(part)
 		part.Release()
 		if err != nil {
@@ -192,11 +244,11 @@ func (s *extSorter) spill() error {
 // after, except close (after the stream's).
 func (s *extSorter) finish() (op, error) {
 	if len(s.runs) == 0 {
-		rec, err := s.sortHeld()
+		rows, err := s.sortHeld()
 		if err != nil {
 			return nil, err
 		}
-		return &chunkOp{rec: rec}, nil
+		return &chunkOp{rows: rows, e: s.e}, nil
 	}
 	if err := s.spill(); err != nil {
 		return nil, err
@@ -242,26 +294,23 @@ func (s *extSorter) close() {
 	}
 }
 
-// chunkOp yields a record in slices of sortChunk rows.
+// chunkOp yields sorted rows sortChunk at a time.
 type chunkOp struct {
-	rec arrow.Record
-	off int64
+	rows *sortedRows
+	e    *env
 }
 
 func (o *chunkOp) next() (arrow.Record, error) {
-	if o.rec == nil || o.off >= o.rec.NumRows() {
+	if o.rows == nil {
 		return nil, nil
 	}
-	hi := min(o.off+sortChunk, o.rec.NumRows())
-	out := o.rec.NewSlice(o.off, hi)
-	o.off = hi
-	return out, nil
+	return o.rows.next(o.e)
 }
 
 func (o *chunkOp) close() {
-	if o.rec != nil {
-		o.rec.Release()
-		o.rec = nil
+	if o.rows != nil {
+		o.rows.release()
+		o.rows = nil
 	}
 }
 

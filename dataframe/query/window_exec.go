@@ -25,36 +25,45 @@ func physWindow(x *lWindow) (*node, error) {
 		return nil, err
 	}
 	nin := in.schema.NumFields()
-	aux := append([]rex(nil), x.part...)
-	for _, o := range x.order {
-		aux = append(aux, o.x)
+	// Every key and argument is a column of the augmented batches: an
+	// input column as it is, else one computed after the input's.
+	fields := append([]arrow.Field(nil), in.schema.Fields()...)
+	var aux []rex
+	colOf := func(e rex) int {
+		if c, ok := e.(*rCol); ok {
+			return c.idx
+		}
+		aux = append(aux, e)
+		fields = append(fields, arrow.Field{Name: fmt.Sprintf("#w%d", len(aux)), Type: e.Type(), Nullable: true})
+		return len(fields) - 1
 	}
-	base := make([]int, len(x.funcs))
+	var keys []sortKey
+	var partCols, orderCols []int
+	for _, p := range x.part {
+		c := colOf(p)
+		partCols = append(partCols, c)
+		keys = append(keys, sortKey{x: columnExpr(c, p.Type()), nullsFirst: true})
+	}
+	for _, o := range x.order {
+		c := colOf(o.x)
+		orderCols = append(orderCols, c)
+		keys = append(keys, sortKey{x: columnExpr(c, o.x.Type()), desc: o.desc, nullsFirst: o.nullsFirst})
+	}
+	argCols := make([][]int, len(x.funcs))
 	for i, f := range x.funcs {
-		base[i] = nin + len(aux)
-		aux = append(aux, f.exprs()...)
+		for _, a := range f.exprs() {
+			argCols[i] = append(argCols[i], colOf(a))
+		}
 	}
 	auxC, err := compileAll(aux)
 	if err != nil {
 		return nil, err
 	}
-	fields := append([]arrow.Field(nil), in.schema.Fields()...)
-	for i, a := range aux {
-		fields = append(fields, arrow.Field{Name: fmt.Sprintf("#w%d", i), Type: a.Type(), Nullable: true})
-	}
 	aug := arrow.NewSchema(fields, nil)
-	var keys []sortKey
-	for k := range x.part {
-		keys = append(keys, sortKey{x: columnExpr(nin+k, x.part[k].Type()), nullsFirst: true})
-	}
-	for k, o := range x.order {
-		c := nin + len(x.part) + k
-		keys = append(keys, sortKey{x: columnExpr(c, o.x.Type()), desc: o.desc, nullsFirst: o.nullsFirst})
-	}
 	out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
 	out.open = func(e *env, ins []op) (op, error) {
 		return &windowOp{in: ins[0], e: e, aux: auxC, aug: aug, keys: keys, nin: nin,
-			npart: len(x.part), order: x.order, funcs: x.funcs, base: base, schema: out.schema}, nil
+			partCols: partCols, orderCols: orderCols, order: x.order, funcs: x.funcs, argCols: argCols, schema: out.schema}, nil
 	}
 	return out, nil
 }
@@ -65,12 +74,13 @@ type windowOp struct {
 	aux    []*cexpr
 	aug    *arrow.Schema // the input's columns, then aux's
 	keys   []sortKey     // partition keys then order keys, over aug
-	nin    int
-	npart  int
-	order  []winOrder
-	funcs  []*winFunc
-	base   []int // per function: its first column in aug
-	schema *arrow.Schema
+	nin       int
+	partCols  []int // the partition keys' columns in aug
+	orderCols []int // the order keys'
+	order     []winOrder
+	funcs     []*winFunc
+	argCols   [][]int // per function: the columns of its expressions
+	schema    *arrow.Schema
 
 	sorter *extSorter
 	sorted op
@@ -153,10 +163,10 @@ func (o *windowOp) next() (arrow.Record, error) {
 // holds no other start.
 func (o *windowOp) lastStart(rec arrow.Record) int {
 	n := int(rec.NumRows())
-	if o.npart == 0 {
+	if len(o.partCols) == 0 {
 		return -1
 	}
-	keys := rec.Columns()[o.nin : o.nin+o.npart]
+	keys := pickColumns(rec, o.partCols)
 	same := sameKeys(keys, keys)
 	for i := n - 1; i > 0; i-- {
 		if !same(i, i-1) {
@@ -167,11 +177,20 @@ func (o *windowOp) lastStart(rec arrow.Record) int {
 		return 0
 	}
 	last := o.pend[len(o.pend)-1]
-	lk := last.Columns()[o.nin : o.nin+o.npart]
+	lk := pickColumns(last, o.partCols)
 	if sameKeys(keys, lk)(0, int(last.NumRows())-1) {
 		return -1
 	}
 	return 0
+}
+
+// pickColumns is rec's columns cols.
+func pickColumns(rec arrow.Record, cols []int) []arrow.Array {
+	out := make([]arrow.Array, len(cols))
+	for i, c := range cols {
+		out[i] = rec.Column(c)
+	}
+	return out
 }
 
 // sameKeys says whether row i of a equals row j of b, key by key (NULLs
@@ -213,8 +232,8 @@ func (o *windowOp) evaluate(recs []arrow.Record) (arrow.Record, error) {
 	b := &winBlock{n: n, mem: o.e.mem}
 	// Partitions.
 	b.parts = []int{0}
-	if o.npart > 0 {
-		keys := cols[o.nin : o.nin+o.npart]
+	if len(o.partCols) > 0 {
+		keys := pickColumns(rec, o.partCols)
 		same := sameKeys(keys, keys)
 		for i := 1; i < n; i++ {
 			if !same(i, i-1) {
@@ -223,13 +242,13 @@ func (o *windowOp) evaluate(recs []arrow.Record) (arrow.Record, error) {
 		}
 	}
 	b.parts = append(b.parts, n)
-	b.order = cols[o.nin+o.npart : o.nin+o.npart+len(o.order)]
+	b.order = pickColumns(rec, o.orderCols)
 	b.spec = o.order
 	out := append([]arrow.Array(nil), cols[:o.nin]...)
 	var results []arrow.Array
 	defer func() { releaseAll(results) }()
 	for i, f := range o.funcs {
-		args := cols[o.base[i] : o.base[i]+len(f.exprs())]
+		args := pickColumns(rec, o.argCols[i])
 		a, err := b.eval(f, args)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
