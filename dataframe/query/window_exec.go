@@ -69,11 +69,11 @@ func physWindow(x *lWindow) (*node, error) {
 }
 
 type windowOp struct {
-	in     op
-	e      *env
-	aux    []*cexpr
-	aug    *arrow.Schema // the input's columns, then aux's
-	keys   []sortKey     // partition keys then order keys, over aug
+	in        op
+	e         *env
+	aux       []*cexpr
+	aug       *arrow.Schema // the input's columns, then aux's
+	keys      []sortKey     // partition keys then order keys, over aug
 	nin       int
 	partCols  []int // the partition keys' columns in aug
 	orderCols []int // the order keys'
