@@ -279,7 +279,8 @@ func (p *parser) values() (*query.ValuesRef, error) {
 		if p.peek().Kind == Symbol && p.peek().Text == "(" && !p.startsQuery(1) {
 			p.next()
 			var err error
-			if row, err = commaList(p, p.expr); err != nil {
+			// A value may carry an alias (1 AS one), which Spark ignores.
+			if row, err = commaList(p, p.aliasedExpr); err != nil {
 				return nil, err
 			}
 			if _, err := p.expectSymbol(")"); err != nil {
@@ -302,6 +303,21 @@ func (p *parser) values() (*query.ValuesRef, error) {
 		return nil, err
 	}
 	return v, nil
+}
+
+// aliasedExpr is an expression with an optional AS alias that is read
+// and dropped (VALUES (1 AS one)).
+func (p *parser) aliasedExpr() (query.Expr, error) {
+	e, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if p.acceptKeyword("AS") {
+		if _, err := p.ident("an alias after AS"); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
 }
 
 // startsQuery says whether the token k ahead starts a query (SELECT, WITH,
@@ -891,10 +907,7 @@ func (p *parser) unary() (query.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Text == "+" {
-			return x, nil
-		}
-		return &query.Unary{Op: "-", X: x, Pos: t.Pos}, nil
+		return &query.Unary{Op: t.Text, X: x, Pos: t.Pos}, nil
 	}
 	x, err := p.primary()
 	if err != nil {
@@ -953,7 +966,13 @@ func (p *parser) primary() (query.Expr, error) {
 		return x, nil
 	case t.Kind == String:
 		p.next()
-		return &query.Literal{Value: t.Text, Type: sparktype.StringType, Raw: t.Raw, Pos: t.Pos}, nil
+		v, raw := t.Text, t.Raw
+		// 'hello' 'world' is one string, as in Spark.
+		for p.peek().Kind == String {
+			n := p.next()
+			v, raw = v+n.Text, raw+" "+n.Raw
+		}
+		return &query.Literal{Value: v, Type: sparktype.StringType, Raw: raw, Pos: t.Pos}, nil
 	case t.Kind == Number:
 		p.next()
 		return p.numberLiteral(t, "")

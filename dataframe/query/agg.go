@@ -176,9 +176,6 @@ func bindCount(r *exprResolver, c *aggCall, x *Call) error {
 	if !c.star && len(c.args) == 0 {
 		return errorf(x.Pos, "%s takes at least 1 argument", x.Name)
 	}
-	if len(c.args) > 1 && c.distinct {
-		return unsupported(x.Pos, "count(DISTINCT …) of more than one expression")
-	}
 	c.typ = tLong
 	return nil
 }
@@ -700,24 +697,34 @@ func (a *rowsAcc) release() {
 	a.chunks = nil
 }
 
-// distinctAcc passes each (group, value) pair to inner only once.
+// distinctAcc passes each (group, value) pair to inner only once; with
+// several arguments (count(DISTINCT a, b)) the value is their tuple, and a
+// tuple with a NULL is left out.
 type distinctAcc struct {
 	inner accumulator
 	seen  map[string]struct{}
 }
 
 func (a *distinctAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
-	arr := args[0]
-	enc := keyEncoder(arr)
+	encs := make([]func([]byte, int) []byte, len(args))
+	for k, arr := range args {
+		encs[k] = keyEncoder(arr)
+	}
 	own := make([]int32, len(gids))
 	var buf []byte
+rows:
 	for i, g := range gids {
 		own[i] = -1
-		if g < 0 || isNullAt(arr, i) {
+		if g < 0 {
 			continue
 		}
 		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(g))
-		buf = enc(buf, i)
+		for k, arr := range args {
+			if isNullAt(arr, i) {
+				continue rows
+			}
+			buf = encs[k](buf, i)
+		}
 		if _, dup := a.seen[string(buf)]; dup {
 			continue
 		}

@@ -127,7 +127,7 @@ func (a *analyzer) setOp(x *SetOp, ctes *cteScope) (rel, error) {
 	}
 	sc := &scope{}
 	for i, name := range names {
-		sc.cols = append(sc.cols, scol{name: name, typ: types[i]})
+		sc.cols = append(sc.cols, scol{name: name, typ: types[i], ord: i})
 	}
 	return a.orderLimit(rel{n, sc}, x.OrderBy, x.Limit, x.Offset)
 }

@@ -148,6 +148,10 @@ func literalRex(x *Literal) (rex, error) {
 	return &rLit{v: x.Value, t: t}, nil
 }
 
+// niladic are the functions Spark calls when written without parentheses
+// and no column has the name (resolveLiteralFunction).
+var niladic = map[string]bool{"current_date": true, "current_timestamp": true, "current_user": true, "user": true, "session_user": true}
+
 func (r *exprResolver) column(x *Column) (rex, error) {
 	i, rest, err := r.sc.resolve(x.Path, x.Pos)
 	if err != nil {
@@ -156,6 +160,11 @@ func (r *exprResolver) column(x *Column) (rex, error) {
 			inner := *r
 			inner.aliases = nil
 			return inner.resolve(a)
+		}
+		if name := strings.ToLower(x.Path[0]); len(x.Path) == 1 && niladic[name] && !r.sc.has(x.Path) {
+			if _, ok := fn.Lookup(name); ok {
+				return r.resolve(&Call{Name: name, Pos: x.Pos})
+			}
 		}
 		return nil, err
 	}
@@ -301,12 +310,15 @@ func (r *exprResolver) unary(x *Unary) (rex, error) {
 		}
 	}
 	if !isNumeric(in.Type()) {
+		if x.Op == "+" {
+			return nil, errorf(x.Pos, "%s: unary + needs a number, got %s", x, typeName(in.Type()))
+		}
 		return nil, errorf(x.Pos, "%s: cannot negate %s", x, typeName(in.Type()))
 	}
 	if in, err = r.implicitCast(in, plainType(in.Type()), x.X); err != nil {
 		return nil, err
 	}
-	return r.a.fold(&rNeg{x: in}), nil
+	return r.a.fold(&rNeg{x: in, plus: x.Op == "+"}), nil
 }
 
 func (r *exprResolver) binary(x *Binary) (rex, error) {
@@ -585,6 +597,21 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if generatorNames[name] {
 		return nil, errorf(x.Pos, "%s is only allowed as a select item or in LATERAL VIEW", x.Name)
 	}
+	if to, ok := castAliases[name]; ok {
+		// int(x), date(x), …: Spark's cast functions, a cast its
+		// generated name leaves out.
+		if len(x.Args) != 1 || x.Star || x.Distinct {
+			return nil, errorf(x.Pos, "%s takes one argument, got %d", x.Name, len(x.Args))
+		}
+		in, err := r.resolve(x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !fn.CanCast(plainType(in.Type()), to) {
+			return nil, errorf(x.Pos, "%s: cannot cast %s to %s", x, typeName(in.Type()), typeName(to))
+		}
+		return r.a.fold(&rCast{x: in, to: to, pos: x.Pos, src: x.String()}), nil
+	}
 	s, ok := fn.Lookup(name)
 	if !ok {
 		return nil, errorf(x.Pos, "unknown function %s%s", x.Name, didYouMean(name, functionNames()))
@@ -644,9 +671,19 @@ func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty st
 	return r.a.fold(c), nil
 }
 
+// castAliases are Spark's cast functions (FunctionRegistry.castAlias).
+var castAliases = map[string]arrow.DataType{
+	"boolean": tBool, "tinyint": tByte, "smallint": tShort, "int": tInt, "bigint": tLong,
+	"float": tFloat, "double": tDouble, "decimal": decimalType(10, 0), "date": tDate,
+	"timestamp": tTime, "binary": tBinary, "string": tString,
+}
+
 // functionNames lists every function name a query may call.
 func functionNames() []string {
 	names := fn.Names()
+	for n := range castAliases {
+		names = append(names, n)
+	}
 	names = append(names, aggregateNames()...)
 	for n := range generatorNames {
 		names = append(names, n)

@@ -54,7 +54,7 @@ type Binary struct {
 	Pos  Pos
 }
 
-// Unary is `-x` or `NOT x`.
+// Unary is `-x`, `+x` or `NOT x`.
 type Unary struct {
 	Op  string
 	X   Expr
@@ -199,7 +199,7 @@ func (e *Unary) String() string {
 	if e.Op == "NOT" {
 		return "(NOT " + e.X.String() + ")"
 	}
-	return "(" + e.Op + e.X.String() + ")"
+	return "(" + e.Op + " " + e.X.String() + ")"
 }
 func (e *IsNull) String() string {
 	if e.Not {

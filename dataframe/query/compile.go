@@ -438,6 +438,9 @@ func compileNeg(x *rNeg) (*cexpr, error) {
 	if err != nil {
 		return nil, err
 	}
+	if x.plus {
+		return &cexpr{typ: in.typ, eval: in.eval}, nil
+	}
 	kt := in.typ
 	var k func(mem memory.Allocator, a arrow.Array) arrow.Array
 	switch kt.ID() {

@@ -49,11 +49,11 @@ type lScan struct {
 	applied scan.Applied
 }
 
-// lValues is rows of constants (an inline table; one row without columns
-// for a SELECT without FROM).
+// lValues is rows of constant expressions (an inline table; one row
+// without columns for a SELECT without FROM), evaluated when it runs.
 type lValues struct {
 	out  []field
-	rows [][]*rLit
+	rows [][]rex
 }
 
 // lFilter keeps the rows where pred is true.

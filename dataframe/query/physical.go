@@ -252,25 +252,33 @@ func fieldNamesOf(s *arrow.Schema) []string {
 	return out
 }
 
-// physValues builds an inline table's one batch.
+// physValues builds an inline table's one batch when it runs.
 func physValues(x *lValues) (*node, error) {
 	schema := schemaOf(x.fields())
-	rows := x.rows
+	rows := make([][]*cexpr, len(x.rows))
+	for i, row := range x.rows {
+		var err error
+		if rows[i], err = compileAll(row); err != nil {
+			return nil, err
+		}
+	}
 	return &node{schema: schema, label: x.describe(), open: func(e *env, _ []op) (op, error) {
 		if len(x.out) == 0 {
 			return &valuesOp{rec: array.NewRecord(schema, nil, int64(len(rows)))}, nil
 		}
+		one := array.NewRecord(oneRow, nil, 1)
+		defer one.Release()
 		cols := make([]arrow.Array, len(x.out))
 		defer func() { releaseAll(nonNil(cols)) }()
 		for j, f := range x.out {
-			parts := make([]arrow.Array, len(rows))
-			for i, row := range rows {
-				a, err := broadcast(e.mem, row[j].v, f.typ, 1)
+			parts := make([]arrow.Array, 0, len(rows))
+			for _, row := range rows {
+				a, err := row[j].eval(e.ec, one)
 				if err != nil {
-					releaseAll(nonNil(parts))
+					releaseAll(parts)
 					return nil, err
 				}
-				parts[i] = a
+				parts = append(parts, a)
 			}
 			c, err := concatArrays(e.mem, f.typ, parts)
 			releaseAll(parts)

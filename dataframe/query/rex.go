@@ -79,8 +79,11 @@ type rLogic struct {
 
 type rNot struct{ x rex }
 
-// rNeg is unary minus.
-type rNeg struct{ x rex }
+// rNeg is unary minus (or, with plus, unary plus: the value itself).
+type rNeg struct {
+	x    rex
+	plus bool
+}
 
 type rIsNull struct {
 	x   rex
@@ -223,7 +226,7 @@ func (e *rLogic) with(k []rex) rex {
 	return &c
 }
 func (e *rNot) with(k []rex) rex    { return &rNot{x: k[0]} }
-func (e *rNeg) with(k []rex) rex    { return &rNeg{x: k[0]} }
+func (e *rNeg) with(k []rex) rex    { return &rNeg{x: k[0], plus: e.plus} }
 func (e *rIsNull) with(k []rex) rex { return &rIsNull{x: k[0], not: e.not} }
 func (e *rIn) with(k []rex) rex     { return &rIn{x: k[0], list: append([]rex(nil), k[1:]...)} }
 func (e *rLike) with(k []rex) rex {
@@ -292,7 +295,12 @@ func (e *rLogic) sql() string {
 	return "(" + e.l.sql() + op + e.r.sql() + ")"
 }
 func (e *rNot) sql() string { return "(NOT " + e.x.sql() + ")" }
-func (e *rNeg) sql() string { return "(- " + e.x.sql() + ")" }
+func (e *rNeg) sql() string {
+	if e.plus {
+		return "(+ " + e.x.sql() + ")"
+	}
+	return "(- " + e.x.sql() + ")"
+}
 func (e *rIsNull) sql() string {
 	if e.not {
 		return "(" + e.x.sql() + " IS NOT NULL)"
@@ -460,7 +468,7 @@ func writeKey(b *strings.Builder, e rex) {
 	case *rNot:
 		b.WriteString("not")
 	case *rNeg:
-		b.WriteString("neg")
+		fmt.Fprintf(b, "neg<%v>", x.plus)
 	case *rIsNull:
 		fmt.Fprintf(b, "isnull<%v>", x.not)
 	case *rIn:

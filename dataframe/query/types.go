@@ -150,7 +150,7 @@ func isAtomic(dt arrow.DataType) bool {
 
 // plainType is the one Arrow type Sluice computes a Spark type in: unsigned
 // integers as the signed type that holds them, large and dictionary strings
-// as strings, timestamps of any unit as microseconds.
+// as strings. (Timestamps keep their unit: two units meet in tTime.)
 func plainType(dt arrow.DataType) arrow.DataType {
 	switch dt.ID() {
 	case arrow.UINT8:
@@ -171,10 +171,6 @@ func plainType(dt arrow.DataType) arrow.DataType {
 		return plainType(dt.(*arrow.DictionaryType).ValueType)
 	case arrow.DATE64:
 		return tDate
-	case arrow.TIMESTAMP:
-		if t := dt.(*arrow.TimestampType); t.Unit != arrow.Microsecond {
-			return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: t.TimeZone}
-		}
 	}
 	return dt
 }
