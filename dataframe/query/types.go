@@ -10,7 +10,7 @@ import (
 
 // Spark's implicit type rules (spark.sql.ansi.enabled=false, TypeCoercion
 // and DecimalPrecision with allowPrecisionLoss=true) as the analyser applies
-// them; see docs/sql.md#types.
+// them; see docs/sql.md#types-and-implicit-casts.
 
 var (
 	tBool   = arrow.FixedWidthTypes.Boolean
