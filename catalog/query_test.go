@@ -207,7 +207,9 @@ func TestQueryAggregateOverJoinByBuildColumns(t *testing.T) {
 		require.Contains(t, plan.Explain(), "(grouped by build row)")
 		fused, err := runSQL(t, fmt.Sprintf(q, ""), frames)
 		require.NoError(t, err, q)
-		plain, err := runSQL(t, fmt.Sprintf(q, "WHERE true"), frames)
+		// A filter the rewrites cannot move keeps the aggregate off the
+		// join: the answer of the plain plan.
+		plain, err := runSQL(t, fmt.Sprintf(q, "WHERE rand() >= 0"), frames)
 		require.NoError(t, err, q)
 		require.Equal(t, queryJSON(t, plain), queryJSON(t, fused), q)
 		fused.Release()

@@ -46,34 +46,48 @@ func (s *Session) Views() []string {
 	return out
 }
 
-// execCreateView checks the view's query (it must plan, and give as many
-// columns as the column list names) and keeps it.
+// execCreateView checks the view's query (it must plan with the view in
+// place — a view that names itself is refused — and give as many columns
+// as the column list names) and keeps it.
 func (s *Session) execCreateView(ctx context.Context, x *sql.CreateView) error {
 	key := strings.ToLower(x.Name)
-	s.mu.RLock()
-	_, exists := s.views[key]
-	s.mu.RUnlock()
+	s.mu.Lock()
+	old, exists := s.views[key]
 	switch {
 	case exists && x.IfNotExists:
+		s.mu.Unlock()
 		return nil
 	case exists && !x.Replace:
+		s.mu.Unlock()
 		return fmt.Errorf("temporary view %s already exists (use CREATE OR REPLACE TEMPORARY VIEW)", x.Name)
 	}
-	plan, release, err := s.compileQuery(ctx, x.Query)
-	if err != nil {
-		return fmt.Errorf("view %s: %w", x.Name, err)
-	}
-	width := plan.Schema().NumFields()
-	release()
-	if x.Columns != nil && len(x.Columns) != width {
-		return fmt.Errorf("view %s: the column list names %d columns but the query gives %d", x.Name, len(x.Columns), width)
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	if s.views == nil {
 		s.views = map[string]*view{}
 	}
 	s.views[key] = &view{name: x.Name, columns: x.Columns, q: x.Query}
+	s.mu.Unlock()
+	fail := func(err error) error {
+		s.mu.Lock()
+		if exists {
+			s.views[key] = old
+		} else {
+			delete(s.views, key)
+		}
+		s.mu.Unlock()
+		return fmt.Errorf("view %s: %w", x.Name, err)
+	}
+	plan, release, err := s.compileQuery(ctx, &query.Select{
+		Items: []query.SelectItem{{Expr: &query.Star{}}},
+		From:  &query.TableRef{Name: []string{x.Name}},
+	})
+	if err != nil {
+		return fail(err)
+	}
+	width := plan.Schema().NumFields()
+	release()
+	if x.Columns != nil && len(x.Columns) != width {
+		return fail(fmt.Errorf("the column list names %d columns but the query gives %d", len(x.Columns), width))
+	}
 	return nil
 }
 

@@ -83,6 +83,9 @@ func (a *analyzer) tableRef(x *TableRef, ctes *cteScope) (rel, error) {
 			in, err := a.query(q, nil)
 			a.views--
 			if err != nil {
+				if a.views > 0 {
+					return rel{}, err // the outermost view names itself
+				}
 				return rel{}, errorf(x.Pos, "view %s: %v", what, err)
 			}
 			if in, err = renameColumns(in, cols, "view "+what, x.Pos); err != nil {
