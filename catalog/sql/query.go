@@ -34,7 +34,7 @@ func (p *parser) unsupportedAt(t Token) error {
 	}
 	if t.Kind == Symbol {
 		switch t.Text {
-		case "&", "|", "^", "~", "!":
+		case "!":
 			return p.errorf(t.Pos, "the operator %s is not supported", t.Text)
 		}
 	}
@@ -95,6 +95,11 @@ func (p *parser) queryExpr() (query.Query, error) {
 			}
 			if cte.Query, err = p.parenQueryRest(); err != nil {
 				return nil, err
+			}
+			for _, c := range with {
+				if strings.EqualFold(c.Name, cte.Name) {
+					return nil, p.errorf(name.Pos, "the WITH query %s is defined twice", name.Text)
+				}
 			}
 			with = append(with, cte)
 			if !p.acceptSymbol(",") {
@@ -696,7 +701,7 @@ func (p *parser) notExpr() (query.Expr, error) {
 var comparisons = map[string]bool{"=": true, "==": true, "!=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "<=>": true}
 
 func (p *parser) predicate() (query.Expr, error) {
-	l, err := p.additive()
+	l, err := p.bitOr()
 	if err != nil {
 		return nil, err
 	}
@@ -705,7 +710,7 @@ func (p *parser) predicate() (query.Expr, error) {
 		switch {
 		case t.Kind == Symbol && comparisons[t.Text]:
 			p.next()
-			r, err := p.additive()
+			r, err := p.bitOr()
 			if err != nil {
 				return nil, err
 			}
@@ -842,6 +847,26 @@ func (p *parser) predicate() (query.Expr, error) {
 	}
 }
 
+// Spark's precedence below comparisons: | then ^ then & then the shifts
+// << >> >>> then + - ||.
+func (p *parser) bitOr() (query.Expr, error) {
+	return p.chain(p.bitXor, func(t Token) bool { return t.Kind == Symbol && t.Text == "|" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) bitXor() (query.Expr, error) {
+	return p.chain(p.bitAnd, func(t Token) bool { return t.Kind == Symbol && t.Text == "^" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) bitAnd() (query.Expr, error) {
+	return p.chain(p.shift, func(t Token) bool { return t.Kind == Symbol && t.Text == "&" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) shift() (query.Expr, error) {
+	return p.chain(p.additive, func(t Token) bool {
+		return t.Kind == Symbol && (t.Text == "<<" || t.Text == ">>" || t.Text == ">>>")
+	}, func(t Token) string { return t.Text })
+}
+
 func (p *parser) additive() (query.Expr, error) {
 	l, err := p.multiplicative()
 	if err != nil {
@@ -850,9 +875,6 @@ func (p *parser) additive() (query.Expr, error) {
 	for {
 		t := p.peek()
 		if t.Kind != Symbol || t.Text != "+" && t.Text != "-" && t.Text != "||" {
-			if err := p.unsupportedAt(t); err != nil && t.Kind == Symbol {
-				return nil, err
-			}
 			return l, nil
 		}
 		p.next()
@@ -884,6 +906,14 @@ func (p *parser) multiplicative() (query.Expr, error) {
 
 func (p *parser) unary() (query.Expr, error) {
 	t := p.peek()
+	if t.Kind == Symbol && t.Text == "~" {
+		p.next()
+		x, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		return &query.Unary{Op: "~", X: x, Pos: t.Pos}, nil
+	}
 	if t.Kind == Symbol && (t.Text == "-" || t.Text == "+") {
 		p.next()
 		if n := p.peek(); n.Kind == Number {
@@ -977,7 +1007,7 @@ func (p *parser) primary() (query.Expr, error) {
 		return p.caseExpr()
 	case t.isKeyword("CAST") && p.peekAt(1).Text == "(":
 		return p.castExpr()
-	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP") || t.isKeyword("TIMESTAMP_LTZ"):
+	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP") || t.isKeyword("TIMESTAMP_LTZ") || t.isKeyword("TIMESTAMP_NTZ"):
 		if n := p.peekAt(1); n.Kind == String {
 			p.next()
 			p.next()
@@ -1005,6 +1035,20 @@ func (p *parser) primary() (query.Expr, error) {
 func (p *parser) call(name Token) (query.Expr, error) {
 	p.next() // (
 	c := &query.Call{Name: name.Text, Pos: name.Pos}
+	if strings.EqualFold(name.Text, "extract") && p.peekAt(1).isKeyword("FROM") {
+		// EXTRACT(field FROM x): extract('field', x).
+		f := p.next()
+		p.next() // FROM
+		x, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.fail(p.peek(), `")" after EXTRACT(… FROM …)`)
+		}
+		c.Args = []query.Expr{&query.Literal{Value: f.Text, Type: sparktype.StringType, Raw: f.Text, Pos: f.Pos}, x}
+		return p.afterCall(c)
+	}
 	if strings.EqualFold(name.Text, "trim") {
 		if done, err := p.trimForm(c); done || err != nil {
 			return c, err
@@ -1173,8 +1217,8 @@ func (p *parser) castExpr() (query.Expr, error) {
 		if n.Kind == Symbol && (n.Text == "(" || n.Text == "<") {
 			depth++
 		}
-		if n.Kind == Symbol && n.Text == ">" {
-			depth--
+		if n.Kind == Symbol && (n.Text == ">" || n.Text == ">>" || n.Text == ">>>") {
+			depth -= len(n.Text) // array<array<int>> ends in one >> token
 		}
 		b.WriteString(n.Raw)
 		if n.Kind == Ident && p.peekAt(1).Kind == Ident {
@@ -1207,9 +1251,12 @@ func (p *parser) numberLiteral(t Token, sign string) (*query.Literal, error) {
 func (p *parser) typedLiteral(kw, val Token) (query.Expr, error) {
 	var lit *query.Literal
 	var err error
-	if kw.isKeyword("DATE") {
+	switch {
+	case kw.isKeyword("DATE"):
 		lit, err = query.DateLiteral(val.Text)
-	} else {
+	case kw.isKeyword("TIMESTAMP_NTZ"):
+		lit, err = query.TimestampNTZLiteral(val.Text)
+	default:
 		lit, err = query.TimestampLiteral(val.Text)
 	}
 	if err != nil {

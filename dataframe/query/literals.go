@@ -165,3 +165,13 @@ func BinaryLiteral(digits string) (*Literal, error) {
 	}
 	return &Literal{Value: b, Type: tBinary}, nil
 }
+
+// TimestampNTZLiteral is TIMESTAMP_NTZ 'text': a wall-clock time without a
+// zone.
+func TimestampNTZLiteral(text string) (*Literal, error) {
+	us, ok := sparktype.ParseTimestampMicros(text)
+	if !ok {
+		return nil, fmt.Errorf("is not a valid TIMESTAMP_NTZ literal")
+	}
+	return &Literal{Value: time.UnixMicro(us).UTC(), Type: &arrow.TimestampType{Unit: tTime.Unit, TimeZone: ""}}, nil
+}
