@@ -69,7 +69,6 @@ func (a *analyzer) checkCTEs(with []CTE, outer *cteScope) (*cteScope, error) {
 	return cur, nil
 }
 
-
 // analyze is the logical plan of q and its output names.
 func (a *analyzer) analyze(q Query) (rel, error) { return a.query(q, nil) }
 
