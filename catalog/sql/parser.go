@@ -366,6 +366,28 @@ func (p *parser) createTable(base stmtBase) (Statement, error) {
 	for {
 		t := p.peek()
 		switch {
+		case t.isKeyword("USING") && s.Using == "":
+			p.next()
+			f, err := p.ident("a data source format after USING (parquet)")
+			if err != nil {
+				return nil, err
+			}
+			s.Using = f.Text
+		case t.isKeyword("COMMENT"):
+			p.next()
+			if v := p.next(); v.Kind != String {
+				return nil, p.unexpected(v, "a quoted comment")
+			}
+		case t.isKeyword("OPTIONS"), t.isKeyword("PARTITIONED"), t.isKeyword("CLUSTERED"):
+			return nil, p.errorf(t.Pos, "CREATE TABLE … %s is not supported", strings.ToUpper(t.Text))
+		case t.isKeyword("AS"):
+			p.next()
+			q, err := p.selectStmt(stmtBase{N: p.n, Pos: p.peek().Pos})
+			if err != nil {
+				return nil, err
+			}
+			s.Query = q
+			return s, nil
 		case t.isKeyword("LOCATION"):
 			if haveLoc {
 				return nil, p.errorf(t.Pos, "LOCATION given twice")

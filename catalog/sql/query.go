@@ -599,7 +599,7 @@ func (p *parser) sourceItem() (query.Source, error) {
 	}
 	if p.acceptSymbol("(") {
 		if !p.startsQuery(0) && !(p.peek().Kind == Symbol && p.peek().Text == "(") {
-			// (t JOIN u …): a parenthesised FROM item.
+			// (t JOIN u …) [alias [(cols)]]: a parenthesised FROM item.
 			inner, err := p.fromClause()
 			if err != nil {
 				return nil, err
@@ -607,7 +607,12 @@ func (p *parser) sourceItem() (query.Source, error) {
 			if _, err := p.expectSymbol(")"); err != nil {
 				return nil, p.fail(p.peek(), `")"`)
 			}
-			return inner, nil
+			alias, cols, err := p.tableAlias()
+			if err != nil || alias == "" {
+				return inner, err
+			}
+			star := []query.SelectItem{{Expr: &query.Star{Pos: t.Pos}, Pos: t.Pos}}
+			return &query.SubqueryRef{Query: &query.Select{Items: star, From: inner, Pos: t.Pos}, Alias: alias, Columns: cols, Pos: t.Pos}, nil
 		}
 		q, err := p.parenQueryRest()
 		if err != nil {

@@ -432,11 +432,9 @@ func (r *exprResolver) compare(op string, l, rr rex, x *Binary) (rex, error) {
 }
 
 func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
-	if (op == "+" || op == "-") && l.Type().ID() == arrow.DATE32 && isIntegral(plainType(rr.Type())) {
-		// date ± days is date_add / date_sub, as Spark rewrites it.
-		name := map[string]string{"+": "date_add", "-": "date_sub"}[op]
-		if s, ok := fn.Lookup(name); ok {
-			return r.bindCall(s, []rex{l, rr}, x.Pos, x.String(), name+"("+l.sql()+", "+rr.sql()+")", false)
+	if op == "+" || op == "-" {
+		if e, ok, err := r.dateArith(op, l, rr, x); ok || err != nil {
+			return e, err
 		}
 	}
 	lt, rt, res, err := arithTypes(op, l, rr)
@@ -450,6 +448,35 @@ func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
 		return nil, err
 	}
 	return r.a.fold(&rArith{op: op, l: l, r: rr, t: res}), nil
+}
+
+// dateArith is Spark's date arithmetic: date ± days (also days + date) is
+// date_add / date_sub; a difference of dates or timestamps is an interval,
+// which Sluice does not have. ok is false for other operands.
+func (r *exprResolver) dateArith(op string, l, rr rex, x *Binary) (rex, bool, error) {
+	lt, rt := plainType(l.Type()), plainType(rr.Type())
+	isDate := func(t arrow.DataType) bool { return t.ID() == arrow.DATE32 }
+	days := func(t arrow.DataType) bool { return isIntegral(t) || isNull(t) }
+	date, n := l, rr
+	switch {
+	case isDate(lt) && days(rt):
+	case op == "+" && days(lt) && isDate(rt):
+		date, n = rr, l
+	case isTemporal(lt) && (isTemporal(rt) || isNull(rt) || isString(rt)) || isTemporal(rt) && op == "-" && (isNull(lt) || isString(lt)):
+		return nil, true, unsupported(x.Pos, "subtracting dates or timestamps (the result is an interval)")
+	default:
+		return nil, false, nil
+	}
+	name := map[string]string{"+": "date_add", "-": "date_sub"}[op]
+	s, ok := fn.Lookup(name)
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(n.Type()) {
+		n, _ = r.implicitCast(n, tInt, x)
+	}
+	e, err := r.bindCall(s, []rex{date, n}, x.Pos, x.String(), name+"("+date.sql()+", "+n.sql()+")", false)
+	return e, true, err
 }
 
 // in is x [NOT] IN (list): every operand cast to their wider common type
