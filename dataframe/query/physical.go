@@ -86,6 +86,11 @@ func (pp *physPlanner) build(n lnode) (*node, error) {
 		return pp.physScan(x)
 	case *lValues:
 		return pp.physValues(x)
+	case *lRange:
+		schema := schemaOf(x.fields())
+		return &node{schema: schema, label: x.describe(), open: func(e *env, _ []op) (op, error) {
+			return &rangeOp{next_: x.start, step: x.step, left: x.rows(), schema: schema, e: e}, nil
+		}}, nil
 	case *lFilter:
 		in, err := pp.build(x.in)
 		if err != nil {
