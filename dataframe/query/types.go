@@ -376,6 +376,9 @@ func comparisonType(a, b arrow.DataType) arrow.DataType {
 // literalDecimal is the narrowest decimal holding an integer literal
 // (DataTypeUtils.fromLiteral), the type Spark gives it beside a decimal.
 func literalDecimal(l *rLit) (arrow.DataType, bool) {
+	if l.name != "" {
+		return nil, false // folded from an expression: not a literal to Spark
+	}
 	var n int64
 	switch v := l.v.(type) {
 	case int8:
@@ -424,22 +427,7 @@ func arithTypes(op string, l, r rex) (lt, rt, res arrow.DataType, err error) {
 		if isFractional(lt) || isFractional(rt) {
 			return tDouble, tDouble, tDouble, nil
 		}
-		if isIntegral(lt) {
-			if lit, ok := l.(*rLit); ok {
-				lt, _ = literalDecimal(lit)
-			} else {
-				p, s, _ := decimalParts(lt)
-				lt = decimalType(p, s)
-			}
-		}
-		if isIntegral(rt) {
-			if lit, ok := r.(*rLit); ok {
-				rt, _ = literalDecimal(lit)
-			} else {
-				p, s, _ := decimalParts(rt)
-				rt = decimalType(p, s)
-			}
-		}
+		lt, rt = integralAsDecimal(l, lt), integralAsDecimal(r, rt)
 		return lt, rt, decimalResult(op, lt, rt), nil
 	}
 	if op == "/" {
@@ -447,6 +435,21 @@ func arithTypes(op string, l, r rex) (lt, rt, res arrow.DataType, err error) {
 	}
 	t := tightestType(lt, rt)
 	return t, t, t, nil
+}
+
+// integralAsDecimal is the decimal an integer operand of decimal
+// arithmetic takes: a literal's narrowest, else its type's (forType).
+func integralAsDecimal(e rex, t arrow.DataType) arrow.DataType {
+	if !isIntegral(t) {
+		return t
+	}
+	if lit, ok := e.(*rLit); ok {
+		if d, ok := literalDecimal(lit); ok {
+			return d
+		}
+	}
+	p, s, _ := decimalParts(t)
+	return decimalType(p, s)
 }
 
 // decimalResult is the result type of a decimal operation
