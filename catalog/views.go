@@ -18,16 +18,29 @@ type view struct {
 	q       query.Query
 }
 
+// globalTemp is the namespace of GLOBAL TEMPORARY views, as Spark's.
+const globalTemp = "global_temp"
+
+// viewKey is a view's key: its lower-case name, under global_temp. for a
+// GLOBAL one.
+func viewKey(name string, global bool) string {
+	if global {
+		return globalTemp + "." + strings.ToLower(name)
+	}
+	return strings.ToLower(name)
+}
+
 // View returns the query a temporary view stands for and its column names
 // (nil: the query's own); ok is false when name is not a view. Views have
-// one-part names and are found before catalog tables of that name.
+// one-part names (global_temp.v for a GLOBAL one) and are found before
+// catalog tables of that name.
 func (s *Session) View(name []string) (q query.Query, columns []string, ok bool) {
-	if s == nil || len(name) != 1 {
+	if s == nil || len(name) == 0 || len(name) > 2 || len(name) == 2 && !strings.EqualFold(name[0], globalTemp) {
 		return nil, nil, false
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	v, ok := s.views[strings.ToLower(name[0])]
+	v, ok := s.views[viewKey(name[len(name)-1], len(name) == 2)]
 	if !ok {
 		return nil, nil, false
 	}
@@ -39,46 +52,67 @@ func (s *Session) Views() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]string, 0, len(s.views))
-	for _, v := range s.views {
+	for k, v := range s.views {
+		if strings.HasPrefix(k, globalTemp+".") {
+			continue // SHOW TABLES IN global_temp would list them
+		}
 		out = append(out, v.name)
 	}
 	sort.Strings(out)
 	return out
 }
 
-// execCreateView checks the view's query (it must plan, and give as many
-// columns as the column list names) and keeps it.
+// execCreateView checks the view's query (it must plan with the view in
+// place — a view that names itself is refused — and give as many columns
+// as the column list names) and keeps it.
 func (s *Session) execCreateView(ctx context.Context, x *sql.CreateView) error {
-	key := strings.ToLower(x.Name)
-	s.mu.RLock()
-	_, exists := s.views[key]
-	s.mu.RUnlock()
-	switch {
-	case exists && x.IfNotExists:
-		return nil
-	case exists && !x.Replace:
-		return fmt.Errorf("temporary view %s already exists (use CREATE OR REPLACE TEMPORARY VIEW)", x.Name)
-	}
-	plan, release, err := s.compileQuery(ctx, x.Query)
-	if err != nil {
-		return fmt.Errorf("view %s: %w", x.Name, err)
-	}
-	width := plan.Schema().NumFields()
-	release()
-	if x.Columns != nil && len(x.Columns) != width {
-		return fmt.Errorf("view %s: the column list names %d columns but the query gives %d", x.Name, len(x.Columns), width)
+	key := viewKey(x.Name, x.Global)
+	ref := []string{x.Name}
+	if x.Global {
+		ref = []string{globalTemp, x.Name}
 	}
 	s.mu.Lock()
-	defer s.mu.Unlock()
+	old, exists := s.views[key]
+	switch {
+	case exists && x.IfNotExists:
+		s.mu.Unlock()
+		return nil
+	case exists && !x.Replace:
+		s.mu.Unlock()
+		return fmt.Errorf("temporary view %s already exists (use CREATE OR REPLACE TEMPORARY VIEW)", x.Name)
+	}
 	if s.views == nil {
 		s.views = map[string]*view{}
 	}
 	s.views[key] = &view{name: x.Name, columns: x.Columns, q: x.Query}
+	s.mu.Unlock()
+	fail := func(err error) error {
+		s.mu.Lock()
+		if exists {
+			s.views[key] = old
+		} else {
+			delete(s.views, key)
+		}
+		s.mu.Unlock()
+		return fmt.Errorf("view %s: %w", x.Name, err)
+	}
+	plan, release, err := s.compileQuery(ctx, &query.Select{
+		Items: []query.SelectItem{{Expr: &query.Star{}}},
+		From:  &query.TableRef{Name: ref},
+	})
+	if err != nil {
+		return fail(err)
+	}
+	width := plan.Schema().NumFields()
+	release()
+	if x.Columns != nil && len(x.Columns) != width {
+		return fail(fmt.Errorf("the column list names %d columns but the query gives %d", len(x.Columns), width))
+	}
 	return nil
 }
 
 func (s *Session) execDropView(x *sql.DropView) error {
-	key := strings.ToLower(x.Name)
+	key := viewKey(x.Name, x.Global)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.views[key]; !ok {

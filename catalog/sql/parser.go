@@ -366,6 +366,28 @@ func (p *parser) createTable(base stmtBase) (Statement, error) {
 	for {
 		t := p.peek()
 		switch {
+		case t.isKeyword("USING") && s.Using == "":
+			p.next()
+			f, err := p.ident("a data source format after USING (parquet)")
+			if err != nil {
+				return nil, err
+			}
+			s.Using = f.Text
+		case t.isKeyword("COMMENT"):
+			p.next()
+			if v := p.next(); v.Kind != String {
+				return nil, p.unexpected(v, "a quoted comment")
+			}
+		case t.isKeyword("OPTIONS"), t.isKeyword("PARTITIONED"), t.isKeyword("CLUSTERED"):
+			return nil, p.errorf(t.Pos, "CREATE TABLE … %s is not supported", strings.ToUpper(t.Text))
+		case t.isKeyword("AS"):
+			p.next()
+			q, err := p.selectStmt(stmtBase{N: p.n, Pos: p.peek().Pos})
+			if err != nil {
+				return nil, err
+			}
+			s.Query = q
+			return s, nil
 		case t.isKeyword("LOCATION"):
 			if haveLoc {
 				return nil, p.errorf(t.Pos, "LOCATION given twice")
@@ -419,6 +441,11 @@ func (p *parser) columnDef() (ColumnDef, error) {
 					goto done
 				}
 				depth--
+			case ">>", ">>>": // the ends of nested types: array<array<int>>
+				depth -= len(t.Text)
+				if depth < 0 {
+					goto done
+				}
 			case "<>": // `struct<>`
 			case ",":
 				if depth == 0 {
@@ -537,7 +564,7 @@ func (p *parser) createView(base stmtBase) (Statement, error) {
 		}
 		s.Replace = true
 	}
-	p.acceptKeyword("GLOBAL")
+	s.Global = p.acceptKeyword("GLOBAL")
 	if t := p.peek(); !p.acceptKeyword("TEMPORARY", "TEMP") {
 		return nil, p.errorf(t.Pos, "CREATE VIEW (a view kept in the catalog) is not supported; use CREATE TEMPORARY VIEW")
 	}
@@ -558,7 +585,7 @@ func (p *parser) createView(base stmtBase) (Statement, error) {
 		return nil, err
 	}
 	if p.peek().Text == "." {
-		return nil, p.errorf(p.peek().Pos, "a temporary view's name has one part (no namespace)")
+		return nil, p.errorf(p.peek().Pos, "a temporary view's name has one part (no namespace; a GLOBAL one is global_temp.name)")
 	}
 	s.Name = name.Text
 	if p.acceptSymbol("(") {
@@ -605,6 +632,13 @@ func (p *parser) dropView(base stmtBase) (Statement, error) {
 		return nil, err
 	}
 	s.Name = name.Text
+	if strings.EqualFold(name.Text, "global_temp") && p.acceptSymbol(".") {
+		n, err := p.fieldIdent("a view name after global_temp.")
+		if err != nil {
+			return nil, err
+		}
+		s.Name, s.Global = n.Text, true
+	}
 	return s, nil
 }
 

@@ -142,7 +142,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT a FROM t LEFT SEMI u ON a = b", `statement 1, line 1, column 27: expected JOIN, found "u"`},
 		{"SELECT a FROM t WHERE a IN (SELECT b FROM u)", `statement 1, line 1, column 29: IN (subquery) is not supported`},
 		{"SELECT a FROM t WHERE EXISTS (SELECT 1)", `statement 1, line 1, column 23: EXISTS is not supported`},
-		{"SELECT a & 1 FROM t", `statement 1, line 1, column 10: the operator & is not supported`},
+		{"SELECT a ! 1 FROM t", `statement 1, line 1, column 10: the operator ! is not supported`},
 		{"SELECT a FROM t GROUP BY ROLLUP (a", `statement 1, line 1, column 35: expected ")" after ROLLUP (…, found end of statement`},
 		{"SELECT a FROM t CLUSTER BY a", `statement 1, line 1, column 17: CLUSTER BY is not supported`},
 		{"SELECT INTERVAL 1 DAY", `statement 1, line 1, column 8: INTERVAL is not supported`},

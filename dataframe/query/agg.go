@@ -194,7 +194,15 @@ func bindAggCall(r *exprResolver, args argResolver, def *aggDef, x *Call) (*aggC
 			return nil, errorf(x.Pos, "%s(*) is not supported; only count(*)", x.Name)
 		}
 	} else {
-		for _, a := range x.Args {
+		if st, ok := singleArg(x).(*Star); ok && st.Qualifier != "" && c.fn == "count" && !x.Distinct {
+			// Spark (spark.sql.legacy.allowStarWithSingleTableIdentifierInCount off).
+			return nil, errorf(x.Pos, "%s: count(%s) is not allowed; use count(*) or name the columns", x, st)
+		}
+		exprs, err := r.expandStars(x.Args)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range exprs {
 			e, err := args.resolve(a)
 			if err != nil {
 				return nil, err
@@ -782,26 +790,33 @@ func (a *rowsAcc) release() {
 	a.chunks = nil
 }
 
-// distinctAcc passes each (group, values) tuple to inner only once; a row
-// with a NULL argument is skipped (count(DISTINCT a, b) counts the
-// distinct pairs without NULLs).
+// distinctAcc passes each (group, value) pair to inner only once; with
+// several arguments (count(DISTINCT a, b)) the value is their tuple, and a
+// tuple with a NULL is left out.
 type distinctAcc struct {
 	inner accumulator
 	seen  map[string]struct{}
 }
 
 func (a *distinctAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
-	enc := keyEncoders(args)
+	encs := make([]func([]byte, int) []byte, len(args))
+	for k, arr := range args {
+		encs[k] = keyEncoder(arr)
+	}
 	own := make([]int32, len(gids))
 	var buf []byte
+rows:
 	for i, g := range gids {
 		own[i] = -1
-		if g < 0 || anyNullAt(args, i) {
+		if g < 0 {
 			continue
 		}
 		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(g))
-		for _, e := range enc {
-			buf = e(buf, i)
+		for k, arr := range args {
+			if isNullAt(arr, i) {
+				continue rows
+			}
+			buf = encs[k](buf, i)
 		}
 		if _, dup := a.seen[string(buf)]; dup {
 			continue
@@ -1048,12 +1063,10 @@ func filteredGids(gids []int32, cond arrow.Array) []int32 {
 	return out
 }
 
-// anyNullAt says whether element i of any of args is NULL.
-func anyNullAt(args []arrow.Array, i int) bool {
-	for _, a := range args {
-		if isNullAt(a, i) {
-			return true
-		}
+// singleArg is a call's only argument, or nil.
+func singleArg(x *Call) Expr {
+	if len(x.Args) != 1 {
+		return nil
 	}
-	return false
+	return x.Args[0]
 }

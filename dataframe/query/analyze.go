@@ -52,12 +52,21 @@ type cteScope struct {
 	next    *cteScope
 }
 
-func withCTEs(with []CTE, outer *cteScope) *cteScope {
+// checkCTEs analyses every WITH query, used or not (Spark refuses a query
+// whose unused CTE names a missing table), and returns the scope they make.
+func (a *analyzer) checkCTEs(with []CTE, outer *cteScope) (*cteScope, error) {
 	cur := outer
 	for _, c := range with {
+		in, err := a.query(c.Query, cur)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := renameColumns(in, c.Columns, "the WITH query "+c.Name, c.Pos); err != nil {
+			return nil, err
+		}
 		cur = &cteScope{name: c.Name, columns: c.Columns, query: c.Query, outer: cur, next: cur}
 	}
-	return cur
+	return cur, nil
 }
 
 // analyze is the logical plan of q and its output names.
@@ -66,9 +75,17 @@ func (a *analyzer) analyze(q Query) (rel, error) { return a.query(q, nil) }
 func (a *analyzer) query(q Query, ctes *cteScope) (rel, error) {
 	switch x := q.(type) {
 	case *Select:
-		return a.selectBlock(x, withCTEs(x.With, ctes))
+		scope, err := a.checkCTEs(x.With, ctes)
+		if err != nil {
+			return rel{}, err
+		}
+		return a.selectBlock(x, scope)
 	case *SetOp:
-		return a.setOp(x, withCTEs(x.With, ctes))
+		scope, err := a.checkCTEs(x.With, ctes)
+		if err != nil {
+			return rel{}, err
+		}
+		return a.setOp(x, scope)
 	case nil:
 		return rel{}, errorf(Pos{}, "no query")
 	}
@@ -127,7 +144,7 @@ func (a *analyzer) setOp(x *SetOp, ctes *cteScope) (rel, error) {
 	}
 	sc := &scope{}
 	for i, name := range names {
-		sc.cols = append(sc.cols, scol{name: name, typ: types[i]})
+		sc.cols = append(sc.cols, scol{name: name, typ: types[i], ord: i})
 	}
 	return a.orderLimit(rel{n, sc}, x.OrderBy, x.Limit, x.Offset)
 }

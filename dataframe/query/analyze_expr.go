@@ -153,6 +153,10 @@ func literalRex(x *Literal) (rex, error) {
 	return &rLit{v: x.Value, t: t}, nil
 }
 
+// niladic are the functions Spark calls when written without parentheses
+// and no column has the name (resolveLiteralFunction).
+var niladic = map[string]bool{"current_date": true, "current_timestamp": true, "current_user": true, "user": true, "session_user": true}
+
 func (r *exprResolver) column(x *Column) (rex, error) {
 	i, rest, err := r.sc.resolve(x.Path, x.Pos)
 	if err != nil {
@@ -164,6 +168,11 @@ func (r *exprResolver) column(x *Column) (rex, error) {
 			inner := *r
 			inner.aliases = nil
 			return inner.resolve(a)
+		}
+		if name := strings.ToLower(x.Path[0]); len(x.Path) == 1 && niladic[name] && !r.sc.has(x.Path) {
+			if _, ok := fn.Lookup(name); ok {
+				return r.resolve(&Call{Name: name, Pos: x.Pos})
+			}
 		}
 		return nil, err
 	}
@@ -291,7 +300,59 @@ func (r *exprResolver) asBool(x rex, e Expr) (rex, error) {
 	return nil, errorf(e.Position(), "%s is %s, not a boolean", e, typeName(x.Type()))
 }
 
+// bitwise is & | ^ over integers of their common type, and the shifts
+// << >> >>> of an int or bigint by an int (Java's shifts: the count is
+// taken modulo the width).
+func (r *exprResolver) bitwise(op string, l, rr rex, x *Binary) (rex, error) {
+	lt, rt := plainType(l.Type()), plainType(rr.Type())
+	if isNull(lt) {
+		lt = rt
+	}
+	if isNull(rt) {
+		rt = lt
+	}
+	if isNull(lt) {
+		lt, rt = tLong, tLong
+	}
+	if !isIntegral(lt) || !isIntegral(rt) {
+		return nil, errorf(x.Pos, "%s: %s needs integers, got %s and %s", x, op, typeName(l.Type()), typeName(rr.Type()))
+	}
+	var err error
+	if op == "<<" || op == ">>" || op == ">>>" {
+		if numRank(lt) < 3 {
+			lt = tInt
+		}
+		rt = tInt
+	} else {
+		lt = tightestType(lt, rt)
+		rt = lt
+	}
+	if l, err = r.implicitCast(l, lt, x.L); err != nil {
+		return nil, err
+	}
+	if rr, err = r.implicitCast(rr, rt, x.R); err != nil {
+		return nil, err
+	}
+	return r.a.fold(&rArith{op: op, l: l, r: rr, t: lt}), nil
+}
+
 func (r *exprResolver) unary(x *Unary) (rex, error) {
+	if x.Op == "~" {
+		in, err := r.resolve(x.X)
+		if err != nil {
+			return nil, err
+		}
+		if isNull(in.Type()) {
+			in, _ = r.implicitCast(in, tLong, x.X)
+		}
+		if !isIntegral(plainType(in.Type())) {
+			return nil, errorf(x.Pos, "%s: ~ needs an integer, got %s", x, typeName(in.Type()))
+		}
+		if in, err = r.implicitCast(in, plainType(in.Type()), x.X); err != nil {
+			return nil, err
+		}
+		return r.a.fold(&rArith{op: "~", l: in, r: in, t: in.Type()}), nil
+	}
 	if x.Op == "NOT" {
 		in, err := r.boolOperand(x.X)
 		if err != nil {
@@ -309,12 +370,15 @@ func (r *exprResolver) unary(x *Unary) (rex, error) {
 		}
 	}
 	if !isNumeric(in.Type()) {
+		if x.Op == "+" {
+			return nil, errorf(x.Pos, "%s: unary + needs a number, got %s", x, typeName(in.Type()))
+		}
 		return nil, errorf(x.Pos, "%s: cannot negate %s", x, typeName(in.Type()))
 	}
 	if in, err = r.implicitCast(in, plainType(in.Type()), x.X); err != nil {
 		return nil, err
 	}
-	return r.a.fold(&rNeg{x: in}), nil
+	return r.a.fold(&rNeg{x: in, plus: x.Op == "+"}), nil
 }
 
 func (r *exprResolver) binary(x *Binary) (rex, error) {
@@ -348,6 +412,10 @@ func (r *exprResolver) binary(x *Binary) (rex, error) {
 		return nil, unsupported(x.Pos, "||")
 	case "+", "-", "*", "/", "%":
 		return r.arith(op, l, rr, x)
+	case "DIV":
+		return r.intDiv(l, rr, x)
+	case "&", "|", "^", "<<", ">>", ">>>":
+		return r.bitwise(op, l, rr, x)
 	}
 	return nil, unsupported(x.Pos, "the operator "+x.Op)
 }
@@ -374,11 +442,9 @@ func (r *exprResolver) compare(op string, l, rr rex, x *Binary) (rex, error) {
 }
 
 func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
-	if (op == "+" || op == "-") && l.Type().ID() == arrow.DATE32 && isIntegral(plainType(rr.Type())) {
-		// date ± days is date_add / date_sub, as Spark rewrites it.
-		name := map[string]string{"+": "date_add", "-": "date_sub"}[op]
-		if s, ok := fn.Lookup(name); ok {
-			return r.bindCall(s, []rex{l, rr}, x.Pos, x.String(), name+"("+l.sql()+", "+rr.sql()+")", false)
+	if op == "+" || op == "-" {
+		if e, ok, err := r.dateArith(op, l, rr, x); ok || err != nil {
+			return e, err
 		}
 	}
 	lt, rt, res, err := arithTypes(op, l, rr)
@@ -392,6 +458,68 @@ func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
 		return nil, err
 	}
 	return r.a.fold(&rArith{op: op, l: l, r: rr, t: res}), nil
+}
+
+// intDiv is a DIV b: the integral quotient as a bigint (Spark's
+// IntegralDivide): integers (and floats) divide as bigints, decimals
+// exactly; by zero NULL.
+func (r *exprResolver) intDiv(l, rr rex, x *Binary) (rex, error) {
+	lt, rt := plainType(l.Type()), plainType(rr.Type())
+	for _, t := range []arrow.DataType{lt, rt} {
+		if !isNumeric(t) && !isNull(t) && !isString(t) {
+			return nil, errorf(x.Pos, "%s: div needs numbers, got %s and %s", x, typeName(l.Type()), typeName(rr.Type()))
+		}
+	}
+	var ct arrow.DataType = tLong
+	if isDecimal(lt) || isDecimal(rt) {
+		p1, s1, _ := decimalParts(lt)
+		p2, s2, _ := decimalParts(rt)
+		if !isDecimal(lt) && !isIntegral(lt) || !isDecimal(rt) && !isIntegral(rt) {
+			ct = tDouble
+		} else {
+			ct = widerDecimal(p1, s1, p2, s2)
+		}
+	}
+	if ct == tDouble {
+		ct = tLong
+	}
+	var err error
+	if l, err = r.implicitCast(l, ct, x.L); err != nil {
+		return nil, err
+	}
+	if rr, err = r.implicitCast(rr, ct, x.R); err != nil {
+		return nil, err
+	}
+	return r.a.fold(&rArith{op: "div", l: l, r: rr, t: tLong}), nil
+}
+
+// dateArith is Spark's date arithmetic: date ± days (also days + date) is
+// date_add / date_sub; a difference of dates or timestamps is an interval,
+// which Sluice does not have. ok is false for other operands.
+func (r *exprResolver) dateArith(op string, l, rr rex, x *Binary) (rex, bool, error) {
+	lt, rt := plainType(l.Type()), plainType(rr.Type())
+	isDate := func(t arrow.DataType) bool { return t.ID() == arrow.DATE32 }
+	days := func(t arrow.DataType) bool { return isIntegral(t) || isNull(t) }
+	date, n := l, rr
+	switch {
+	case isDate(lt) && days(rt):
+	case op == "+" && days(lt) && isDate(rt):
+		date, n = rr, l
+	case isTemporal(lt) && (isTemporal(rt) || isNull(rt) || isString(rt)) || isTemporal(rt) && op == "-" && (isNull(lt) || isString(lt)):
+		return nil, true, unsupported(x.Pos, "subtracting dates or timestamps (the result is an interval)")
+	default:
+		return nil, false, nil
+	}
+	name := map[string]string{"+": "date_add", "-": "date_sub"}[op]
+	s, ok := fn.Lookup(name)
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(n.Type()) {
+		n, _ = r.implicitCast(n, tInt, x)
+	}
+	e, err := r.bindCall(s, []rex{date, n}, x.Pos, x.String(), name+"("+date.sql()+", "+n.sql()+")", false)
+	return e, true, err
 }
 
 // in is x [NOT] IN (list): every operand cast to their wider common type
@@ -483,8 +611,7 @@ func (r *exprResolver) like(x *Like) (rex, error) {
 	return out, nil
 }
 
-// likeAll is LIKE|ILIKE ANY|ALL (patterns…): the patterns must be
-// constant strings (Spark's LikeAny/LikeAll).
+// likeAll is LIKE|ILIKE ANY|ALL (patterns…), Spark's LikeAny/LikeAll.
 func (r *exprResolver) likeAll(x *Like, in rex) (rex, error) {
 	if len(x.Patterns) == 0 {
 		return nil, errorf(x.Pos, "%s: LIKE %s needs at least one pattern", x, x.Quantifier)
@@ -496,19 +623,12 @@ func (r *exprResolver) likeAll(x *Like, in rex) (rex, error) {
 		if err != nil {
 			return nil, err
 		}
-		lit, ok := p.(*rLit)
-		if !ok {
-			return nil, errorf(pe.Position(), "%s: the patterns of LIKE %s must be constant strings", x, x.Quantifier)
-		}
-		if lit.v == nil {
-			l.pats = append(l.pats, nil)
-		} else {
-			s := lit.v.(string)
-			if _, err := likeRegexp(s, '\\', x.ILike); err != nil {
+		if lit, ok := p.(*rLit); ok && lit.v != nil {
+			if _, err := likeRegexp(lit.v.(string), '\\', x.ILike); err != nil {
 				return nil, errorf(pe.Position(), "%s: %v", x, err)
 			}
-			l.pats = append(l.pats, &s)
 		}
+		l.pats = append(l.pats, p)
 		names[i] = p.sql()
 	}
 	kind := "LIKE"
@@ -602,6 +722,21 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if generatorNames[name] {
 		return nil, errorf(x.Pos, "%s is only allowed as a select item or in LATERAL VIEW", x.Name)
 	}
+	if to, ok := castAliases[name]; ok {
+		// int(x), date(x), …: Spark's cast functions, a cast its
+		// generated name leaves out.
+		if len(x.Args) != 1 || x.Star || x.Distinct {
+			return nil, errorf(x.Pos, "%s takes one argument, got %d", x.Name, len(x.Args))
+		}
+		in, err := r.resolve(x.Args[0])
+		if err != nil {
+			return nil, err
+		}
+		if !fn.CanCast(plainType(in.Type()), to) {
+			return nil, errorf(x.Pos, "%s: cannot cast %s to %s", x, typeName(in.Type()), typeName(to))
+		}
+		return r.a.fold(&rCast{x: in, to: to, pos: x.Pos, src: x.String()}), nil
+	}
 	s, ok := fn.Lookup(name)
 	if !ok {
 		return nil, errorf(x.Pos, "unknown function %s%s", x.Name, didYouMean(name, functionNames()))
@@ -612,9 +747,13 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if x.Nulls != "" {
 		return nil, errorf(x.Pos, "%s: the function %s does not take %s NULLS", x, name, x.Nulls)
 	}
-	args := make([]rex, len(x.Args))
-	names := make([]string, len(x.Args))
-	for i, a := range x.Args {
+	argExprs, err := r.expandStars(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]rex, len(argExprs))
+	names := make([]string, len(argExprs))
+	for i, a := range argExprs {
 		ce, err := r.resolve(a)
 		if err != nil {
 			return nil, err
@@ -627,6 +766,31 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	}
 	volatile := name == "rand" || name == "random" || name == "uuid" || name == "randn" || name == "shuffle"
 	return r.bindCall(s, args, x.Pos, x.String(), pretty, volatile)
+}
+
+// expandStars replaces `*` and `t.*` among a call's arguments by the
+// columns they name (count(t.*) is count(a, b)).
+func (r *exprResolver) expandStars(args []Expr) ([]Expr, error) {
+	var out []Expr
+	for _, a := range args {
+		st, ok := a.(*Star)
+		if !ok {
+			out = append(out, a)
+			continue
+		}
+		found := false
+		for i, c := range r.sc.cols {
+			if st.Qualifier == "" && c.hidden || st.Qualifier != "" && !hasQual(c.quals, st.Qualifier) {
+				continue
+			}
+			found = true
+			out = append(out, &boundColumn{idx: i, name: c.name, pos: st.Pos})
+		}
+		if !found {
+			return nil, errorf(st.Pos, "%s matches no column", st)
+		}
+	}
+	return out, nil
 }
 
 // bindCall binds a scalar function to its arguments, casting them as Bind
@@ -664,9 +828,19 @@ func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty st
 	return r.a.fold(c), nil
 }
 
+// castAliases are Spark's cast functions (FunctionRegistry.castAlias).
+var castAliases = map[string]arrow.DataType{
+	"boolean": tBool, "tinyint": tByte, "smallint": tShort, "int": tInt, "bigint": tLong,
+	"float": tFloat, "double": tDouble, "decimal": decimalType(10, 0), "date": tDate,
+	"timestamp": tTime, "binary": tBinary, "string": tString,
+}
+
 // functionNames lists every function name a query may call.
 func functionNames() []string {
 	names := fn.Names()
+	for n := range castAliases {
+		names = append(names, n)
+	}
 	names = append(names, aggregateNames()...)
 	for n := range generatorNames {
 		names = append(names, n)

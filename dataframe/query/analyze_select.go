@@ -1,6 +1,7 @@
 package query
 
 import (
+	"sort"
 	"strings"
 )
 
@@ -120,15 +121,23 @@ func (b *selectBlock) expandStars() error {
 			out = append(out, it)
 			continue
 		}
-		found := false
+		var picked []int
 		for i, c := range b.in.sc.cols {
 			if st.Qualifier == "" && c.hidden || st.Qualifier != "" && !hasQual(c.quals, st.Qualifier) {
 				continue
 			}
-			found = true
+			picked = append(picked, i)
+		}
+		if st.Qualifier != "" {
+			// A table's own columns in its own order (over a USING join,
+			// its key where the table has it).
+			sort.SliceStable(picked, func(x, y int) bool { return b.in.sc.cols[picked[x]].ord < b.in.sc.cols[picked[y]].ord })
+		}
+		for _, i := range picked {
+			c := b.in.sc.cols[i]
 			out = append(out, SelectItem{Expr: &boundColumn{idx: i, name: c.name, pos: st.Pos}, Alias: c.name, Pos: st.Pos})
 		}
-		if !found && st.Qualifier != "" {
+		if len(picked) == 0 && st.Qualifier != "" {
 			return errorf(st.Pos, "unknown table %s in %s.*", st.Qualifier, st.Qualifier)
 		}
 	}
@@ -364,7 +373,7 @@ func (b *selectBlock) plan() (rel, error) {
 		if c, ok := x.(*rCol); ok {
 			quals = b.in.sc.cols[c.idx].quals
 		}
-		sc.cols = append(sc.cols, scol{quals: quals, name: b.names[i], typ: exprs[i].Type()})
+		sc.cols = append(sc.cols, scol{quals: quals, name: b.names[i], typ: exprs[i].Type(), ord: i})
 	}
 	return rel{n, sc}, nil
 }

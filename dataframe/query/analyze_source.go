@@ -16,7 +16,7 @@ const maxViewDepth = 32
 func (a *analyzer) from(s Source, ctes *cteScope) (rel, error) {
 	switch x := s.(type) {
 	case nil:
-		return rel{&lValues{rows: [][]*rLit{{}}}, &scope{}}, nil
+		return rel{&lValues{rows: [][]rex{{}}}, &scope{}}, nil
 	case *TableRef:
 		return a.tableRef(x, ctes)
 	case *SubqueryRef:
@@ -32,6 +32,8 @@ func (a *analyzer) from(s Source, ctes *cteScope) (rel, error) {
 		return renameColumns(in, x.Columns, "the subquery "+x.Alias, x.Pos)
 	case *ValuesRef:
 		return a.values(x)
+	case *FunctionRef:
+		return a.tableFunction(x)
 	case *JoinRef:
 		return a.join(x, ctes)
 	case *LateralView:
@@ -83,6 +85,9 @@ func (a *analyzer) tableRef(x *TableRef, ctes *cteScope) (rel, error) {
 			in, err := a.query(q, nil)
 			a.views--
 			if err != nil {
+				if a.views > 0 {
+					return rel{}, err // the outermost view names itself
+				}
 				return rel{}, errorf(x.Pos, "view %s: %v", what, err)
 			}
 			if in, err = renameColumns(in, cols, "view "+what, x.Pos); err != nil {
@@ -103,8 +108,8 @@ func (a *analyzer) tableRef(x *TableRef, ctes *cteScope) (rel, error) {
 	sc := &scope{}
 	quals := qualsOf(x)
 	var out []field
-	for _, f := range t.Schema().Fields() {
-		sc.cols = append(sc.cols, scol{quals: quals, name: f.Name, typ: f.Type})
+	for i, f := range t.Schema().Fields() {
+		sc.cols = append(sc.cols, scol{quals: quals, name: f.Name, typ: f.Type, ord: i})
 		out = append(out, field{f.Name, f.Type})
 	}
 	n := &lScan{name: what, path: x.Name, table: t, out: out}
@@ -131,7 +136,7 @@ func (a *analyzer) values(x *ValuesRef) (rel, error) {
 			if err != nil {
 				return rel{}, err
 			}
-			if _, ok := v.(*rLit); !ok {
+			if !deterministic(v) {
 				return rel{}, errorf(e.Position(), "VALUES: %s is not a constant", e)
 			}
 			rows[i] = append(rows[i], v)
@@ -158,23 +163,71 @@ func (a *analyzer) values(x *ValuesRef) (rel, error) {
 			return rel{}, errorf(x.Pos, "VALUES: column %s has values of types that do not mix (%s)", names[j], typeNames(types[j]))
 		}
 		out[j] = field{names[j], t}
-		sc.cols = append(sc.cols, scol{quals: quals, name: names[j], typ: t})
+		sc.cols = append(sc.cols, scol{quals: quals, name: names[j], typ: t, ord: j})
 	}
-	lits := make([][]*rLit, len(rows))
 	for i, row := range rows {
 		for j, v := range row {
 			c, err := r.implicitCast(v, out[j].typ, x.Rows[i][j])
 			if err != nil {
 				return rel{}, err
 			}
-			lit, ok := c.(*rLit)
-			if !ok {
-				return rel{}, errorf(x.Rows[i][j].Position(), "VALUES: %s does not convert to %s", x.Rows[i][j], typeName(out[j].typ))
-			}
-			lits[i] = append(lits[i], lit)
+			rows[i][j] = c
 		}
 	}
-	return rel{&lValues{out: out, rows: lits}, sc}, nil
+	return rel{&lValues{out: out, rows: rows}, sc}, nil
+}
+
+// tableFunction is a table-valued function in FROM: range(end),
+// range(start, end[, step[, partitions]]) gives a bigint column id.
+func (a *analyzer) tableFunction(x *FunctionRef) (rel, error) {
+	if !strings.EqualFold(x.Name, "range") {
+		return rel{}, unsupported(x.Pos, "the table function "+x.Name+" (range is)")
+	}
+	if len(x.Args) < 1 || len(x.Args) > 4 {
+		return rel{}, errorf(x.Pos, "range takes 1 to 4 arguments, got %d", len(x.Args))
+	}
+	r := &exprResolver{a: a, sc: &scope{}, clause: "range"}
+	vals := make([]int64, len(x.Args))
+	for i, e := range x.Args {
+		v, err := a.rowCount("range", e)
+		if err != nil {
+			// A negative bound or step is fine here; rowCount refuses it.
+			lit, rerr := r.resolve(e)
+			c, ok := lit.(*rLit)
+			if rerr != nil || !ok {
+				return rel{}, err
+			}
+			switch n := c.v.(type) {
+			case int32:
+				v = int64(n)
+			case int64:
+				v = n
+			case int16:
+				v = int64(n)
+			case int8:
+				v = int64(n)
+			default:
+				return rel{}, err
+			}
+		}
+		vals[i] = v
+	}
+	n := &lRange{end: vals[0], step: 1, name: "id"}
+	if len(vals) >= 2 {
+		n.start, n.end = vals[0], vals[1]
+	}
+	if len(vals) >= 3 {
+		n.step = vals[2]
+	}
+	if n.step == 0 {
+		return rel{}, errorf(x.Pos, "range: the step must not be 0")
+	}
+	var quals []string
+	if x.Alias != "" {
+		quals = []string{x.Alias}
+	}
+	in := rel{n, &scope{cols: []scol{{quals: quals, name: "id", typ: tLong}}}}
+	return renameColumns(in, x.Columns, "range", x.Pos)
 }
 
 func itoa(i int) string {
@@ -288,7 +341,7 @@ func usingColumn(sc *scope, u, side string, pos Pos) (int, error) {
 // usingOutput projects a USING or NATURAL join as Spark does: the merged
 // keys first, then the left's other columns, then the right's; each side's
 // own key stays reachable by a qualified name (t2.k: NULL where a LEFT
-// JOIN found no partner).
+// JOIN found no partner), and `t.*` gives a side's columns in its order.
 func usingOutput(j *lJoin, kind JoinKind, l, r rel, li, ri []int) (rel, error) {
 	nl := len(l.sc.cols)
 	var exprs []rex
@@ -317,7 +370,7 @@ func usingOutput(j *lJoin, kind JoinKind, l, r rel, li, ri []int) (rel, error) {
 		switch kind {
 		case RightJoin:
 			rc := r.sc.cols[ri[k]]
-			add(col(r, ri[k], nl), scol{quals: rc.quals, name: rc.name})
+			add(col(r, ri[k], nl), scol{name: rc.name})
 		case FullJoin:
 			t := widerType(lc.typ, r.sc.cols[ri[k]].typ, true)
 			if t == nil {
@@ -332,37 +385,43 @@ func usingOutput(j *lJoin, kind JoinKind, l, r rel, li, ri []int) (rel, error) {
 			}
 			add(&rCase{conds: []rex{&rIsNull{x: lv, not: true}}, vals: []rex{lv}, els: rv, t: t}, scol{name: lc.name})
 		default:
-			add(col(l, li[k], 0), scol{quals: lc.quals, name: lc.name})
+			add(col(l, li[k], 0), scol{name: lc.name})
 		}
 	}
-	for i, c := range l.sc.cols {
-		if !isKey(li, i) {
-			add(col(l, i, 0), c)
-		}
-	}
-	if r.sc != nil {
-		for i, c := range r.sc.cols {
-			if !isKey(ri, i) {
-				add(col(r, i, nl), c)
+	// The sides' columns, in their order: the keys hidden (qualified
+	// names only), the others as they are.
+	side := func(s rel, keys []int, off int) {
+		for i, c := range s.sc.cols {
+			if isKey(keys, i) {
+				c.hidden, c.qualOnly = true, true
 			}
+			add(col(s, i, off), c)
 		}
 	}
-	// Each side's own key, by a qualified name only.
-	if kind == RightJoin || kind == FullJoin {
-		for _, i := range li {
-			c := l.sc.cols[i]
-			c.hidden, c.qualOnly = true, true
-			add(col(l, i, 0), c)
+	side(l, li, 0)
+	if r.sc != nil {
+		side(r, ri, nl)
+	}
+	// The visible order: keys, then the left's and the right's others.
+	order := make([]int, 0, len(exprs))
+	for k := range li {
+		order = append(order, k)
+	}
+	for i := len(li); i < len(exprs); i++ {
+		if !sc.cols[i].hidden {
+			order = append(order, i)
 		}
 	}
-	if r.sc != nil && kind != RightJoin {
-		for _, i := range ri {
-			c := r.sc.cols[i]
-			c.hidden, c.qualOnly = true, true
-			add(col(r, i, nl), c)
+	for i := len(li); i < len(exprs); i++ {
+		if sc.cols[i].hidden {
+			order = append(order, i)
 		}
 	}
-	return rel{&lProject{in: j, exprs: exprs, names: names}, sc}, nil
+	ex, nm, cols := make([]rex, len(order)), make([]string, len(order)), make([]scol, len(order))
+	for i, o := range order {
+		ex[i], nm[i], cols[i] = exprs[o], names[o], sc.cols[o]
+	}
+	return rel{&lProject{in: j, exprs: ex, names: nm}, &scope{cols: cols}}, nil
 }
 
 // splitJoinCondition splits an ON condition over l's columns (0…nl-1) then
@@ -487,10 +546,10 @@ func (a *analyzer) generate(in rel, gen *Call, outer bool, alias string, names [
 	first := len(sc.cols)
 	var out []field
 	if isPos {
-		sc.cols = append(sc.cols, scol{quals: quals, name: names[0], typ: tInt, hidden: hidden})
+		sc.cols = append(sc.cols, scol{quals: quals, name: names[0], typ: tInt, hidden: hidden, ord: len(sc.cols)})
 		out = append(out, field{names[0], tInt})
 	}
-	sc.cols = append(sc.cols, scol{quals: quals, name: names[len(names)-1], typ: lt.Elem(), hidden: hidden})
+	sc.cols = append(sc.cols, scol{quals: quals, name: names[len(names)-1], typ: lt.Elem(), hidden: hidden, ord: len(sc.cols)})
 	out = append(out, field{names[len(names)-1], lt.Elem()})
 	label := strings.ToLower(gen.Name) + "(" + list.sql() + ")"
 	return rel{&lGenerate{in: in.n, list: list, outer: outer, pos: isPos, out: out, label: label}, sc}, first, nil

@@ -11,6 +11,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/arrow/scalar"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // Helpers over Arrow arrays shared by the kernels and operators.
@@ -155,11 +156,7 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 	case time.Time:
 		switch t := dt.(type) {
 		case *arrow.TimestampType:
-			ts, err := arrow.TimestampFromTime(x, t.Unit)
-			if err != nil {
-				return nil, err
-			}
-			sc = scalar.NewTimestampScalar(ts, t)
+			sc = scalar.NewTimestampScalar(arrow.Timestamp(fn.FromMicros(x.UnixMicro(), t.Unit)), t)
 		case *arrow.Date32Type:
 			sc = scalar.NewDate32Scalar(arrow.Date32FromTime(x))
 		}

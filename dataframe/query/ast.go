@@ -46,15 +46,15 @@ type Literal struct {
 	Pos   Pos
 }
 
-// Binary is `l op r` for + - * / % || = == != < <= > >= <=> AND OR (the
-// parser reads <> as !=).
+// Binary is `l op r` for + - * / % DIV || & | ^ << >> >>> = == != < <=
+// > >= <=> AND OR (the parser reads <> as !=).
 type Binary struct {
 	Op   string
 	L, R Expr
 	Pos  Pos
 }
 
-// Unary is `-x` or `NOT x`.
+// Unary is `-x`, `+x` or `NOT x`.
 type Unary struct {
 	Op  string
 	X   Expr
@@ -206,7 +206,7 @@ func (e *Unary) String() string {
 	if e.Op == "NOT" {
 		return "(NOT " + e.X.String() + ")"
 	}
-	return "(" + e.Op + e.X.String() + ")"
+	return "(" + e.Op + " " + e.X.String() + ")"
 }
 func (e *IsNull) String() string {
 	if e.Not {
@@ -421,6 +421,18 @@ type LateralView struct {
 	Columns []string
 	Pos     Pos
 }
+
+// FunctionRef is a table-valued function in FROM: `range(1, 5) [AS] t`.
+type FunctionRef struct {
+	Name    string
+	Args    []Expr
+	Alias   string
+	Columns []string
+	Pos     Pos
+}
+
+func (s *FunctionRef) Position() Pos { return s.Pos }
+func (*FunctionRef) source()         {}
 
 func (s *TableRef) Position() Pos    { return s.Pos }
 func (s *SubqueryRef) Position() Pos { return s.Pos }

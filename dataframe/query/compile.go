@@ -287,6 +287,9 @@ func compileArith(x *rArith) (*cexpr, error) {
 		return nil, err
 	}
 	op, kt := x.op, x.t
+	if op == "div" {
+		return compileIntDiv(l, r)
+	}
 	if d, ok := kt.(*arrow.Decimal128Type); ok {
 		lt, lok := l.typ.(*arrow.Decimal128Type)
 		rt, rok := r.typ.(*arrow.Decimal128Type)
@@ -300,6 +303,24 @@ func compileArith(x *rArith) (*cexpr, error) {
 		}}, nil
 	}
 	var k func(mem memory.Allocator, a, b arrow.Array) arrow.Array
+	switch op {
+	case "&", "|", "^", "<<", ">>", ">>>", "~":
+		switch kt.ID() {
+		case arrow.INT8:
+			k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return bitwise[int8](mem, kt, op, a, b) }
+		case arrow.INT16:
+			k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return bitwise[int16](mem, kt, op, a, b) }
+		case arrow.INT32:
+			k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return bitwise[int32](mem, kt, op, a, b) }
+		case arrow.INT64:
+			k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return bitwise[int64](mem, kt, op, a, b) }
+		default:
+			return nil, fmt.Errorf("query: %s over %s (a planner bug)", op, typeName(kt))
+		}
+		return &cexpr{typ: kt, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
+			return eval2(ec, rec, l, r, func(a, b arrow.Array) (arrow.Array, error) { return k(ec.mem, a, b), nil })
+		}}, nil
+	}
 	switch kt.ID() {
 	case arrow.INT8:
 		k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return arith[int8](mem, kt, op, a, b) }
@@ -318,6 +339,49 @@ func compileArith(x *rArith) (*cexpr, error) {
 	}
 	return &cexpr{typ: kt, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
 		return eval2(ec, rec, l, r, func(a, b arrow.Array) (arrow.Array, error) { return k(ec.mem, a, b), nil })
+	}}, nil
+}
+
+// compileIntDiv is a DIV b over two bigints or two decimals of one type:
+// the quotient truncated toward zero, NULL by zero or beyond bigint.
+func compileIntDiv(l, r *cexpr) (*cexpr, error) {
+	return &cexpr{typ: tLong, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
+		return eval2(ec, rec, l, r, func(a, b arrow.Array) (arrow.Array, error) {
+			n := a.Len()
+			bld := array.NewInt64Builder(ec.mem)
+			defer bld.Release()
+			bld.Reserve(n)
+			if da, ok := a.(*array.Decimal128); ok {
+				db := b.(*array.Decimal128)
+				var q big.Int
+				for i := 0; i < n; i++ {
+					if da.IsNull(i) || db.IsNull(i) || db.Value(i).Sign() == 0 {
+						bld.AppendNull()
+						continue
+					}
+					q.Quo(da.Value(i).BigInt(), db.Value(i).BigInt())
+					if !q.IsInt64() {
+						bld.AppendNull()
+						continue
+					}
+					bld.Append(q.Int64())
+				}
+				return bld.NewArray(), nil
+			}
+			av, bv := fixedValues[int64](a), fixedValues[int64](b)
+			for i := 0; i < n; i++ {
+				if a.IsNull(i) || b.IsNull(i) || bv[i] == 0 {
+					bld.AppendNull()
+					continue
+				}
+				if bv[i] == -1 {
+					bld.Append(-av[i]) // MinInt64 div -1 wraps, as Java's
+					continue
+				}
+				bld.Append(av[i] / bv[i])
+			}
+			return bld.NewArray(), nil
+		})
 	}}, nil
 }
 
@@ -439,6 +503,9 @@ func compileNeg(x *rNeg) (*cexpr, error) {
 	in, err := compile(x.x)
 	if err != nil {
 		return nil, err
+	}
+	if x.plus {
+		return &cexpr{typ: in.typ, eval: in.eval}, nil
 	}
 	kt := in.typ
 	var k func(mem memory.Allocator, a arrow.Array) arrow.Array
@@ -627,52 +694,85 @@ func compileLikeAll(x *rLikeAll) (*cexpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res []*regexp.Regexp
-	hasNull := false
-	for _, p := range x.pats {
-		if p == nil {
-			hasNull = true
-			continue
+	pats, err := compileAll(x.pats)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	cache := map[string]*regexp.Regexp{}
+	pattern := func(p string) (*regexp.Regexp, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if re, ok := cache[p]; ok {
+			return re, nil
 		}
-		re, err := likeRegexp(*p, '\\', x.fold)
+		re, err := likeRegexp(p, '\\', x.fold)
 		if err != nil {
 			return nil, err
 		}
-		res = append(res, re)
+		cache[strings.Clone(p)] = re
+		return re, nil
 	}
 	return &cexpr{typ: tBool, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-		return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
-			s := a.(*array.String)
-			n := s.Len()
-			valid := newValidity(ec.mem, n)
-			vb := valid.Bytes()
-			return boolArray(ec.mem, n, valid, func(i int) bool {
-				if s.IsNull(i) {
-					bitutil.ClearBit(vb, i)
+		a, err := in.eval(ec, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Release()
+		ps := make([]*array.String, len(pats))
+		for k, p := range pats {
+			pa, err := p.eval(ec, rec)
+			if err != nil {
+				return nil, err
+			}
+			defer pa.Release()
+			ps[k] = pa.(*array.String)
+		}
+		s := a.(*array.String)
+		n := s.Len()
+		valid := newValidity(ec.mem, n)
+		vb := valid.Bytes()
+		var bad error
+		out := boolArray(ec.mem, n, valid, func(i int) bool {
+			if s.IsNull(i) {
+				bitutil.ClearBit(vb, i)
+				return false
+			}
+			v := s.Value(i)
+			all, some, hasNull := true, false, false
+			for _, p := range ps {
+				if p.IsNull(i) {
+					hasNull = true
+					continue
+				}
+				re, err := pattern(p.Value(i))
+				if err != nil {
+					bad = err
 					return false
 				}
-				v := s.Value(i)
-				all, some := true, false
-				for _, re := range res {
-					m := re.MatchString(v) != x.not
-					all, some = all && m, some || m
-				}
-				var decided, answer bool
-				if x.any {
-					decided, answer = some, true
-				} else {
-					decided, answer = !all, false
-				}
-				if decided {
-					return answer
-				}
-				if hasNull {
-					bitutil.ClearBit(vb, i)
-					return false
-				}
-				return !answer
-			}), nil
+				m := re.MatchString(v) != x.not
+				all, some = all && m, some || m
+			}
+			var decided, answer bool
+			if x.any {
+				decided, answer = some, true
+			} else {
+				decided, answer = !all, false
+			}
+			if decided {
+				return answer
+			}
+			if hasNull {
+				bitutil.ClearBit(vb, i)
+				return false
+			}
+			return !answer
 		})
+		if bad != nil {
+			out.Release()
+			return nil, fmt.Errorf("%s: %v", x.name, bad)
+		}
+		return out, nil
 	}}, nil
 }
 

@@ -439,8 +439,8 @@ func pruneExpand(x *lExpand, need []bool) (lnode, []int) {
 	return &c, m
 }
 
-func physExpand(x *lExpand) (*node, error) {
-	in, err := physical(x.in)
+func (pp *physPlanner) physExpand(x *lExpand) (*node, error) {
+	in, err := pp.build(x.in)
 	if err != nil {
 		return nil, err
 	}

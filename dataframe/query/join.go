@@ -51,7 +51,9 @@ func (o *joinOp) buildSide() error {
 		}
 	}()
 	if len(recs) == 0 {
-		o.build = array.NewRecord(o.rschema, emptyColumns(o.e.mem, o.rschema), 0)
+		cols := emptyColumns(o.e.mem, o.rschema)
+		o.build = array.NewRecord(o.rschema, cols, 0)
+		releaseAll(cols)
 	} else if o.build, err = concatRecords(o.e.mem, o.rschema, recs); err != nil {
 		return err
 	}

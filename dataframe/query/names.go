@@ -2,9 +2,11 @@ package query
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
@@ -27,6 +29,11 @@ func prettyLiteral(v any, t arrow.DataType) string {
 	case []byte:
 		return fmt.Sprintf("X'%X'", x)
 	}
+	if d, ok := v.(decimal128.Num); ok {
+		if dt, isDec := t.(*arrow.Decimal128Type); isDec {
+			return javaBigDecimal(d.BigInt().String(), int(dt.Scale))
+		}
+	}
 	s := sparkText(v, t)
 	switch t.ID() {
 	case arrow.DATE32:
@@ -48,4 +55,35 @@ func sparkText(v any, t arrow.DataType) string {
 	}
 	defer a.Release()
 	return strings.Clone(string(fn.AppendSparkString(nil, a, 0)))
+}
+
+// javaBigDecimal is Java's BigDecimal.toString of unscaled·10^-scale: plain
+// digits, or scientific notation when the exponent is below -6
+// (123.0E-28BD prints 1.230E-26).
+func javaBigDecimal(unscaled string, scale int) string {
+	neg := strings.HasPrefix(unscaled, "-")
+	digits := strings.TrimPrefix(unscaled, "-")
+	adjusted := -scale + len(digits) - 1
+	sign := ""
+	if neg {
+		sign = "-"
+	}
+	if scale >= 0 && adjusted >= -6 {
+		if scale == 0 {
+			return sign + digits
+		}
+		if len(digits) <= scale {
+			digits = strings.Repeat("0", scale-len(digits)+1) + digits
+		}
+		return sign + digits[:len(digits)-scale] + "." + digits[len(digits)-scale:]
+	}
+	out := digits[:1]
+	if len(digits) > 1 {
+		out += "." + digits[1:]
+	}
+	exp := "E"
+	if adjusted >= 0 {
+		exp += "+"
+	}
+	return sign + out + exp + strconv.Itoa(adjusted)
 }

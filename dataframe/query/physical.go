@@ -72,15 +72,27 @@ func schemaOf(fs []field) *arrow.Schema {
 	return arrow.NewSchema(out, nil)
 }
 
+// physPlanner builds the operators of a logical plan. plain turns the
+// fused operators off (top-N reading its keys first, the aggregate grouping
+// a join's build rows): the tests compare both.
+type physPlanner struct{ plain bool }
+
 // physical builds the operators of a logical plan.
-func physical(n lnode) (*node, error) {
+func physical(n lnode) (*node, error) { return (&physPlanner{}).build(n) }
+
+func (pp *physPlanner) build(n lnode) (*node, error) {
 	switch x := n.(type) {
 	case *lScan:
-		return physScan(x)
+		return pp.physScan(x)
 	case *lValues:
-		return physValues(x)
+		return pp.physValues(x)
+	case *lRange:
+		schema := schemaOf(x.fields())
+		return &node{schema: schema, label: x.describe(), open: func(e *env, _ []op) (op, error) {
+			return &rangeOp{next_: x.start, step: x.step, left: x.rows(), schema: schema, e: e}, nil
+		}}, nil
 	case *lFilter:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +104,7 @@ func physical(n lnode) (*node, error) {
 			return &filterOp{in: ins[0], pred: pred, e: e}, nil
 		}}, nil
 	case *lProject:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -106,17 +118,17 @@ func physical(n lnode) (*node, error) {
 		}
 		return out, nil
 	case *lAggregate:
-		return physAggregate(x)
+		return pp.physAggregate(x)
 	case *lJoin:
-		return physJoin(x)
+		return pp.physJoin(x)
 	case *lWindow:
-		return physWindow(x)
+		return pp.physWindow(x)
 	case *lExpand:
-		return physExpand(x)
+		return pp.physExpand(x)
 	case *lTopOne:
-		return physTopOne(x)
+		return pp.physTopOne(x)
 	case *lGenerate:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -130,7 +142,7 @@ func physical(n lnode) (*node, error) {
 		}
 		return out, nil
 	case *lSort:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -139,9 +151,9 @@ func physical(n lnode) (*node, error) {
 			return &sortOp{in: ins[0], keys: keys, schema: in.schema, e: e}, nil
 		}}, nil
 	case *lLimit:
-		return physLimit(x)
+		return pp.physLimit(x)
 	case *lDistinct:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -157,7 +169,7 @@ func physical(n lnode) (*node, error) {
 	case *lUnion:
 		var ins []*node
 		for _, c := range x.ins {
-			p, err := physical(c)
+			p, err := pp.build(c)
 			if err != nil {
 				return nil, err
 			}
@@ -169,11 +181,11 @@ func physical(n lnode) (*node, error) {
 		}
 		return out, nil
 	case *lSetOp:
-		l, err := physical(x.l)
+		l, err := pp.build(x.l)
 		if err != nil {
 			return nil, err
 		}
-		r, err := physical(x.r)
+		r, err := pp.build(x.r)
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +209,7 @@ func sortKeys(specs []sortSpec, schema *arrow.Schema) []sortKey {
 // physScan reads a table and picks the scan's columns by name (a table
 // read under a scan.Request may give more columns than asked, in its own
 // order).
-func physScan(x *lScan) (*node, error) {
+func (pp *physPlanner) physScan(x *lScan) (*node, error) {
 	t := x.table
 	ts := t.Schema()
 	want := x.fields()
@@ -258,25 +270,33 @@ func fieldNamesOf(s *arrow.Schema) []string {
 	return out
 }
 
-// physValues builds an inline table's one batch.
-func physValues(x *lValues) (*node, error) {
+// physValues builds an inline table's one batch when it runs.
+func (pp *physPlanner) physValues(x *lValues) (*node, error) {
 	schema := schemaOf(x.fields())
-	rows := x.rows
+	rows := make([][]*cexpr, len(x.rows))
+	for i, row := range x.rows {
+		var err error
+		if rows[i], err = compileAll(row); err != nil {
+			return nil, err
+		}
+	}
 	return &node{schema: schema, label: x.describe(), open: func(e *env, _ []op) (op, error) {
 		if len(x.out) == 0 {
 			return &valuesOp{rec: array.NewRecord(schema, nil, int64(len(rows)))}, nil
 		}
+		one := array.NewRecord(oneRow, nil, 1)
+		defer one.Release()
 		cols := make([]arrow.Array, len(x.out))
 		defer func() { releaseAll(nonNil(cols)) }()
 		for j, f := range x.out {
-			parts := make([]arrow.Array, len(rows))
-			for i, row := range rows {
-				a, err := broadcast(e.mem, row[j].v, f.typ, 1)
+			parts := make([]arrow.Array, 0, len(rows))
+			for _, row := range rows {
+				a, err := row[j].eval(e.ec, one)
 				if err != nil {
-					releaseAll(nonNil(parts))
+					releaseAll(parts)
 					return nil, err
 				}
-				parts[i] = a
+				parts = append(parts, a)
 			}
 			c, err := concatArrays(e.mem, f.typ, parts)
 			releaseAll(parts)
@@ -299,8 +319,8 @@ func nonNil(as []arrow.Array) []arrow.Array {
 	return out
 }
 
-func physAggregate(x *lAggregate) (*node, error) {
-	in, err := physical(x.in)
+func (pp *physPlanner) physAggregate(x *lAggregate) (*node, error) {
+	in, err := pp.build(x.in)
 	if err != nil {
 		return nil, err
 	}
@@ -315,7 +335,10 @@ func physAggregate(x *lAggregate) (*node, error) {
 		}
 	}
 	label := x.describe()
-	buildKeys := buildKeyColumns(in, keys)
+	var buildKeys []int
+	if !pp.plain {
+		buildKeys = buildKeyColumns(in, keys)
+	}
 	if buildKeys != nil {
 		label += " (grouped by build row)"
 	}
@@ -360,12 +383,12 @@ func keepOrAll(keep []int, n int) []int {
 	return out
 }
 
-func physJoin(x *lJoin) (*node, error) {
-	l, err := physical(x.l)
+func (pp *physPlanner) physJoin(x *lJoin) (*node, error) {
+	l, err := pp.build(x.l)
 	if err != nil {
 		return nil, err
 	}
-	r, err := physical(x.r)
+	r, err := pp.build(x.r)
 	if err != nil {
 		return nil, err
 	}
@@ -418,12 +441,12 @@ func physJoin(x *lJoin) (*node, error) {
 
 // physLimit is LIMIT, or a top-N over a sort (reading the sort keys first
 // when the sort is over a projection of a LateTable).
-func physLimit(x *lLimit) (*node, error) {
+func (pp *physPlanner) physLimit(x *lLimit) (*node, error) {
 	lim, off := x.n, x.offset
 	label := x.describe()
 	sortNode, isSort := x.in.(*lSort)
 	if !isSort || lim < 0 {
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -431,14 +454,17 @@ func physLimit(x *lLimit) (*node, error) {
 			return &limitOp{in: ins[0], n: lim, offset: off}, nil
 		}}, nil
 	}
-	in, err := physical(sortNode.in)
+	in, err := pp.build(sortNode.in)
 	if err != nil {
 		return nil, err
 	}
 	keys := sortKeys(sortNode.keys, in.schema)
 	top := lim + off
 	topNode := &node{schema: in.schema, label: fmt.Sprintf("TopN %d by %s", top, sortText(sortNode.keys, sortNode.in.fields())), children: []*node{in}}
-	late := lateColumns(in, keys)
+	var late []string
+	if !pp.plain {
+		late = lateColumns(in, keys)
+	}
 	if late != nil {
 		topNode.label += " (sort keys first)"
 	}

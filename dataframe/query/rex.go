@@ -72,7 +72,9 @@ type rCast struct {
 }
 
 // rArith is l op r for + - * / % over operands already cast to the kernel
-// type (t, or a decimal type for decimal arithmetic with result type t).
+// type (t, or a decimal type for decimal arithmetic with result type t),
+// and for the bitwise & | ^ << >> >>> and ~ (unary: l and r are the
+// operand).
 type rArith struct {
 	op   string
 	l, r rex
@@ -93,8 +95,11 @@ type rLogic struct {
 
 type rNot struct{ x rex }
 
-// rNeg is unary minus.
-type rNeg struct{ x rex }
+// rNeg is unary minus (or, with plus, unary plus: the value itself).
+type rNeg struct {
+	x    rex
+	plus bool
+}
 
 type rIsNull struct {
 	x   rex
@@ -116,12 +121,11 @@ type rLike struct {
 	regex  bool
 }
 
-// rLikeAll is x LIKE|ILIKE ANY|ALL (patterns), the patterns constant (a
-// nil entry is a NULL pattern); not negates each match (NOT LIKE ANY: some
-// pattern does not match).
+// rLikeAll is x LIKE|ILIKE ANY|ALL (patterns…), every pattern a string;
+// not negates each match (NOT LIKE ANY: some pattern does not match).
 type rLikeAll struct {
 	x    rex
-	pats []*string
+	pats []rex
 	any  bool
 	not  bool
 	fold bool
@@ -201,7 +205,7 @@ func (e *rNeg) kids() []rex     { return []rex{e.x} }
 func (e *rIsNull) kids() []rex  { return []rex{e.x} }
 func (e *rIn) kids() []rex      { return append([]rex{e.x}, e.list...) }
 func (e *rLike) kids() []rex    { return []rex{e.x, e.pat} }
-func (e *rLikeAll) kids() []rex { return []rex{e.x} }
+func (e *rLikeAll) kids() []rex { return append([]rex{e.x}, e.pats...) }
 func (e *rCase) kids() []rex {
 	out := make([]rex, 0, 2*len(e.conds)+1)
 	for i := range e.conds {
@@ -237,7 +241,7 @@ func (e *rLogic) with(k []rex) rex {
 	return &c
 }
 func (e *rNot) with(k []rex) rex    { return &rNot{x: k[0]} }
-func (e *rNeg) with(k []rex) rex    { return &rNeg{x: k[0]} }
+func (e *rNeg) with(k []rex) rex    { return &rNeg{x: k[0], plus: e.plus} }
 func (e *rIsNull) with(k []rex) rex { return &rIsNull{x: k[0], not: e.not} }
 func (e *rIn) with(k []rex) rex     { return &rIn{x: k[0], list: append([]rex(nil), k[1:]...)} }
 func (e *rLike) with(k []rex) rex {
@@ -247,7 +251,7 @@ func (e *rLike) with(k []rex) rex {
 }
 func (e *rLikeAll) with(k []rex) rex {
 	c := *e
-	c.x = k[0]
+	c.x, c.pats = k[0], append([]rex(nil), k[1:]...)
 	return &c
 }
 func (e *rCase) with(k []rex) rex {
@@ -291,7 +295,12 @@ func (e *rCast) sql() string {
 	}
 	return "CAST(" + e.x.sql() + " AS " + sqlTypeName(e.to) + ")"
 }
-func (e *rArith) sql() string { return "(" + e.l.sql() + " " + e.op + " " + e.r.sql() + ")" }
+func (e *rArith) sql() string {
+	if e.op == "~" {
+		return "~" + e.l.sql()
+	}
+	return "(" + e.l.sql() + " " + e.op + " " + e.r.sql() + ")"
+}
 func (e *rCmp) sql() string {
 	if e.op == "!=" {
 		return "(NOT (" + e.l.sql() + " = " + e.r.sql() + "))"
@@ -306,7 +315,12 @@ func (e *rLogic) sql() string {
 	return "(" + e.l.sql() + op + e.r.sql() + ")"
 }
 func (e *rNot) sql() string { return "(NOT " + e.x.sql() + ")" }
-func (e *rNeg) sql() string { return "(- " + e.x.sql() + ")" }
+func (e *rNeg) sql() string {
+	if e.plus {
+		return "(+ " + e.x.sql() + ")"
+	}
+	return "(- " + e.x.sql() + ")"
+}
 func (e *rIsNull) sql() string {
 	if e.not {
 		return "(" + e.x.sql() + " IS NOT NULL)"
@@ -477,7 +491,7 @@ func writeKey(b *strings.Builder, e rex) {
 	case *rNot:
 		b.WriteString("not")
 	case *rNeg:
-		b.WriteString("neg")
+		fmt.Fprintf(b, "neg<%v>", x.plus)
 	case *rIsNull:
 		fmt.Fprintf(b, "isnull<%v>", x.not)
 	case *rIn:

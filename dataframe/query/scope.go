@@ -18,6 +18,10 @@ type scol struct {
 	// qualOnly columns resolve only by a qualified name (t2.k of a USING
 	// join, where k alone is the merged key).
 	qualOnly bool
+	// ord is the column's place among its table's columns where the
+	// scope reorders them (a USING join puts the keys first); `t.*` lists
+	// a table's columns in that order.
+	ord int
 }
 
 // scope is the columns an expression over a plan may name, in the plan's
@@ -49,6 +53,7 @@ func (s *scope) requalified(quals []string) *scope {
 	for i, c := range s.cols {
 		c.quals = quals
 		c.qualOnly = false
+		c.ord = i
 		out.cols[i] = c
 	}
 	return out

@@ -133,8 +133,8 @@ func firstRank(c rex, col int) bool {
 	return false
 }
 
-func physTopOne(x *lTopOne) (*node, error) {
-	in, err := physical(x.in)
+func (pp *physPlanner) physTopOne(x *lTopOne) (*node, error) {
+	in, err := pp.build(x.in)
 	if err != nil {
 		return nil, err
 	}

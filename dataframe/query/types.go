@@ -10,7 +10,7 @@ import (
 
 // Spark's implicit type rules (spark.sql.ansi.enabled=false, TypeCoercion
 // and DecimalPrecision with allowPrecisionLoss=true) as the analyser applies
-// them; see docs/sql.md#types.
+// them; see docs/sql.md#types-and-implicit-casts.
 
 var (
 	tBool   = arrow.FixedWidthTypes.Boolean
@@ -150,7 +150,7 @@ func isAtomic(dt arrow.DataType) bool {
 
 // plainType is the one Arrow type Sluice computes a Spark type in: unsigned
 // integers as the signed type that holds them, large and dictionary strings
-// as strings, timestamps of any unit as microseconds.
+// as strings. (Timestamps keep their unit: two units meet in tTime.)
 func plainType(dt arrow.DataType) arrow.DataType {
 	switch dt.ID() {
 	case arrow.UINT8:
@@ -171,10 +171,6 @@ func plainType(dt arrow.DataType) arrow.DataType {
 		return plainType(dt.(*arrow.DictionaryType).ValueType)
 	case arrow.DATE64:
 		return tDate
-	case arrow.TIMESTAMP:
-		if t := dt.(*arrow.TimestampType); t.Unit != arrow.Microsecond {
-			return &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: t.TimeZone}
-		}
 	}
 	return dt
 }
@@ -380,6 +376,9 @@ func comparisonType(a, b arrow.DataType) arrow.DataType {
 // literalDecimal is the narrowest decimal holding an integer literal
 // (DataTypeUtils.fromLiteral), the type Spark gives it beside a decimal.
 func literalDecimal(l *rLit) (arrow.DataType, bool) {
+	if l.name != "" {
+		return nil, false // folded from an expression: not a literal to Spark
+	}
 	var n int64
 	switch v := l.v.(type) {
 	case int8:
@@ -428,22 +427,7 @@ func arithTypes(op string, l, r rex) (lt, rt, res arrow.DataType, err error) {
 		if isFractional(lt) || isFractional(rt) {
 			return tDouble, tDouble, tDouble, nil
 		}
-		if isIntegral(lt) {
-			if lit, ok := l.(*rLit); ok {
-				lt, _ = literalDecimal(lit)
-			} else {
-				p, s, _ := decimalParts(lt)
-				lt = decimalType(p, s)
-			}
-		}
-		if isIntegral(rt) {
-			if lit, ok := r.(*rLit); ok {
-				rt, _ = literalDecimal(lit)
-			} else {
-				p, s, _ := decimalParts(rt)
-				rt = decimalType(p, s)
-			}
-		}
+		lt, rt = integralAsDecimal(l, lt), integralAsDecimal(r, rt)
 		return lt, rt, decimalResult(op, lt, rt), nil
 	}
 	if op == "/" {
@@ -451,6 +435,21 @@ func arithTypes(op string, l, r rex) (lt, rt, res arrow.DataType, err error) {
 	}
 	t := tightestType(lt, rt)
 	return t, t, t, nil
+}
+
+// integralAsDecimal is the decimal an integer operand of decimal
+// arithmetic takes: a literal's narrowest, else its type's (forType).
+func integralAsDecimal(e rex, t arrow.DataType) arrow.DataType {
+	if !isIntegral(t) {
+		return t
+	}
+	if lit, ok := e.(*rLit); ok {
+		if d, ok := literalDecimal(lit); ok {
+			return d
+		}
+	}
+	p, s, _ := decimalParts(t)
+	return decimalType(p, s)
 }
 
 // decimalResult is the result type of a decimal operation

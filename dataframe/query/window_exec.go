@@ -19,8 +19,8 @@ import (
 // then the largest partition plus one batch. See
 // docs/sql.md#window-functions.
 
-func physWindow(x *lWindow) (*node, error) {
-	in, err := physical(x.in)
+func (pp *physPlanner) physWindow(x *lWindow) (*node, error) {
+	in, err := pp.build(x.in)
 	if err != nil {
 		return nil, err
 	}
