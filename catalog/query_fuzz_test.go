@@ -29,6 +29,9 @@ func FuzzQuery(f *testing.F) {
 		"WITH t(x, y) AS (SELECT dept, 1.5BD * 2 FROM emp) SELECT t.*, x DIV 2, y % 1 FROM t LEFT SEMI JOIN depts ON x = id",
 		"SELECT name LIKE ANY ('a%', name), (dept, sal), count(emp.*) FROM emp GROUP BY ALL LIMIT 1 + 1",
 		"SELECT id & 3 | 4, ~id << 2, X'0A', DATE '2020-01-01' + 1 FROM depts, range(3) r",
+		"SELECT name, rank() OVER w, lag(sal, 1, 0) IGNORE NULLS OVER (w ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), sum(sal) OVER (ORDER BY sal RANGE 10 PRECEDING) FROM emp WINDOW w AS (PARTITION BY dept ORDER BY sal DESC NULLS FIRST)",
+		"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY dept ORDER BY sal DESC) AS rn FROM emp) WHERE rn = 1",
+		"SELECT dept, name, grouping_id(), count(*) FILTER (WHERE sal > 1), percentile_cont(0.5) WITHIN GROUP (ORDER BY sal) FROM emp GROUP BY ROLLUP(dept, name) HAVING grouping(dept) = 0",
 	} {
 		f.Add(s)
 	}

@@ -99,6 +99,9 @@ func (g *qgen) pred(depth int) string {
 type gq struct {
 	items, from, where, group string
 	single                    bool // FROM a alone
+	// windowed: window functions or grouping sets, whose answers depend
+	// on the whole input (no split checks).
+	windowed bool
 }
 
 func (q gq) text(extra string) string {
@@ -143,6 +146,9 @@ func (g *qgen) query() gq {
 	if g.rng.Intn(4) > 0 {
 		q.where = g.pred(2)
 	}
+	if q.single && g.rng.Intn(3) == 0 {
+		return g.windowed(q)
+	}
 	if g.rng.Intn(3) == 0 {
 		key := g.pick(g.cols...)
 		q.items = fmt.Sprintf("%s AS k, count(*) AS n, sum(%s) AS s1, max(%s) AS m", key, g.num(1), g.pick(g.strs...))
@@ -150,6 +156,53 @@ func (g *qgen) query() gq {
 		return q
 	}
 	q.items = g.pick(g.cols...) + " AS c1, " + g.num(2) + " AS c2, " + g.pick(g.strs...) + " AS c3"
+	return q
+}
+
+// windowed makes q (over a alone) a window query, the latest row per key
+// (a per-key top-1 with the rewrites, a window without) or a grouping-set
+// aggregate.
+func (g *qgen) windowed(q gq) gq {
+	q.windowed = true
+	key := g.pick("a.g", "a.s", "a.b", "a.id % 2")
+	switch g.rng.Intn(3) {
+	case 0:
+		fn := g.pick("row_number()", "rank()", "dense_rank()", "percent_rank()", "cume_dist()", "ntile(2)",
+			"lag(%s)", "lead(%s, 2, 0)", "first_value(%s) IGNORE NULLS", "last_value(%s)", "nth_value(%s, 2)",
+			"sum(%s)", "count(%s)", "avg(%s)", "min(%s)", "max(%s)", "stddev(%s)", "collect_list(%s)")
+		if strings.Contains(fn, "%s") {
+			fn = fmt.Sprintf(fn, g.num(1))
+		}
+		frame := g.pick("", "", " ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING", " ROWS UNBOUNDED PRECEDING",
+			" RANGE BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING", " ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING",
+			" RANGE BETWEEN 1 PRECEDING AND CURRENT ROW")
+		order := g.pick("a.x", "a.x DESC", "a.g NULLS LAST", "a.s DESC")
+		if !strings.Contains(frame, "RANGE BETWEEN 1") {
+			order += ", a.id" // a total order: ties do not depend on the plan
+		}
+		part := ""
+		if g.rng.Intn(4) > 0 {
+			part = "PARTITION BY " + key + " "
+		}
+		q.items = "a.id AS c1, " + g.num(1) + " AS c2, " + fn + " OVER (" + part + "ORDER BY " + order + frame + ") AS w"
+	case 1:
+		fn := g.pick("row_number()", "rank()", "dense_rank()")
+		q.from = "(SELECT a.*, " + fn + " OVER (PARTITION BY " + key + " ORDER BY " + g.num(1) + " " + g.pick("ASC", "DESC") +
+			", a.id) AS rn FROM a) a"
+		cond := g.pick("rn = 1", "rn <= 1", "1 = rn", "rn < 2")
+		if q.where == "" {
+			q.where = cond
+		} else {
+			q.where = cond + " AND (" + q.where + ")"
+		}
+		q.items = "a.id AS c1, a.g AS c2, a.s AS c3, rn"
+	default:
+		k2 := g.pick("a.b", "a.s", "a.id % 3")
+		q.group = g.pick("ROLLUP("+key+", "+k2+")", "CUBE("+key+", "+k2+")", "GROUPING SETS(("+key+"), ("+k2+"), ())",
+			key+", ROLLUP("+k2+")")
+		q.items = key + " AS k1, " + k2 + " AS k2, count(*) AS n, sum(" + g.num(1) + ") AS s1, grouping(" + key + ") AS g1, " +
+			g.pick("max", "min", "count_if", "bool_or") + "(" + g.pred(1) + ") AS m"
+	}
 	return q
 }
 
@@ -182,7 +235,7 @@ func FuzzPlanner(f *testing.F) {
 		fr.Release()
 		require.Equal(t, plain.schema, got.schema, q)
 		require.Equal(t, sortedRows(plain), sortedRows(got), "%s\n%s", q, plan.Explain())
-		if gen.group != "" {
+		if gen.group != "" || gen.windowed {
 			return
 		}
 		p := g.pred(2)
