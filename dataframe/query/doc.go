@@ -34,10 +34,16 @@
 //     sort.go, setop.go) and pulls record batches through them; Plan.Frame
 //     collects them. A panic anywhere becomes an error.
 //
-// New kinds of query fit the same path: a window, an expand for grouping
-// sets or a semi join for `IN (subquery)` is a new logical node (an
-// analysis phase creates it, the physical planner gives it an operator);
-// a window function's result, a subquery's value or a lambda is a new rex.
+// New kinds of query fit the same path: a new logical node (an analysis
+// phase creates it, the physical planner gives it an operator) and, where
+// needed, a new rex. Window functions are one: the select list collects
+// `f(…) OVER (…)` calls as rWin placeholders (window_analyze.go), the
+// block's plan puts one lWindow per window between HAVING and the
+// projection (window.go), a rewrite turns `WHERE rn = 1` over a row
+// number into a per-key top-1 (topone.go), and the operator sorts with
+// the external sort that spills (extsort.go, window_exec.go). Grouping
+// sets are another: an lExpand below the aggregate and grouping() as
+// bits of its id (grouping.go).
 //
 // What streams and what is held in memory is in
 // docs/sql.md#execution-and-memory.

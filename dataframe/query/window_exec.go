@@ -638,9 +638,11 @@ func (b *winBlock) aggregate(f *winFunc, args []arrow.Array, lo, hi []int) (arro
 		return takeNullable(b.mem, res, rowPart, valid)
 	}
 	if f.frame.lo.kind == UnboundedPreceding {
-		if r := newFrameRunner(c, args, b.n); r != nil {
-			return b.run(r, lo, hi)
+		r := newFrameRunner(c, args, b.n)
+		if r == nil {
+			r = &accRunner{c: c, args: args, mem: b.mem}
 		}
+		return b.run(r, lo, hi)
 	}
 	return b.groupedFrames(c, args, lo, hi)
 }
@@ -766,6 +768,61 @@ func newFrameRunner(c *aggCall, args []arrow.Array, n int) frameRunner {
 		}
 	}
 	return nil
+}
+
+// accRunner runs any aggregate over growing frames with its accumulator:
+// the rows are added as the frame grows and the one group's value is read
+// after each step (each read costs what the accumulator's result does).
+type accRunner struct {
+	c    *aggCall
+	args []arrow.Array
+	mem  memory.Allocator
+	acc  accumulator
+	vals []arrow.Array
+	err  error
+}
+
+func (r *accRunner) reset() {
+	if r.acc != nil {
+		r.acc.release()
+	}
+	r.acc = r.c.accumulator()
+}
+
+func (r *accRunner) add(lo, hi int) {
+	if r.err != nil {
+		return
+	}
+	part := make([]arrow.Array, len(r.args))
+	for k, a := range r.args {
+		part[k] = array.NewSlice(a, int64(lo), int64(hi))
+	}
+	r.err = r.acc.update(make([]int32, hi-lo), 1, part, hi-lo)
+	releaseAll(part)
+}
+
+func (r *accRunner) emit() {
+	if r.err != nil {
+		return
+	}
+	var v arrow.Array
+	v, r.err = r.acc.result(r.mem, 1)
+	if r.err == nil {
+		r.vals = append(r.vals, v)
+	}
+}
+
+func (r *accRunner) finish(mem memory.Allocator) (arrow.Array, error) {
+	defer func() {
+		releaseAll(r.vals)
+		if r.acc != nil {
+			r.acc.release()
+		}
+	}()
+	if r.err != nil {
+		return nil, r.err
+	}
+	return concatArrays(mem, r.c.typ, r.vals)
 }
 
 type countRunner struct {
