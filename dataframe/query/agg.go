@@ -303,8 +303,7 @@ func bindMinMax(r *exprResolver, c *aggCall, x *Call) error {
 		return err
 	}
 	t := plainType(c.args[0].Type())
-	switch t.ID() {
-	case arrow.STRUCT, arrow.LIST, arrow.MAP:
+	if t.ID() == arrow.MAP {
 		return errorf(x.Pos, "%s of %s is not supported", c.fn, typeName(t))
 	}
 	c.typ = t

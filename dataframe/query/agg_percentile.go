@@ -7,6 +7,7 @@ import (
 	"strconv"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
@@ -441,4 +442,57 @@ func bindApproxCountDistinct(r *exprResolver, c *aggCall, x *Call) error {
 	c.typ = tLong
 	c.name = "approx_count_distinct(" + c.args[0].sql() + ")"
 	return nil
+}
+
+// nestedComparer orders structs field by field and arrays element by
+// element then by length, a NULL field or element first, as Spark orders
+// them (min, max, ORDER BY).
+func nestedComparer(a, b arrow.Array) func(i, j int) int {
+	switch x := a.(type) {
+	case *array.Struct:
+		y := b.(*array.Struct)
+		fields := make([]func(i, j int) int, x.NumField())
+		for k := range fields {
+			fields[k] = nullsFirstCmp(x.Field(k), y.Field(k))
+		}
+		return func(i, j int) int {
+			for _, f := range fields {
+				if c := f(i, j); c != 0 {
+					return c
+				}
+			}
+			return 0
+		}
+	case array.ListLike:
+		y := b.(array.ListLike)
+		elems := nullsFirstCmp(x.ListValues(), y.ListValues())
+		return func(i, j int) int {
+			xs, xe := x.ValueOffsets(i)
+			ys, ye := y.ValueOffsets(j)
+			for k := int64(0); xs+k < xe && ys+k < ye; k++ {
+				if c := elems(int(xs+k), int(ys+k)); c != 0 {
+					return c
+				}
+			}
+			return cmpOrdered(xe-xs, ye-ys)
+		}
+	}
+	return nil
+}
+
+// nullsFirstCmp is comparer with NULLs before every value.
+func nullsFirstCmp(a, b arrow.Array) func(i, j int) int {
+	c := comparer(a, b)
+	return func(i, j int) int {
+		an, bn := isNullAt(a, i), isNullAt(b, j)
+		switch {
+		case an && bn:
+			return 0
+		case an:
+			return -1
+		case bn:
+			return 1
+		}
+		return c(i, j)
+	}
 }

@@ -203,8 +203,11 @@ func comparer(a, b arrow.Array) func(i, j int) int {
 		x, y := a.(*array.Decimal128), b.(*array.Decimal128)
 		return func(i, j int) int { return x.Value(i).Cmp(y.Value(j)) }
 	}
-	// Nested values compare by their JSON text: equal values are equal,
-	// which is what DISTINCT, GROUP BY and joins need of them.
+	if c := nestedComparer(a, b); c != nil {
+		return c // structs and arrays: Spark's order
+	}
+	// Maps compare by their JSON text: equal values are equal, which is
+	// what DISTINCT, GROUP BY and joins need of them.
 	return func(i, j int) int {
 		return strings.Compare(string(dataframe.AppendJSONValue(nil, a, i)), string(dataframe.AppendJSONValue(nil, b, j)))
 	}
