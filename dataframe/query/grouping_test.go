@@ -104,6 +104,10 @@ func TestAggregateFunctions(t *testing.T) {
 		// count.sql.out: several arguments, DISTINCT tuples.
 		{q: "SELECT count(a, b), count(DISTINCT a, b), count(DISTINCT 3, 2) FROM VALUES (1, 1), (1, 2), (2, 1), (1, 1), (null, 2), (1, null), (null, null) AS testData(a, b)",
 			schema: "struct<count(a, b):bigint,count(DISTINCT a, b):bigint,count(DISTINCT 3, 2):bigint>", rows: []string{"4\t3\t1"}},
+		// Decimals: sum(decimal(p,s)) is decimal(p+10,s), avg decimal(p+4,s+4), in a window too.
+		{q: "SELECT sum(d), avg(d), sum(d) OVER (), avg(d) OVER (ORDER BY d ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) AS m FROM VALUES (CAST(1 AS DECIMAL(5,2))), (2.5) AS t(d) GROUP BY d ORDER BY d",
+			schema: "struct<sum(d):decimal(15,2),avg(d):decimal(9,6),sum(d) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING):decimal(15,2),m:decimal(9,6)>",
+			rows:   []string{"1.00\t1.000000\t3.50\t1.000000", "2.50\t2.500000\t3.50\t1.750000"}},
 		// Over no rows.
 		{q: "SELECT count_if(a > 0), bool_and(a > 0), stddev(a), percentile(a, 0.5), min_by(a, a), approx_count_distinct(a) FROM VALUES (1) AS t(a) WHERE a > 5",
 			rows: []string{"0\tNULL\tNULL\tNULL\tNULL\t0"}},
