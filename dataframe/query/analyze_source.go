@@ -189,28 +189,17 @@ func (a *analyzer) tableFunction(x *FunctionRef) (rel, error) {
 	r := &exprResolver{a: a, sc: &scope{}, clause: "range"}
 	vals := make([]int64, len(x.Args))
 	for i, e := range x.Args {
-		v, err := a.rowCount("range", e)
+		c, err := r.resolve(e)
 		if err != nil {
-			// A negative bound or step is fine here; rowCount refuses it.
-			lit, rerr := r.resolve(e)
-			c, ok := lit.(*rLit)
-			if rerr != nil || !ok {
-				return rel{}, err
-			}
-			switch n := c.v.(type) {
-			case int32:
-				v = int64(n)
-			case int64:
-				v = n
-			case int16:
-				v = int64(n)
-			case int8:
-				v = int64(n)
-			default:
-				return rel{}, err
-			}
+			return rel{}, err
 		}
-		vals[i] = v
+		lit, ok := c.(*rLit)
+		if !ok {
+			return rel{}, errorf(e.Position(), "range: %s is not a constant", e)
+		}
+		if vals[i], ok = intConst(lit.v); !ok {
+			return rel{}, errorf(e.Position(), "range: %s is not an integer", e)
+		}
 	}
 	n := &lRange{end: vals[0], step: 1, name: "id"}
 	if len(vals) >= 2 {

@@ -379,17 +379,8 @@ func literalDecimal(l *rLit) (arrow.DataType, bool) {
 	if l.name != "" {
 		return nil, false // folded from an expression: not a literal to Spark
 	}
-	var n int64
-	switch v := l.v.(type) {
-	case int8:
-		n = int64(v)
-	case int16:
-		n = int64(v)
-	case int32:
-		n = int64(v)
-	case int64:
-		n = v
-	default:
+	n, ok := intConst(l.v)
+	if !ok {
 		return nil, false
 	}
 	digits := int32(len(fmt.Sprint(n)))
@@ -470,4 +461,19 @@ func decimalResult(op string, a, b arrow.DataType) arrow.DataType {
 		s := max(s1, s2)
 		return adjustDecimal(min(p1-s1, p2-s2)+s, s)
 	}
+}
+
+// intConst is an integer constant's value (int8 to int64).
+func intConst(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int8:
+		return int64(n), true
+	case int16:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	}
+	return 0, false
 }
