@@ -132,12 +132,7 @@ func bindPercentile(r *exprResolver, c *aggCall, x *Call) error {
 			lit, ok := c.args[2].(*rLit)
 			n, isInt := int64(0), false
 			if ok {
-				switch a := lit.v.(type) {
-				case int32:
-					n, isInt = int64(a), true
-				case int64:
-					n, isInt = a, true
-				}
+				n, isInt = intConst(lit.v)
 			}
 			if !isInt || n <= 0 {
 				return errorf(x.Args[2].Position(), "%s: the accuracy must be a positive integer constant, got %s", x, c.args[2].sql())
@@ -160,15 +155,10 @@ func bindPercentile(r *exprResolver, c *aggCall, x *Call) error {
 
 // literalFloat is a numeric constant as a float64.
 func literalFloat(l *rLit) (float64, bool) {
+	if n, ok := intConst(l.v); ok {
+		return float64(n), true
+	}
 	switch v := l.v.(type) {
-	case int8:
-		return float64(v), true
-	case int16:
-		return float64(v), true
-	case int32:
-		return float64(v), true
-	case int64:
-		return float64(v), true
 	case float32:
 		return float64(v), true
 	case float64:

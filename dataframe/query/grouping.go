@@ -440,19 +440,13 @@ func pruneExpand(x *lExpand, need []bool) (lnode, []int) {
 }
 
 func (pp *physPlanner) physExpand(x *lExpand) (*node, error) {
-	in, err := pp.build(x.in)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := compileAll(x.keys)
-	if err != nil {
-		return nil, err
-	}
-	out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
-	out.open = func(e *env, ins []op) (op, error) {
-		return &expandOp{in: ins[0], x: x, keys: keys, schema: out.schema, e: e}, nil
-	}
-	return out, nil
+	return pp.unary(x.in, x.keys, func(in *node, keys []*cexpr) *node {
+		out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
+		out.open = func(e *env, ins []op) (op, error) {
+			return &expandOp{in: ins[0], x: x, keys: keys, schema: out.schema, e: e}, nil
+		}
+		return out
+	})
 }
 
 type expandOp struct {

@@ -134,31 +134,22 @@ func firstRank(c rex, col int) bool {
 }
 
 func (pp *physPlanner) physTopOne(x *lTopOne) (*node, error) {
-	in, err := pp.build(x.in)
-	if err != nil {
-		return nil, err
-	}
-	part, err := compileAll(x.part)
-	if err != nil {
-		return nil, err
-	}
-	var orderX []rex
+	exprs := append([]rex(nil), x.part...)
 	for _, o := range x.order {
-		orderX = append(orderX, o.x)
+		exprs = append(exprs, o.x)
 	}
-	order, err := compileAll(orderX)
-	if err != nil {
-		return nil, err
-	}
-	keys := make([]sortKey, len(x.order))
-	for i, o := range x.order {
-		keys[i] = sortKey{x: order[i], desc: o.desc, nullsFirst: o.nullsFirst}
-	}
-	out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
-	out.open = func(e *env, ins []op) (op, error) {
-		return &topOneOp{in: ins[0], e: e, part: part, keys: keys, ties: x.ties, inSchema: in.schema, schema: out.schema}, nil
-	}
-	return out, nil
+	return pp.unary(x.in, exprs, func(in *node, c []*cexpr) *node {
+		part, order := c[:len(x.part)], c[len(x.part):]
+		keys := make([]sortKey, len(x.order))
+		for i, o := range x.order {
+			keys[i] = sortKey{x: order[i], desc: o.desc, nullsFirst: o.nullsFirst}
+		}
+		out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
+		out.open = func(e *env, ins []op) (op, error) {
+			return &topOneOp{in: ins[0], e: e, part: part, keys: keys, ties: x.ties, inSchema: in.schema, schema: out.schema}, nil
+		}
+		return out
+	})
 }
 
 // topOneOp keeps the rank-1 rows of each partition key. The rows kept are

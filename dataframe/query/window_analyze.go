@@ -289,15 +289,9 @@ func (r *exprResolver) offsetFunction(x *Call, name string, args []rex, f *winFu
 
 // constInt is a constant int argument (an offset, a position).
 func (r *exprResolver) constInt(x *Call, e rex, src Expr) (int64, error) {
-	lit, ok := e.(*rLit)
-	if ok {
-		switch v := lit.v.(type) {
-		case int8:
-			return int64(v), nil
-		case int16:
-			return int64(v), nil
-		case int32:
-			return int64(v), nil
+	if lit, ok := e.(*rLit); ok {
+		if n, ok := intConst(lit.v); ok && n == int64(int32(n)) {
+			return n, nil
 		}
 	}
 	return 0, errorf(src.Position(), "%s: %s must be a constant int", x, src)
@@ -458,15 +452,10 @@ func (r *exprResolver) frameBound(w *WindowFrame, b FrameBound, order []winOrder
 // for comparing the two ends of a frame.
 func signedValue(l *rLit, kind string) any {
 	neg := kind == Preceding
+	if n, ok := intConst(l.v); ok {
+		return signed(n, neg)
+	}
 	switch v := l.v.(type) {
-	case int8:
-		return signed(int64(v), neg)
-	case int16:
-		return signed(int64(v), neg)
-	case int32:
-		return signed(int64(v), neg)
-	case int64:
-		return signed(v, neg)
 	case float32:
 		if neg {
 			return -float64(v)
