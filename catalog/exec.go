@@ -64,9 +64,22 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 	switch x := st.(type) {
 	case *sql.CreateTable:
 		return s.execCreate(ctx, x)
+	case *sql.CreateView:
+		if err := s.execCreateView(ctx, x); err != nil {
+			return nil, err
+		}
+		return noColumns()
+	case *sql.DropView:
+		if err := s.execDropView(x); err != nil {
+			return nil, err
+		}
+		return noColumns()
 	case *sql.DropTable:
 		cat, err := s.needCatalog()
 		if err != nil {
+			return nil, err
+		}
+		if err := s.dropManagedData(ctx, cat, nsOf(x.Table), x.Table.Name); err != nil {
 			return nil, err
 		}
 		if err := cat.Drop(ctx, nsOf(x.Table), x.Table.Name, x.IfExists); err != nil {
@@ -82,9 +95,12 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 		if err != nil {
 			return nil, err
 		}
-		rows := make([][]any, len(tables))
-		for i, t := range tables {
-			rows[i] = []any{t.Namespace, t.Name, false}
+		rows := make([][]any, 0, len(tables))
+		for _, t := range tables {
+			rows = append(rows, []any{t.Namespace, t.Name, false})
+		}
+		for _, v := range s.Views() {
+			rows = append(rows, []any{"", v, true})
 		}
 		return jsonframe.FromValues([]string{"namespace", "tableName", "isTemporary"}, rows)
 	case *sql.ShowNamespaces:
@@ -138,6 +154,12 @@ func (s *Session) execCreate(ctx context.Context, x *sql.CreateTable) (*datafram
 	cat, err := s.needCatalog()
 	if err != nil {
 		return nil, err
+	}
+	if x.Using != "" {
+		return s.execCreateManaged(ctx, cat, x)
+	}
+	if x.Query != nil {
+		return nil, fmt.Errorf("creating %s: CREATE TABLE … AS query needs USING parquet", tableRef(x.Table))
 	}
 	t := Table{
 		Namespace:  nsOf(x.Table),
@@ -276,6 +298,10 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 		// table's payload) takes whole rows of another shape as they are.
 		whole := sameFields(fields, defaultFields(r.conn, r.typ))
 		if f, err = alignQuery(target, f, x.Columns, fields, whole); err != nil {
+			return nil, err
+		}
+	} else if needsCasts(fields) {
+		if f, err = s.valuesByCast(ctx, target, x, fields); err != nil {
 			return nil, err
 		}
 	} else {

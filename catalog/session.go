@@ -56,6 +56,7 @@ type Session struct {
 
 	mu       sync.RWMutex
 	settings map[string]string
+	views    map[string]*view // temporary views by lower-case name (views.go)
 
 	logMu sync.Mutex
 	logW  io.Writer

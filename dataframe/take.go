@@ -311,6 +311,14 @@ func takeFixed(mem memory.Allocator, src *memory.Buffer, off int64, spans []span
 		return buf
 	}
 	dst, vals := buf.Bytes(), src.Bytes()
+	switch width {
+	case 8:
+		takeWords[uint64](dst, vals, off, spans)
+		return buf
+	case 4:
+		takeWords[uint32](dst, vals, off, spans)
+		return buf
+	}
 	w := int64(width)
 	var pos int64
 	for _, s := range spans {
@@ -318,6 +326,25 @@ func takeFixed(mem memory.Allocator, src *memory.Buffer, off int64, spans []span
 		pos += int64(copy(dst[pos:], vals[from:from+s.n*w]))
 	}
 	return buf
+}
+
+// takeWords copies the spans of T-sized values: a one-value span (a
+// random order's) by assignment, not a copy call.
+func takeWords[T uint32 | uint64](dst, vals []byte, off int64, spans []span) {
+	var zero T
+	size := int(unsafe.Sizeof(zero))
+	d := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)/size)
+	v := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(vals))), len(vals)/size)
+	k := 0
+	for _, s := range spans {
+		from := off + s.start
+		if s.n == 1 {
+			d[k] = v[from]
+			k++
+			continue
+		}
+		k += copy(d[k:], v[from:from+s.n])
+	}
 }
 
 // takeOffsets builds the offsets of the selected variable-width values

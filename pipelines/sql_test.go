@@ -30,7 +30,7 @@ func TestParseQuery(t *testing.T) {
 	require.Equal(t, "ns.tbl", q.From)
 	require.True(t, q.FromTable)
 	sel := q.ast.(*query.Select)
-	require.Equal(t, int64(10), *sel.Limit)
+	require.Equal(t, "10", sel.Limit.String())
 	require.Len(t, sel.Items, 3)
 
 	q, err = parseQuery("SELECT * FROM items -- all of it\n")
@@ -57,7 +57,7 @@ func TestQueryAndFilterErrors(t *testing.T) {
 		{src: "a = = 1", want: "line 1, column 5: ", filter: true},
 		{src: "a = 1\n  AND = 2", want: "line 2, column 7: ", filter: true},
 		{src: "a = 1 LIMIT 3", want: "a filter is a WHERE expression only", filter: true},
-		{src: "a INTERSECT b", want: "line 1, column 3: INTERSECT is not supported", filter: true},
+		{src: "a CLUSTER BY b", want: "line 1, column 3: CLUSTER BY is not supported", filter: true},
 	}
 	for _, tt := range tests {
 		var err error

@@ -51,15 +51,18 @@ type Property struct {
 	Pos   Pos
 }
 
-// CreateTable is CREATE [EXTERNAL] TABLE [IF NOT EXISTS] ns.t [(…)] [LOCATION '…'] [TBLPROPERTIES (…)].
+// CreateTable is CREATE [EXTERNAL] TABLE [IF NOT EXISTS] ns.t [(…)]
+// [USING format] [LOCATION '…'] [TBLPROPERTIES (…)] [AS query].
 type CreateTable struct {
 	stmtBase
 	External    bool
 	IfNotExists bool
 	Table       TableName
 	Columns     []ColumnDef
+	Using       string // a data source format (parquet): a table Sluice stores itself
 	Location    string
 	Properties  []Property
+	Query       *Select // AS query: the table's columns and first rows
 }
 
 // DropTable is DROP TABLE [IF EXISTS] ns.t.
@@ -82,6 +85,27 @@ type ShowNamespaces struct{ stmtBase }
 type Describe struct {
 	stmtBase
 	Table TableName
+}
+
+// CreateView is `CREATE [OR REPLACE] TEMPORARY VIEW [IF NOT EXISTS] v
+// [(col, …)] AS query`: a name for a query that lives as long as the
+// session (docs/sql.md#views).
+type CreateView struct {
+	stmtBase
+	Name        string
+	Global      bool // GLOBAL TEMPORARY: named global_temp.v
+	Columns     []string
+	Replace     bool
+	IfNotExists bool
+	Query       query.Query
+}
+
+// DropView is `DROP VIEW [IF EXISTS] v` (or global_temp.v).
+type DropView struct {
+	stmtBase
+	Name     string
+	Global   bool
+	IfExists bool
 }
 
 // Set is `SET` (HasKey false: list all), `SET k` (show one) or `SET k=v`.

@@ -20,13 +20,14 @@ type Kind int
 
 // Token kinds.
 const (
-	EOF      Kind = iota
-	Ident         // a bare identifier or keyword
-	QuotedID      // a back-quoted identifier (never a keyword)
-	String        // a single- or double-quoted string; Text is the unquoted value
-	Number        // an integer or decimal literal
-	Symbol        // punctuation and operators: ( ) , . ; * = != <> < <= > >= - + :
-	Illegal       // a character the dialect does not know, or an unterminated quote
+	EOF       Kind = iota
+	Ident          // a bare identifier or keyword
+	QuotedID       // a back-quoted identifier (never a keyword)
+	String         // a single- or double-quoted string; Text is the unquoted value
+	Number         // an integer or decimal literal
+	Symbol         // punctuation and operators: ( ) , . ; * = != <> < <= > >= - + :
+	Illegal        // a character the dialect does not know, or an unterminated quote
+	HexString      // X'0A1B': a binary literal; Text is the hex digits
 )
 
 // Token is one lexical token. Text is the identifier, the unquoted string
@@ -168,6 +169,13 @@ func (l *lexer) next() Token {
 	c := l.src[l.off]
 	tok := Token{Pos: start}
 	switch {
+	case (c == 'x' || c == 'X') && l.off+1 < len(l.src) && l.src[l.off+1] == '\'':
+		// X'…': a binary literal in hex digits.
+		l.advance(1)
+		l.quoted(&tok, '\'', true)
+		if tok.Kind == String {
+			tok.Kind = HexString
+		}
 	case (c == 'r' || c == 'R') && l.off+1 < len(l.src) && (l.src[l.off+1] == '\'' || l.src[l.off+1] == '"'):
 		// r'…': a raw string, backslashes as they are.
 		l.advance(1)
@@ -202,6 +210,10 @@ func (l *lexer) next() Token {
 				n = m
 			}
 		}
+		// A type suffix: 1Y, 1S, 1L, 1.5D, 1.5F, 1.5BD.
+		if k := numberSuffix(l.src[l.off+n:]); k > 0 {
+			n += k
+		}
 		tok.Kind, tok.Text = Number, l.src[l.off:l.off+n]
 		l.advance(n)
 		if l.off < len(l.src) && isIdentStart(l.src[l.off]) {
@@ -219,14 +231,14 @@ func (l *lexer) next() Token {
 		if l.off+1 < len(l.src) {
 			two = l.src[l.off : l.off+2]
 		}
-		if l.off+2 < len(l.src) && l.src[l.off:l.off+3] == "<=>" {
-			two = "<=>"
+		if l.off+2 < len(l.src) && (l.src[l.off:l.off+3] == "<=>" || l.src[l.off:l.off+3] == ">>>") {
+			two = l.src[l.off : l.off+3]
 		}
 		switch two {
-		case "<=>":
+		case "<=>", ">>>":
 			tok.Kind, tok.Text = Symbol, two
 			l.advance(3)
-		case "!=", "<>", "<=", ">=", "||", "==":
+		case "!=", "<>", "<=", ">=", "||", "==", "<<", ">>":
 			tok.Kind, tok.Text = Symbol, two
 			l.advance(2)
 		default:
@@ -250,6 +262,25 @@ func (l *lexer) next() Token {
 	tok.End = l.off
 	tok.Raw = l.src[start.Offset:l.off]
 	return tok
+}
+
+// numberSuffix is the length of a literal's type suffix at the start of
+// rest (Y, S, L, D, F or BD, any case, not followed by a letter or digit),
+// or 0.
+func numberSuffix(rest string) int {
+	k := 0
+	switch {
+	case len(rest) >= 2 && strings.EqualFold(rest[:2], "bd"):
+		k = 2
+	case len(rest) >= 1 && strings.ContainsRune("ySlLdDfFYs", rune(rest[0])):
+		k = 1
+	default:
+		return 0
+	}
+	if len(rest) > k && isIdentPart(rest[k]) {
+		return 0
+	}
+	return k
 }
 
 // quoted scans a quoted string or back-quoted identifier; a doubled quote

@@ -228,8 +228,12 @@ func (p *parser) statement() (Statement, error) {
 		err error
 	)
 	switch {
+	case t.isKeyword("CREATE") && p.isCreateView():
+		s, err = p.createView(base)
 	case t.isKeyword("CREATE"):
 		s, err = p.createTable(base)
+	case t.isKeyword("DROP") && p.peekAt(1).isKeyword("VIEW"):
+		s, err = p.dropView(base)
 	case t.isKeyword("DROP"):
 		s, err = p.dropTable(base)
 	case t.isKeyword("SHOW"):
@@ -240,7 +244,7 @@ func (p *parser) statement() (Statement, error) {
 		return p.set(base)
 	case t.isKeyword("RESET"):
 		return p.reset(base)
-	case t.isKeyword("SELECT"), t.isKeyword("WITH"), t.Kind == Symbol && t.Text == "(":
+	case t.isKeyword("SELECT"), t.isKeyword("WITH"), t.isKeyword("VALUES"), t.Kind == Symbol && t.Text == "(":
 		s, err = p.selectStmt(base)
 	case t.isKeyword("EXPLAIN"):
 		p.next()
@@ -324,16 +328,10 @@ func (p *parser) createTable(base stmtBase) (Statement, error) {
 	if _, err := p.expectKeyword("TABLE"); err != nil {
 		return nil, err
 	}
-	if p.acceptKeyword("IF") {
-		if _, err := p.expectKeyword("NOT"); err != nil {
-			return nil, err
-		}
-		if _, err := p.expectKeyword("EXISTS"); err != nil {
-			return nil, err
-		}
-		s.IfNotExists = true
-	}
 	var err error
+	if s.IfNotExists, err = p.ifNotExists(); err != nil {
+		return nil, err
+	}
 	if s.Table, err = p.tableName(); err != nil {
 		return nil, err
 	}
@@ -362,6 +360,28 @@ func (p *parser) createTable(base stmtBase) (Statement, error) {
 	for {
 		t := p.peek()
 		switch {
+		case t.isKeyword("USING") && s.Using == "":
+			p.next()
+			f, err := p.ident("a data source format after USING (parquet)")
+			if err != nil {
+				return nil, err
+			}
+			s.Using = f.Text
+		case t.isKeyword("COMMENT"):
+			p.next()
+			if v := p.next(); v.Kind != String {
+				return nil, p.unexpected(v, "a quoted comment")
+			}
+		case t.isKeyword("OPTIONS"), t.isKeyword("PARTITIONED"), t.isKeyword("CLUSTERED"):
+			return nil, p.errorf(t.Pos, "CREATE TABLE … %s is not supported", strings.ToUpper(t.Text))
+		case t.isKeyword("AS"):
+			p.next()
+			q, err := p.selectStmt(stmtBase{N: p.n, Pos: p.peek().Pos})
+			if err != nil {
+				return nil, err
+			}
+			s.Query = q
+			return s, nil
 		case t.isKeyword("LOCATION"):
 			if haveLoc {
 				return nil, p.errorf(t.Pos, "LOCATION given twice")
@@ -415,6 +435,11 @@ func (p *parser) columnDef() (ColumnDef, error) {
 					goto done
 				}
 				depth--
+			case ">>", ">>>": // the ends of nested types: array<array<int>>
+				depth -= len(t.Text)
+				if depth < 0 {
+					goto done
+				}
 			case "<>": // `struct<>`
 			case ",":
 				if depth == 0 {
@@ -507,19 +532,134 @@ func (p *parser) properties() ([]Property, error) {
 	}
 }
 
+// ifNotExists reads an optional IF NOT EXISTS.
+func (p *parser) ifNotExists() (bool, error) {
+	if !p.acceptKeyword("IF") {
+		return false, nil
+	}
+	if _, err := p.expectKeyword("NOT"); err != nil {
+		return false, err
+	}
+	_, err := p.expectKeyword("EXISTS")
+	return err == nil, err
+}
+
+// ifExists reads an optional IF EXISTS.
+func (p *parser) ifExists() (bool, error) {
+	if !p.acceptKeyword("IF") {
+		return false, nil
+	}
+	_, err := p.expectKeyword("EXISTS")
+	return err == nil, err
+}
+
+// isCreateView says whether the CREATE ahead creates a view.
+func (p *parser) isCreateView() bool {
+	for k := 1; k < 6; k++ {
+		t := p.peekAt(k)
+		switch {
+		case t.isKeyword("VIEW"):
+			return true
+		case t.isKeyword("OR"), t.isKeyword("REPLACE"), t.isKeyword("GLOBAL"), t.isKeyword("TEMPORARY"), t.isKeyword("TEMP"):
+		default:
+			return false
+		}
+	}
+	return false
+}
+
+// createView reads CREATE [OR REPLACE] [GLOBAL] TEMPORARY|TEMP VIEW [IF NOT
+// EXISTS] name [(col [COMMENT '…'], …)] AS query.
+func (p *parser) createView(base stmtBase) (Statement, error) {
+	p.next() // CREATE
+	s := &CreateView{stmtBase: base}
+	if p.acceptKeyword("OR") {
+		if _, err := p.expectKeyword("REPLACE"); err != nil {
+			return nil, err
+		}
+		s.Replace = true
+	}
+	s.Global = p.acceptKeyword("GLOBAL")
+	if t := p.peek(); !p.acceptKeyword("TEMPORARY", "TEMP") {
+		return nil, p.errorf(t.Pos, "CREATE VIEW (a view kept in the catalog) is not supported; use CREATE TEMPORARY VIEW")
+	}
+	if _, err := p.expectKeyword("VIEW"); err != nil {
+		return nil, err
+	}
+	var err error
+	if s.IfNotExists, err = p.ifNotExists(); err != nil {
+		return nil, err
+	}
+	name, err := p.ident("a view name")
+	if err != nil {
+		return nil, err
+	}
+	if p.peek().Text == "." {
+		return nil, p.errorf(p.peek().Pos, "a temporary view's name has one part (no namespace; a GLOBAL one is global_temp.name)")
+	}
+	s.Name = name.Text
+	if p.acceptSymbol("(") {
+		for {
+			c, err := p.ident("a column name")
+			if err != nil {
+				return nil, err
+			}
+			s.Columns = append(s.Columns, c.Text)
+			if p.acceptKeyword("COMMENT") {
+				if v := p.next(); v.Kind != String {
+					return nil, p.unexpected(v, "a quoted comment")
+				}
+			}
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.unexpected(p.peek(), `"," or ")"`)
+		}
+	}
+	if _, err := p.expectKeyword("AS"); err != nil {
+		return nil, err
+	}
+	if s.Query, err = p.queryExpr(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+func (p *parser) dropView(base stmtBase) (Statement, error) {
+	p.next() // DROP
+	p.next() // VIEW
+	s := &DropView{stmtBase: base}
+	var err error
+	if s.IfExists, err = p.ifExists(); err != nil {
+		return nil, err
+	}
+	name, err := p.ident("a view name")
+	if err != nil {
+		return nil, err
+	}
+	s.Name = name.Text
+	if strings.EqualFold(name.Text, "global_temp") && p.acceptSymbol(".") {
+		n, err := p.fieldIdent("a view name after global_temp.")
+		if err != nil {
+			return nil, err
+		}
+		s.Name, s.Global = n.Text, true
+	}
+	return s, nil
+}
+
 func (p *parser) dropTable(base stmtBase) (Statement, error) {
 	p.next() // DROP
 	if _, err := p.expectKeyword("TABLE"); err != nil {
 		return nil, err
 	}
 	s := &DropTable{stmtBase: base}
-	if p.acceptKeyword("IF") {
-		if _, err := p.expectKeyword("EXISTS"); err != nil {
-			return nil, err
-		}
-		s.IfExists = true
-	}
 	var err error
+	if s.IfExists, err = p.ifExists(); err != nil {
+		return nil, err
+	}
 	s.Table, err = p.tableName()
 	return s, err
 }

@@ -1,8 +1,7 @@
 package sql
 
 import (
-	"math"
-	"strconv"
+	"fmt"
 	"strings"
 
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -18,13 +17,11 @@ import (
 // notSupported names Spark SQL words that begin a construct the dialect
 // lacks.
 var notSupported = map[string]string{
-	"INTERSECT": "INTERSECT", "EXCEPT": "EXCEPT", "MINUS": "MINUS", "NATURAL": "NATURAL JOIN",
-	"SEMI": "SEMI JOIN", "ANTI": "ANTI JOIN", "WINDOW": "WINDOW", "CLUSTER": "CLUSTER BY",
+	"CLUSTER":    "CLUSTER BY",
 	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
-	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE", "RLIKE": "RLIKE", "REGEXP": "REGEXP",
-	"EXISTS": "EXISTS", "OVER": "a window function (OVER)", "INTERVAL": "INTERVAL", "ROLLUP": "ROLLUP",
-	"CUBE": "CUBE", "GROUPING": "GROUPING SETS", "DIV": "DIV", "FILTER": "FILTER (…)",
-	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE", "VALUES": "VALUES as a query",
+	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE",
+	"EXISTS": "EXISTS", "INTERVAL": "INTERVAL",
+	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE",
 }
 
 // unsupportedAt is the error for t when it starts an unsupported construct,
@@ -37,7 +34,7 @@ func (p *parser) unsupportedAt(t Token) error {
 	}
 	if t.Kind == Symbol {
 		switch t.Text {
-		case "&", "|", "^", "~", "!":
+		case "!":
 			return p.errorf(t.Pos, "the operator %s is not supported", t.Text)
 		}
 	}
@@ -68,8 +65,7 @@ func (p *parser) selectStmt(base stmtBase) (*Select, error) {
 	return &Select{stmtBase: base, Query: q}, nil
 }
 
-// queryExpr is [WITH …] block {UNION [ALL] block} [ORDER BY …] [LIMIT n
-// [OFFSET m]].
+// queryExpr is [WITH …] setExpr [ORDER BY …] [LIMIT n [OFFSET m]].
 func (p *parser) queryExpr() (query.Query, error) {
 	start := p.peek()
 	var with []query.CTE
@@ -82,41 +78,38 @@ func (p *parser) queryExpr() (query.Query, error) {
 			if err != nil {
 				return nil, err
 			}
+			cte := query.CTE{Name: name.Text, Pos: name.Pos}
+			if p.acceptSymbol("(") {
+				if cte.Columns, err = p.columnNames(); err != nil {
+					return nil, err
+				}
+				if _, err := p.expectSymbol(")"); err != nil {
+					return nil, err
+				}
+			}
 			if _, err := p.expectKeyword("AS"); err != nil {
 				return nil, err
 			}
 			if _, err := p.expectSymbol("("); err != nil {
 				return nil, err
 			}
-			q, err := p.parenQueryRest()
-			if err != nil {
+			if cte.Query, err = p.parenQueryRest(); err != nil {
 				return nil, err
 			}
-			with = append(with, query.CTE{Name: name.Text, Query: q, Pos: name.Pos})
+			for _, c := range with {
+				if strings.EqualFold(c.Name, cte.Name) {
+					return nil, p.errorf(name.Pos, "the WITH query %s is defined twice", name.Text)
+				}
+			}
+			with = append(with, cte)
 			if !p.acceptSymbol(",") {
 				break
 			}
 		}
 	}
-	q, err := p.queryBlock()
+	q, err := p.setExpr()
 	if err != nil {
 		return nil, err
-	}
-	for {
-		t := p.peek()
-		if !t.isKeyword("UNION") {
-			break
-		}
-		p.next()
-		all := p.acceptKeyword("ALL")
-		if !all {
-			p.acceptKeyword("DISTINCT")
-		}
-		r, err := p.queryBlock()
-		if err != nil {
-			return nil, err
-		}
-		q = &query.SetOp{Op: "UNION", All: all, L: q, R: r, Pos: t.Pos}
 	}
 	order, limit, offset, err := p.orderLimit()
 	if err != nil {
@@ -125,7 +118,7 @@ func (p *parser) queryExpr() (query.Query, error) {
 	switch x := q.(type) {
 	case *query.Select:
 		if order != nil || limit != nil || offset != nil {
-			if x.OrderBy != nil || x.Limit != nil {
+			if x.OrderBy != nil || x.Limit != nil || x.Offset != nil {
 				// (SELECT … LIMIT 1) ORDER BY …: wrap.
 				q = &query.Select{Items: []query.SelectItem{{Expr: &query.Star{Pos: start.Pos}, Pos: start.Pos}},
 					From: &query.SubqueryRef{Query: x, Pos: start.Pos}, Pos: start.Pos}
@@ -139,6 +132,59 @@ func (p *parser) queryExpr() (query.Query, error) {
 		x.With = with
 	}
 	return q, nil
+}
+
+// setExpr is term {(UNION | EXCEPT | MINUS) [ALL | DISTINCT] term}, where
+// INTERSECT binds tighter than UNION and EXCEPT (as in Spark and the SQL
+// standard).
+func (p *parser) setExpr() (query.Query, error) {
+	q, err := p.intersectTerm()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("UNION") && !t.isKeyword("EXCEPT") && !t.isKeyword("MINUS") {
+			return q, nil
+		}
+		p.next()
+		op := strings.ToUpper(t.Text)
+		if op == "MINUS" {
+			op = "EXCEPT"
+		}
+		all := p.acceptKeyword("ALL")
+		if !all {
+			p.acceptKeyword("DISTINCT")
+		}
+		r, err := p.intersectTerm()
+		if err != nil {
+			return nil, err
+		}
+		q = &query.SetOp{Op: op, All: all, L: q, R: r, Pos: t.Pos}
+	}
+}
+
+func (p *parser) intersectTerm() (query.Query, error) {
+	q, err := p.queryBlock()
+	if err != nil {
+		return nil, err
+	}
+	for {
+		t := p.peek()
+		if !t.isKeyword("INTERSECT") {
+			return q, nil
+		}
+		p.next()
+		all := p.acceptKeyword("ALL")
+		if !all {
+			p.acceptKeyword("DISTINCT")
+		}
+		r, err := p.queryBlock()
+		if err != nil {
+			return nil, err
+		}
+		q = &query.SetOp{Op: "INTERSECT", All: all, L: q, R: r, Pos: t.Pos}
+	}
 }
 
 // parenQueryRest reads a query and the `)` that closes it, once the `(`
@@ -160,6 +206,14 @@ func (p *parser) queryBlock() (query.Query, error) {
 		return p.parenQueryRest()
 	}
 	t := p.peek()
+	if t.isKeyword("VALUES") {
+		// VALUES (…), (…) as a query: SELECT * FROM the inline table.
+		v, err := p.values()
+		if err != nil {
+			return nil, err
+		}
+		return &query.Select{Items: []query.SelectItem{{Expr: &query.Star{Pos: t.Pos}, Pos: t.Pos}}, From: v, Pos: t.Pos}, nil
+	}
 	if !t.isKeyword("SELECT") {
 		return nil, p.fail(t, "SELECT")
 	}
@@ -167,8 +221,8 @@ func (p *parser) queryBlock() (query.Query, error) {
 	s := &query.Select{Pos: t.Pos}
 	if p.acceptKeyword("DISTINCT") {
 		s.Distinct = true
-	} else {
-		p.acceptKeyword("ALL")
+	} else if n := p.peekAt(1); !(n.Kind == Symbol && n.Text == ",") && !n.isKeyword("FROM") {
+		p.acceptKeyword("ALL") // SELECT ALL a; but SELECT all, b selects a column all
 	}
 	items, err := commaList(p, p.selectItem)
 	if err != nil {
@@ -190,14 +244,8 @@ func (p *parser) queryBlock() (query.Query, error) {
 		if _, err := p.expectKeyword("BY"); err != nil {
 			return nil, err
 		}
-		if t := p.peek(); t.isKeyword("GROUPING") || t.isKeyword("ROLLUP") || t.isKeyword("CUBE") {
-			return nil, p.unsupportedAt(t)
-		}
-		if s.GroupBy, err = commaList(p, p.expr); err != nil {
+		if s.GroupBy, err = p.groupBy(); err != nil {
 			return nil, err
-		}
-		if t := p.peek(); t.isKeyword("WITH") {
-			return nil, p.errorf(t.Pos, "WITH ROLLUP/CUBE is not supported")
 		}
 	}
 	if p.acceptKeyword("HAVING") {
@@ -205,73 +253,115 @@ func (p *parser) queryBlock() (query.Query, error) {
 			return nil, err
 		}
 	}
-	if t := p.peek(); t.Kind == Ident && notSupported[strings.ToUpper(t.Text)] != "" && !t.isKeyword("VALUES") {
+	if p.acceptKeyword("WINDOW") {
+		if s.Windows, err = p.windowClause(); err != nil {
+			return nil, err
+		}
+	}
+	if t := p.peek(); t.Kind == Ident && notSupported[strings.ToUpper(t.Text)] != "" {
 		return nil, p.unsupportedAt(t)
 	}
 	return s, nil
 }
 
-func (p *parser) orderLimit() ([]query.OrderItem, *int64, *int64, error) {
+// values is an inline table: VALUES row, … [[AS] alias [(col, …)]], a row
+// being (expr, …) or one expression.
+func (p *parser) values() (*query.ValuesRef, error) {
+	t := p.next() // VALUES
+	v := &query.ValuesRef{Pos: t.Pos}
+	for {
+		var row []query.Expr
+		if p.peek().Kind == Symbol && p.peek().Text == "(" && !p.startsQuery(1) {
+			p.next()
+			var err error
+			// A value may carry an alias (1 AS one), which Spark ignores.
+			if row, err = commaList(p, p.aliasedExpr); err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.fail(p.peek(), `"," or ")"`)
+			}
+		} else {
+			e, err := p.expr()
+			if err != nil {
+				return nil, err
+			}
+			row = []query.Expr{e}
+		}
+		v.Rows = append(v.Rows, row)
+		if !p.acceptSymbol(",") {
+			break
+		}
+	}
+	var err error
+	if v.Alias, v.Columns, err = p.tableAlias(); err != nil {
+		return nil, err
+	}
+	return v, nil
+}
+
+// aliasedExpr is an expression with an optional AS alias that is read
+// and dropped (VALUES (1 AS one)).
+func (p *parser) aliasedExpr() (query.Expr, error) {
+	e, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	if p.acceptKeyword("AS") {
+		if _, err := p.ident("an alias after AS"); err != nil {
+			return nil, err
+		}
+	}
+	return e, nil
+}
+
+// startsQuery says whether the token k ahead starts a query (SELECT, WITH,
+// VALUES).
+func (p *parser) startsQuery(k int) bool {
+	t := p.peekAt(k)
+	return t.isKeyword("SELECT") || t.isKeyword("WITH") || t.isKeyword("VALUES")
+}
+
+// tableAlias reads an optional `[AS] alias [(col, …)]`.
+func (p *parser) tableAlias() (string, []string, error) {
+	a, err := p.alias()
+	if err != nil || a == "" {
+		return a, nil, err
+	}
+	var cols []string
+	if p.acceptSymbol("(") {
+		if cols, err = p.columnNames(); err != nil {
+			return "", nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return "", nil, p.fail(p.peek(), `"," or ")"`)
+		}
+	}
+	return a, cols, nil
+}
+
+func (p *parser) orderLimit() ([]query.OrderItem, query.Expr, query.Expr, error) {
 	var order []query.OrderItem
+	var err error
 	if t := p.peek(); t.isKeyword("ORDER") {
 		p.next()
 		if _, err := p.expectKeyword("BY"); err != nil {
 			return nil, nil, nil, err
 		}
-		for {
-			e, err := p.expr()
-			if err != nil {
-				return nil, nil, nil, err
-			}
-			it := query.OrderItem{Expr: e}
-			if p.acceptKeyword("DESC") {
-				it.Desc = true
-			} else {
-				p.acceptKeyword("ASC")
-			}
-			if t := p.peek(); t.isKeyword("NULLS") {
-				p.next()
-				first := p.peek()
-				switch {
-				case p.acceptKeyword("FIRST"):
-					v := true
-					it.NullsFirst = &v
-				case p.acceptKeyword("LAST"):
-					v := false
-					it.NullsFirst = &v
-				default:
-					return nil, nil, nil, p.fail(first, "FIRST or LAST after NULLS")
-				}
-			}
-			order = append(order, it)
-			if !p.acceptSymbol(",") {
-				break
-			}
-		}
-	}
-	count := func(what string) (*int64, error) {
-		t := p.next()
-		if t.Kind != Number {
-			if t.isKeyword("ALL") && what == "LIMIT" {
-				return nil, nil
-			}
-			return nil, p.fail(t, "a row count after "+what)
-		}
-		n, err := strconv.ParseInt(t.Text, 10, 64)
-		if err != nil || n < 0 {
-			return nil, p.errorf(t.Pos, "%s %s is not a whole number of rows", what, t.Text)
-		}
-		return &n, nil
-	}
-	var limit, offset *int64
-	var err error
-	if p.acceptKeyword("LIMIT") {
-		if limit, err = count("LIMIT"); err != nil {
+		if order, err = p.orderItems(); err != nil {
 			return nil, nil, nil, err
 		}
 	}
+	var limit, offset query.Expr
+	if p.acceptKeyword("LIMIT") {
+		if !p.acceptKeyword("ALL") {
+			if limit, err = p.expr(); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+	}
 	if p.acceptKeyword("OFFSET") {
-		if offset, err = count("OFFSET"); err != nil {
+		if offset, err = p.expr(); err != nil {
 			return nil, nil, nil, err
 		}
 	}
@@ -308,23 +398,8 @@ func (p *parser) selectItem() (query.SelectItem, error) {
 		return query.SelectItem{Expr: &query.Star{Pos: t.Pos}, Pos: t.Pos}, nil
 	}
 	// t.* and ns.t.*
-	if (t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID) && p.peekAt(1).Text == "." {
-		k := 1
-		qual := []string{t.Text}
-		for p.peekAt(k).Kind == Symbol && p.peekAt(k).Text == "." {
-			nt := p.peekAt(k + 1)
-			if nt.Kind == Symbol && nt.Text == "*" {
-				for i := 0; i < k+1; i++ {
-					p.next()
-				}
-				return query.SelectItem{Expr: &query.Star{Qualifier: strings.Join(qual, "."), Pos: t.Pos}, Pos: t.Pos}, nil
-			}
-			if nt.Kind != Ident && nt.Kind != QuotedID {
-				break
-			}
-			qual = append(qual, nt.Text)
-			k += 2
-		}
+	if star, ok := p.qualifiedStar(); ok {
+		return query.SelectItem{Expr: star, Pos: t.Pos}, nil
 	}
 	e, err := p.expr()
 	if err != nil {
@@ -391,49 +466,10 @@ func (p *parser) fromClause() (query.Source, error) {
 			}
 			src = lv
 		case t.isKeyword("JOIN"), t.isKeyword("INNER"), t.isKeyword("LEFT"), t.isKeyword("RIGHT"),
-			t.isKeyword("FULL"), t.isKeyword("CROSS"), t.isKeyword("NATURAL"):
-			kind := query.InnerJoin
-			p.next()
-			switch strings.ToUpper(t.Text) {
-			case "NATURAL":
-				return nil, p.errorf(t.Pos, "NATURAL JOIN is not supported; use USING (…)")
-			case "LEFT", "RIGHT", "FULL":
-				kind = query.JoinKind(strings.ToUpper(t.Text))
-				if n := p.peek(); n.isKeyword("SEMI") || n.isKeyword("ANTI") {
-					return nil, p.errorf(n.Pos, "%s %s JOIN is not supported", strings.ToUpper(t.Text), strings.ToUpper(n.Text))
-				}
-				p.acceptKeyword("OUTER")
-			case "CROSS":
-				kind = query.CrossJoin
-			}
-			if !t.isKeyword("JOIN") {
-				if _, err := p.expectKeyword("JOIN"); err != nil {
-					return nil, err
-				}
-			}
-			r, err := p.sourceItem()
+			t.isKeyword("FULL"), t.isKeyword("CROSS"), t.isKeyword("NATURAL"), t.isKeyword("SEMI"), t.isKeyword("ANTI"):
+			j, err := p.join(src)
 			if err != nil {
 				return nil, err
-			}
-			j := &query.JoinRef{L: src, R: r, Kind: kind, Pos: t.Pos}
-			switch {
-			case p.acceptKeyword("ON"):
-				if j.On, err = p.expr(); err != nil {
-					return nil, err
-				}
-			case p.acceptKeyword("USING"):
-				if _, err := p.expectSymbol("("); err != nil {
-					return nil, err
-				}
-				var err error
-				if j.Using, err = p.columnNames(); err != nil {
-					return nil, err
-				}
-				if _, err := p.expectSymbol(")"); err != nil {
-					return nil, err
-				}
-			case kind != query.CrossJoin:
-				return nil, p.fail(p.peek(), "ON or USING after "+string(kind)+" JOIN")
 			}
 			src = j
 		default:
@@ -442,18 +478,108 @@ func (p *parser) fromClause() (query.Source, error) {
 	}
 }
 
+// join reads `[NATURAL] [INNER | CROSS | LEFT [OUTER | SEMI | ANTI] |
+// RIGHT [OUTER] | FULL [OUTER] | SEMI | ANTI] JOIN source [ON expr |
+// USING (cols)]` after its left side. Without a condition a join pairs
+// every row, as in Spark.
+func (p *parser) join(left query.Source) (query.Source, error) {
+	t := p.next()
+	j := &query.JoinRef{L: left, Kind: query.InnerJoin, Pos: t.Pos}
+	if t.isKeyword("NATURAL") {
+		j.Natural = true
+		t = p.next()
+	}
+	switch strings.ToUpper(t.Text) {
+	case "JOIN":
+	case "INNER":
+	case "CROSS":
+		j.Kind = query.CrossJoin
+	case "LEFT":
+		j.Kind = query.LeftJoin
+		switch {
+		case p.acceptKeyword("SEMI"):
+			j.Kind = query.SemiJoin
+		case p.acceptKeyword("ANTI"):
+			j.Kind = query.AntiJoin
+		default:
+			p.acceptKeyword("OUTER")
+		}
+	case "RIGHT", "FULL":
+		j.Kind = query.JoinKind(strings.ToUpper(t.Text))
+		p.acceptKeyword("OUTER")
+	case "SEMI":
+		j.Kind = query.SemiJoin
+	case "ANTI":
+		j.Kind = query.AntiJoin
+	default:
+		return nil, p.fail(t, "JOIN")
+	}
+	if !t.isKeyword("JOIN") {
+		if _, err := p.expectKeyword("JOIN"); err != nil {
+			return nil, err
+		}
+	}
+	r, err := p.sourceItem()
+	if err != nil {
+		return nil, err
+	}
+	j.R = r
+	switch {
+	case p.acceptKeyword("ON"):
+		if j.Natural {
+			return nil, p.errorf(p.last.Pos, "a NATURAL JOIN takes no ON condition")
+		}
+		if j.On, err = p.expr(); err != nil {
+			return nil, err
+		}
+	case p.acceptKeyword("USING"):
+		if j.Natural {
+			return nil, p.errorf(p.last.Pos, "a NATURAL JOIN takes no USING list")
+		}
+		if _, err := p.expectSymbol("("); err != nil {
+			return nil, err
+		}
+		if j.Using, err = p.columnNames(); err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, err
+		}
+	}
+	return j, nil
+}
+
 func (p *parser) sourceItem() (query.Source, error) {
 	t := p.peek()
+	if t.isKeyword("VALUES") {
+		return p.values()
+	}
 	if p.acceptSymbol("(") {
+		if !p.startsQuery(0) && !(p.peek().Kind == Symbol && p.peek().Text == "(") {
+			// (t JOIN u …) [alias [(cols)]]: a parenthesised FROM item.
+			inner, err := p.fromClause()
+			if err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.fail(p.peek(), `")"`)
+			}
+			alias, cols, err := p.tableAlias()
+			if err != nil || alias == "" {
+				return inner, err
+			}
+			star := []query.SelectItem{{Expr: &query.Star{Pos: t.Pos}, Pos: t.Pos}}
+			return &query.SubqueryRef{Query: &query.Select{Items: star, From: inner, Pos: t.Pos}, Alias: alias, Columns: cols, Pos: t.Pos}, nil
+		}
 		q, err := p.parenQueryRest()
 		if err != nil {
 			return nil, err
 		}
-		a, err := p.alias()
-		if err != nil {
+		sq := &query.SubqueryRef{Query: q, Pos: t.Pos}
+		if sq.Alias, sq.Columns, err = p.tableAlias(); err != nil {
 			return nil, err
 		}
-		return &query.SubqueryRef{Query: q, Alias: a, Pos: t.Pos}, nil
+		return sq, nil
 	}
 	if err := p.unsupportedAt(t); err != nil {
 		return nil, err
@@ -461,6 +587,23 @@ func (p *parser) sourceItem() (query.Source, error) {
 	first, err := p.ident("a table name")
 	if err != nil {
 		return nil, err
+	}
+	if first.Kind == Ident && p.peek().Kind == Symbol && p.peek().Text == "(" {
+		// A table-valued function: range(1, 5).
+		p.next()
+		fr := &query.FunctionRef{Name: first.Text, Pos: first.Pos}
+		if !p.acceptSymbol(")") {
+			if fr.Args, err = commaList(p, p.expr); err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.fail(p.peek(), `"," or ")"`)
+			}
+		}
+		if fr.Alias, fr.Columns, err = p.tableAlias(); err != nil {
+			return nil, err
+		}
+		return fr, nil
 	}
 	ref := &query.TableRef{Name: []string{first.Text}, Pos: first.Pos}
 	for p.acceptSymbol(".") {
@@ -476,7 +619,7 @@ func (p *parser) sourceItem() (query.Source, error) {
 	if n := p.peek(); n.isKeyword("TABLESAMPLE") {
 		return nil, p.unsupportedAt(n)
 	}
-	if ref.Alias, err = p.alias(); err != nil {
+	if ref.Alias, ref.Columns, err = p.tableAlias(); err != nil {
 		return nil, err
 	}
 	return ref, nil
@@ -537,7 +680,7 @@ func (p *parser) notExpr() (query.Expr, error) {
 var comparisons = map[string]bool{"=": true, "==": true, "!=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "<=>": true}
 
 func (p *parser) predicate() (query.Expr, error) {
-	l, err := p.additive()
+	l, err := p.bitOr()
 	if err != nil {
 		return nil, err
 	}
@@ -546,7 +689,7 @@ func (p *parser) predicate() (query.Expr, error) {
 		switch {
 		case t.Kind == Symbol && comparisons[t.Text]:
 			p.next()
-			r, err := p.additive()
+			r, err := p.bitOr()
 			if err != nil {
 				return nil, err
 			}
@@ -560,7 +703,23 @@ func (p *parser) predicate() (query.Expr, error) {
 			p.next()
 			not := p.acceptKeyword("NOT")
 			n := p.peek()
-			if n.isKeyword("TRUE") || n.isKeyword("FALSE") || n.isKeyword("DISTINCT") || n.isKeyword("UNKNOWN") {
+			if n.isKeyword("DISTINCT") {
+				// a IS [NOT] DISTINCT FROM b: NOT (a <=> b) / a <=> b.
+				p.next()
+				if _, err := p.expectKeyword("FROM"); err != nil {
+					return nil, err
+				}
+				r, err := p.additive()
+				if err != nil {
+					return nil, err
+				}
+				l = &query.Binary{Op: "<=>", L: l, R: r, Pos: t.Pos}
+				if !not {
+					l = &query.Unary{Op: "NOT", X: l, Pos: t.Pos}
+				}
+				continue
+			}
+			if n.isKeyword("TRUE") || n.isKeyword("FALSE") || n.isKeyword("UNKNOWN") {
 				return nil, p.errorf(n.Pos, "IS %s is not supported", strings.ToUpper(n.Text))
 			}
 			if _, err := p.expectKeyword("NULL"); err != nil {
@@ -572,7 +731,8 @@ func (p *parser) predicate() (query.Expr, error) {
 		not := false
 		if t.isKeyword("NOT") {
 			n := p.peekAt(1)
-			if !n.isKeyword("IN") && !n.isKeyword("BETWEEN") && !n.isKeyword("LIKE") && !n.isKeyword("ILIKE") {
+			if !n.isKeyword("IN") && !n.isKeyword("BETWEEN") && !n.isKeyword("LIKE") && !n.isKeyword("ILIKE") &&
+				!n.isKeyword("RLIKE") && !n.isKeyword("REGEXP") {
 				if err := p.unsupportedAt(n); err != nil {
 					return nil, err
 				}
@@ -615,14 +775,33 @@ func (p *parser) predicate() (query.Expr, error) {
 			l = &query.Between{X: l, Lo: lo, Hi: hi, Not: not, Pos: t.Pos}
 		case t.isKeyword("LIKE"), t.isKeyword("ILIKE"):
 			p.next()
+			lk := &query.Like{X: l, Not: not, ILike: t.isKeyword("ILIKE"), Pos: t.Pos}
 			if n := p.peek(); n.isKeyword("ANY") || n.isKeyword("ALL") || n.isKeyword("SOME") {
-				return nil, p.errorf(n.Pos, "LIKE %s is not supported", strings.ToUpper(n.Text))
+				// x LIKE ANY|SOME|ALL (p, …)
+				p.next()
+				lk.Quantifier = strings.ToUpper(n.Text)
+				if lk.Quantifier == "SOME" {
+					lk.Quantifier = "ANY"
+				}
+				if _, err := p.expectSymbol("("); err != nil {
+					return nil, err
+				}
+				if !p.acceptSymbol(")") {
+					if lk.Patterns, err = commaList(p, p.expr); err != nil {
+						return nil, err
+					}
+					if _, err := p.expectSymbol(")"); err != nil {
+						return nil, p.fail(p.peek(), `"," or ")"`)
+					}
+				}
+				l = lk
+				continue
 			}
 			pat, err := p.additive()
 			if err != nil {
 				return nil, err
 			}
-			lk := &query.Like{X: l, Pattern: pat, Not: not, ILike: t.isKeyword("ILIKE"), Pos: t.Pos}
+			lk.Pattern = pat
 			if p.acceptKeyword("ESCAPE") {
 				e := p.next()
 				if e.Kind != String || len([]rune(e.Text)) != 1 {
@@ -631,6 +810,13 @@ func (p *parser) predicate() (query.Expr, error) {
 				lk.Escape = []rune(e.Text)[0]
 			}
 			l = lk
+		case t.isKeyword("RLIKE"), t.isKeyword("REGEXP"):
+			p.next()
+			pat, err := p.additive()
+			if err != nil {
+				return nil, err
+			}
+			l = &query.Like{X: l, Pattern: pat, Not: not, Regex: true, Pos: t.Pos}
 		default:
 			if err := p.unsupportedAt(t); err != nil && t.Kind == Ident {
 				return nil, err
@@ -638,6 +824,26 @@ func (p *parser) predicate() (query.Expr, error) {
 			return l, nil
 		}
 	}
+}
+
+// Spark's precedence below comparisons: | then ^ then & then the shifts
+// << >> >>> then + - ||.
+func (p *parser) bitOr() (query.Expr, error) {
+	return p.chain(p.bitXor, func(t Token) bool { return t.Kind == Symbol && t.Text == "|" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) bitXor() (query.Expr, error) {
+	return p.chain(p.bitAnd, func(t Token) bool { return t.Kind == Symbol && t.Text == "^" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) bitAnd() (query.Expr, error) {
+	return p.chain(p.shift, func(t Token) bool { return t.Kind == Symbol && t.Text == "&" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) shift() (query.Expr, error) {
+	return p.chain(p.additive, func(t Token) bool {
+		return t.Kind == Symbol && (t.Text == "<<" || t.Text == ">>" || t.Text == ">>>")
+	}, func(t Token) string { return t.Text })
 }
 
 func (p *parser) additive() (query.Expr, error) {
@@ -648,9 +854,6 @@ func (p *parser) additive() (query.Expr, error) {
 	for {
 		t := p.peek()
 		if t.Kind != Symbol || t.Text != "+" && t.Text != "-" && t.Text != "||" {
-			if err := p.unsupportedAt(t); err != nil && t.Kind == Symbol {
-				return nil, err
-			}
 			return l, nil
 		}
 		p.next()
@@ -663,25 +866,21 @@ func (p *parser) additive() (query.Expr, error) {
 }
 
 func (p *parser) multiplicative() (query.Expr, error) {
-	if t := p.peek(); t.isKeyword("DIV") {
-		return nil, p.unsupportedAt(t)
-	}
-	var divErr error
-	e, err := p.chain(p.unary, func(t Token) bool {
-		if t.isKeyword("DIV") {
-			divErr = p.unsupportedAt(t)
-			return false
-		}
-		return t.Kind == Symbol && (t.Text == "*" || t.Text == "/" || t.Text == "%")
-	}, func(t Token) string { return t.Text })
-	if err == nil && divErr != nil {
-		return nil, divErr
-	}
-	return e, err
+	return p.chain(p.unary, func(t Token) bool {
+		return t.Kind == Symbol && (t.Text == "*" || t.Text == "/" || t.Text == "%") || t.isKeyword("DIV")
+	}, func(t Token) string { return strings.ToUpper(t.Text) })
 }
 
 func (p *parser) unary() (query.Expr, error) {
 	t := p.peek()
+	if t.Kind == Symbol && t.Text == "~" {
+		p.next()
+		x, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		return &query.Unary{Op: "~", X: x, Pos: t.Pos}, nil
+	}
 	if t.Kind == Symbol && (t.Text == "-" || t.Text == "+") {
 		p.next()
 		if n := p.peek(); n.Kind == Number {
@@ -696,10 +895,7 @@ func (p *parser) unary() (query.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
-		if t.Text == "+" {
-			return x, nil
-		}
-		return &query.Unary{Op: "-", X: x, Pos: t.Pos}, nil
+		return &query.Unary{Op: t.Text, X: x, Pos: t.Pos}, nil
 	}
 	x, err := p.primary()
 	if err != nil {
@@ -752,13 +948,43 @@ func (p *parser) primary() (query.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		if p.peek().Kind == Symbol && p.peek().Text == "," {
+			// (a, b): a struct, named_struct('a', a, 'b', b) as Spark's
+			// row constructor names its fields.
+			items := []query.Expr{x}
+			for p.acceptSymbol(",") {
+				e, err := p.expr()
+				if err != nil {
+					return nil, err
+				}
+				items = append(items, e)
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.fail(p.peek(), `"," or ")"`)
+			}
+			c := &query.Call{Name: "named_struct", Pos: t.Pos}
+			for i, e := range items {
+				name := fmt.Sprintf("col%d", i+1)
+				if col, ok := e.(*query.Column); ok {
+					name = col.Path[len(col.Path)-1]
+				}
+				c.Args = append(c.Args, &query.Literal{Value: name, Type: sparktype.StringType, Raw: "'" + name + "'", Pos: e.Position()}, e)
+			}
+			return c, nil
+		}
 		if _, err := p.expectSymbol(")"); err != nil {
 			return nil, p.fail(p.peek(), `")"`)
 		}
 		return x, nil
 	case t.Kind == String:
 		p.next()
-		return &query.Literal{Value: t.Text, Type: sparktype.StringType, Raw: t.Raw, Pos: t.Pos}, nil
+		v, raw := t.Text, t.Raw
+		// 'hello' 'world' is one string, as in Spark.
+		for p.peek().Kind == String {
+			n := p.next()
+			v, raw = v+n.Text, raw+" "+n.Raw
+		}
+		return &query.Literal{Value: v, Type: sparktype.StringType, Raw: raw, Pos: t.Pos}, nil
 	case t.Kind == Number:
 		p.next()
 		return p.numberLiteral(t, "")
@@ -772,17 +998,15 @@ func (p *parser) primary() (query.Expr, error) {
 		return p.caseExpr()
 	case t.isKeyword("CAST") && p.peekAt(1).Text == "(":
 		return p.castExpr()
-	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP"):
+	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP") || t.isKeyword("TIMESTAMP_LTZ") || t.isKeyword("TIMESTAMP_NTZ"):
 		if n := p.peekAt(1); n.Kind == String {
 			p.next()
 			p.next()
-			typ := "date"
-			if t.isKeyword("TIMESTAMP") {
-				typ = "timestamp"
-			}
-			dt, _ := sparktype.ParseType(typ)
-			return &query.Cast{X: &query.Literal{Value: n.Text, Type: sparktype.StringType, Raw: n.Raw, Pos: n.Pos}, To: dt, TypeName: strings.ToUpper(typ), Pos: t.Pos}, nil
+			return p.typedLiteral(t, n)
 		}
+	case t.Kind == HexString:
+		p.next()
+		return p.hexLiteral(t)
 	case t.isKeyword("INTERVAL") || t.isKeyword("EXISTS"):
 		return nil, p.unsupportedAt(t)
 	}
@@ -802,6 +1026,20 @@ func (p *parser) primary() (query.Expr, error) {
 func (p *parser) call(name Token) (query.Expr, error) {
 	p.next() // (
 	c := &query.Call{Name: name.Text, Pos: name.Pos}
+	if strings.EqualFold(name.Text, "extract") && p.peekAt(1).isKeyword("FROM") {
+		// EXTRACT(field FROM x): extract('field', x).
+		f := p.next()
+		p.next() // FROM
+		x, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.fail(p.peek(), `")" after EXTRACT(… FROM …)`)
+		}
+		c.Args = []query.Expr{&query.Literal{Value: f.Text, Type: sparktype.StringType, Raw: f.Text, Pos: f.Pos}, x}
+		return p.afterCall(c)
+	}
 	if strings.EqualFold(name.Text, "trim") {
 		if done, err := p.trimForm(c); done || err != nil {
 			return c, err
@@ -817,9 +1055,10 @@ func (p *parser) call(name Token) (query.Expr, error) {
 			p.acceptKeyword("ALL")
 		}
 		var err error
-		if c.Args, err = commaList(p, p.expr); err != nil {
+		if c.Args, err = commaList(p, p.callArg); err != nil {
 			return nil, err
 		}
+		p.callNullsOption(c)
 	} else {
 		return p.afterCall(c)
 	}
@@ -827,6 +1066,44 @@ func (p *parser) call(name Token) (query.Expr, error) {
 		return nil, p.fail(p.peek(), `")" after the arguments of `+name.Text)
 	}
 	return p.afterCall(c)
+}
+
+// callArg is a function argument: an expression, or `*` / `t.*` (which
+// the analyser expands into the columns they name: count(t.*)).
+func (p *parser) callArg() (query.Expr, error) {
+	if t := p.peek(); t.Kind == Symbol && t.Text == "*" {
+		p.next()
+		return &query.Star{Pos: t.Pos}, nil
+	}
+	if star, ok := p.qualifiedStar(); ok {
+		return star, nil
+	}
+	return p.expr()
+}
+
+// qualifiedStar reads `t.*` or `ns.t.*` when it is next.
+func (p *parser) qualifiedStar() (*query.Star, bool) {
+	t := p.peek()
+	if !(t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID) || p.peekAt(1).Text != "." {
+		return nil, false
+	}
+	k := 1
+	qual := []string{t.Text}
+	for p.peekAt(k).Kind == Symbol && p.peekAt(k).Text == "." {
+		nt := p.peekAt(k + 1)
+		if nt.Kind == Symbol && nt.Text == "*" {
+			for i := 0; i < k+2; i++ { // the qualifier parts, the dots and the *
+				p.next()
+			}
+			return &query.Star{Qualifier: strings.Join(qual, "."), Pos: t.Pos}, true
+		}
+		if nt.Kind != Ident && nt.Kind != QuotedID {
+			break
+		}
+		qual = append(qual, nt.Text)
+		k += 2
+	}
+	return nil, false
 }
 
 // trimForm reads Spark's TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)
@@ -890,16 +1167,6 @@ func (p *parser) trimForm(c *query.Call) (bool, error) {
 		return true, p.fail(p.peek(), `")" after TRIM(…)`)
 	}
 	return true, nil
-}
-
-func (p *parser) afterCall(c *query.Call) (query.Expr, error) {
-	if t := p.peek(); t.isKeyword("OVER") || t.isKeyword("FILTER") {
-		return nil, p.unsupportedAt(t)
-	}
-	if t := p.peek(); t.isKeyword("IGNORE") || t.isKeyword("RESPECT") {
-		return nil, p.errorf(t.Pos, "%s NULLS is not supported; use first(x, true)", strings.ToUpper(t.Text))
-	}
-	return c, nil
 }
 
 func (p *parser) caseExpr() (query.Expr, error) {
@@ -970,8 +1237,8 @@ func (p *parser) castExpr() (query.Expr, error) {
 		if n.Kind == Symbol && (n.Text == "(" || n.Text == "<") {
 			depth++
 		}
-		if n.Kind == Symbol && n.Text == ">" {
-			depth--
+		if n.Kind == Symbol && (n.Text == ">" || n.Text == ">>" || n.Text == ">>>") {
+			depth -= len(n.Text) // array<array<int>> ends in one >> token
 		}
 		b.WriteString(n.Raw)
 		if n.Kind == Ident && p.peekAt(1).Kind == Ident {
@@ -988,26 +1255,45 @@ func (p *parser) castExpr() (query.Expr, error) {
 	return &query.Cast{X: x, To: dt, TypeName: strings.ToUpper(name), Pos: t.Pos}, nil
 }
 
-// numberLiteral is an integer (int when it fits, else long, as Spark types
-// literals) or a decimal number (double).
+// numberLiteral types a number as Spark does (query.NumberLiteral); a
+// value outside its type is a syntax error at the number.
 func (p *parser) numberLiteral(t Token, sign string) (*query.Literal, error) {
-	text := t.Text
-	if sign == "-" {
-		text = "-" + text
+	lit, err := query.NumberLiteral(sign + t.Text)
+	if err != nil {
+		return nil, p.errorf(t.Pos, "%v", err)
 	}
-	if !strings.ContainsAny(t.Text, ".eE") {
-		if n, err := strconv.ParseInt(text, 10, 64); err == nil {
-			if n >= math.MinInt32 && n <= math.MaxInt32 {
-				return &query.Literal{Value: int32(n), Type: sparktype.IntegerType, Raw: text, Pos: t.Pos}, nil
-			}
-			return &query.Literal{Value: n, Type: sparktype.LongType, Raw: text, Pos: t.Pos}, nil
-		}
+	lit.Raw, lit.Pos = sign+t.Raw, t.Pos
+	return lit, nil
+}
+
+// typedLiteral is DATE '…' or TIMESTAMP '…': a value Spark cannot read is
+// an error, not NULL.
+func (p *parser) typedLiteral(kw, val Token) (query.Expr, error) {
+	var lit *query.Literal
+	var err error
+	switch {
+	case kw.isKeyword("DATE"):
+		lit, err = query.DateLiteral(val.Text)
+	case kw.isKeyword("TIMESTAMP_NTZ"):
+		lit, err = query.TimestampNTZLiteral(val.Text)
+	default:
+		lit, err = query.TimestampLiteral(val.Text)
 	}
-	f, err := strconv.ParseFloat(text, 64)
-	if err != nil || math.IsInf(f, 0) {
-		return nil, p.errorf(t.Pos, "number %s is out of range", text)
+	if err != nil {
+		return nil, p.errorf(val.Pos, "%s %v", val.Raw, err)
 	}
-	return &query.Literal{Value: f, Type: sparktype.DoubleType, Raw: text, Pos: t.Pos}, nil
+	lit.Raw, lit.Pos = strings.ToUpper(kw.Text)+" "+val.Raw, kw.Pos
+	return lit, nil
+}
+
+// hexLiteral is X'0A1B', a binary value.
+func (p *parser) hexLiteral(t Token) (query.Expr, error) {
+	lit, err := query.BinaryLiteral(t.Text)
+	if err != nil {
+		return nil, p.errorf(t.Pos, "%s %v", t.Raw, err)
+	}
+	lit.Raw, lit.Pos = t.Raw, t.Pos
+	return lit, nil
 }
 
 // ParseExpr parses one SQL expression (a pipeline's filter, sort key or

@@ -573,7 +573,7 @@ func TestAcceptanceWriteInputFormats(t *testing.T) {
 func TestAcceptanceSQLSyntaxErrorPositions(t *testing.T) {
 	t.Parallel()
 	cat := t.TempDir()
-	batch := "-- leading comment\nSET a=1;\n;\n  -- only a comment\n;\nSHOW TABLES;\nSELECT *\n  FROM yt.t\n LIMIT x"
+	batch := "-- leading comment\nSET a=1;\n;\n  -- only a comment\n;\nSHOW TABLES;\nSELECT *\n  FROM yt.t\n LIMIT )"
 	code, stdout, stderr := accSQL(t, cat, batch)
 	require.Equal(t, 1, code)
 	require.Empty(t, stdout)

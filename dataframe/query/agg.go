@@ -14,174 +14,374 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 )
 
-// aggSpec is one aggregate call, compiled over the aggregation's input.
-type aggSpec struct {
-	name        string // lower-case function name
-	text        string // as written, for EXPLAIN
-	distinct    bool
-	arg         *cexpr // nil for count(*)
-	typ         arrow.DataType
-	ignoreNulls bool // first/last(x, true)
-}
-
 // accumulator folds the rows of each group into one value. gids has one
-// group per row (-1: skip the row); groups is the number of groups so far.
+// group per row (-1: skip the row); groups is the number of groups so far;
+// args are the aggregate's evaluated arguments (none for count(*)), n rows.
 type accumulator interface {
-	update(gids []int32, groups int, a arrow.Array) error
+	update(gids []int32, groups int, args []arrow.Array, n int) error
 	result(mem memory.Allocator, groups int) (arrow.Array, error)
 	release()
 }
 
-// compileAggregate checks an aggregate call and decides its types (Spark's:
-// count → long, sum → long or double, avg → double, min/max/first/last →
-// the argument's, collect_* → array of it).
-func (c *compiler) compileAggregate(x *Call) (*aggSpec, error) {
-	name := strings.ToLower(x.Name)
+// aggDef is an aggregate function: how a call binds (Spark's argument rules
+// and result type) and the accumulator that computes it. A new aggregate
+// is one more entry in aggDefs.
+type aggDef struct {
+	// bind checks the resolved arguments of c, casts them as the function
+	// needs and sets c.typ.
+	bind func(r *exprResolver, c *aggCall, x *Call) error
+	// acc makes the accumulator of one evaluation.
+	acc func(c *aggCall) accumulator
+	// withinGroup: the function takes WITHIN GROUP (ORDER BY v), whose
+	// key becomes its first argument (percentile_cont, percentile_disc).
+	withinGroup bool
+}
+
+// aggCall is one aggregate call of a query, bound over the aggregate's
+// input.
+type aggCall struct {
+	fn          string // the canonical lower-case name (avg for mean)
+	name        string // its generated column name: count(1), sum(x)
+	distinct    bool
+	star        bool // count(*)
+	args        []rex
+	typ         arrow.DataType
+	ignoreNulls bool    // first/last(x, true)
+	desc        bool    // WITHIN GROUP (ORDER BY v DESC)
+	pct         float64 // the percentage of the percentile functions
+	// filtered: the last of args is the FILTER (WHERE …) condition, and
+	// only the rows where it is true count. (Kept among the arguments, the
+	// rewrites prune and re-bind it like them.)
+	filtered bool
+	def      *aggDef
+}
+
+var aggDefs = map[string]*aggDef{}
+
+func init() {
+	aggDefs["count"] = &aggDef{bind: bindCount, acc: func(c *aggCall) accumulator { return &countAcc{star: c.star} }}
+	aggDefs["sum"] = &aggDef{bind: bindSum, acc: sumAccumulator}
+	aggDefs["avg"] = &aggDef{bind: bindSum, acc: sumAccumulator}
+	aggDefs["mean"] = aggDefs["avg"]
+	aggDefs["min"] = &aggDef{bind: bindMinMax, acc: minMaxAccumulator}
+	aggDefs["max"] = aggDefs["min"]
+	collect := &aggDef{bind: bindCollect, acc: func(c *aggCall) accumulator { return &rowsAcc{mode: c.fn, typ: c.typ} }}
+	aggDefs["collect_list"] = collect
+	aggDefs["collect_set"] = collect
+	firstLast := &aggDef{bind: bindFirstLast, acc: func(c *aggCall) accumulator {
+		return &rowsAcc{mode: c.fn, typ: c.typ, ignoreNulls: c.ignoreNulls}
+	}}
+	for _, n := range []string{"first", "last", "first_value", "last_value", "any_value"} {
+		aggDefs[n] = firstLast
+	}
+}
+
+// aggregateDef is the aggregate function called name, or nil.
+func aggregateDef(name string) *aggDef { return aggDefs[strings.ToLower(name)] }
+
+func aggregateNames() []string {
+	out := make([]string, 0, len(aggDefs))
+	for n := range aggDefs {
+		out = append(out, n)
+	}
+	return out
+}
+
+// canonicalAgg is the function an aggregate name computes.
+func canonicalAgg(name string) string {
 	switch name {
 	case "mean":
-		name = "avg"
+		return "avg"
 	case "first_value":
-		name = "first"
+		return "first"
 	case "last_value":
-		name = "last"
+		return "last"
+	case "any_value":
+		return "first"
 	}
-	sp := &aggSpec{name: name, text: x.String(), distinct: x.Distinct}
-	if x.Star {
-		if name != "count" {
-			return nil, errorf(x.Pos, "%s(*) is not supported; only count(*)", x.Name)
+	return name
+}
+
+// aggCollector gathers the distinct aggregate calls of one grouped query
+// block (select list, HAVING, ORDER BY).
+type aggCollector struct {
+	calls []*aggCall
+	keys  map[string]int
+	// grouping is the block's grouping sets, when it has some (grouping.go).
+	grouping *groupingInfo
+}
+
+// add binds an aggregate call over r's scope and returns its placeholder.
+func (ac *aggCollector) add(r *exprResolver, def *aggDef, x *Call) (rex, error) {
+	for _, a := range x.Args {
+		if containsAgg(a) {
+			return nil, errorf(a.Position(), "%s: an aggregate function cannot contain another", x)
 		}
-		sp.typ = tLong
-		return sp, nil
-	}
-	want := 1
-	if name == "first" || name == "last" {
-		if len(x.Args) == 2 {
-			want = 2
+		if isGenerator(a) {
+			return nil, errorf(a.Position(), "%s: a generator cannot be inside an aggregate function", x)
 		}
 	}
-	if len(x.Args) != want {
-		return nil, errorf(x.Pos, "%s takes %d argument(s), got %d", x.Name, want, len(x.Args))
+	inner := &exprResolver{a: r.a, sc: r.sc, clause: "an aggregate function's argument"}
+	c, err := bindAggCall(r, inner, def, x)
+	if err != nil {
+		return nil, err
 	}
-	if want == 2 {
-		ig, err := c.compile(x.Args[1])
+	if x.Filter != nil {
+		if containsAgg(x.Filter) {
+			return nil, errorf(x.Filter.Position(), "%s: the FILTER condition cannot contain an aggregate function", x)
+		}
+		fr := &exprResolver{a: r.a, sc: r.sc, clause: "FILTER"}
+		cond, err := fr.boolOperand(x.Filter)
 		if err != nil {
 			return nil, err
 		}
-		b, ok := ig.val.(bool)
-		if !ig.konst || !ok {
-			return nil, errorf(x.Args[1].Position(), "%s: the second argument (ignoreNulls) must be true or false", x)
-		}
-		sp.ignoreNulls = b
+		c.name += " FILTER (WHERE " + cond.sql() + ")"
+		c.args = append(c.args, cond)
+		c.filtered = true
 	}
-	for _, a := range x.Args {
-		var nested bool
-		visit(a, func(e Expr) bool {
-			nested = nested || isAggregate(e)
-			return !nested
-		})
-		if nested {
-			return nil, errorf(a.Position(), "%s: an aggregate function cannot contain another", x)
-		}
+	key := c.name + "/" + c.fn + "/"
+	if c.distinct {
+		key += "DISTINCT "
 	}
-	arg, err := c.compile(x.Args[0])
-	if err != nil {
-		return nil, err
+	for _, a := range c.args {
+		key += rexKey(a) + ","
 	}
-	cast := func(dt arrow.DataType) error {
-		arg, err = c.cast(arg, dt, x.Args[0].Position(), x.Args[0])
-		return err
+	if c.ignoreNulls {
+		key += "/ignore"
 	}
-	switch name {
-	case "count":
-		sp.typ = tLong
-	case "sum":
-		switch {
-		case arg.typ.ID() == arrow.DECIMAL128:
-			// Spark: sum of decimal(p,s) is decimal(min(38,p+10), s).
-			d := arg.typ.(*arrow.Decimal128Type)
-			sp.typ = &arrow.Decimal128Type{Precision: min(38, d.Precision+10), Scale: d.Scale}
-			sp.arg = arg
-			return sp, nil
-		case isString(arg.typ) || isNull(arg.typ) || numRank(arg.typ) >= 5:
-			err = cast(tDouble)
-		case isNumeric(arg.typ):
-			err = cast(tLong)
-		default:
-			return nil, errorf(x.Pos, "%s: sum needs numbers, got %s", x, typeName(arg.typ))
-		}
-		sp.typ = arg.typ
-	case "avg":
-		if arg.typ.ID() == arrow.DECIMAL128 {
-			// Spark: avg of decimal(p,s) is decimal(min(38,p+4), min(38,s+4)).
-			d := arg.typ.(*arrow.Decimal128Type)
-			sp.typ = &arrow.Decimal128Type{Precision: min(38, d.Precision+4), Scale: min(38, d.Scale+4)}
-			sp.arg = arg
-			return sp, nil
-		}
-		if !isNumeric(arg.typ) && !isString(arg.typ) && !isNull(arg.typ) {
-			return nil, errorf(x.Pos, "%s: avg needs numbers, got %s", x, typeName(arg.typ))
-		}
-		err = cast(tDouble)
-		sp.typ = tDouble
-	case "min", "max":
-		switch {
-		case isNull(arg.typ):
-			err = cast(tString)
-		case numRank(arg.typ) > 0 && numRank(arg.typ) <= 3:
-			err = cast(tInt)
-		case numRank(arg.typ) >= 5:
-			err = cast(tDouble)
-		case arg.typ.ID() == arrow.BOOL || arg.typ.ID() == arrow.STRUCT || arg.typ.ID() == arrow.LIST:
-			return nil, errorf(x.Pos, "%s of %s is not supported", name, typeName(arg.typ))
-		}
-		sp.typ = arg.typ
-	case "collect_list", "collect_set":
-		sp.typ = arrow.ListOf(arg.typ)
-	case "first", "last":
-		sp.typ = arg.typ
+	if c.filtered {
+		key += "/filtered"
 	}
-	if err != nil {
-		return nil, err
+	if ac.keys == nil {
+		ac.keys = map[string]int{}
 	}
-	sp.arg = arg
-	return sp, nil
+	i, seen := ac.keys[key]
+	if !seen {
+		i = len(ac.calls)
+		ac.keys[key] = i
+		ac.calls = append(ac.calls, c)
+	}
+	return &rAgg{i: i, t: ac.calls[i].typ, name: c.name}, nil
 }
 
-func (sp *aggSpec) accumulator() accumulator {
-	var acc accumulator
-	switch sp.name {
-	case "count":
-		acc = &countAcc{star: sp.arg == nil}
-	case "sum", "avg":
-		if sp.typ.ID() == arrow.DECIMAL128 {
-			acc = &decimalAcc{avg: sp.name == "avg", in: sp.arg.typ.(*arrow.Decimal128Type), typ: sp.typ.(*arrow.Decimal128Type)}
-			break
+// argResolver resolves a call's arguments.
+type argResolver interface {
+	resolve(e Expr) (rex, error)
+}
+
+// bindAggCall binds an aggregate call: its arguments resolved by args,
+// checked and cast as the function's definition says, named as Spark
+// names it (without FILTER).
+func bindAggCall(r *exprResolver, args argResolver, def *aggDef, x *Call) (*aggCall, error) {
+	name := strings.ToLower(x.Name)
+	c := &aggCall{fn: canonicalAgg(name), distinct: x.Distinct, star: x.Star, def: def}
+	if len(x.WithinGroup) > 0 || def.withinGroup {
+		if !def.withinGroup {
+			return nil, errorf(x.Pos, "%s: %s does not take WITHIN GROUP (ORDER BY …)", x, name)
 		}
-		if sp.name == "avg" {
-			acc = &avgAcc{}
-			break
+		if len(x.WithinGroup) != 1 {
+			return nil, errorf(x.Pos, "%s: %s needs WITHIN GROUP (ORDER BY one key)", x, name)
 		}
-		if sp.typ.ID() == arrow.INT64 {
-			acc = &sumAcc[int64]{typ: sp.typ}
-		} else {
-			acc = &sumAcc[float64]{typ: sp.typ}
+		e, err := args.resolve(x.WithinGroup[0].Expr)
+		if err != nil {
+			return nil, err
 		}
-	case "min", "max":
-		less := sp.name == "min"
-		switch sp.typ.ID() {
-		case arrow.INT32, arrow.DATE32:
-			acc = &minMaxAcc[int32]{min: less, typ: sp.typ}
-		case arrow.INT64, arrow.TIMESTAMP:
-			acc = &minMaxAcc[int64]{min: less, typ: sp.typ}
-		case arrow.FLOAT64:
-			acc = &minMaxAcc[float64]{min: less, typ: sp.typ}
-		default:
-			acc = &rowsAcc{mode: sp.name, typ: sp.typ}
-		}
-	default:
-		acc = &rowsAcc{mode: sp.name, typ: sp.typ, ignoreNulls: sp.ignoreNulls}
+		c.args = append(c.args, e)
+		c.desc = x.WithinGroup[0].Desc
 	}
-	if sp.distinct && sp.name != "min" && sp.name != "max" {
+	if x.Star {
+		if c.fn != "count" {
+			return nil, errorf(x.Pos, "%s(*) is not supported; only count(*)", x.Name)
+		}
+	} else {
+		if st, ok := singleArg(x).(*Star); ok && st.Qualifier != "" && c.fn == "count" && !x.Distinct {
+			// Spark (spark.sql.legacy.allowStarWithSingleTableIdentifierInCount off).
+			return nil, errorf(x.Pos, "%s: count(%s) is not allowed; use count(*) or name the columns", x, st)
+		}
+		exprs, err := r.expandStars(x.Args)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range exprs {
+			e, err := args.resolve(a)
+			if err != nil {
+				return nil, err
+			}
+			c.args = append(c.args, e)
+		}
+	}
+	switch x.Nulls {
+	case "IGNORE", "RESPECT":
+		if c.fn != "first" && c.fn != "last" {
+			return nil, errorf(x.Pos, "%s: the function %s does not take %s NULLS", x, name, x.Nulls)
+		}
+	}
+	if err := def.bind(r, c, x); err != nil {
+		return nil, err
+	}
+	if x.Nulls == "IGNORE" {
+		c.ignoreNulls = true
+	}
+	if c.name != "" {
+		return c, nil // the function named itself
+	}
+	argNames := make([]string, len(c.args))
+	for i, a := range c.args {
+		argNames[i] = a.sql()
+	}
+	if c.fn == "first" || c.fn == "last" {
+		argNames = argNames[:1]
+	}
+	d := ""
+	if c.distinct {
+		d = "DISTINCT "
+	}
+	c.name = name + "(" + d + strings.Join(argNames, ", ") + ")"
+	if x.Star {
+		c.name = name + "(1)"
+	}
+	return c, nil
+}
+
+func arity(x *Call, args []rex, lo, hi int) error {
+	if len(args) < lo || len(args) > hi {
+		if lo == hi {
+			return errorf(x.Pos, "%s takes %d argument(s), got %d", x.Name, lo, len(args))
+		}
+		return errorf(x.Pos, "%s takes %d to %d arguments, got %d", x.Name, lo, hi, len(args))
+	}
+	return nil
+}
+
+// bindCount: count(*), count(x, …) → long; count(NULL) counts nothing.
+func bindCount(r *exprResolver, c *aggCall, x *Call) error {
+	if !c.star && len(c.args) == 0 {
+		return errorf(x.Pos, "%s takes at least 1 argument", x.Name)
+	}
+	c.typ = tLong
+	return nil
+}
+
+// bindSum is Spark's sum: long for integers, decimal(p+10,s) for
+// decimal(p,s), double for the rest (strings cast to double).
+func bindSum(r *exprResolver, c *aggCall, x *Call) error {
+	if err := arity(x, c.args, 1, 1); err != nil {
+		return err
+	}
+	a := c.args[0]
+	t := plainType(a.Type())
+	switch {
+	case isDecimal(t):
+		p, s, _ := decimalParts(t)
+		if c.fn == "avg" {
+			c.typ = boundedDecimal(p+4, s+4)
+		} else {
+			c.typ = boundedDecimal(p+10, s)
+		}
+		if !arrow.TypeEqual(t, decimalType(p, s)) {
+			var err error
+			if c.args[0], err = r.implicitCast(a, decimalType(p, s), x.Args[0]); err != nil {
+				return err
+			}
+		}
+		return nil
+	case c.fn == "sum" && isIntegral(t):
+		c.typ = tLong
+	case isNumeric(t) || isString(t) || isNull(t):
+		c.typ = tDouble
+	default:
+		return errorf(x.Pos, "%s: %s needs numbers, got %s", x, c.fn, typeName(a.Type()))
+	}
+	var err error
+	c.args[0], err = r.implicitCast(a, c.typ, x.Args[0])
+	return err
+}
+
+// bindMinMax: min/max keep their argument's type.
+func bindMinMax(r *exprResolver, c *aggCall, x *Call) error {
+	if err := arity(x, c.args, 1, 1); err != nil {
+		return err
+	}
+	t := plainType(c.args[0].Type())
+	if t.ID() == arrow.MAP {
+		return errorf(x.Pos, "%s of %s is not supported", c.fn, typeName(t))
+	}
+	c.typ = t
+	var err error
+	c.args[0], err = r.implicitCast(c.args[0], t, x.Args[0])
+	return err
+}
+
+func bindCollect(r *exprResolver, c *aggCall, x *Call) error {
+	if err := arity(x, c.args, 1, 1); err != nil {
+		return err
+	}
+	c.typ = arrow.ListOf(plainType(c.args[0].Type()))
+	var err error
+	c.args[0], err = r.implicitCast(c.args[0], plainType(c.args[0].Type()), x.Args[0])
+	return err
+}
+
+// bindFirstLast: first(x [, ignoreNulls]) with ignoreNulls a boolean
+// constant.
+func bindFirstLast(r *exprResolver, c *aggCall, x *Call) error {
+	if err := arity(x, c.args, 1, 2); err != nil {
+		return err
+	}
+	if len(c.args) == 2 {
+		lit, ok := c.args[1].(*rLit)
+		b, isBool := false, false
+		if ok {
+			b, isBool = lit.v.(bool)
+		}
+		if !isBool {
+			return errorf(x.Args[1].Position(), "%s: the second argument (ignoreNulls) must be true or false", x)
+		}
+		c.ignoreNulls = b
+	}
+	c.args = c.args[:1]
+	c.typ = plainType(c.args[0].Type())
+	var err error
+	c.args[0], err = r.implicitCast(c.args[0], c.typ, x.Args[0])
+	return err
+}
+
+func sumAccumulator(c *aggCall) accumulator {
+	if c.typ.ID() == arrow.DECIMAL128 {
+		return &decimalAcc{avg: c.fn == "avg", in: c.args[0].Type().(*arrow.Decimal128Type), typ: c.typ.(*arrow.Decimal128Type)}
+	}
+	if c.fn == "avg" {
+		return &avgAcc{}
+	}
+	if c.typ.ID() == arrow.INT64 {
+		return &sumAcc[int64]{typ: c.typ}
+	}
+	return &sumAcc[float64]{typ: c.typ}
+}
+
+func minMaxAccumulator(c *aggCall) accumulator {
+	less := c.fn == "min"
+	switch c.typ.ID() {
+	case arrow.INT8:
+		return &minMaxAcc[int8]{min: less, typ: c.typ}
+	case arrow.INT16:
+		return &minMaxAcc[int16]{min: less, typ: c.typ}
+	case arrow.INT32, arrow.DATE32:
+		return &minMaxAcc[int32]{min: less, typ: c.typ}
+	case arrow.INT64, arrow.TIMESTAMP:
+		return &minMaxAcc[int64]{min: less, typ: c.typ}
+	case arrow.FLOAT32:
+		return &minMaxAcc[float32]{min: less, typ: c.typ}
+	case arrow.FLOAT64:
+		return &minMaxAcc[float64]{min: less, typ: c.typ}
+	}
+	return &rowsAcc{mode: c.fn, typ: c.typ}
+}
+
+// accumulator makes c's accumulator, deduplicating inputs for DISTINCT.
+func (c *aggCall) accumulator() accumulator {
+	acc := c.def.acc(c)
+	if c.distinct && c.fn != "min" && c.fn != "max" {
 		acc = &distinctAcc{inner: acc, seen: map[string]struct{}{}}
 	}
 	return acc
@@ -201,13 +401,31 @@ func growTo[T any](s []T, n int) []T {
 
 type countAcc struct {
 	star   bool
+	ifTrue bool // count_if: the rows where the argument is true
 	counts []int64
 }
 
-func (a *countAcc) update(gids []int32, groups int, arr arrow.Array) error {
+func (a *countAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
 	a.counts = growTo(a.counts, groups)
 	c := a.counts
-	if a.star || arr.NullN() == 0 {
+	if a.ifTrue {
+		if b, ok := args[0].(*array.Boolean); ok {
+			for i, g := range gids {
+				if g >= 0 && b.IsValid(i) && b.Value(i) {
+					c[g]++
+				}
+			}
+		}
+		return nil
+	}
+	nulls := 0
+	for _, arr := range args {
+		if arr.DataType().ID() == arrow.NULL {
+			return nil // count(NULL) counts nothing
+		}
+		nulls += arr.NullN()
+	}
+	if a.star || nulls == 0 {
 		for _, g := range gids {
 			if g >= 0 {
 				c[g]++
@@ -216,7 +434,14 @@ func (a *countAcc) update(gids []int32, groups int, arr arrow.Array) error {
 		return nil
 	}
 	for i, g := range gids {
-		if g >= 0 && arr.IsValid(i) {
+		if g < 0 {
+			continue
+		}
+		valid := true
+		for _, arr := range args {
+			valid = valid && arr.IsValid(i)
+		}
+		if valid {
 			c[g]++
 		}
 	}
@@ -238,7 +463,8 @@ type sumAcc[T int64 | float64] struct {
 	seen []bool
 }
 
-func (a *sumAcc[T]) update(gids []int32, groups int, arr arrow.Array) error {
+func (a *sumAcc[T]) update(gids []int32, groups int, args []arrow.Array, n int) error {
+	arr := args[0]
 	a.sums, a.seen = growTo(a.sums, groups), growTo(a.seen, groups)
 	v := fixedValues[T](arr)
 	s, seen := a.sums, a.seen
@@ -294,7 +520,8 @@ type decimalAcc struct {
 	counts  []int64
 }
 
-func (a *decimalAcc) update(gids []int32, groups int, arr arrow.Array) error {
+func (a *decimalAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
+	arr := args[0]
 	a.sums, a.counts = growTo(a.sums, groups), growTo(a.counts, groups)
 	d := arr.(*array.Decimal128)
 	nulls := arr.NullN() > 0
@@ -348,7 +575,8 @@ type avgAcc struct {
 	counts []int64
 }
 
-func (a *avgAcc) update(gids []int32, groups int, arr arrow.Array) error {
+func (a *avgAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
+	arr := args[0]
 	a.sums, a.counts = growTo(a.sums, groups), growTo(a.counts, groups)
 	v := fixedValues[float64](arr)
 	s, c := a.sums, a.counts
@@ -377,14 +605,15 @@ func (a *avgAcc) result(mem memory.Allocator, groups int) (arrow.Array, error) {
 
 func (a *avgAcc) release() {}
 
-type minMaxAcc[T int32 | int64 | float64] struct {
+type minMaxAcc[T int8 | int16 | int32 | int64 | float32 | float64] struct {
 	min  bool
 	typ  arrow.DataType
 	vals []T
 	seen []bool
 }
 
-func (a *minMaxAcc[T]) update(gids []int32, groups int, arr arrow.Array) error {
+func (a *minMaxAcc[T]) update(gids []int32, groups int, args []arrow.Array, n int) error {
+	arr := args[0]
 	a.vals, a.seen = growTo(a.vals, groups), growTo(a.seen, groups)
 	v := fixedValues[T](arr)
 	nulls := arr.NullN() > 0
@@ -424,7 +653,8 @@ type rowsAcc struct {
 	cmp         []func(i, j int) int
 }
 
-func (a *rowsAcc) update(gids []int32, groups int, arr arrow.Array) error {
+func (a *rowsAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
+	arr := args[0]
 	arr.Retain()
 	a.chunks = append(a.chunks, arr)
 	base := a.base
@@ -456,16 +686,16 @@ func (a *rowsAcc) update(gids []int32, groups int, arr arrow.Array) error {
 		}
 		return nil
 	}
-	n := len(a.pick)
+	had := len(a.pick)
 	a.pick = growTo(a.pick, groups)
-	for g := n; g < groups; g++ {
+	for g := had; g < groups; g++ {
 		a.pick[g] = -1
 	}
 	for i, g := range gids {
 		if g < 0 {
 			continue
 		}
-		null := arr.IsNull(i)
+		null := isNullAt(arr, i)
 		switch a.mode {
 		case "first":
 			if a.pick[g] < 0 && (!null || !a.ignoreNulls) {
@@ -559,30 +789,41 @@ func (a *rowsAcc) release() {
 	a.chunks = nil
 }
 
-// distinctAcc passes each (group, value) pair to inner only once.
+// distinctAcc passes each (group, value) pair to inner only once; with
+// several arguments (count(DISTINCT a, b)) the value is their tuple, and a
+// tuple with a NULL is left out.
 type distinctAcc struct {
 	inner accumulator
 	seen  map[string]struct{}
 }
 
-func (a *distinctAcc) update(gids []int32, groups int, arr arrow.Array) error {
-	enc := keyEncoder(arr)
+func (a *distinctAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
+	encs := make([]func([]byte, int) []byte, len(args))
+	for k, arr := range args {
+		encs[k] = keyEncoder(arr)
+	}
 	own := make([]int32, len(gids))
 	var buf []byte
+rows:
 	for i, g := range gids {
 		own[i] = -1
-		if g < 0 || arr.IsNull(i) {
+		if g < 0 {
 			continue
 		}
 		buf = binary.LittleEndian.AppendUint32(buf[:0], uint32(g))
-		buf = enc(buf, i)
+		for k, arr := range args {
+			if isNullAt(arr, i) {
+				continue rows
+			}
+			buf = encs[k](buf, i)
+		}
 		if _, dup := a.seen[string(buf)]; dup {
 			continue
 		}
 		a.seen[string(buf)] = struct{}{}
 		own[i] = g
 	}
-	return a.inner.update(own, groups, arr)
+	return a.inner.update(own, groups, args, n)
 }
 
 func (a *distinctAcc) result(mem memory.Allocator, groups int) (arrow.Array, error) {
@@ -596,7 +837,8 @@ func (a *distinctAcc) release() { a.inner.release() }
 type aggOp struct {
 	in     op
 	keys   []*cexpr
-	aggs   []*aggSpec
+	aggs   []*aggCall
+	args   [][]*cexpr // per aggregate, its compiled arguments
 	schema *arrow.Schema
 	e      *env
 	done   bool
@@ -690,8 +932,8 @@ func (o *aggOp) next() (arrow.Record, error) {
 		defer g.release()
 	}
 	accs := make([]accumulator, len(o.aggs))
-	for i, sp := range o.aggs {
-		accs[i] = sp.accumulator()
+	for i, c := range o.aggs {
+		accs[i] = c.accumulator()
 		defer accs[i].release()
 	}
 	groups := 0
@@ -741,21 +983,21 @@ func (o *aggOp) next() (arrow.Record, error) {
 				zeros = growTo(zeros, n)
 				gids = zeros[:n]
 			}
-			for i, sp := range o.aggs {
-				var a arrow.Array = rec.Column(0)
-				if sp.arg != nil {
-					if a, err = sp.arg.eval(o.e.ec, rec); err != nil {
-						return err
-					}
-				} else if rec.NumCols() == 0 {
-					a = array.NewNull(n)
-				} else {
-					a.Retain()
-				}
-				err = accs[i].update(gids, groups, a)
-				a.Release()
+			for i, c := range o.aggs {
+				args, err := evalAll(o.e, o.args[i], rec)
 				if err != nil {
-					return fmt.Errorf("%s: %w", sp.text, err)
+					return err
+				}
+				g := gids
+				if c.filtered {
+					g = filteredGids(gids, args[len(args)-1])
+					args[len(args)-1].Release()
+					args = args[:len(args)-1]
+				}
+				err = accs[i].update(g, groups, args, n)
+				releaseAll(args)
+				if err != nil {
+					return fmt.Errorf("%s: %w", c.name, err)
 				}
 			}
 			return nil
@@ -803,4 +1045,27 @@ func (o *aggOp) close() {
 		o.byBuild = nil
 	}
 	o.in.close()
+}
+
+// filteredGids is gids with -1 (skip) where the FILTER condition cond is
+// not true.
+func filteredGids(gids []int32, cond arrow.Array) []int32 {
+	b := cond.(*array.Boolean)
+	out := make([]int32, len(gids))
+	for i, g := range gids {
+		if b.IsValid(i) && b.Value(i) {
+			out[i] = g
+		} else {
+			out[i] = -1
+		}
+	}
+	return out
+}
+
+// singleArg is a call's only argument, or nil.
+func singleArg(x *Call) Expr {
+	if len(x.Args) != 1 {
+		return nil
+	}
+	return x.Args[0]
 }

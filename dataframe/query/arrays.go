@@ -8,8 +8,10 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/bitutil"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/arrow/scalar"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // Helpers over Arrow arrays shared by the kernels and operators.
@@ -145,10 +147,16 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 	switch x := v.(type) {
 	case string:
 		sc = scalar.NewStringScalar(x)
+	case []byte:
+		sc = scalar.NewBinaryScalar(memory.NewBufferBytes(x), arrow.BinaryTypes.Binary)
+	case decimal128.Num:
+		if d, ok := dt.(*arrow.Decimal128Type); ok {
+			sc = scalar.NewDecimal128Scalar(x, d)
+		}
 	case time.Time:
 		switch t := dt.(type) {
 		case *arrow.TimestampType:
-			sc = scalar.NewTimestampScalar(arrow.Timestamp(x.UnixMicro()), t)
+			sc = scalar.NewTimestampScalar(arrow.Timestamp(fn.FromMicros(x.UnixMicro(), t.Unit)), t)
 		case *arrow.Date32Type:
 			sc = scalar.NewDate32Scalar(arrow.Date32FromTime(x))
 		}
@@ -167,31 +175,6 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 	return scalar.MakeArrayFromScalar(sc, n, mem)
 }
 
-// valueAt is element i of arr as a Go value (nil for NULL), for literals
-// folded from constant expressions and for printing plans.
-func valueAt(arr arrow.Array, i int) any {
-	if arr.IsNull(i) {
-		return nil
-	}
-	switch a := arr.(type) {
-	case *array.Boolean:
-		return a.Value(i)
-	case *array.Int32:
-		return a.Value(i)
-	case *array.Int64:
-		return a.Value(i)
-	case *array.Float64:
-		return a.Value(i)
-	case *array.String:
-		return a.Value(i)
-	case *array.Timestamp:
-		return a.Value(i).ToTime(arrow.Microsecond).UTC()
-	case *array.Date32:
-		return a.Value(i).ToTime().UTC()
-	}
-	return arr.GetOneForMarshal(i)
-}
-
 // concatArrays joins arrays of one type into one (a retained single input as
 // is).
 func concatArrays(mem memory.Allocator, dt arrow.DataType, arrs []arrow.Array) (arrow.Array, error) {
@@ -203,4 +186,10 @@ func concatArrays(mem memory.Allocator, dt arrow.DataType, arrs []arrow.Array) (
 		return arrs[0], nil
 	}
 	return array.Concatenate(arrs, mem)
+}
+
+// isNullAt says whether element i of a is NULL; every element of an array
+// of type NULL (void) is, though Arrow's IsNull says otherwise for it.
+func isNullAt(a arrow.Array, i int) bool {
+	return a.DataType().ID() == arrow.NULL || a.IsNull(i)
 }

@@ -35,8 +35,10 @@ type Column struct {
 	Pos  Pos
 }
 
-// Literal is a constant. Value is nil (NULL), bool, int32, int64, float64 or
-// string; Type is its Arrow type.
+// Literal is a constant. Value is nil (NULL), bool, int8, int16, int32,
+// int64, float32, float64, string, []byte (binary), decimal128.Num (Type is
+// then a *arrow.Decimal128Type) or time.Time (a date or a timestamp, UTC);
+// Type is its Arrow type. Raw is the text as written, for messages.
 type Literal struct {
 	Value any
 	Type  arrow.DataType
@@ -44,14 +46,15 @@ type Literal struct {
 	Pos   Pos
 }
 
-// Binary is `l op r` for + - * / % || = == != <> < <= > >= <=> AND OR.
+// Binary is `l op r` for + - * / % DIV || & | ^ << >> >>> = == != < <=
+// > >= <=> AND OR (the parser reads <> as !=).
 type Binary struct {
 	Op   string
 	L, R Expr
 	Pos  Pos
 }
 
-// Unary is `-x` or `NOT x`.
+// Unary is `-x`, `+x` or `NOT x`.
 type Unary struct {
 	Op  string
 	X   Expr
@@ -80,11 +83,17 @@ type Between struct {
 	Pos       Pos
 }
 
-// Like is `x [NOT] LIKE|ILIKE pattern [ESCAPE 'c']`.
+// Like is `x [NOT] LIKE|ILIKE pattern [ESCAPE 'c']`, `x [NOT] RLIKE
+// pattern` (Regex: a Java regular expression found anywhere in x), or with a
+// quantifier `x [NOT] LIKE|ILIKE ANY|SOME|ALL (p1, p2, …)` (Patterns set,
+// Pattern nil).
 type Like struct {
 	X, Pattern Expr
 	Escape     rune // 0: the default, backslash
 	Not, ILike bool
+	Regex      bool
+	Quantifier string // "", "ANY" (also SOME) or "ALL"
+	Patterns   []Expr
 	Pos        Pos
 }
 
@@ -122,13 +131,20 @@ type Field struct {
 }
 
 // Call is a function call: a scalar function, an aggregate
-// (`count(DISTINCT x)`, `count(*)`) or a generator (explode).
+// (`count(DISTINCT x)`, `count(*)`, `sum(x) FILTER (WHERE p)`), a window
+// function (`rank() OVER (…)`, see ast_window.go) or a generator (explode).
 type Call struct {
 	Name     string // as written
 	Args     []Expr
 	Distinct bool
 	Star     bool // count(*)
-	Pos      Pos
+	// WithinGroup is the ordering of `percentile_cont(p) WITHIN GROUP
+	// (ORDER BY x)`.
+	WithinGroup []OrderItem
+	Filter      Expr        // FILTER (WHERE …) of an aggregate
+	Nulls       string      // "IGNORE" or "RESPECT" (… NULLS); "" when not written
+	Over        *WindowSpec // OVER …: a window function call
+	Pos         Pos
 }
 
 // Star is `*` or `t.*` in a select list.
@@ -190,7 +206,7 @@ func (e *Unary) String() string {
 	if e.Op == "NOT" {
 		return "(NOT " + e.X.String() + ")"
 	}
-	return "(" + e.Op + e.X.String() + ")"
+	return "(" + e.Op + " " + e.X.String() + ")"
 }
 func (e *IsNull) String() string {
 	if e.Not {
@@ -210,8 +226,18 @@ func (e *Between) String() string {
 }
 func (e *Like) String() string {
 	op := " LIKE "
-	if e.ILike {
+	switch {
+	case e.Regex:
+		op = " RLIKE "
+	case e.ILike:
 		op = " ILIKE "
+	}
+	if e.Quantifier != "" {
+		parts := make([]string, len(e.Patterns))
+		for i, p := range e.Patterns {
+			parts[i] = p.String()
+		}
+		return "(" + e.X.String() + not(e.Not) + op + e.Quantifier + " (" + strings.Join(parts, ", ") + "))"
 	}
 	s := "(" + e.X.String() + not(e.Not) + op + e.Pattern.String()
 	if e.Escape != 0 {
@@ -249,7 +275,7 @@ func (e *Call) String() string {
 	if e.Distinct {
 		d = "DISTINCT "
 	}
-	return e.Name + "(" + d + strings.Join(parts, ", ") + ")"
+	return e.Name + "(" + d + strings.Join(parts, ", ") + ")" + callSuffix(e)
 }
 func (e *Star) String() string {
 	if e.Qualifier != "" {
@@ -285,11 +311,12 @@ type OrderItem struct {
 	NullsFirst *bool // nil: Spark's default (first for ASC, last for DESC)
 }
 
-// CTE is one `name AS (query)` of a WITH clause.
+// CTE is one `name [(col, …)] AS (query)` of a WITH clause.
 type CTE struct {
-	Name  string
-	Query Query
-	Pos   Pos
+	Name    string
+	Columns []string // the column alias list; nil: the query's own names
+	Query   Query
+	Pos     Pos
 }
 
 // Select is one SELECT block.
@@ -301,22 +328,23 @@ type Select struct {
 	Where    Expr
 	GroupBy  []Expr
 	Having   Expr
+	Windows  []NamedWindow // WINDOW w AS (…), …
 	OrderBy  []OrderItem
-	Limit    *int64
-	Offset   *int64
+	Limit    Expr // a constant expression of an integer type; nil: none
+	Offset   Expr
 	Pos      Pos
 }
 
-// SetOp is `l UNION [ALL] r`, with the ORDER BY and LIMIT that follow the
-// last branch applying to the whole union.
+// SetOp is `l UNION|INTERSECT|EXCEPT [ALL|DISTINCT] r`, with the ORDER BY
+// and LIMIT that follow the last branch applying to the whole result.
 type SetOp struct {
 	With    []CTE
-	Op      string // UNION
+	Op      string // UNION, INTERSECT or EXCEPT (the parser reads MINUS as EXCEPT)
 	All     bool
 	L, R    Query
 	OrderBy []OrderItem
-	Limit   *int64
-	Offset  *int64
+	Limit   Expr
+	Offset  Expr
 	Pos     Pos
 }
 
@@ -331,19 +359,31 @@ type Source interface {
 	source()
 }
 
-// TableRef names a table: a catalog table (`ns.t`), a CTE, or — in the Go
-// API and pipelines — a frame given by name.
+// TableRef names a table: a catalog table (`ns.t`), a CTE, a temporary
+// view, or — in the Go API and pipelines — a frame given by name.
 type TableRef struct {
-	Name  []string
-	Alias string
-	Pos   Pos
+	Name    []string
+	Alias   string
+	Columns []string // `AS x(a, b)`: new names for the columns, in order
+	Pos     Pos
 }
 
-// SubqueryRef is `(query) [AS] alias`.
+// SubqueryRef is `(query) [AS] alias [(col, …)]`.
 type SubqueryRef struct {
-	Query Query
-	Alias string
-	Pos   Pos
+	Query   Query
+	Alias   string
+	Columns []string
+	Pos     Pos
+}
+
+// ValuesRef is an inline table: `VALUES (…), (…) [AS] alias [(col, …)]`.
+// Every row has the same number of constant expressions; the columns are
+// named col1, col2, … unless Columns names them.
+type ValuesRef struct {
+	Rows    [][]Expr
+	Alias   string
+	Columns []string
+	Pos     Pos
 }
 
 // JoinKind is the kind of a join.
@@ -356,15 +396,19 @@ const (
 	RightJoin JoinKind = "RIGHT"
 	FullJoin  JoinKind = "FULL"
 	CrossJoin JoinKind = "CROSS"
+	SemiJoin  JoinKind = "LEFT SEMI" // the left rows that have a partner, once
+	AntiJoin  JoinKind = "LEFT ANTI" // the left rows that have none
 )
 
-// JoinRef is `l [kind] JOIN r [ON cond | USING (cols)]`.
+// JoinRef is `l [NATURAL] [kind] JOIN r [ON cond | USING (cols)]`. Without
+// a condition (and not NATURAL) every pair joins, as in Spark.
 type JoinRef struct {
-	L, R  Source
-	Kind  JoinKind
-	On    Expr
-	Using []string
-	Pos   Pos
+	L, R    Source
+	Kind    JoinKind
+	On      Expr
+	Using   []string
+	Natural bool // NATURAL: USING every column name both sides have
+	Pos     Pos
 }
 
 // LateralView is `input LATERAL VIEW [OUTER] explode(x) alias AS col` (or
@@ -378,12 +422,26 @@ type LateralView struct {
 	Pos     Pos
 }
 
+// FunctionRef is a table-valued function in FROM: `range(1, 5) [AS] t`.
+type FunctionRef struct {
+	Name    string
+	Args    []Expr
+	Alias   string
+	Columns []string
+	Pos     Pos
+}
+
+func (s *FunctionRef) Position() Pos { return s.Pos }
+func (*FunctionRef) source()         {}
+
 func (s *TableRef) Position() Pos    { return s.Pos }
 func (s *SubqueryRef) Position() Pos { return s.Pos }
+func (s *ValuesRef) Position() Pos   { return s.Pos }
 func (s *JoinRef) Position() Pos     { return s.Pos }
 func (s *LateralView) Position() Pos { return s.Pos }
 func (*TableRef) source()            {}
 func (*SubqueryRef) source()         {}
+func (*ValuesRef) source()           {}
 func (*JoinRef) source()             {}
 func (*LateralView) source()         {}
 
@@ -440,4 +498,57 @@ func TableNames(q Query) [][]string {
 	}
 	walkQ(q, nil)
 	return out
+}
+
+// visit calls f on e and its sub-expressions (depth first) while f
+// returns true.
+func visit(e Expr, f func(Expr) bool) {
+	if e == nil || !f(e) {
+		return
+	}
+	switch x := e.(type) {
+	case *Binary:
+		visit(x.L, f)
+		visit(x.R, f)
+	case *Unary:
+		visit(x.X, f)
+	case *IsNull:
+		visit(x.X, f)
+	case *In:
+		visit(x.X, f)
+		for _, y := range x.List {
+			visit(y, f)
+		}
+	case *Between:
+		visit(x.X, f)
+		visit(x.Lo, f)
+		visit(x.Hi, f)
+	case *Like:
+		visit(x.X, f)
+		visit(x.Pattern, f)
+		for _, p := range x.Patterns {
+			visit(p, f)
+		}
+	case *Case:
+		visit(x.Operand, f)
+		for _, w := range x.Whens {
+			visit(w.Cond, f)
+			visit(w.Then, f)
+		}
+		visit(x.Else, f)
+	case *Cast:
+		visit(x.X, f)
+	case *Index:
+		visit(x.X, f)
+		visit(x.Index, f)
+	case *Field:
+		visit(x.X, f)
+	case *Call:
+		for _, y := range x.Args {
+			visit(y, f)
+		}
+		visitCallParts(x, f)
+	case *GroupingSets:
+		visitGroupingSets(x, f)
+	}
 }

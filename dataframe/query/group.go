@@ -180,7 +180,7 @@ func keyEncoders(keys []arrow.Array) []func(b []byte, i int) []byte {
 // values (and NULLs) encode alike, different ones differently.
 func keyEncoder(a arrow.Array) func(b []byte, i int) []byte {
 	null := func(b []byte, i int) ([]byte, bool) {
-		if a.IsNull(i) {
+		if isNullAt(a, i) {
 			return append(b, 0), true
 		}
 		return append(b, 1), false

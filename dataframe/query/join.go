@@ -10,17 +10,20 @@ import (
 // joinOp is a hash join: the right side is read into memory and hashed on
 // its keys, the left side streams through it. Rows pair when their keys
 // are equal (never on NULL) and the residual condition, if any, is true.
-// Without keys every pair is a candidate (CROSS JOIN, non-equi ON).
+// Without keys every pair is a candidate (CROSS JOIN, non-equi ON). A semi
+// join yields each left row that pairs once, an anti join each that does
+// not.
 type joinOp struct {
 	left, right op
 	kind        JoinKind
 	lkeys       []*cexpr // over the left input
 	rkeys       []*cexpr // over the right input
-	residual    *cexpr   // over the joined schema, or nil
+	residual    *cexpr   // over pairSchema, or nil
 	schema      *arrow.Schema
+	pairSchema  *arrow.Schema // the kept left columns, then the kept right ones
 	rschema     *arrow.Schema
-	lcols       []int // the left columns the join outputs
-	rcols       []int // the right columns it outputs, after them
+	lcols       []int // the left columns a pair keeps
+	rcols       []int // the right columns it keeps, after them
 	e           *env
 	// keepRows makes probe keep, in rows, the build row of every row of
 	// the batch it returns (an inner join: an aggregate above groups by it).
@@ -48,7 +51,9 @@ func (o *joinOp) buildSide() error {
 		}
 	}()
 	if len(recs) == 0 {
-		o.build = array.NewRecord(o.rschema, emptyColumns(o.e.mem, o.rschema), 0)
+		cols := emptyColumns(o.e.mem, o.rschema)
+		o.build = array.NewRecord(o.rschema, cols, 0)
+		releaseAll(cols)
 	} else if o.build, err = concatRecords(o.e.mem, o.rschema, recs); err != nil {
 		return err
 	}
@@ -216,6 +221,12 @@ func (o *joinOp) probe(rec arrow.Record) (arrow.Record, error) {
 	if o.keepRows {
 		o.rows = ri
 	}
+	if o.kind == SemiJoin || o.kind == AntiJoin {
+		if pairs != nil {
+			pairs.Release()
+		}
+		return o.semi(rec, li)
+	}
 	if o.kind != LeftJoin && o.kind != FullJoin {
 		return pairs, nil
 	}
@@ -250,18 +261,51 @@ func (o *joinOp) probe(rec arrow.Record) (arrow.Record, error) {
 	return concatRecords(o.e.mem, o.schema, []arrow.Record{pairs, rest})
 }
 
+// semi yields, of the left batch rec, the rows that paired (li holds
+// them, in order, repeated per partner) for a semi join, the others for an
+// anti join; the left's kept columns only.
+func (o *joinOp) semi(rec arrow.Record, li []int64) (arrow.Record, error) {
+	n := int(rec.NumRows())
+	hit := make([]bool, n)
+	for _, l := range li {
+		hit[l] = true
+	}
+	want := o.kind == SemiJoin
+	var idx []int64
+	for i, h := range hit {
+		if h == want {
+			idx = append(idx, int64(i))
+		}
+	}
+	if len(idx) == 0 {
+		return nil, nil
+	}
+	cols := make([]arrow.Array, 0, len(o.lcols))
+	for _, c := range o.lcols {
+		a, err := dataframe.Take(o.e.mem, rec.Column(c), idx)
+		if err != nil {
+			releaseAll(cols)
+			return nil, err
+		}
+		cols = append(cols, a)
+	}
+	out := array.NewRecord(o.schema, cols, int64(len(idx)))
+	releaseAll(cols)
+	return out, nil
+}
+
 // pairs builds joined rows: left rows li next to build rows ri (rvalid
 // false: NULLs; nil: all valid). A nil left side (rec) means NULLs on the
 // left, for RIGHT and FULL joins' unmatched build rows.
 func (o *joinOp) pairs(rec arrow.Record, li, ri []int64, rvalid []bool) (arrow.Record, error) {
-	cols := make([]arrow.Array, 0, o.schema.NumFields())
+	cols := make([]arrow.Array, 0, o.pairSchema.NumFields())
 	fail := func(err error) (arrow.Record, error) {
 		releaseAll(cols)
 		return nil, err
 	}
 	for k, c := range o.lcols {
 		if rec == nil {
-			cols = append(cols, array.MakeArrayOfNull(o.e.mem, o.schema.Field(k).Type, len(ri)))
+			cols = append(cols, array.MakeArrayOfNull(o.e.mem, o.pairSchema.Field(k).Type, len(ri)))
 			continue
 		}
 		a, err := dataframe.Take(o.e.mem, rec.Column(c), li)
@@ -284,7 +328,7 @@ func (o *joinOp) pairs(rec arrow.Record, li, ri []int64, rvalid []bool) (arrow.R
 		}
 		cols = append(cols, a)
 	}
-	out := array.NewRecord(o.schema, cols, int64(len(ri)))
+	out := array.NewRecord(o.pairSchema, cols, int64(len(ri)))
 	releaseAll(cols)
 	return out, nil
 }

@@ -152,7 +152,7 @@ func compareArrays(mem memory.Allocator, op string, a, b arrow.Array) arrow.Arra
 	c := comparer(a, b)
 	if op == "<=>" {
 		return boolArray(mem, n, nil, func(i int) bool {
-			an, bn := a.IsNull(i), b.IsNull(i)
+			an, bn := isNullAt(a, i), isNullAt(b, i)
 			if an || bn {
 				return an && bn
 			}
@@ -203,8 +203,11 @@ func comparer(a, b arrow.Array) func(i, j int) int {
 		x, y := a.(*array.Decimal128), b.(*array.Decimal128)
 		return func(i, j int) int { return x.Value(i).Cmp(y.Value(j)) }
 	}
-	// Nested values compare by their JSON text: equal values are equal,
-	// which is what DISTINCT, GROUP BY and joins need of them.
+	if c := nestedComparer(a, b); c != nil {
+		return c // structs and arrays: Spark's order
+	}
+	// Maps compare by their JSON text: equal values are equal, which is
+	// what DISTINCT, GROUP BY and joins need of them.
 	return func(i, j int) int {
 		return strings.Compare(string(dataframe.AppendJSONValue(nil, a, i)), string(dataframe.AppendJSONValue(nil, b, j)))
 	}
@@ -256,7 +259,7 @@ func notArray(mem memory.Allocator, a *array.Boolean) arrow.Array {
 
 // isNullArray is x IS NULL (or IS NOT NULL).
 func isNullArray(mem memory.Allocator, a arrow.Array, not bool) arrow.Array {
-	return boolArray(mem, a.Len(), nil, func(i int) bool { return a.IsNull(i) != not })
+	return boolArray(mem, a.Len(), nil, func(i int) bool { return isNullAt(a, i) != not })
 }
 
 // concatStrings is a || b over strings.
@@ -274,4 +277,56 @@ func concatStrings(mem memory.Allocator, a, b *array.String) arrow.Array {
 		bld.Append(a.Value(i) + b.Value(i))
 	}
 	return bld.NewArray()
+}
+
+// bitwise computes a op b for & | ^, the shifts << >> >>> (b an int32
+// count, taken modulo the width as Java does) and ~ (of a; b is a again).
+func bitwise[T int8 | int16 | int32 | int64](mem memory.Allocator, dt arrow.DataType, op string, a, b arrow.Array) arrow.Array {
+	n := a.Len()
+	av := fixedValues[T](a)
+	buf, out := allocFixed[T](mem, n)
+	valid := andValidity(mem, n, a, b)
+	var width uint
+	switch any(T(0)).(type) {
+	case int64:
+		width = 64
+	default:
+		width = 32
+	}
+	switch op {
+	case "~":
+		for i := range out {
+			out[i] = ^av[i]
+		}
+	case "<<", ">>", ">>>":
+		bv := fixedValues[int32](b)
+		for i := range out {
+			s := uint(bv[i]) & (width - 1)
+			switch op {
+			case "<<":
+				out[i] = av[i] << s
+			case ">>":
+				out[i] = av[i] >> s
+			default:
+				if width == 64 {
+					out[i] = T(uint64(av[i]) >> s)
+				} else {
+					out[i] = T(int32(uint32(int32(av[i])) >> s))
+				}
+			}
+		}
+	default:
+		bv := fixedValues[T](b)
+		for i := range out {
+			switch op {
+			case "&":
+				out[i] = av[i] & bv[i]
+			case "|":
+				out[i] = av[i] | bv[i]
+			default:
+				out[i] = av[i] ^ bv[i]
+			}
+		}
+	}
+	return fixedArray(dt, n, valid, buf)
 }

@@ -26,47 +26,45 @@ type LateTable interface {
 	OpenRows(ctx context.Context, rows []int64) (r array.RecordReader, ok bool, err error)
 }
 
-// lateColumns returns the columns of the scan under a top-N's projection
-// that its sort keys need, when reading them first saves reading others:
-// the plan is TopN over Project over Scan, every key is a projected column,
-// and those are computed from fewer columns than the scan has. It returns
-// nil otherwise.
+// lateInput is the scan under a top-N and the projection over it (the
+// scan's own columns when the top-N is right over the scan), or nil when
+// the top-N's input is not one of those two shapes.
+func lateInput(in *node) (scan *node, exprs []*cexpr, src []rex) {
+	switch {
+	case in.scan != nil:
+		for i, f := range in.schema.Fields() {
+			exprs = append(exprs, columnExpr(i, f.Type))
+			src = append(src, &rCol{idx: i, t: f.Type, name: f.Name})
+		}
+		return in, exprs, src
+	case in.project != nil && len(in.children) == 1 && in.children[0].scan != nil:
+		return in.children[0], in.project, in.projectSrc
+	}
+	return nil, nil, nil
+}
+
+// lateColumns returns the columns of the scan under a top-N (and its
+// projection) that its sort keys need, when reading them first saves
+// reading others: every key is a projected column, and those are computed
+// from fewer columns than the scan has. It returns nil otherwise.
 func lateColumns(in *node, keys []sortKey) []string {
-	if in.project == nil || len(in.children) != 1 || in.children[0].scan == nil {
+	scan, _, src := lateInput(in)
+	if scan == nil {
 		return nil
 	}
-	scan := in.children[0]
 	if _, ok := scan.scan.(LateTable); !ok {
 		return nil
 	}
-	names := map[string]bool{}
+	used := make([]bool, scan.schema.NumFields())
 	for _, k := range keys {
 		if k.x.col == 0 {
 			return nil
 		}
-		src := in.project[k.x.col-1].src
-		if src == nil {
-			return nil
-		}
-		star := false
-		visit(src, func(x Expr) bool {
-			switch c := x.(type) {
-			case *Column:
-				for _, p := range c.Path {
-					names[strings.ToLower(p)] = true
-				}
-			case *Star:
-				star = true
-			}
-			return true
-		})
-		if star {
-			return nil
-		}
+		columnsOf(src[k.x.col-1], used)
 	}
 	var need []string
-	for _, f := range scan.schema.Fields() {
-		if names[strings.ToLower(f.Name)] {
+	for i, f := range scan.schema.Fields() {
+		if used[i] {
 			need = append(need, f.Name)
 		}
 	}
@@ -157,7 +155,7 @@ func (o *lateTopNOp) readRows(t LateTable, want []int64) (arrow.Record, error) {
 			return nil, err
 		}
 	}
-	src := &readerOp{r: r, ctx: e.ctx, schema: schema, name: strings.TrimPrefix(o.scan.label, "Scan ")}
+	src := &readerOp{r: r, ctx: e.ctx, schema: o.scan.scan.Schema(), name: strings.TrimPrefix(o.scan.label, "Scan "), pick: o.scan.pick, e: e}
 	defer src.close()
 	var recs []arrow.Record
 	defer func() {

@@ -26,12 +26,15 @@ type env struct {
 	sortLimit int64
 }
 
-// readerOp adapts a RecordReader (a table) to op.
+// readerOp adapts a RecordReader (a table) to op; pick, when set, takes
+// the scan's columns out of each batch.
 type readerOp struct {
 	r      array.RecordReader
 	ctx    context.Context
 	schema *arrow.Schema
 	name   string
+	pick   func(e *env, rec arrow.Record) arrow.Record
+	e      *env
 }
 
 func (o *readerOp) next() (arrow.Record, error) {
@@ -46,6 +49,9 @@ func (o *readerOp) next() (arrow.Record, error) {
 		if !rec.Schema().Equal(o.schema) {
 			return nil, fmt.Errorf("table %s: a batch has schema %s, the table %s", o.name, rec.Schema(), o.schema)
 		}
+		if o.pick != nil {
+			return o.pick(o.e, rec), nil
+		}
 		rec.Retain()
 		return rec, nil
 	}
@@ -57,17 +63,26 @@ func (o *readerOp) next() (arrow.Record, error) {
 
 func (o *readerOp) close() { o.r.Release() }
 
-// oneRowOp yields one row without columns (SELECT without FROM).
-type oneRowOp struct{ done bool }
+// valuesOp yields one batch built at open (an inline table; one row
+// without columns for a SELECT without FROM).
+type valuesOp struct{ rec arrow.Record }
 
-func (o *oneRowOp) next() (arrow.Record, error) {
-	if o.done {
+func (o *valuesOp) next() (arrow.Record, error) {
+	rec := o.rec
+	o.rec = nil
+	if rec != nil && rec.NumRows() == 0 {
+		rec.Release()
 		return nil, nil
 	}
-	o.done = true
-	return array.NewRecord(oneRow, nil, 1), nil
+	return rec, nil
 }
-func (o *oneRowOp) close() {}
+
+func (o *valuesOp) close() {
+	if o.rec != nil {
+		o.rec.Release()
+		o.rec = nil
+	}
+}
 
 // filterOp keeps the rows where pred is true.
 type filterOp struct {
@@ -201,11 +216,10 @@ func (o *limitOp) close() {
 	}
 }
 
-// unionOp yields its inputs one after the other, cast to the union's
-// column types.
+// unionOp yields its inputs one after the other under the union's schema
+// (the analyser cast them to its column types).
 type unionOp struct {
 	ins    []op
-	casts  [][]arrow.DataType // per input: nil, or the type of each column
 	schema *arrow.Schema
 	cur    int
 	e      *env
@@ -380,3 +394,34 @@ func concatRecords(mem memory.Allocator, schema *arrow.Schema, recs []arrow.Reco
 	}
 	return array.NewRecord(schema, cols, rows), nil
 }
+
+// rangeOp yields the bigints of range(start, end, step) in batches.
+type rangeOp struct {
+	next_, step int64
+	left        int64 // rows still to yield
+	schema      *arrow.Schema
+	e           *env
+}
+
+const rangeBatch = 8192
+
+func (o *rangeOp) next() (arrow.Record, error) {
+	if o.left <= 0 {
+		return nil, nil
+	}
+	if err := o.e.ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := min(o.left, rangeBatch)
+	buf, vals := allocFixed[int64](o.e.mem, int(n))
+	for i := range vals {
+		vals[i] = o.next_
+		o.next_ += o.step
+	}
+	o.left -= n
+	col := fixedArray(tLong, int(n), nil, buf)
+	defer col.Release()
+	return array.NewRecord(o.schema, []arrow.Array{col}, n), nil
+}
+
+func (o *rangeOp) close() {}

@@ -17,16 +17,14 @@ type ColumnsResolver interface {
 	TableColumns(ctx context.Context, name []string, need []string) (Table, error)
 }
 
-// neededColumns lists every name a column reference of q may use (each
-// segment of each path: `t.a.b` may be column t, a or b), or nil when q
-// has a `*` and needs everything.
-func neededColumns(q Query) []string { return neededOutside(q, nil) }
-
-// neededOutside is neededColumns without the ON and USING of the join
-// skip: the names something other than that join's condition may use.
-func neededOutside(q Query, skip *JoinRef) []string {
+// neededColumns lists every name a column reference of q (and of the
+// views it names) may use — each segment of each path: `t.a.b` may be
+// column t, a or b — or nil when q has a `*` and needs everything.
+func neededColumns(q Query, r Resolver) []string {
 	seen := map[string]bool{}
 	star := false
+	vr, _ := r.(ViewResolver)
+	views := map[string]bool{}
 	addExpr := func(e Expr) {
 		visit(e, func(x Expr) bool {
 			switch c := x.(type) {
@@ -44,21 +42,35 @@ func neededOutside(q Query, skip *JoinRef) []string {
 	var walkS func(s Source)
 	walkS = func(s Source) {
 		switch x := s.(type) {
+		case *TableRef:
+			key := strings.ToLower(strings.Join(x.Name, "."))
+			if vr != nil && !views[key] {
+				if vq, _, ok := vr.View(x.Name); ok {
+					views[key] = true
+					walkQ(vq)
+				}
+			}
 		case *SubqueryRef:
 			walkQ(x.Query)
 		case *JoinRef:
 			walkS(x.L)
 			walkS(x.R)
-			if x == skip {
-				break
-			}
 			addExpr(x.On)
 			for _, u := range x.Using {
 				seen[strings.ToLower(u)] = true
 			}
+			if x.Natural {
+				star = true
+			}
 		case *LateralView:
 			walkS(x.Input)
 			addExpr(x.Gen)
+		case *ValuesRef:
+			for _, row := range x.Rows {
+				for _, e := range row {
+					addExpr(e)
+				}
+			}
 		}
 	}
 	walkQ = func(q Query) {
@@ -80,6 +92,9 @@ func neededOutside(q Query, skip *JoinRef) []string {
 			}
 			for _, o := range x.OrderBy {
 				addExpr(o.Expr)
+			}
+			for _, w := range x.Windows {
+				visitWindow(w.Spec, func(e Expr) bool { addExpr(e); return false })
 			}
 		case *SetOp:
 			for _, c := range x.With {
@@ -114,12 +129,22 @@ func (p pruning) Table(ctx context.Context, name []string) (Table, error) {
 	return p.r.TableColumns(ctx, name, p.need)
 }
 
+// View forwards to the wrapped resolver's views.
+func (p pruning) View(name []string) (Query, []string, bool) {
+	if vr, ok := p.r.(ViewResolver); ok {
+		return vr.View(name)
+	}
+	return nil, nil, false
+}
+
 // ScanResolver is a Resolver whose tables can do part of a query's work
 // themselves: the planner asks it for each base table with a scan.Request
 // (the columns used, the WHERE conjuncts over that table alone, a limit
 // when nothing between the scan and the LIMIT changes the rows) and applies
 // above the scan whatever the table did not apply exactly (see
-// docs/sql.md#pushdown).
+// docs/sql.md#pushdown). The analysis asks Table first, for the schema
+// only: the Table it returns is not opened, so it should not read data
+// until Open; ScanTable then gives the read the query runs.
 type ScanResolver interface {
 	Resolver
 	ScanTable(ctx context.Context, name []string, req scan.Request) (ScannedTable, error)

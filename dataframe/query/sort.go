@@ -66,69 +66,57 @@ func releaseAll(arrs []arrow.Array) {
 	}
 }
 
-// sortOp sorts its whole input in memory (stable, as Spark's sort is for
-// equal keys in practice); more than the sort limit is an error naming it.
+// sortOp sorts its whole input with the external sort (extsort.go): in
+// memory up to the sort memory setting, in sorted runs spilled to disk
+// and merged beyond it. It is stable, as Spark's sort is for equal keys in
+// practice.
 type sortOp struct {
 	in     op
 	keys   []sortKey
 	schema *arrow.Schema
 	e      *env
-	done   bool
+	sorter *extSorter
+	sorted op
 }
 
 func (o *sortOp) next() (arrow.Record, error) {
-	if o.done {
-		return nil, nil
-	}
-	o.done = true
-	var recs []arrow.Record
-	defer func() {
-		for _, r := range recs {
-			r.Release()
+	if o.sorted == nil {
+		if o.sorter != nil {
+			return nil, nil
 		}
-	}()
-	var size int64
-	for {
-		rec, err := o.in.next()
-		if err != nil {
-			return nil, err
+		o.sorter = newExtSorter(o.e, o.schema, o.keys)
+		for {
+			rec, err := o.in.next()
+			if err != nil {
+				return nil, err
+			}
+			if rec == nil {
+				break
+			}
+			if err := o.sorter.add(rec); err != nil {
+				return nil, fmt.Errorf("ORDER BY: %w", err)
+			}
 		}
-		if rec == nil {
-			break
-		}
-		recs = append(recs, rec)
-		for _, c := range rec.Columns() {
-			size += int64(c.Data().SizeInBytes())
-		}
-		if o.e.sortLimit > 0 && size > o.e.sortLimit {
-			return nil, fmt.Errorf("ORDER BY: the rows to sort take more than the sort memory limit of %d MiB (setting %s); add a LIMIT (a top-N needs little memory) or raise the limit", o.e.sortLimit>>20, SortLimitSetting)
+		var err error
+		if o.sorted, err = o.sorter.finish(); err != nil {
+			return nil, fmt.Errorf("ORDER BY: %w", err)
 		}
 	}
-	if len(recs) == 0 {
-		return nil, nil
-	}
-	all, err := concatRecords(o.e.mem, o.schema, recs)
-	if err != nil {
-		return nil, err
-	}
-	defer all.Release()
-	keys, err := evalKeys(o.e, o.keys, all)
-	if err != nil {
-		return nil, err
-	}
-	defer releaseAll(keys)
-	cmp := rowCmp(o.keys, keys, keys)
-	idx := make([]int64, all.NumRows())
-	for i := range idx {
-		idx[i] = int64(i)
-	}
-	sort.SliceStable(idx, func(a, b int) bool { return cmp(int(idx[a]), int(idx[b])) < 0 })
-	return dataframe.TakeRecord(o.e.mem, all, idx)
+	return o.sorted.next()
 }
 
-func (o *sortOp) close() { o.in.close() }
+func (o *sortOp) close() {
+	if o.sorted != nil {
+		o.sorted.close()
+	}
+	if o.sorter != nil {
+		o.sorter.close()
+	}
+	o.in.close()
+}
 
-// SortLimitSetting is the session setting for the in-memory sort's limit.
+// SortLimitSetting is the session setting for the bytes a sort holds in
+// memory before it spills sorted runs to disk.
 const SortLimitSetting = "svc.sql.sort.memory"
 
 // topNOp keeps the first n rows of ORDER BY … LIMIT n with memory for n

@@ -1,9 +1,13 @@
 // Command gen writes the SQL benchmark's tables as Parquet: a fact table
 // of -rows rows (k: long with 10,000 distinct values, s: string with 1,000,
-// x and y: double, ts: timestamp) and a dimension table of 100,000 rows
-// (k: long, name: string, weight: double) whose keys cover the fact's.
+// x and y: double, ts: timestamp), a dimension table of 100,000 rows
+// (k: long, name: string, weight: double) whose keys cover the fact's, and
+// an events table of -rows rows over -keys ids (id: long, updated_at:
+// timestamp, v: double, status: string with 8 values), each id updated
+// about rows/keys times in random order, for the latest-row-per-key
+// window query.
 //
-//	go run ./bench/sql/gen -rows 10000000 -o /tmp/sqlbench
+//	go run ./bench/sql/gen -rows 10000000 -keys 1000000 -o /tmp/sqlbench
 package main
 
 import (
@@ -23,10 +27,15 @@ import (
 )
 
 func main() {
-	rows := flag.Int("rows", 10_000_000, "rows of the fact table")
+	rows := flag.Int("rows", 10_000_000, "rows of the fact and events tables")
+	keys := flag.Int("keys", 1_000_000, "distinct ids of the events table")
 	out := flag.String("o", ".", "output directory")
 	flag.Parse()
 	if err := run(*rows, *out); err != nil {
+		fmt.Fprintln(os.Stderr, "gen:", err)
+		os.Exit(1)
+	}
+	if err := events(*rows, *keys, *out); err != nil {
 		fmt.Fprintln(os.Stderr, "gen:", err)
 		os.Exit(1)
 	}
@@ -98,4 +107,42 @@ func run(rows int, dir string) error {
 	}
 	defer dim.Release()
 	return fileio.WriteFile(filepath.Join(dir, "dim.parquet"), dim, fileio.FileOptions{})
+}
+
+// events writes events.parquet: rows updates of keys ids.
+func events(rows, keys int, dir string) error {
+	mem := memory.DefaultAllocator
+	r := rand.New(rand.NewPCG(3, 4))
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "id", Type: arrow.PrimitiveTypes.Int64, Nullable: true},
+		{Name: "updated_at", Type: sparktype.TimestampType, Nullable: true},
+		{Name: "v", Type: arrow.PrimitiveTypes.Float64, Nullable: true},
+		{Name: "status", Type: arrow.BinaryTypes.String, Nullable: true},
+	}, nil)
+	statuses := []string{"new", "open", "pending", "paid", "shipped", "delivered", "returned", "closed"}
+	b := array.NewRecordBuilder(mem, schema)
+	defer b.Release()
+	start := int64(1_700_000_000_000)
+	var recs []arrow.Record
+	for done := 0; done < rows; {
+		n := min(batch, rows-done)
+		ib := b.Field(0).(*array.Int64Builder)
+		tb := b.Field(1).(*array.TimestampBuilder)
+		vb := b.Field(2).(*array.Float64Builder)
+		sb := b.Field(3).(*array.StringBuilder)
+		for i := 0; i < n; i++ {
+			ib.Append(int64(r.IntN(keys)))
+			tb.Append(arrow.Timestamp(start + r.Int64N(365*24*3600*1000)))
+			vb.Append(r.Float64() * 100)
+			sb.Append(statuses[r.IntN(len(statuses))])
+		}
+		recs = append(recs, b.NewRecord())
+		done += n
+	}
+	f, err := dataframe.New(schema, recs...)
+	if err != nil {
+		return err
+	}
+	defer f.Release()
+	return fileio.WriteFile(filepath.Join(dir, "events.parquet"), f, fileio.FileOptions{})
 }
