@@ -28,7 +28,7 @@ var notSupported = map[string]string{
 	"WINDOW": "WINDOW", "CLUSTER": "CLUSTER BY",
 	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
 	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE",
-	"EXISTS": "EXISTS", "OVER": "a window function (OVER)", "INTERVAL": "INTERVAL", "ROLLUP": "ROLLUP",
+	"OVER": "a window function (OVER)", "INTERVAL": "INTERVAL", "ROLLUP": "ROLLUP",
 	"CUBE": "CUBE", "GROUPING": "GROUPING SETS", "DIV": "DIV", "FILTER": "FILTER (…)",
 	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE",
 }
@@ -773,8 +773,17 @@ func (p *parser) predicate() (query.Expr, error) {
 			if _, err := p.expectSymbol("("); err != nil {
 				return nil, err
 			}
-			if n := p.peek(); n.isKeyword("SELECT") || n.isKeyword("WITH") {
-				return nil, p.errorf(n.Pos, "IN (subquery) is not supported")
+			if p.startsSubquery(0) {
+				q, err := p.parenQueryRest()
+				if err != nil {
+					return nil, err
+				}
+				x := []query.Expr{l}
+				if tu, ok := l.(*query.Tuple); ok {
+					x = tu.Items
+				}
+				l = &query.InSubquery{X: x, Query: q, Not: not, Pos: t.Pos}
+				continue
 			}
 			in := &query.In{X: l, Not: not, Pos: t.Pos}
 			if in.List, err = commaList(p, p.expr); err != nil {
@@ -952,13 +961,32 @@ func (p *parser) primary() (query.Expr, error) {
 	t := p.peek()
 	switch {
 	case t.Kind == Symbol && t.Text == "(":
+		if p.startsLambda() {
+			return p.lambda()
+		}
 		p.next()
 		if n := p.peek(); n.isKeyword("SELECT") || n.isKeyword("WITH") {
-			return nil, p.errorf(n.Pos, "a subquery as an expression is not supported")
+			q, err := p.parenQueryRest()
+			if err != nil {
+				return nil, err
+			}
+			return &query.ScalarSubquery{Query: q, Pos: t.Pos}, nil
 		}
 		x, err := p.expr()
 		if err != nil {
 			return nil, err
+		}
+		if p.peek().Kind == Symbol && p.peek().Text == "," {
+			// (a, b): a row of values (the left side of a multi-column IN).
+			tu := &query.Tuple{Items: []query.Expr{x}, Pos: t.Pos}
+			for p.acceptSymbol(",") {
+				y, err := p.expr()
+				if err != nil {
+					return nil, err
+				}
+				tu.Items = append(tu.Items, y)
+			}
+			x = tu
 		}
 		if _, err := p.expectSymbol(")"); err != nil {
 			return nil, p.fail(p.peek(), `")"`)
@@ -995,8 +1023,22 @@ func (p *parser) primary() (query.Expr, error) {
 	case t.Kind == HexString:
 		p.next()
 		return p.hexLiteral(t)
-	case t.isKeyword("INTERVAL") || t.isKeyword("EXISTS"):
+	case t.isKeyword("EXISTS") && p.peekAt(1).Text == "(":
+		p.next()
+		if p.startsSubquery(1) {
+			p.next() // (
+			q, err := p.parenQueryRest()
+			if err != nil {
+				return nil, err
+			}
+			return &query.Exists{Query: q, Pos: t.Pos}, nil
+		}
+		return p.call(t) // exists(array, x -> …), the higher-order function
+	case t.isKeyword("INTERVAL"):
 		return nil, p.unsupportedAt(t)
+	}
+	if t.Kind == Ident && !isReserved(t) && p.peekAt(1).Kind == Symbol && p.peekAt(1).Text == "->" {
+		return p.lambda()
 	}
 	if t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID {
 		p.next()
@@ -1391,4 +1433,66 @@ func (p *parser) columnNames() ([]string, error) {
 		c, err := p.ident("a column name")
 		return c.Text, err
 	})
+}
+
+// startsSubquery says whether the tokens k ahead start a query in
+// parentheses' place: SELECT or WITH, or a parenthesised one
+// (`IN ((SELECT …) UNION (SELECT …))`).
+func (p *parser) startsSubquery(k int) bool {
+	for {
+		t := p.peekAt(k)
+		if t.isKeyword("SELECT") || t.isKeyword("WITH") {
+			return true
+		}
+		if t.Kind != Symbol || t.Text != "(" {
+			return false
+		}
+		k++
+	}
+}
+
+// startsLambda says whether `(` starts a lambda's parameter list:
+// `(x, y) -> …`.
+func (p *parser) startsLambda() bool {
+	k := 1
+	for {
+		t := p.peekAt(k)
+		if t.Kind != Ident && t.Kind != QuotedID {
+			return false
+		}
+		n := p.peekAt(k + 1)
+		if n.Kind == Symbol && n.Text == ")" {
+			a := p.peekAt(k + 2)
+			return a.Kind == Symbol && a.Text == "->"
+		}
+		if n.Kind != Symbol || n.Text != "," {
+			return false
+		}
+		k += 2
+	}
+}
+
+// lambda reads `x -> body` or `(x, y, …) -> body`.
+func (p *parser) lambda() (query.Expr, error) {
+	t := p.peek()
+	lam := &query.Lambda{Pos: t.Pos}
+	if p.acceptSymbol("(") {
+		for {
+			n := p.next()
+			lam.Params = append(lam.Params, n.Text)
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+		p.next() // )
+	} else {
+		lam.Params = []string{p.next().Text}
+	}
+	p.next() // ->
+	body, err := p.expr()
+	if err != nil {
+		return nil, err
+	}
+	lam.Body = body
+	return lam, nil
 }

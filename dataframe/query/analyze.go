@@ -24,6 +24,10 @@ type analyzer struct {
 	// views counts the temporary views being expanded (a guard against a
 	// view that names itself).
 	views int
+	// ctes are the WITH queries visible where analysis is; outer is the
+	// query around the subquery being analysed (subquery_analyze.go).
+	ctes  *cteScope
+	outer *outerFrame
 }
 
 // rel is an analysed relation: a plan and the names its columns go by.
@@ -64,11 +68,15 @@ func withCTEs(with []CTE, outer *cteScope) *cteScope {
 func (a *analyzer) analyze(q Query) (rel, error) { return a.query(q, nil) }
 
 func (a *analyzer) query(q Query, ctes *cteScope) (rel, error) {
+	prev := a.ctes
+	defer func() { a.ctes = prev }()
 	switch x := q.(type) {
 	case *Select:
-		return a.selectBlock(x, withCTEs(x.With, ctes))
+		a.ctes = withCTEs(x.With, ctes)
+		return a.selectBlock(x, a.ctes)
 	case *SetOp:
-		return a.setOp(x, withCTEs(x.With, ctes))
+		a.ctes = withCTEs(x.With, ctes)
+		return a.setOp(x, a.ctes)
 	case nil:
 		return rel{}, errorf(Pos{}, "no query")
 	}

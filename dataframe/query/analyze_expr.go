@@ -24,6 +24,11 @@ type exprResolver struct {
 	// aliases are select-list aliases (lower-case) a name may stand for
 	// when no column has it: HAVING n > 1 for count(*) AS n, GROUP BY alias.
 	aliases map[string]Expr
+	// lambdas are the lambda variables in scope, innermost first (lambda.go).
+	lambdas *lambdaScope
+	// local keeps names to sc: a first try before another scope, where a
+	// name must not resolve in an outer query (subquery_analyze.go).
+	local bool
 }
 
 var generatorNames = map[string]bool{"explode": true, "posexplode": true, "explode_outer": true, "posexplode_outer": true}
@@ -99,6 +104,16 @@ func (r *exprResolver) resolve(e Expr) (rex, error) {
 		return r.call(x)
 	case *Star:
 		return nil, errorf(x.Pos, "* is only allowed in the select list and count(*)")
+	case *ScalarSubquery:
+		return r.scalarSubquery(x)
+	case *Exists:
+		return r.exists(x)
+	case *InSubquery:
+		return r.inSubquery(x)
+	case *Tuple:
+		return nil, errorf(x.Pos, "%s: a row of values is only allowed on the left of IN (SELECT …)", x)
+	case *Lambda:
+		return nil, errorf(x.Pos, "%s: a lambda function is only allowed as an argument of a higher-order function", x)
 	}
 	return nil, unsupported(e.Position(), fmt.Sprintf("the expression %s", e))
 }
@@ -153,6 +168,9 @@ func literalRex(x *Literal) (rex, error) {
 var niladic = map[string]bool{"current_date": true, "current_timestamp": true, "current_user": true, "user": true, "session_user": true}
 
 func (r *exprResolver) column(x *Column) (rex, error) {
+	if v, ok, err := r.lambdaVar(x); ok || err != nil {
+		return v, err
+	}
 	i, rest, err := r.sc.resolve(x.Path, x.Pos)
 	if err != nil {
 		if a, ok := r.aliases[strings.ToLower(x.Path[0])]; ok && len(x.Path) == 1 && !r.sc.has(x.Path) {
@@ -164,6 +182,11 @@ func (r *exprResolver) column(x *Column) (rex, error) {
 		if name := strings.ToLower(x.Path[0]); len(x.Path) == 1 && niladic[name] && !r.sc.has(x.Path) {
 			if _, ok := fn.Lookup(name); ok {
 				return r.resolve(&Call{Name: name, Pos: x.Pos})
+			}
+		}
+		if !r.local && !r.sc.has(x.Path) {
+			if o, ok := r.a.outerColumn(x); ok {
+				return o, nil
 			}
 		}
 		return nil, err
@@ -586,6 +609,9 @@ func (r *exprResolver) caseExpr(x *Case) (rex, error) {
 func (r *exprResolver) call(x *Call) (rex, error) {
 	name := strings.ToLower(x.Name)
 	if def := aggregateDef(name); def != nil {
+		if o, ok, err := r.outerAggregate(x); ok || err != nil {
+			return o, err
+		}
 		if r.aggs == nil {
 			if r.clause != "" {
 				return nil, errorf(x.Pos, "aggregate function %s is not allowed in %s", x.Name, r.clause)

@@ -293,7 +293,7 @@ func (b *selectBlock) orderBy() error {
 
 func (b *selectBlock) orderKey(e Expr, out *scope) (rex, error) {
 	if !containsAgg(e) {
-		r := &exprResolver{a: b.a, sc: out, clause: "ORDER BY"}
+		r := &exprResolver{a: b.a, sc: out, clause: "ORDER BY", local: true}
 		x, err := r.resolve(e)
 		if err == nil {
 			return substitute(x, b.exprs[:len(out.cols)]), nil

@@ -134,7 +134,7 @@ func (a *analyzer) values(x *ValuesRef) (rel, error) {
 			if err != nil {
 				return rel{}, err
 			}
-			if !deterministic(v) {
+			if !deterministic(v) || hasOuter(v) {
 				return rel{}, errorf(e.Position(), "VALUES: %s is not a constant", e)
 			}
 			rows[i] = append(rows[i], v)

@@ -446,6 +446,9 @@ func TableNames(q Query) [][]string {
 		case *JoinRef:
 			walkS(x.L, ctes)
 			walkS(x.R, ctes)
+			for _, sq := range subqueriesOf(x.On) {
+				walkQ(sq, ctes)
+			}
 		case *LateralView:
 			walkS(x.Input, ctes)
 		}
@@ -470,6 +473,11 @@ func TableNames(q Query) [][]string {
 		case *Select:
 			if x.From != nil {
 				walkS(x.From, ctes)
+			}
+			for _, e := range exprsOf(x) {
+				for _, sq := range subqueriesOf(e) {
+					walkQ(sq, ctes)
+				}
 			}
 		case *SetOp:
 			walkQ(x.L, ctes)
@@ -527,5 +535,15 @@ func visit(e Expr, f func(Expr) bool) {
 		for _, y := range x.Args {
 			visit(y, f)
 		}
+	case *InSubquery: // the values, not the query (its own scope)
+		for _, y := range x.X {
+			visit(y, f)
+		}
+	case *Tuple:
+		for _, y := range x.Items {
+			visit(y, f)
+		}
+	case *Lambda:
+		visit(x.Body, f)
 	}
 }

@@ -24,6 +24,10 @@ import (
 type ectx struct {
 	mem  memory.Allocator
 	fctx *fn.Ctx
+	// run is the plan's run (subqueries keep their answers there); outer
+	// binds a subquery's outer values while its plan runs (subquery.go).
+	run   *subRun
+	outer []arrow.Array
 }
 
 // cexpr is a compiled expression: a closure from a record batch to one
@@ -174,6 +178,12 @@ func compile(e rex) (*cexpr, error) {
 		return compileCall(x)
 	case *rAgg:
 		return nil, fmt.Errorf("query: aggregate %s outside an aggregation (a planner bug)", x.name)
+	case *rSubquery:
+		return compileSubquery(x)
+	case *rOuter:
+		return compileOuter(x), nil
+	case *rHOF:
+		return compileHOF(x)
 	}
 	return nil, fmt.Errorf("query: cannot compile %T (a planner bug)", e)
 }

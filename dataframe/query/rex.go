@@ -488,6 +488,8 @@ func writeKey(b *strings.Builder, e rex) {
 		if x.volatile {
 			fmt.Fprintf(b, "<%p>", x) // two calls of rand() differ
 		}
+	case interface{ key() string }: // subqueries, lambdas, …: their own
+		b.WriteString(x.key())
 	default:
 		fmt.Fprintf(b, "%T", e)
 	}
