@@ -200,20 +200,13 @@ func TestQueryAggregateOverJoinByBuildColumns(t *testing.T) {
 		"SELECT d.g, collect_list(d.name) AS names FROM fact f JOIN dim d ON d.k = f.k %s GROUP BY d.g",
 		"SELECT count(DISTINCT d.g) AS n FROM fact f JOIN dim d ON d.k = f.k %s GROUP BY d.name HAVING count(DISTINCT d.g) > 0",
 	} {
+		// The plans compare with the unfused operators in
+		// dataframe/query's TestFusedOperatorsAgree.
 		st, err := csql.ParseOne(fmt.Sprintf(q, ""))
 		require.NoError(t, err)
 		plan, err := query.Compile(context.Background(), st.(*csql.Select).Query, query.Tables{"fact": query.FrameTable(fact), "dim": query.FrameTable(dim)}, query.Options{})
 		require.NoError(t, err)
 		require.Contains(t, plan.Explain(), "(grouped by build row)")
-		fused, err := runSQL(t, fmt.Sprintf(q, ""), frames)
-		require.NoError(t, err, q)
-		// A filter the rewrites cannot move keeps the aggregate off the
-		// join: the answer of the plain plan.
-		plain, err := runSQL(t, fmt.Sprintf(q, "WHERE rand() >= 0"), frames)
-		require.NoError(t, err, q)
-		require.Equal(t, queryJSON(t, plain), queryJSON(t, fused), q)
-		fused.Release()
-		plain.Release()
 	}
 	got, err := runSQL(t, "SELECT d.name, count(*) AS n, sum(f.x) AS sx FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.name", frames)
 	require.NoError(t, err)

@@ -18,16 +18,29 @@ type view struct {
 	q       query.Query
 }
 
+// globalTemp is the namespace of GLOBAL TEMPORARY views, as Spark's.
+const globalTemp = "global_temp"
+
+// viewKey is a view's key: its lower-case name, under global_temp. for a
+// GLOBAL one.
+func viewKey(name string, global bool) string {
+	if global {
+		return globalTemp + "." + strings.ToLower(name)
+	}
+	return strings.ToLower(name)
+}
+
 // View returns the query a temporary view stands for and its column names
 // (nil: the query's own); ok is false when name is not a view. Views have
-// one-part names and are found before catalog tables of that name.
+// one-part names (global_temp.v for a GLOBAL one) and are found before
+// catalog tables of that name.
 func (s *Session) View(name []string) (q query.Query, columns []string, ok bool) {
-	if s == nil || len(name) != 1 {
+	if s == nil || len(name) == 0 || len(name) > 2 || len(name) == 2 && !strings.EqualFold(name[0], globalTemp) {
 		return nil, nil, false
 	}
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	v, ok := s.views[strings.ToLower(name[0])]
+	v, ok := s.views[viewKey(name[len(name)-1], len(name) == 2)]
 	if !ok {
 		return nil, nil, false
 	}
@@ -39,7 +52,10 @@ func (s *Session) Views() []string {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	out := make([]string, 0, len(s.views))
-	for _, v := range s.views {
+	for k, v := range s.views {
+		if strings.HasPrefix(k, globalTemp+".") {
+			continue // SHOW TABLES IN global_temp would list them
+		}
 		out = append(out, v.name)
 	}
 	sort.Strings(out)
@@ -50,7 +66,11 @@ func (s *Session) Views() []string {
 // place — a view that names itself is refused — and give as many columns
 // as the column list names) and keeps it.
 func (s *Session) execCreateView(ctx context.Context, x *sql.CreateView) error {
-	key := strings.ToLower(x.Name)
+	key := viewKey(x.Name, x.Global)
+	ref := []string{x.Name}
+	if x.Global {
+		ref = []string{globalTemp, x.Name}
+	}
 	s.mu.Lock()
 	old, exists := s.views[key]
 	switch {
@@ -78,7 +98,7 @@ func (s *Session) execCreateView(ctx context.Context, x *sql.CreateView) error {
 	}
 	plan, release, err := s.compileQuery(ctx, &query.Select{
 		Items: []query.SelectItem{{Expr: &query.Star{}}},
-		From:  &query.TableRef{Name: []string{x.Name}},
+		From:  &query.TableRef{Name: ref},
 	})
 	if err != nil {
 		return fail(err)
@@ -92,7 +112,7 @@ func (s *Session) execCreateView(ctx context.Context, x *sql.CreateView) error {
 }
 
 func (s *Session) execDropView(x *sql.DropView) error {
-	key := strings.ToLower(x.Name)
+	key := viewKey(x.Name, x.Global)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if _, ok := s.views[key]; !ok {

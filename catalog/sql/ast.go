@@ -90,16 +90,18 @@ type Describe struct {
 type CreateView struct {
 	stmtBase
 	Name        string
+	Global      bool // GLOBAL TEMPORARY: named global_temp.v
 	Columns     []string
 	Replace     bool
 	IfNotExists bool
 	Query       query.Query
 }
 
-// DropView is `DROP VIEW [IF EXISTS] v`.
+// DropView is `DROP VIEW [IF EXISTS] v` (or global_temp.v).
 type DropView struct {
 	stmtBase
 	Name     string
+	Global   bool
 	IfExists bool
 }
 

@@ -231,14 +231,14 @@ func (l *lexer) next() Token {
 		if l.off+1 < len(l.src) {
 			two = l.src[l.off : l.off+2]
 		}
-		if l.off+2 < len(l.src) && l.src[l.off:l.off+3] == "<=>" {
-			two = "<=>"
+		if l.off+2 < len(l.src) && (l.src[l.off:l.off+3] == "<=>" || l.src[l.off:l.off+3] == ">>>") {
+			two = l.src[l.off : l.off+3]
 		}
 		switch two {
-		case "<=>":
+		case "<=>", ">>>":
 			tok.Kind, tok.Text = Symbol, two
 			l.advance(3)
-		case "!=", "<>", "<=", ">=", "||", "==", "->":
+		case "!=", "<>", "<=", ">=", "||", "==", "<<", ">>", "->":
 			tok.Kind, tok.Text = Symbol, two
 			l.advance(2)
 		default:

@@ -419,6 +419,11 @@ func (p *parser) columnDef() (ColumnDef, error) {
 					goto done
 				}
 				depth--
+			case ">>", ">>>": // the ends of nested types: array<array<int>>
+				depth -= len(t.Text)
+				if depth < 0 {
+					goto done
+				}
 			case "<>": // `struct<>`
 			case ",":
 				if depth == 0 {
@@ -537,7 +542,7 @@ func (p *parser) createView(base stmtBase) (Statement, error) {
 		}
 		s.Replace = true
 	}
-	p.acceptKeyword("GLOBAL")
+	s.Global = p.acceptKeyword("GLOBAL")
 	if t := p.peek(); !p.acceptKeyword("TEMPORARY", "TEMP") {
 		return nil, p.errorf(t.Pos, "CREATE VIEW (a view kept in the catalog) is not supported; use CREATE TEMPORARY VIEW")
 	}
@@ -558,7 +563,7 @@ func (p *parser) createView(base stmtBase) (Statement, error) {
 		return nil, err
 	}
 	if p.peek().Text == "." {
-		return nil, p.errorf(p.peek().Pos, "a temporary view's name has one part (no namespace)")
+		return nil, p.errorf(p.peek().Pos, "a temporary view's name has one part (no namespace; a GLOBAL one is global_temp.name)")
 	}
 	s.Name = name.Text
 	if p.acceptSymbol("(") {
@@ -605,6 +610,13 @@ func (p *parser) dropView(base stmtBase) (Statement, error) {
 		return nil, err
 	}
 	s.Name = name.Text
+	if strings.EqualFold(name.Text, "global_temp") && p.acceptSymbol(".") {
+		n, err := p.fieldIdent("a view name after global_temp.")
+		if err != nil {
+			return nil, err
+		}
+		s.Name, s.Global = n.Text, true
+	}
 	return s, nil
 }
 

@@ -140,7 +140,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT rank() OVER (ORDER BY a) FROM t", `statement 1, line 1, column 15: a window function (OVER) is not supported`},
 		{"SELECT a FROM t NATURAL JOIN u ON a = b", `statement 1, line 1, column 32: a NATURAL JOIN takes no ON condition`},
 		{"SELECT a FROM t LEFT SEMI u ON a = b", `statement 1, line 1, column 27: expected JOIN, found "u"`},
-		{"SELECT a & 1 FROM t", `statement 1, line 1, column 10: the operator & is not supported`},
+		{"SELECT a ! 1 FROM t", `statement 1, line 1, column 10: the operator ! is not supported`},
 		{"SELECT a FROM t GROUP BY ROLLUP (a)", `statement 1, line 1, column 26: ROLLUP is not supported`},
 		{"SELECT a FROM t CLUSTER BY a", `statement 1, line 1, column 17: CLUSTER BY is not supported`},
 		{"SELECT INTERVAL 1 DAY", `statement 1, line 1, column 8: INTERVAL is not supported`},

@@ -1,16 +1,7 @@
 package sql
 
 import (
-	"encoding/hex"
-	"fmt"
-	"math"
-	"math/big"
-	"strconv"
 	"strings"
-	"time"
-
-	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/decimal128"
 
 	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
@@ -43,7 +34,7 @@ func (p *parser) unsupportedAt(t Token) error {
 	}
 	if t.Kind == Symbol {
 		switch t.Text {
-		case "&", "|", "^", "~", "!":
+		case "!":
 			return p.errorf(t.Pos, "the operator %s is not supported", t.Text)
 		}
 	}
@@ -104,6 +95,11 @@ func (p *parser) queryExpr() (query.Query, error) {
 			}
 			if cte.Query, err = p.parenQueryRest(); err != nil {
 				return nil, err
+			}
+			for _, c := range with {
+				if strings.EqualFold(c.Name, cte.Name) {
+					return nil, p.errorf(name.Pos, "the WITH query %s is defined twice", name.Text)
+				}
 			}
 			with = append(with, cte)
 			if !p.acceptSymbol(",") {
@@ -705,7 +701,7 @@ func (p *parser) notExpr() (query.Expr, error) {
 var comparisons = map[string]bool{"=": true, "==": true, "!=": true, "<>": true, "<": true, "<=": true, ">": true, ">=": true, "<=>": true}
 
 func (p *parser) predicate() (query.Expr, error) {
-	l, err := p.additive()
+	l, err := p.bitOr()
 	if err != nil {
 		return nil, err
 	}
@@ -714,7 +710,7 @@ func (p *parser) predicate() (query.Expr, error) {
 		switch {
 		case t.Kind == Symbol && comparisons[t.Text]:
 			p.next()
-			r, err := p.additive()
+			r, err := p.bitOr()
 			if err != nil {
 				return nil, err
 			}
@@ -860,6 +856,26 @@ func (p *parser) predicate() (query.Expr, error) {
 	}
 }
 
+// Spark's precedence below comparisons: | then ^ then & then the shifts
+// << >> >>> then + - ||.
+func (p *parser) bitOr() (query.Expr, error) {
+	return p.chain(p.bitXor, func(t Token) bool { return t.Kind == Symbol && t.Text == "|" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) bitXor() (query.Expr, error) {
+	return p.chain(p.bitAnd, func(t Token) bool { return t.Kind == Symbol && t.Text == "^" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) bitAnd() (query.Expr, error) {
+	return p.chain(p.shift, func(t Token) bool { return t.Kind == Symbol && t.Text == "&" }, func(t Token) string { return t.Text })
+}
+
+func (p *parser) shift() (query.Expr, error) {
+	return p.chain(p.additive, func(t Token) bool {
+		return t.Kind == Symbol && (t.Text == "<<" || t.Text == ">>" || t.Text == ">>>")
+	}, func(t Token) string { return t.Text })
+}
+
 func (p *parser) additive() (query.Expr, error) {
 	l, err := p.multiplicative()
 	if err != nil {
@@ -868,9 +884,6 @@ func (p *parser) additive() (query.Expr, error) {
 	for {
 		t := p.peek()
 		if t.Kind != Symbol || t.Text != "+" && t.Text != "-" && t.Text != "||" {
-			if err := p.unsupportedAt(t); err != nil && t.Kind == Symbol {
-				return nil, err
-			}
 			return l, nil
 		}
 		p.next()
@@ -902,6 +915,14 @@ func (p *parser) multiplicative() (query.Expr, error) {
 
 func (p *parser) unary() (query.Expr, error) {
 	t := p.peek()
+	if t.Kind == Symbol && t.Text == "~" {
+		p.next()
+		x, err := p.unary()
+		if err != nil {
+			return nil, err
+		}
+		return &query.Unary{Op: "~", X: x, Pos: t.Pos}, nil
+	}
 	if t.Kind == Symbol && (t.Text == "-" || t.Text == "+") {
 		p.next()
 		if n := p.peek(); n.Kind == Number {
@@ -1014,7 +1035,7 @@ func (p *parser) primary() (query.Expr, error) {
 		return p.caseExpr()
 	case t.isKeyword("CAST") && p.peekAt(1).Text == "(":
 		return p.castExpr()
-	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP") || t.isKeyword("TIMESTAMP_LTZ"):
+	case t.isKeyword("DATE") || t.isKeyword("TIMESTAMP") || t.isKeyword("TIMESTAMP_LTZ") || t.isKeyword("TIMESTAMP_NTZ"):
 		if n := p.peekAt(1); n.Kind == String {
 			p.next()
 			p.next()
@@ -1056,6 +1077,20 @@ func (p *parser) primary() (query.Expr, error) {
 func (p *parser) call(name Token) (query.Expr, error) {
 	p.next() // (
 	c := &query.Call{Name: name.Text, Pos: name.Pos}
+	if strings.EqualFold(name.Text, "extract") && p.peekAt(1).isKeyword("FROM") {
+		// EXTRACT(field FROM x): extract('field', x).
+		f := p.next()
+		p.next() // FROM
+		x, err := p.expr()
+		if err != nil {
+			return nil, err
+		}
+		if _, err := p.expectSymbol(")"); err != nil {
+			return nil, p.fail(p.peek(), `")" after EXTRACT(… FROM …)`)
+		}
+		c.Args = []query.Expr{&query.Literal{Value: f.Text, Type: sparktype.StringType, Raw: f.Text, Pos: f.Pos}, x}
+		return p.afterCall(c)
+	}
 	if strings.EqualFold(name.Text, "trim") {
 		if done, err := p.trimForm(c); done || err != nil {
 			return c, err
@@ -1224,8 +1259,8 @@ func (p *parser) castExpr() (query.Expr, error) {
 		if n.Kind == Symbol && (n.Text == "(" || n.Text == "<") {
 			depth++
 		}
-		if n.Kind == Symbol && n.Text == ">" {
-			depth--
+		if n.Kind == Symbol && (n.Text == ">" || n.Text == ">>" || n.Text == ">>>") {
+			depth -= len(n.Text) // array<array<int>> ends in one >> token
 		}
 		b.WriteString(n.Raw)
 		if n.Kind == Ident && p.peekAt(1).Kind == Ident {
@@ -1242,159 +1277,45 @@ func (p *parser) castExpr() (query.Expr, error) {
 	return &query.Cast{X: x, To: dt, TypeName: strings.ToUpper(name), Pos: t.Pos}, nil
 }
 
-// numberLiteral types a number as Spark does: an integer is int when it
-// fits, else long, else decimal(p,0); a number with a point is decimal(p,s);
-// one with an exponent double; a suffix says the type (1Y tinyint, 1S
-// smallint, 1L bigint, 1.5F float, 1.5D double, 1.5BD decimal). A value
-// outside its type is an error.
+// numberLiteral types a number as Spark does (query.NumberLiteral); a
+// value outside its type is a syntax error at the number.
 func (p *parser) numberLiteral(t Token, sign string) (*query.Literal, error) {
-	text := t.Text
-	suffix := ""
-	for _, sfx := range []string{"BD", "Y", "S", "L", "D", "F"} {
-		if len(text) > len(sfx) && strings.EqualFold(text[len(text)-len(sfx):], sfx) {
-			suffix, text = sfx, text[:len(text)-len(sfx)]
-			break
-		}
-	}
-	num := sign + text
-	raw := sign + t.Raw
-	lit := func(v any, dt arrow.DataType) (*query.Literal, error) {
-		return &query.Literal{Value: v, Type: dt, Raw: raw, Pos: t.Pos}, nil
-	}
-	outOfRange := func(typ string) error {
-		return p.errorf(t.Pos, "the %s literal %s is out of range", typ, raw)
-	}
-	exp := strings.ContainsAny(text, "eE")
-	switch suffix {
-	case "Y", "S", "L":
-		if exp || strings.Contains(text, ".") {
-			return nil, p.errorf(t.Pos, "%s: a %s literal is a whole number", raw, map[string]string{"Y": "tinyint", "S": "smallint", "L": "bigint"}[suffix])
-		}
-		n, err := strconv.ParseInt(num, 10, 64)
-		switch {
-		case suffix == "Y" && (err != nil || n < math.MinInt8 || n > math.MaxInt8):
-			return nil, outOfRange("tinyint")
-		case suffix == "S" && (err != nil || n < math.MinInt16 || n > math.MaxInt16):
-			return nil, outOfRange("smallint")
-		case err != nil:
-			return nil, outOfRange("bigint")
-		}
-		switch suffix {
-		case "Y":
-			return lit(int8(n), arrow.PrimitiveTypes.Int8)
-		case "S":
-			return lit(int16(n), arrow.PrimitiveTypes.Int16)
-		}
-		return lit(n, arrow.PrimitiveTypes.Int64)
-	case "D", "F":
-		f, err := strconv.ParseFloat(num, 64)
-		if suffix == "F" {
-			if err != nil || math.Abs(f) > math.MaxFloat32 {
-				return nil, outOfRange("float")
-			}
-			return lit(float32(f), arrow.PrimitiveTypes.Float32)
-		}
-		if err != nil || math.IsInf(f, 0) {
-			return nil, outOfRange("double")
-		}
-		return lit(f, arrow.PrimitiveTypes.Float64)
-	}
-	if exp && suffix == "" {
-		f, err := strconv.ParseFloat(num, 64)
-		if err != nil || math.IsInf(f, 0) {
-			return nil, outOfRange("double")
-		}
-		return lit(f, arrow.PrimitiveTypes.Float64)
-	}
-	if suffix == "" && !strings.Contains(text, ".") {
-		if n, err := strconv.ParseInt(num, 10, 64); err == nil {
-			if n >= math.MinInt32 && n <= math.MaxInt32 {
-				return lit(int32(n), arrow.PrimitiveTypes.Int32)
-			}
-			return lit(n, arrow.PrimitiveTypes.Int64)
-		}
-	}
-	v, dt, err := decimalLiteral(num)
+	lit, err := query.NumberLiteral(sign + t.Text)
 	if err != nil {
-		return nil, p.errorf(t.Pos, "the decimal literal %s: %v", raw, err)
+		return nil, p.errorf(t.Pos, "%v", err)
 	}
-	return lit(v, dt)
-}
-
-// decimalLiteral is the exact decimal of a number's text (digits, a point,
-// an exponent): decimal(p,s) with p its significant digits and s its
-// fractional ones, as Java's BigDecimal types it.
-func decimalLiteral(num string) (decimal128.Num, *arrow.Decimal128Type, error) {
-	mant, exp := num, 0
-	if i := strings.IndexAny(num, "eE"); i >= 0 {
-		e, err := strconv.Atoi(num[i+1:])
-		if err != nil {
-			return decimal128.Num{}, nil, fmt.Errorf("the exponent is out of range")
-		}
-		mant, exp = num[:i], e
-	}
-	neg := strings.HasPrefix(mant, "-")
-	mant = strings.TrimPrefix(strings.TrimPrefix(mant, "-"), "+")
-	scale := 0
-	if i := strings.IndexByte(mant, '.'); i >= 0 {
-		scale = len(mant) - i - 1
-		mant = mant[:i] + mant[i+1:]
-	}
-	scale -= exp
-	digits := strings.TrimLeft(mant, "0")
-	if scale < 0 {
-		// Spark does not keep negative scales: 1E+2BD is 100.
-		if digits != "" {
-			digits += strings.Repeat("0", -scale)
-		}
-		scale = 0
-	}
-	prec := max(len(digits), 1)
-	if prec < scale {
-		prec = scale
-	}
-	if prec > 38 {
-		return decimal128.Num{}, nil, fmt.Errorf("decimal can only support precision up to 38")
-	}
-	bi, ok := new(big.Int).SetString("0"+digits, 10)
-	if !ok {
-		return decimal128.Num{}, nil, fmt.Errorf("not a number")
-	}
-	if neg {
-		bi.Neg(bi)
-	}
-	return decimal128.FromBigInt(bi), &arrow.Decimal128Type{Precision: int32(prec), Scale: int32(scale)}, nil
+	lit.Raw, lit.Pos = sign+t.Raw, t.Pos
+	return lit, nil
 }
 
 // typedLiteral is DATE '…' or TIMESTAMP '…': a value Spark cannot read is
 // an error, not NULL.
 func (p *parser) typedLiteral(kw, val Token) (query.Expr, error) {
-	if kw.isKeyword("DATE") {
-		days, ok := sparktype.ParseDateDays(val.Text)
-		if !ok {
-			return nil, p.errorf(val.Pos, "%s is not a valid DATE literal", val.Raw)
-		}
-		return &query.Literal{Value: time.Unix(int64(days)*86400, 0).UTC(), Type: arrow.FixedWidthTypes.Date32, Raw: "DATE " + val.Raw, Pos: kw.Pos}, nil
+	var lit *query.Literal
+	var err error
+	switch {
+	case kw.isKeyword("DATE"):
+		lit, err = query.DateLiteral(val.Text)
+	case kw.isKeyword("TIMESTAMP_NTZ"):
+		lit, err = query.TimestampNTZLiteral(val.Text)
+	default:
+		lit, err = query.TimestampLiteral(val.Text)
 	}
-	us, ok := sparktype.ParseTimestampMicros(val.Text)
-	if !ok {
-		return nil, p.errorf(val.Pos, "%s is not a valid TIMESTAMP literal", val.Raw)
+	if err != nil {
+		return nil, p.errorf(val.Pos, "%s %v", val.Raw, err)
 	}
-	return &query.Literal{Value: time.UnixMicro(us).UTC(), Type: sparktype.TimestampType, Raw: "TIMESTAMP " + val.Raw, Pos: kw.Pos}, nil
+	lit.Raw, lit.Pos = strings.ToUpper(kw.Text)+" "+val.Raw, kw.Pos
+	return lit, nil
 }
 
-// hexLiteral is X'0A1B', a binary value; an odd number of digits has a
-// leading 0 (X'1' is X'01').
+// hexLiteral is X'0A1B', a binary value.
 func (p *parser) hexLiteral(t Token) (query.Expr, error) {
-	digits := t.Text
-	if len(digits)%2 == 1 {
-		digits = "0" + digits
-	}
-	b, err := hex.DecodeString(digits)
+	lit, err := query.BinaryLiteral(t.Text)
 	if err != nil {
-		return nil, p.errorf(t.Pos, "%s is not a valid binary literal (hex digits)", t.Raw)
+		return nil, p.errorf(t.Pos, "%s %v", t.Raw, err)
 	}
-	return &query.Literal{Value: b, Type: arrow.BinaryTypes.Binary, Raw: t.Raw, Pos: t.Pos}, nil
+	lit.Raw, lit.Pos = t.Raw, t.Pos
+	return lit, nil
 }
 
 // ParseExpr parses one SQL expression (a pipeline's filter, sort key or

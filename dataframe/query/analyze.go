@@ -56,12 +56,21 @@ type cteScope struct {
 	next    *cteScope
 }
 
-func withCTEs(with []CTE, outer *cteScope) *cteScope {
+// checkCTEs analyses every WITH query, used or not (Spark refuses a query
+// whose unused CTE names a missing table), and returns the scope they make.
+func (a *analyzer) checkCTEs(with []CTE, outer *cteScope) (*cteScope, error) {
 	cur := outer
 	for _, c := range with {
+		in, err := a.query(c.Query, cur)
+		if err != nil {
+			return nil, err
+		}
+		if _, err := renameColumns(in, c.Columns, "the WITH query "+c.Name, c.Pos); err != nil {
+			return nil, err
+		}
 		cur = &cteScope{name: c.Name, columns: c.Columns, query: c.Query, outer: cur, next: cur}
 	}
-	return cur
+	return cur, nil
 }
 
 // analyze is the logical plan of q and its output names.
@@ -72,11 +81,19 @@ func (a *analyzer) query(q Query, ctes *cteScope) (rel, error) {
 	defer func() { a.ctes = prev }()
 	switch x := q.(type) {
 	case *Select:
-		a.ctes = withCTEs(x.With, ctes)
-		return a.selectBlock(x, a.ctes)
+		scope, err := a.checkCTEs(x.With, ctes)
+		if err != nil {
+			return rel{}, err
+		}
+		a.ctes = scope
+		return a.selectBlock(x, scope)
 	case *SetOp:
-		a.ctes = withCTEs(x.With, ctes)
-		return a.setOp(x, a.ctes)
+		scope, err := a.checkCTEs(x.With, ctes)
+		if err != nil {
+			return rel{}, err
+		}
+		a.ctes = scope
+		return a.setOp(x, scope)
 	case nil:
 		return rel{}, errorf(Pos{}, "no query")
 	}

@@ -315,7 +315,59 @@ func (r *exprResolver) asBool(x rex, e Expr) (rex, error) {
 	return nil, errorf(e.Position(), "%s is %s, not a boolean", e, typeName(x.Type()))
 }
 
+// bitwise is & | ^ over integers of their common type, and the shifts
+// << >> >>> of an int or bigint by an int (Java's shifts: the count is
+// taken modulo the width).
+func (r *exprResolver) bitwise(op string, l, rr rex, x *Binary) (rex, error) {
+	lt, rt := plainType(l.Type()), plainType(rr.Type())
+	if isNull(lt) {
+		lt = rt
+	}
+	if isNull(rt) {
+		rt = lt
+	}
+	if isNull(lt) {
+		lt, rt = tLong, tLong
+	}
+	if !isIntegral(lt) || !isIntegral(rt) {
+		return nil, errorf(x.Pos, "%s: %s needs integers, got %s and %s", x, op, typeName(l.Type()), typeName(rr.Type()))
+	}
+	var err error
+	if op == "<<" || op == ">>" || op == ">>>" {
+		if numRank(lt) < 3 {
+			lt = tInt
+		}
+		rt = tInt
+	} else {
+		lt = tightestType(lt, rt)
+		rt = lt
+	}
+	if l, err = r.implicitCast(l, lt, x.L); err != nil {
+		return nil, err
+	}
+	if rr, err = r.implicitCast(rr, rt, x.R); err != nil {
+		return nil, err
+	}
+	return r.a.fold(&rArith{op: op, l: l, r: rr, t: lt}), nil
+}
+
 func (r *exprResolver) unary(x *Unary) (rex, error) {
+	if x.Op == "~" {
+		in, err := r.resolve(x.X)
+		if err != nil {
+			return nil, err
+		}
+		if isNull(in.Type()) {
+			in, _ = r.implicitCast(in, tLong, x.X)
+		}
+		if !isIntegral(plainType(in.Type())) {
+			return nil, errorf(x.Pos, "%s: ~ needs an integer, got %s", x, typeName(in.Type()))
+		}
+		if in, err = r.implicitCast(in, plainType(in.Type()), x.X); err != nil {
+			return nil, err
+		}
+		return r.a.fold(&rArith{op: "~", l: in, r: in, t: in.Type()}), nil
+	}
 	if x.Op == "NOT" {
 		in, err := r.boolOperand(x.X)
 		if err != nil {
@@ -375,6 +427,8 @@ func (r *exprResolver) binary(x *Binary) (rex, error) {
 		return nil, unsupported(x.Pos, "||")
 	case "+", "-", "*", "/", "%":
 		return r.arith(op, l, rr, x)
+	case "&", "|", "^", "<<", ">>", ">>>":
+		return r.bitwise(op, l, rr, x)
 	}
 	return nil, unsupported(x.Pos, "the operator "+x.Op)
 }
@@ -510,8 +564,7 @@ func (r *exprResolver) like(x *Like) (rex, error) {
 	return out, nil
 }
 
-// likeAll is LIKE|ILIKE ANY|ALL (patterns…): the patterns must be
-// constant strings (Spark's LikeAny/LikeAll).
+// likeAll is LIKE|ILIKE ANY|ALL (patterns…), Spark's LikeAny/LikeAll.
 func (r *exprResolver) likeAll(x *Like, in rex) (rex, error) {
 	if len(x.Patterns) == 0 {
 		return nil, errorf(x.Pos, "%s: LIKE %s needs at least one pattern", x, x.Quantifier)
@@ -523,19 +576,12 @@ func (r *exprResolver) likeAll(x *Like, in rex) (rex, error) {
 		if err != nil {
 			return nil, err
 		}
-		lit, ok := p.(*rLit)
-		if !ok {
-			return nil, errorf(pe.Position(), "%s: the patterns of LIKE %s must be constant strings", x, x.Quantifier)
-		}
-		if lit.v == nil {
-			l.pats = append(l.pats, nil)
-		} else {
-			s := lit.v.(string)
-			if _, err := likeRegexp(s, '\\', x.ILike); err != nil {
+		if lit, ok := p.(*rLit); ok && lit.v != nil {
+			if _, err := likeRegexp(lit.v.(string), '\\', x.ILike); err != nil {
 				return nil, errorf(pe.Position(), "%s: %v", x, err)
 			}
-			l.pats = append(l.pats, &s)
 		}
+		l.pats = append(l.pats, p)
 		names[i] = p.sql()
 	}
 	kind := "LIKE"

@@ -308,6 +308,24 @@ func compileArith(x *rArith) (*cexpr, error) {
 		}}, nil
 	}
 	var k func(mem memory.Allocator, a, b arrow.Array) arrow.Array
+	switch op {
+	case "&", "|", "^", "<<", ">>", ">>>", "~":
+		switch kt.ID() {
+		case arrow.INT8:
+			k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return bitwise[int8](mem, kt, op, a, b) }
+		case arrow.INT16:
+			k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return bitwise[int16](mem, kt, op, a, b) }
+		case arrow.INT32:
+			k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return bitwise[int32](mem, kt, op, a, b) }
+		case arrow.INT64:
+			k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return bitwise[int64](mem, kt, op, a, b) }
+		default:
+			return nil, fmt.Errorf("query: %s over %s (a planner bug)", op, typeName(kt))
+		}
+		return &cexpr{typ: kt, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
+			return eval2(ec, rec, l, r, func(a, b arrow.Array) (arrow.Array, error) { return k(ec.mem, a, b), nil })
+		}}, nil
+	}
 	switch kt.ID() {
 	case arrow.INT8:
 		k = func(mem memory.Allocator, a, b arrow.Array) arrow.Array { return arith[int8](mem, kt, op, a, b) }
@@ -638,52 +656,85 @@ func compileLikeAll(x *rLikeAll) (*cexpr, error) {
 	if err != nil {
 		return nil, err
 	}
-	var res []*regexp.Regexp
-	hasNull := false
-	for _, p := range x.pats {
-		if p == nil {
-			hasNull = true
-			continue
+	pats, err := compileAll(x.pats)
+	if err != nil {
+		return nil, err
+	}
+	var mu sync.Mutex
+	cache := map[string]*regexp.Regexp{}
+	pattern := func(p string) (*regexp.Regexp, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		if re, ok := cache[p]; ok {
+			return re, nil
 		}
-		re, err := likeRegexp(*p, '\\', x.fold)
+		re, err := likeRegexp(p, '\\', x.fold)
 		if err != nil {
 			return nil, err
 		}
-		res = append(res, re)
+		cache[strings.Clone(p)] = re
+		return re, nil
 	}
 	return &cexpr{typ: tBool, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
-		return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
-			s := a.(*array.String)
-			n := s.Len()
-			valid := newValidity(ec.mem, n)
-			vb := valid.Bytes()
-			return boolArray(ec.mem, n, valid, func(i int) bool {
-				if s.IsNull(i) {
-					bitutil.ClearBit(vb, i)
+		a, err := in.eval(ec, rec)
+		if err != nil {
+			return nil, err
+		}
+		defer a.Release()
+		ps := make([]*array.String, len(pats))
+		for k, p := range pats {
+			pa, err := p.eval(ec, rec)
+			if err != nil {
+				return nil, err
+			}
+			defer pa.Release()
+			ps[k] = pa.(*array.String)
+		}
+		s := a.(*array.String)
+		n := s.Len()
+		valid := newValidity(ec.mem, n)
+		vb := valid.Bytes()
+		var bad error
+		out := boolArray(ec.mem, n, valid, func(i int) bool {
+			if s.IsNull(i) {
+				bitutil.ClearBit(vb, i)
+				return false
+			}
+			v := s.Value(i)
+			all, some, hasNull := true, false, false
+			for _, p := range ps {
+				if p.IsNull(i) {
+					hasNull = true
+					continue
+				}
+				re, err := pattern(p.Value(i))
+				if err != nil {
+					bad = err
 					return false
 				}
-				v := s.Value(i)
-				all, some := true, false
-				for _, re := range res {
-					m := re.MatchString(v) != x.not
-					all, some = all && m, some || m
-				}
-				var decided, answer bool
-				if x.any {
-					decided, answer = some, true
-				} else {
-					decided, answer = !all, false
-				}
-				if decided {
-					return answer
-				}
-				if hasNull {
-					bitutil.ClearBit(vb, i)
-					return false
-				}
-				return !answer
-			}), nil
+				m := re.MatchString(v) != x.not
+				all, some = all && m, some || m
+			}
+			var decided, answer bool
+			if x.any {
+				decided, answer = some, true
+			} else {
+				decided, answer = !all, false
+			}
+			if decided {
+				return answer
+			}
+			if hasNull {
+				bitutil.ClearBit(vb, i)
+				return false
+			}
+			return !answer
 		})
+		if bad != nil {
+			out.Release()
+			return nil, fmt.Errorf("%s: %v", x.name, bad)
+		}
+		return out, nil
 	}}, nil
 }
 

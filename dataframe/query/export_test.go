@@ -8,7 +8,8 @@ import (
 )
 
 // CompileUnrewritten plans q without the rewrites (no filter pushdown, no
-// pruning, no scan requests): the tests compare its answers with Compile's.
+// pruning, no scan requests) and without fused operators: the tests compare
+// its answers with Compile's.
 func CompileUnrewritten(ctx context.Context, q Query, r Resolver) (p *Plan, err error) {
 	defer recoverError(&err)
 	a := &analyzer{ctx: ctx, r: r, now: time.Unix(1700000000, 0).UTC()}
@@ -16,7 +17,7 @@ func CompileUnrewritten(ctx context.Context, q Query, r Resolver) (p *Plan, err 
 	if err != nil {
 		return nil, err
 	}
-	root, err := physical(out.n)
+	root, err := (&physPlanner{plain: true}).build(out.n)
 	if err != nil {
 		return nil, err
 	}

@@ -275,3 +275,55 @@ func concatStrings(mem memory.Allocator, a, b *array.String) arrow.Array {
 	}
 	return bld.NewArray()
 }
+
+// bitwise computes a op b for & | ^, the shifts << >> >>> (b an int32
+// count, taken modulo the width as Java does) and ~ (of a; b is a again).
+func bitwise[T int8 | int16 | int32 | int64](mem memory.Allocator, dt arrow.DataType, op string, a, b arrow.Array) arrow.Array {
+	n := a.Len()
+	av := fixedValues[T](a)
+	buf, out := allocFixed[T](mem, n)
+	valid := andValidity(mem, n, a, b)
+	var width uint
+	switch any(T(0)).(type) {
+	case int64:
+		width = 64
+	default:
+		width = 32
+	}
+	switch op {
+	case "~":
+		for i := range out {
+			out[i] = ^av[i]
+		}
+	case "<<", ">>", ">>>":
+		bv := fixedValues[int32](b)
+		for i := range out {
+			s := uint(bv[i]) & (width - 1)
+			switch op {
+			case "<<":
+				out[i] = av[i] << s
+			case ">>":
+				out[i] = av[i] >> s
+			default:
+				if width == 64 {
+					out[i] = T(uint64(av[i]) >> s)
+				} else {
+					out[i] = T(int32(uint32(int32(av[i])) >> s))
+				}
+			}
+		}
+	default:
+		bv := fixedValues[T](b)
+		for i := range out {
+			switch op {
+			case "&":
+				out[i] = av[i] & bv[i]
+			case "|":
+				out[i] = av[i] | bv[i]
+			default:
+				out[i] = av[i] ^ bv[i]
+			}
+		}
+	}
+	return fixedArray(dt, n, valid, buf)
+}

@@ -72,15 +72,22 @@ func schemaOf(fs []field) *arrow.Schema {
 	return arrow.NewSchema(out, nil)
 }
 
+// physPlanner builds the operators of a logical plan. plain turns the
+// fused operators off (top-N reading its keys first, the aggregate grouping
+// a join's build rows): the tests compare both.
+type physPlanner struct{ plain bool }
+
 // physical builds the operators of a logical plan.
-func physical(n lnode) (*node, error) {
+func physical(n lnode) (*node, error) { return (&physPlanner{}).build(n) }
+
+func (pp *physPlanner) build(n lnode) (*node, error) {
 	switch x := n.(type) {
 	case *lScan:
-		return physScan(x)
+		return pp.physScan(x)
 	case *lValues:
-		return physValues(x)
+		return pp.physValues(x)
 	case *lFilter:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -92,7 +99,7 @@ func physical(n lnode) (*node, error) {
 			return &filterOp{in: ins[0], pred: pred, e: e}, nil
 		}}, nil
 	case *lProject:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -106,11 +113,11 @@ func physical(n lnode) (*node, error) {
 		}
 		return out, nil
 	case *lAggregate:
-		return physAggregate(x)
+		return pp.physAggregate(x)
 	case *lJoin:
-		return physJoin(x)
+		return pp.physJoin(x)
 	case *lGenerate:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +131,7 @@ func physical(n lnode) (*node, error) {
 		}
 		return out, nil
 	case *lSort:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -133,9 +140,9 @@ func physical(n lnode) (*node, error) {
 			return &sortOp{in: ins[0], keys: keys, schema: in.schema, e: e}, nil
 		}}, nil
 	case *lLimit:
-		return physLimit(x)
+		return pp.physLimit(x)
 	case *lDistinct:
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -151,7 +158,7 @@ func physical(n lnode) (*node, error) {
 	case *lUnion:
 		var ins []*node
 		for _, c := range x.ins {
-			p, err := physical(c)
+			p, err := pp.build(c)
 			if err != nil {
 				return nil, err
 			}
@@ -163,11 +170,11 @@ func physical(n lnode) (*node, error) {
 		}
 		return out, nil
 	case *lSetOp:
-		l, err := physical(x.l)
+		l, err := pp.build(x.l)
 		if err != nil {
 			return nil, err
 		}
-		r, err := physical(x.r)
+		r, err := pp.build(x.r)
 		if err != nil {
 			return nil, err
 		}
@@ -191,7 +198,7 @@ func sortKeys(specs []sortSpec, schema *arrow.Schema) []sortKey {
 // physScan reads a table and picks the scan's columns by name (a table
 // read under a scan.Request may give more columns than asked, in its own
 // order).
-func physScan(x *lScan) (*node, error) {
+func (pp *physPlanner) physScan(x *lScan) (*node, error) {
 	t := x.table
 	ts := t.Schema()
 	want := x.fields()
@@ -253,7 +260,7 @@ func fieldNamesOf(s *arrow.Schema) []string {
 }
 
 // physValues builds an inline table's one batch when it runs.
-func physValues(x *lValues) (*node, error) {
+func (pp *physPlanner) physValues(x *lValues) (*node, error) {
 	schema := schemaOf(x.fields())
 	rows := make([][]*cexpr, len(x.rows))
 	for i, row := range x.rows {
@@ -301,8 +308,8 @@ func nonNil(as []arrow.Array) []arrow.Array {
 	return out
 }
 
-func physAggregate(x *lAggregate) (*node, error) {
-	in, err := physical(x.in)
+func (pp *physPlanner) physAggregate(x *lAggregate) (*node, error) {
+	in, err := pp.build(x.in)
 	if err != nil {
 		return nil, err
 	}
@@ -317,7 +324,10 @@ func physAggregate(x *lAggregate) (*node, error) {
 		}
 	}
 	label := x.describe()
-	buildKeys := buildKeyColumns(in, keys)
+	var buildKeys []int
+	if !pp.plain {
+		buildKeys = buildKeyColumns(in, keys)
+	}
 	if buildKeys != nil {
 		label += " (grouped by build row)"
 	}
@@ -362,12 +372,12 @@ func keepOrAll(keep []int, n int) []int {
 	return out
 }
 
-func physJoin(x *lJoin) (*node, error) {
-	l, err := physical(x.l)
+func (pp *physPlanner) physJoin(x *lJoin) (*node, error) {
+	l, err := pp.build(x.l)
 	if err != nil {
 		return nil, err
 	}
-	r, err := physical(x.r)
+	r, err := pp.build(x.r)
 	if err != nil {
 		return nil, err
 	}
@@ -420,12 +430,12 @@ func physJoin(x *lJoin) (*node, error) {
 
 // physLimit is LIMIT, or a top-N over a sort (reading the sort keys first
 // when the sort is over a projection of a LateTable).
-func physLimit(x *lLimit) (*node, error) {
+func (pp *physPlanner) physLimit(x *lLimit) (*node, error) {
 	lim, off := x.n, x.offset
 	label := x.describe()
 	sortNode, isSort := x.in.(*lSort)
 	if !isSort || lim < 0 {
-		in, err := physical(x.in)
+		in, err := pp.build(x.in)
 		if err != nil {
 			return nil, err
 		}
@@ -433,14 +443,17 @@ func physLimit(x *lLimit) (*node, error) {
 			return &limitOp{in: ins[0], n: lim, offset: off}, nil
 		}}, nil
 	}
-	in, err := physical(sortNode.in)
+	in, err := pp.build(sortNode.in)
 	if err != nil {
 		return nil, err
 	}
 	keys := sortKeys(sortNode.keys, in.schema)
 	top := lim + off
 	topNode := &node{schema: in.schema, label: fmt.Sprintf("TopN %d by %s", top, sortText(sortNode.keys, sortNode.in.fields())), children: []*node{in}}
-	late := lateColumns(in, keys)
+	var late []string
+	if !pp.plain {
+		late = lateColumns(in, keys)
+	}
 	if late != nil {
 		topNode.label += " (sort keys first)"
 	}

@@ -58,7 +58,9 @@ type rCast struct {
 }
 
 // rArith is l op r for + - * / % over operands already cast to the kernel
-// type (t, or a decimal type for decimal arithmetic with result type t).
+// type (t, or a decimal type for decimal arithmetic with result type t),
+// and for the bitwise & | ^ << >> >>> and ~ (unary: l and r are the
+// operand).
 type rArith struct {
 	op   string
 	l, r rex
@@ -105,12 +107,11 @@ type rLike struct {
 	regex  bool
 }
 
-// rLikeAll is x LIKE|ILIKE ANY|ALL (patterns), the patterns constant (a
-// nil entry is a NULL pattern); not negates each match (NOT LIKE ANY: some
-// pattern does not match).
+// rLikeAll is x LIKE|ILIKE ANY|ALL (patterns…), every pattern a string;
+// not negates each match (NOT LIKE ANY: some pattern does not match).
 type rLikeAll struct {
 	x    rex
-	pats []*string
+	pats []rex
 	any  bool
 	not  bool
 	fold bool
@@ -190,7 +191,7 @@ func (e *rNeg) kids() []rex     { return []rex{e.x} }
 func (e *rIsNull) kids() []rex  { return []rex{e.x} }
 func (e *rIn) kids() []rex      { return append([]rex{e.x}, e.list...) }
 func (e *rLike) kids() []rex    { return []rex{e.x, e.pat} }
-func (e *rLikeAll) kids() []rex { return []rex{e.x} }
+func (e *rLikeAll) kids() []rex { return append([]rex{e.x}, e.pats...) }
 func (e *rCase) kids() []rex {
 	out := make([]rex, 0, 2*len(e.conds)+1)
 	for i := range e.conds {
@@ -236,7 +237,7 @@ func (e *rLike) with(k []rex) rex {
 }
 func (e *rLikeAll) with(k []rex) rex {
 	c := *e
-	c.x = k[0]
+	c.x, c.pats = k[0], append([]rex(nil), k[1:]...)
 	return &c
 }
 func (e *rCase) with(k []rex) rex {
@@ -280,7 +281,12 @@ func (e *rCast) sql() string {
 	}
 	return "CAST(" + e.x.sql() + " AS " + sqlTypeName(e.to) + ")"
 }
-func (e *rArith) sql() string { return "(" + e.l.sql() + " " + e.op + " " + e.r.sql() + ")" }
+func (e *rArith) sql() string {
+	if e.op == "~" {
+		return "~" + e.l.sql()
+	}
+	return "(" + e.l.sql() + " " + e.op + " " + e.r.sql() + ")"
+}
 func (e *rCmp) sql() string {
 	if e.op == "!=" {
 		return "(NOT (" + e.l.sql() + " = " + e.r.sql() + "))"
