@@ -5,14 +5,37 @@ import (
 )
 
 // unnestSubqueries is the first rewrite: it turns the subqueries it can
-// into joins (decorrelate.go) and rewrites the plans of the others, which
+// into joins (decorrelate.go), then rewrites the plans of the others, which
 // run on their own (subquery.go).
 func unnestSubqueries(ctx context.Context, n lnode, r Resolver) (lnode, error) {
+	return rewriteSubqueryPlans(ctx, decorrelateTree(n), r)
+}
+
+// decorrelateTree decorrelates the subqueries of n, then of the plans
+// below it (the joins made included).
+func decorrelateTree(n lnode) lnode {
+	if nodeHasSubquery(n) {
+		n = decorrelate(n)
+	}
+	ins := n.inputs()
+	if len(ins) == 0 {
+		return n
+	}
+	nins := make([]lnode, len(ins))
+	for i, in := range ins {
+		nins[i] = decorrelateTree(in)
+	}
+	return n.withInputs(nins)
+}
+
+// rewriteSubqueryPlans rewrites the plan of every subquery left in n's
+// tree.
+func rewriteSubqueryPlans(ctx context.Context, n lnode, r Resolver) (lnode, error) {
 	ins := n.inputs()
 	if len(ins) > 0 {
 		nins := make([]lnode, len(ins))
 		for i, in := range ins {
-			p, err := unnestSubqueries(ctx, in, r)
+			p, err := rewriteSubqueryPlans(ctx, in, r)
 			if err != nil {
 				return nil, err
 			}
@@ -22,14 +45,6 @@ func unnestSubqueries(ctx context.Context, n lnode, r Resolver) (lnode, error) {
 	}
 	if !nodeHasSubquery(n) {
 		return n, nil
-	}
-	n, err := decorrelate(n)
-	if err != nil {
-		return nil, err
-	}
-	// The node may now be joins over what it was: unnest their inputs too.
-	if !nodeHasSubquery(n) {
-		return unnestSubqueries(ctx, n, r)
 	}
 	return mapNodeRexes(n, func(e rex) (rex, error) {
 		return mapRex(e, func(x rex) (rex, error) {
@@ -126,6 +141,3 @@ func mapNodeRexes(n lnode, f func(rex) (rex, error)) (lnode, error) {
 	}
 	return n, nil
 }
-
-// decorrelate turns the subqueries of n it can into joins below it.
-func decorrelate(n lnode) (lnode, error) { return n, nil }
