@@ -997,17 +997,28 @@ func (p *parser) primary() (query.Expr, error) {
 		if err != nil {
 			return nil, err
 		}
+		alias, err := p.tupleAlias()
+		if err != nil {
+			return nil, err
+		}
 		if p.peek().Kind == Symbol && p.peek().Text == "," {
-			// (a, b): a row of values (the left side of a multi-column IN).
-			tu := &query.Tuple{Items: []query.Expr{x}, Pos: t.Pos}
+			// (a, b AS y): a row of values (the left side of a
+			// multi-column IN; elsewhere a struct).
+			tu := &query.Tuple{Items: []query.Expr{x}, Names: []string{alias}, Pos: t.Pos}
 			for p.acceptSymbol(",") {
 				y, err := p.expr()
 				if err != nil {
 					return nil, err
 				}
-				tu.Items = append(tu.Items, y)
+				a, err := p.tupleAlias()
+				if err != nil {
+					return nil, err
+				}
+				tu.Items, tu.Names = append(tu.Items, y), append(tu.Names, a)
 			}
 			x = tu
+		} else if alias != "" {
+			return nil, p.fail(p.peek(), `","`)
 		}
 		if _, err := p.expectSymbol(")"); err != nil {
 			return nil, p.fail(p.peek(), `")"`)
@@ -1060,6 +1071,10 @@ func (p *parser) primary() (query.Expr, error) {
 	}
 	if t.Kind == Ident && !isReserved(t) && p.peekAt(1).Kind == Symbol && p.peekAt(1).Text == "->" {
 		return p.lambda()
+	}
+	if t.Kind == Ident && isReserved(t) && p.isLambdaParam(t.Text) {
+		p.next()
+		return &query.Column{Path: []string{t.Text}, Pos: t.Pos}, nil
 	}
 	if t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID {
 		p.next()
@@ -1410,10 +1425,31 @@ func (p *parser) lambda() (query.Expr, error) {
 		lam.Params = []string{p.next().Text}
 	}
 	p.next() // ->
+	depth := len(p.lambdaParams)
+	p.lambdaParams = append(p.lambdaParams, lam.Params...)
 	body, err := p.expr()
+	p.lambdaParams = p.lambdaParams[:depth]
 	if err != nil {
 		return nil, err
 	}
 	lam.Body = body
 	return lam, nil
+}
+
+// tupleAlias reads the optional `AS name` after a value of a row of values.
+func (p *parser) tupleAlias() (string, error) {
+	if !p.acceptKeyword("AS") {
+		return "", nil
+	}
+	a, err := p.ident("a field name after AS")
+	return a.Text, err
+}
+
+func (p *parser) isLambdaParam(name string) bool {
+	for _, n := range p.lambdaParams {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
 }

@@ -111,7 +111,7 @@ func (r *exprResolver) resolve(e Expr) (rex, error) {
 	case *InSubquery:
 		return r.inSubquery(x)
 	case *Tuple:
-		return nil, errorf(x.Pos, "%s: a row of values is only allowed on the left of IN (SELECT …)", x)
+		return r.tuple(x)
 	case *Lambda:
 		return nil, errorf(x.Pos, "%s: a lambda function is only allowed as an argument of a higher-order function", x)
 	}
@@ -684,6 +684,9 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 		}
 		return r.a.fold(&rCast{x: in, to: to, pos: x.Pos, src: x.String()}), nil
 	}
+	if isHOF(x) {
+		return r.hof(x)
+	}
 	s, ok := fn.Lookup(name)
 	if !ok {
 		return nil, errorf(x.Pos, "unknown function %s%s", x.Name, didYouMean(name, functionNames()))
@@ -760,5 +763,6 @@ func functionNames() []string {
 	for n := range generatorNames {
 		names = append(names, n)
 	}
+	names = append(names, hofNames()...)
 	return names
 }

@@ -6,6 +6,7 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // Subquery expressions (`(SELECT …)`, `EXISTS (…)`, `x IN (SELECT …)`)
@@ -438,4 +439,31 @@ func (r *exprResolver) outerAggregate(x *Call) (rex, bool, error) {
 		return nil, true, err
 	}
 	return &rOuter{i: f.add(e), t: e.Type(), name: e.sql()}, true, nil
+}
+
+// tuple is `(a, b AS y)` as a value: a struct whose fields take the
+// items' aliases, else a column's name, else col1, col2, … (Spark's
+// CreateStruct).
+func (r *exprResolver) tuple(x *Tuple) (rex, error) {
+	s, ok := fn.Lookup("named_struct")
+	if !ok {
+		return nil, unsupported(x.Pos, "a struct value "+x.String())
+	}
+	var args []rex
+	names := make([]string, 0, 2*len(x.Items))
+	for i, it := range x.Items {
+		v, err := r.resolve(it)
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("col%d", i+1)
+		if i < len(x.Names) && x.Names[i] != "" {
+			name = x.Names[i]
+		} else if c, isCol := v.(*rCol); isCol {
+			name = c.name
+		}
+		args = append(args, &rLit{v: name, t: tString}, v)
+		names = append(names, name, v.sql())
+	}
+	return r.bindCall(s, args, x.Pos, x.String(), "named_struct("+strings.Join(names, ", ")+")", false)
 }

@@ -28,10 +28,12 @@ type InSubquery struct {
 	Pos   Pos
 }
 
-// Tuple is a parenthesised list of two or more values, `(a, b)`: the left
-// side of a multi-column IN.
+// Tuple is a parenthesised list of two or more values, `(a, b AS y)`: the
+// left side of a multi-column IN, elsewhere a struct (Spark's
+// CreateStruct). Names holds each item's alias ("" for none).
 type Tuple struct {
 	Items []Expr
+	Names []string
 	Pos   Pos
 }
 
@@ -54,7 +56,16 @@ func (e *InSubquery) String() string {
 	}
 	return "(" + x + not(e.Not) + " IN (SELECT …))"
 }
-func (e *Tuple) String() string { return "(" + exprList(e.Items) + ")" }
+func (e *Tuple) String() string {
+	s := make([]string, len(e.Items))
+	for i, x := range e.Items {
+		s[i] = x.String()
+		if i < len(e.Names) && e.Names[i] != "" {
+			s[i] += " AS " + e.Names[i]
+		}
+	}
+	return "(" + strings.Join(s, ", ") + ")"
+}
 
 func exprList(xs []Expr) string {
 	s := make([]string, len(xs))

@@ -162,7 +162,7 @@ func TestSubqueryErrors(t *testing.T) {
 		{"SELECT (SELECT max(y) FROM t2 GROUP BY a) FROM t1", "not allowed in GROUP BY"},
 		{"SELECT (SELECT max(y + a) FROM t2) FROM t1", "refers to the outer query"},
 		{"SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE nope = a)", "unknown column nope"},
-		{"SELECT a FROM t1 WHERE (a, b) = 1", "a row of values is only allowed on the left of IN"},
+		{"SELECT a FROM t1 WHERE (a, b) = 1", "cannot compare struct<a:long,b:long> with integer"},
 	} {
 		_, err := run(t, c.q, r)
 		require.Error(t, err, c.q)
