@@ -451,7 +451,14 @@ func (p *parser) selectItem() (query.SelectItem, error) {
 	it := query.SelectItem{Expr: e, Pos: t.Pos}
 	if p.acceptKeyword("AS") {
 		if p.acceptSymbol("(") {
-			return it, p.errorf(t.Pos, "a multi-column alias AS (…) is not supported; use LATERAL VIEW posexplode(…) t AS pos, col")
+			// A generator's columns: explode(m) AS (k, v).
+			if it.Aliases, err = p.columnNames(); err != nil {
+				return it, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return it, err
+			}
+			return it, nil
 		}
 		a, err := p.ident("an alias after AS")
 		if err != nil {

@@ -31,13 +31,6 @@ type exprResolver struct {
 	local bool
 }
 
-var generatorNames = map[string]bool{"explode": true, "posexplode": true, "explode_outer": true, "posexplode_outer": true}
-
-func isGenerator(e Expr) bool {
-	c, ok := e.(*Call)
-	return ok && generatorNames[strings.ToLower(c.Name)]
-}
-
 func isAggregate(e Expr) bool {
 	c, ok := e.(*Call)
 	return ok && aggregateDef(c.Name) != nil

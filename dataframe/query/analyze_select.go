@@ -83,17 +83,16 @@ func (b *selectBlock) generators() error {
 			continue
 		}
 		if seen {
-			return unsupported(it.Pos, "more than one generator in a select list")
+			return errorf(it.Pos, "only one generator is allowed in a select list (Spark's UNSUPPORTED_GENERATOR.MULTI_GENERATOR); use LATERAL VIEW for more")
 		}
 		seen = true
 		gen := it.Expr.(*Call)
-		name := "col"
-		if it.Alias != "" {
-			name = it.Alias
-		}
-		names := []string{name}
-		if strings.HasPrefix(strings.ToLower(gen.Name), "posexplode") {
-			names = []string{"pos", name}
+		var names []string
+		switch {
+		case it.Aliases != nil:
+			names = it.Aliases
+		case it.Alias != "":
+			names = []string{it.Alias}
 		}
 		var first int
 		var err error
@@ -101,8 +100,9 @@ func (b *selectBlock) generators() error {
 			return err
 		}
 		var repl []SelectItem
-		for k, n := range names {
-			repl = append(repl, SelectItem{Expr: &boundColumn{idx: first + k, name: n, pos: it.Pos}, Alias: n, Pos: it.Pos})
+		for k := first; k < len(b.in.sc.cols); k++ {
+			n := b.in.sc.cols[k].name
+			repl = append(repl, SelectItem{Expr: &boundColumn{idx: k, name: n, pos: it.Pos}, Alias: n, Pos: it.Pos})
 		}
 		items = append(items[:i], append(repl, items[i+1:]...)...)
 		i += len(repl) - 1

@@ -294,7 +294,9 @@ type Query interface {
 type SelectItem struct {
 	Expr  Expr
 	Alias string // "" when not aliased
-	Pos   Pos
+	// Aliases name a generator's columns: `explode(m) AS (k, v)`.
+	Aliases []string
+	Pos     Pos
 }
 
 // OrderItem is one ORDER BY key.

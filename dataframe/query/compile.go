@@ -804,7 +804,7 @@ func compileField(x *rField) (*cexpr, error) {
 			return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
 				l := a.(*array.List)
 				vals := l.ListValues().(*array.Struct)
-				child := withValidity(ec.mem, vals.Field(k), andValidity(ec.mem, vals.Len(), vals))
+				child := fieldWithValidity(ec.mem, vals, k)
 				defer child.Release()
 				d := l.Data()
 				nd := array.NewData(lt, l.Len(), d.Buffers(), []arrow.ArrayData{child.Data()}, l.NullN(), d.Offset())
@@ -815,8 +815,7 @@ func compileField(x *rField) (*cexpr, error) {
 	}
 	return &cexpr{typ: ft, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
 		return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
-			s := a.(*array.Struct)
-			return withValidity(ec.mem, s.Field(k), andValidity(ec.mem, s.Len(), s)), nil
+			return fieldWithValidity(ec.mem, a.(*array.Struct), k), nil
 		})
 	}}, nil
 }
@@ -906,4 +905,14 @@ func compileCall(x *rCall) (*cexpr, error) {
 		}
 		return r, nil
 	}}, nil
+}
+
+// fieldWithValidity is field k of a struct array, NULL where the struct is.
+func fieldWithValidity(mem memory.Allocator, s *array.Struct, k int) arrow.Array {
+	v := andValidity(mem, s.Len(), s)
+	out := withValidity(mem, s.Field(k), v)
+	if v != nil {
+		v.Release()
+	}
+	return out
 }
