@@ -34,10 +34,15 @@
 //     sort.go, setop.go) and pulls record batches through them; Plan.Frame
 //     collects them. A panic anywhere becomes an error.
 //
-// New kinds of query fit the same path: a window, an expand for grouping
-// sets or a semi join for `IN (subquery)` is a new logical node (an
-// analysis phase creates it, the physical planner gives it an operator);
-// a window function's result, a subquery's value or a lambda is a new rex.
+// New kinds of query fit the same path: a window or an expand for
+// grouping sets is a new logical node (an analysis phase creates it, the
+// physical planner gives it an operator); a window function's result is a
+// new rex. So are subqueries and lambdas: a subquery is an rSubquery whose
+// sub-expressions are the outer values it reads (subquery_analyze.go); the
+// first rewrite turns what it can into semi, anti and left joins
+// (decorrelate.go) and the rest run once per distinct outer tuple
+// (subquery.go). A lambda is an rLambda of rLambdaVars, an argument of a
+// higher-order function (hof.go) compiled to run over whole batches.
 //
 // What streams and what is held in memory is in
 // docs/sql.md#execution-and-memory.

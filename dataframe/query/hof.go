@@ -18,7 +18,7 @@ import (
 // scoped expressions, not values) and evaluated over whole batches: a
 // lambda's body runs once over every bound element of the batch, with the
 // outer columns it reads repeated by the element's row (see
-// docs/sql-functions.md#higher-order-functions).
+// docs/sql.md#higher-order-functions).
 
 // rHOF is a higher-order function call; its lambdas are rLambda
 // arguments.

@@ -12,7 +12,7 @@ import (
 // are the array elements (or map keys and values, or the accumulator) the
 // function binds it to. A lambda's body is a regular rex too: it is
 // compiled once and evaluated once per batch over all the bound values at
-// once (see docs/sql.md#lambda-functions).
+// once (see docs/sql.md#higher-order-functions).
 
 // rLambdaVar is a lambda parameter (Spark's NamedLambdaVariable).
 type rLambdaVar struct {

@@ -3,7 +3,7 @@ package query
 import "strings"
 
 // Lambda is `x -> body` or `(x, y) -> body`, an argument of a higher-order
-// function (transform, filter, aggregate, …; see docs/sql-functions.md).
+// function (transform, filter, aggregate, …; see docs/sql.md#higher-order-functions).
 // Inside body its parameters shadow columns of the same name.
 type Lambda struct {
 	Params []string
