@@ -378,6 +378,9 @@ func scalarJoins(n lnode) lnode {
 	seen := map[string]bool{}
 	for _, e := range nodeRexes(n) {
 		walkRex(e, func(x rex) bool {
+			if _, ok := x.(*rLambda); ok {
+				return false // its subqueries may read the lambda's variables
+			}
 			if sq, ok := x.(*rSubquery); ok && sq.kind == subScalar && len(sq.args) > 0 && !seen[rexKey(sq)] && scalarJoinable(sq) {
 				seen[rexKey(sq)] = true
 				cands = append(cands, sq)

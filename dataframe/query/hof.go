@@ -128,7 +128,7 @@ func (r *exprResolver) bindLambda(x *Call, e Expr, types []arrow.DataType, count
 			return nil, errorf(lam.Pos, "%s: the lambda function's arguments must have distinct names (%s twice)", x.Name, p)
 		}
 		seen[strings.ToLower(p)] = true
-		v := &rLambdaVar{name: p, t: types[i], id: subqueryIDs.Add(1)}
+		v := &rLambdaVar{name: p, t: types[i], id: subqueryIDs.Add(1), src: lam, i: i}
 		l.params = append(l.params, v)
 		inner.lambdas = &lambdaScope{v: v, next: inner.lambdas}
 	}

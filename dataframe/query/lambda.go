@@ -19,6 +19,10 @@ type rLambdaVar struct {
 	name string
 	t    arrow.DataType
 	id   int64
+	// src and i are the lambda as written and the parameter's place: two
+	// analyses of one lambda compute the same (GROUP BY 1 and its item).
+	src *Lambda
+	i   int
 }
 
 // rLambda is `(x, y) -> body` bound to its parameters' types.
@@ -33,7 +37,12 @@ func (e *rLambdaVar) Type() arrow.DataType { return e.t }
 func (e *rLambdaVar) sql() string    { return "namedlambdavariable()" }
 func (e *rLambdaVar) kids() []rex    { return nil }
 func (e *rLambdaVar) with([]rex) rex { return e }
-func (e *rLambdaVar) key() string    { return fmt.Sprintf("lambda#%d", e.id) }
+func (e *rLambdaVar) key() string {
+	if e.src != nil {
+		return fmt.Sprintf("lambda<%p,%d>", e.src, e.i)
+	}
+	return fmt.Sprintf("lambda#%d", e.id)
+}
 
 func (e *rLambda) Type() arrow.DataType { return e.body.Type() }
 func (e *rLambda) sql() string {

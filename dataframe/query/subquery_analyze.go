@@ -38,6 +38,7 @@ type rSubquery struct {
 	name string
 	pos  Pos
 	id   int64
+	src  Expr // the subquery as written: two analyses of it compute the same
 }
 
 // rOuter is, inside a subquery's plan, outer value i of the subquery (an
@@ -58,7 +59,12 @@ func (e *rSubquery) with(k []rex) rex {
 	c.args = append([]rex(nil), k...)
 	return &c
 }
-func (e *rSubquery) key() string { return fmt.Sprintf("subquery#%d", e.id) }
+func (e *rSubquery) key() string {
+	if e.src != nil {
+		return fmt.Sprintf("subquery<%p>", e.src) // GROUP BY 1 and its select item match
+	}
+	return fmt.Sprintf("subquery#%d", e.id)
+}
 
 // params are the outer values the plan reads.
 func (e *rSubquery) params() []rex { return e.args[e.nIn:] }
@@ -134,7 +140,7 @@ func (r *exprResolver) scalarSubquery(x *ScalarSubquery) (rex, error) {
 		return nil, errorf(x.Pos, "a scalar subquery must give one column, this one gives %d", len(fs))
 	}
 	return &rSubquery{kind: subScalar, plan: out.n, args: f.params, t: fs[0].typ,
-		name: "scalarsubquery(" + outerNames(out.n) + ")", pos: x.Pos, id: subqueryIDs.Add(1)}, nil
+		name: "scalarsubquery(" + outerNames(out.n) + ")", pos: x.Pos, id: subqueryIDs.Add(1), src: x}, nil
 }
 
 func (r *exprResolver) exists(x *Exists) (rex, error) {
@@ -143,7 +149,7 @@ func (r *exprResolver) exists(x *Exists) (rex, error) {
 		return nil, err
 	}
 	return &rSubquery{kind: subExists, plan: out.n, args: f.params, t: tBool,
-		name: "exists(" + outerNames(out.n) + ")", pos: x.Pos, id: subqueryIDs.Add(1)}, nil
+		name: "exists(" + outerNames(out.n) + ")", pos: x.Pos, id: subqueryIDs.Add(1), src: x}, nil
 }
 
 // inSubquery is x [NOT] IN (SELECT …): each value and the subquery's column
@@ -192,7 +198,7 @@ func (r *exprResolver) inSubquery(x *InSubquery) (rex, error) {
 	}
 	var e rex = &rSubquery{kind: subIn, plan: castColumns(out.n, types), nIn: len(vals),
 		args: append(vals, f.params...), t: tBool,
-		name: "(" + lhs + " IN (listquery(" + outerNames(out.n) + ")))", pos: x.Pos, id: subqueryIDs.Add(1)}
+		name: "(" + lhs + " IN (listquery(" + outerNames(out.n) + ")))", pos: x.Pos, id: subqueryIDs.Add(1), src: x}
 	if x.Not {
 		e = &rNot{x: e}
 	}
@@ -369,6 +375,56 @@ func checkCorrelation(n lnode, kind subKind, correlated bool, pos Pos) error {
 	}
 	if scalar && !oneRowPerOuterRow(n) {
 		return errorf(pos, "a correlated scalar subquery must be aggregated to give one row per outer row (Spark's MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY)")
+	}
+	if scalar {
+		return checkGroupedCorrelation(n, pos)
+	}
+	return nil
+}
+
+// checkGroupedCorrelation refuses a correlated scalar subquery grouped by
+// an inner column that is not equal to an outer value (Spark's
+// NON_CORRELATED_COLUMNS_IN_GROUP_BY): it would give a row per group.
+func checkGroupedCorrelation(n lnode, pos Pos) error {
+	for {
+		p, ok := n.(*lProject)
+		if !ok {
+			break
+		}
+		n = p.in
+	}
+	if f, ok := n.(*lFilter); ok {
+		n = f.in
+	}
+	agg, ok := n.(*lAggregate)
+	if !ok || len(agg.keys) == 0 {
+		return nil
+	}
+	equal := map[string]bool{} // inner expressions equal to an outer value
+	in := agg.in
+	for {
+		f, ok := in.(*lFilter)
+		if !ok {
+			break
+		}
+		for _, c := range rexConjuncts(f.pred) {
+			if cmp, isCmp := c.(*rCmp); isCmp && cmp.op == "=" {
+				for _, side := range [][2]rex{{cmp.l, cmp.r}, {cmp.r, cmp.l}} {
+					if !hasOuter(side[0]) && hasOuter(side[1]) && colCount(side[1]) == 0 {
+						equal[rexKey(side[0])] = true
+					}
+				}
+			}
+		}
+		in = f.in
+	}
+	if _, isFilter := agg.in.(*lFilter); !isFilter {
+		return nil // correlated deeper down: not checked here
+	}
+	for _, k := range agg.keys {
+		if colCount(k) > 0 && !equal[rexKey(k)] {
+			return errorf(pos, "a correlated scalar subquery may group only by columns equal to outer values; %s is not (Spark's NON_CORRELATED_COLUMNS_IN_GROUP_BY)", k.sql())
+		}
 	}
 	return nil
 }

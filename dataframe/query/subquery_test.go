@@ -91,6 +91,16 @@ var subqueryCases = []qcase{
 	{q: "SELECT a, (SELECT sum(t2.y) FROM t2 JOIN t1 u ON t2.x = u.a WHERE u.b = t1.b) FROM t1 ORDER BY b", rows: []string{"4\tNULL", "1\t201", "2\tNULL", "NULL\tNULL"}},
 	{q: "WITH q AS (SELECT x FROM t2 WHERE y > 200) SELECT a FROM t1 WHERE a IN (SELECT * FROM q)", rows: nil},
 	{q: "WITH q AS (SELECT x FROM t2 WHERE y < 200) SELECT a FROM t1 WHERE a IN (SELECT * FROM q)", rows: []string{"1"}},
+	// Anywhere an expression may be: ON, ORDER BY, GROUP BY (by ordinal),
+	// a lambda's body (reading its variable), a generator's argument.
+	{q: "SELECT a FROM t1 LEFT JOIN t2 ON t1.a = t2.x AND EXISTS (SELECT 1 FROM t2 z WHERE z.x = t1.a) ORDER BY b", rows: []string{"4", "1", "1", "2", "NULL"}},
+	{q: "SELECT a FROM t1 ORDER BY (SELECT count(*) FROM t2 WHERE x = a), a", rows: []string{"NULL", "2", "4", "1"}},
+	{q: "SELECT a IN (SELECT x FROM t2), count(*) FROM t1 GROUP BY 1 ORDER BY 2", rows: []string{"true\t1", "NULL\t3"}},
+	{q: "SELECT transform(array(1, 2), v -> (SELECT count(*) FROM t2 WHERE x = v)) FROM t1 WHERE a = 1", rows: []string{"[2, 0]"}},
+	{q: "SELECT a, (SELECT transform(array(1), v -> v + t1.a)) FROM t1 WHERE a = 2", rows: []string{"2\t[3]"}},
+	{q: "SELECT explode(array(a, (SELECT max(x) FROM t2))) FROM t1 WHERE a = 2", rows: []string{"2", "3"}},
+	{q: "SELECT (SELECT count(*) FROM t2 WHERE x = a HAVING count(*) > 0) FROM t1 ORDER BY b", rows: []string{"NULL", "2", "NULL", "NULL"}},
+	{q: "SELECT (SELECT sum(y) FROM t2 WHERE x = a GROUP BY x) FROM t1 ORDER BY b", rows: []string{"NULL", "201", "NULL", "NULL"}},
 }
 
 func TestSubqueries(t *testing.T) {
@@ -160,6 +170,8 @@ func TestSubqueryErrors(t *testing.T) {
 		{"SELECT a FROM t1 WHERE a IN (SELECT x, y FROM t2)", "the left side has 1 value(s), the subquery gives 2 column(s)"},
 		{"SELECT (SELECT y FROM t2 WHERE x = a) FROM t1", "MUST_AGGREGATE_CORRELATED_SCALAR_SUBQUERY"},
 		{"SELECT (SELECT max(y) FROM t2 GROUP BY a) FROM t1", "not allowed in GROUP BY"},
+		{"SELECT (SELECT sum(y) FROM t2 WHERE x = a GROUP BY y) FROM t1", "NON_CORRELATED_COLUMNS_IN_GROUP_BY"},
+		{"SELECT a FROM t1 WHERE EXISTS (SELECT x FROM t2 WHERE x = a UNION ALL SELECT 1)", "is on a path Spark cannot decorrelate"},
 		{"SELECT (SELECT max(y + a) FROM t2) FROM t1", "refers to the outer query"},
 		{"SELECT a FROM t1 WHERE EXISTS (SELECT 1 FROM t2 WHERE nope = a)", "unknown column nope"},
 		{"SELECT a FROM t1 WHERE (a, b) = 1", "cannot compare struct<a:long,b:long> with integer"},
