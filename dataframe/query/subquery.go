@@ -323,17 +323,25 @@ func (s *inSet) release() {
 // of x IN (subquery), which NOT IN negates.
 func (m *subMemo) inOut(ec *ectx, lhs []arrow.Array, gids []int32, n int) (arrow.Array, error) {
 	hit := make([]bool, n)
-	// Rows by set, each set probed once with its rows.
+	// Rows by set, each set probed once with its rows (all rows at once
+	// when there is one set: an uncorrelated subquery).
 	byGroup := map[int32][]int64{}
-	for i, g := range gids {
-		byGroup[g] = append(byGroup[g], int64(i))
+	if len(m.sets) == 1 {
+		byGroup[0] = nil
+	} else {
+		for i, g := range gids {
+			byGroup[g] = append(byGroup[g], int64(i))
+		}
 	}
 	for g, rows := range byGroup {
 		s := m.sets[g]
 		if s.n == 0 {
 			continue
 		}
-		keys := lhs
+		keys, k := lhs, n
+		if rows != nil {
+			k = len(rows)
+		}
 		if len(byGroup) > 1 {
 			keys = make([]arrow.Array, len(lhs))
 			for k, a := range lhs {
@@ -345,7 +353,7 @@ func (m *subMemo) inOut(ec *ectx, lhs []arrow.Array, gids []int32, n int) (arrow
 				keys[k] = t
 			}
 		}
-		found := s.g.lookup(keys, len(rows))
+		found := s.g.lookup(keys, k)
 		if len(byGroup) > 1 {
 			releaseAll(keys)
 		}
