@@ -79,6 +79,9 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 		if err != nil {
 			return nil, err
 		}
+		if err := s.dropManagedData(ctx, cat, nsOf(x.Table), x.Table.Name); err != nil {
+			return nil, err
+		}
 		if err := cat.Drop(ctx, nsOf(x.Table), x.Table.Name, x.IfExists); err != nil {
 			return nil, err
 		}
@@ -151,6 +154,12 @@ func (s *Session) execCreate(ctx context.Context, x *sql.CreateTable) (*datafram
 	cat, err := s.needCatalog()
 	if err != nil {
 		return nil, err
+	}
+	if x.Using != "" {
+		return s.execCreateManaged(ctx, cat, x)
+	}
+	if x.Query != nil {
+		return nil, fmt.Errorf("creating %s: CREATE TABLE … AS query needs USING parquet", tableRef(x.Table))
 	}
 	t := Table{
 		Namespace:  nsOf(x.Table),
@@ -283,6 +292,10 @@ func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Fra
 		// table's payload) takes whole rows of another shape as they are.
 		whole := sameFields(fields, defaultFields(r.conn, r.typ))
 		if f, err = alignQuery(target, f, x.Columns, fields, whole); err != nil {
+			return nil, err
+		}
+	} else if needsCasts(fields) {
+		if f, err = s.valuesByCast(ctx, target, x, fields); err != nil {
 			return nil, err
 		}
 	} else {

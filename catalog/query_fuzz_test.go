@@ -3,6 +3,7 @@ package catalog_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/sluicedata/sluice/catalog"
@@ -13,7 +14,8 @@ import (
 )
 
 // FuzzQuery parses, plans and runs arbitrary text over two small frames:
-// never a panic, and every parse or planning error has a position.
+// never a panic (not even one the engine recovers as an internal error),
+// and every parse or planning error has a position.
 func FuzzQuery(f *testing.F) {
 	for _, s := range []string{
 		"SELECT dept, count(*), sum(sal) FROM emp GROUP BY dept HAVING count(*) > 1 ORDER BY 2 DESC LIMIT 3",
@@ -23,6 +25,10 @@ func FuzzQuery(f *testing.F) {
 		"SELECT CASE WHEN sal > 1 THEN 'a' ELSE NULL END, CAST(sal AS int), tags[0], name || '-' FROM emp",
 		"SELECT upper(name), coalesce(sal, 0) / 0, sal % 3, -sal FROM emp WHERE name IN ('a', 'b') OR sal IS NULL",
 		"SELECT count(DISTINCT dept), collect_set(name), first(sal, true) FROM emp",
+		"SELECT * FROM emp NATURAL JOIN depts INTERSECT ALL SELECT * FROM VALUES (1, 'a', 2.5, NULL) AS v(a, b, c, d)",
+		"WITH t(x, y) AS (SELECT dept, 1.5BD * 2 FROM emp) SELECT t.*, x DIV 2, y % 1 FROM t LEFT SEMI JOIN depts ON x = id",
+		"SELECT name LIKE ANY ('a%', name), (dept, sal), count(emp.*) FROM emp GROUP BY ALL LIMIT 1 + 1",
+		"SELECT id & 3 | 4, ~id << 2, X'0A', DATE '2020-01-01' + 1 FROM depts, range(3) r",
 	} {
 		f.Add(s)
 	}
@@ -46,6 +52,9 @@ func FuzzQuery(f *testing.F) {
 			return
 		}
 		out, err := catalog.QueryFrames(context.Background(), nil, sel.Query, frames)
+		if err != nil && strings.Contains(err.Error(), "internal error") {
+			t.Fatalf("a panic, recovered: %v", err)
+		}
 		if err != nil {
 			var qe *query.Error
 			if errors.As(err, &qe) && qe.Pos.Line < 1 {

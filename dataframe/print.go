@@ -146,7 +146,7 @@ func escapeMeta(s string) string { return sparktype.EscapeName(s) }
 // writeSparkCell writes cell i of arr as Spark's show() renders it; nulls,
 // also inside nested values, print as "null".
 func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int) {
-	if arr.IsNull(i) {
+	if IsNull(arr, i) {
 		sb.WriteString("null")
 		return
 	}

@@ -17,7 +17,7 @@ import (
 // (structs and maps). Narrow integers widen to int32, unsigned ones to int64,
 // decimals to float64. A null struct or list is nil.
 func ValueAt(arr arrow.Array, i int) any {
-	if arr.IsNull(i) {
+	if IsNull(arr, i) {
 		return nil
 	}
 	switch a := arr.(type) {
@@ -103,7 +103,7 @@ func ValueAt(arr arrow.Array, i int) any {
 // "Infinity" and "-Infinity". Timestamps are RFC 3339 UTC strings with
 // milliseconds; binary is base64.
 func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
-	if arr.IsNull(i) {
+	if IsNull(arr, i) {
 		return append(dst, "null"...)
 	}
 	switch a := arr.(type) {
@@ -278,7 +278,7 @@ func (f *Frame) StringValues(column string) (vals []string, valid []bool, err er
 	for _, rec := range f.records {
 		col := rec.Column(idx[0])
 		for i := 0; i < col.Len(); i++ {
-			if col.IsNull(i) {
+			if IsNull(col, i) {
 				vals = append(vals, "")
 				valid = append(valid, false)
 				continue
@@ -305,4 +305,11 @@ func IsNested(dt arrow.DataType) bool {
 		return true
 	}
 	return false
+}
+
+// IsNull says whether cell i of arr is NULL. Every cell of a column of type
+// NULL (Spark's void, `SELECT NULL`) is, though Arrow's IsNull says
+// otherwise for it.
+func IsNull(arr arrow.Array, i int) bool {
+	return arr.DataType().ID() == arrow.NULL || arr.IsNull(i)
 }

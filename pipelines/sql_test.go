@@ -63,7 +63,7 @@ func TestQueryAndFilterErrors(t *testing.T) {
 		{src: "a = = 1", want: "line 1, column 5: ", filter: true},
 		{src: "a = 1\n  AND = 2", want: "line 2, column 7: ", filter: true},
 		{src: "a = 1 LIMIT 3", want: "a filter is a WHERE expression only", filter: true},
-		{src: "a DIV b", want: "line 1, column 3: DIV is not supported", filter: true},
+		{src: "a CLUSTER BY b", want: "line 1, column 3: CLUSTER BY is not supported", filter: true},
 	}
 	for _, tt := range tests {
 		var err error

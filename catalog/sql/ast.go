@@ -51,15 +51,18 @@ type Property struct {
 	Pos   Pos
 }
 
-// CreateTable is CREATE [EXTERNAL] TABLE [IF NOT EXISTS] ns.t [(…)] [LOCATION '…'] [TBLPROPERTIES (…)].
+// CreateTable is CREATE [EXTERNAL] TABLE [IF NOT EXISTS] ns.t [(…)]
+// [USING format] [LOCATION '…'] [TBLPROPERTIES (…)] [AS query].
 type CreateTable struct {
 	stmtBase
 	External    bool
 	IfNotExists bool
 	Table       TableName
 	Columns     []ColumnDef
+	Using       string // a data source format (parquet): a table Sluice stores itself
 	Location    string
 	Properties  []Property
+	Query       *Select // AS query: the table's columns and first rows
 }
 
 // DropTable is DROP TABLE [IF EXISTS] ns.t.

@@ -332,16 +332,10 @@ func (p *parser) createTable(base stmtBase) (Statement, error) {
 	if _, err := p.expectKeyword("TABLE"); err != nil {
 		return nil, err
 	}
-	if p.acceptKeyword("IF") {
-		if _, err := p.expectKeyword("NOT"); err != nil {
-			return nil, err
-		}
-		if _, err := p.expectKeyword("EXISTS"); err != nil {
-			return nil, err
-		}
-		s.IfNotExists = true
-	}
 	var err error
+	if s.IfNotExists, err = p.ifNotExists(); err != nil {
+		return nil, err
+	}
 	if s.Table, err = p.tableName(); err != nil {
 		return nil, err
 	}
@@ -370,6 +364,28 @@ func (p *parser) createTable(base stmtBase) (Statement, error) {
 	for {
 		t := p.peek()
 		switch {
+		case t.isKeyword("USING") && s.Using == "":
+			p.next()
+			f, err := p.ident("a data source format after USING (parquet)")
+			if err != nil {
+				return nil, err
+			}
+			s.Using = f.Text
+		case t.isKeyword("COMMENT"):
+			p.next()
+			if v := p.next(); v.Kind != String {
+				return nil, p.unexpected(v, "a quoted comment")
+			}
+		case t.isKeyword("OPTIONS"), t.isKeyword("PARTITIONED"), t.isKeyword("CLUSTERED"):
+			return nil, p.errorf(t.Pos, "CREATE TABLE … %s is not supported", strings.ToUpper(t.Text))
+		case t.isKeyword("AS"):
+			p.next()
+			q, err := p.selectStmt(stmtBase{N: p.n, Pos: p.peek().Pos})
+			if err != nil {
+				return nil, err
+			}
+			s.Query = q
+			return s, nil
 		case t.isKeyword("LOCATION"):
 			if haveLoc {
 				return nil, p.errorf(t.Pos, "LOCATION given twice")
@@ -520,6 +536,27 @@ func (p *parser) properties() ([]Property, error) {
 	}
 }
 
+// ifNotExists reads an optional IF NOT EXISTS.
+func (p *parser) ifNotExists() (bool, error) {
+	if !p.acceptKeyword("IF") {
+		return false, nil
+	}
+	if _, err := p.expectKeyword("NOT"); err != nil {
+		return false, err
+	}
+	_, err := p.expectKeyword("EXISTS")
+	return err == nil, err
+}
+
+// ifExists reads an optional IF EXISTS.
+func (p *parser) ifExists() (bool, error) {
+	if !p.acceptKeyword("IF") {
+		return false, nil
+	}
+	_, err := p.expectKeyword("EXISTS")
+	return err == nil, err
+}
+
 // isCreateView says whether the CREATE ahead creates a view.
 func (p *parser) isCreateView() bool {
 	for k := 1; k < 6; k++ {
@@ -553,14 +590,9 @@ func (p *parser) createView(base stmtBase) (Statement, error) {
 	if _, err := p.expectKeyword("VIEW"); err != nil {
 		return nil, err
 	}
-	if p.acceptKeyword("IF") {
-		if _, err := p.expectKeyword("NOT"); err != nil {
-			return nil, err
-		}
-		if _, err := p.expectKeyword("EXISTS"); err != nil {
-			return nil, err
-		}
-		s.IfNotExists = true
+	var err error
+	if s.IfNotExists, err = p.ifNotExists(); err != nil {
+		return nil, err
 	}
 	name, err := p.ident("a view name")
 	if err != nil {
@@ -603,11 +635,9 @@ func (p *parser) dropView(base stmtBase) (Statement, error) {
 	p.next() // DROP
 	p.next() // VIEW
 	s := &DropView{stmtBase: base}
-	if p.acceptKeyword("IF") {
-		if _, err := p.expectKeyword("EXISTS"); err != nil {
-			return nil, err
-		}
-		s.IfExists = true
+	var err error
+	if s.IfExists, err = p.ifExists(); err != nil {
+		return nil, err
 	}
 	name, err := p.ident("a view name")
 	if err != nil {
@@ -630,13 +660,10 @@ func (p *parser) dropTable(base stmtBase) (Statement, error) {
 		return nil, err
 	}
 	s := &DropTable{stmtBase: base}
-	if p.acceptKeyword("IF") {
-		if _, err := p.expectKeyword("EXISTS"); err != nil {
-			return nil, err
-		}
-		s.IfExists = true
-	}
 	var err error
+	if s.IfExists, err = p.ifExists(); err != nil {
+		return nil, err
+	}
 	s.Table, err = p.tableName()
 	return s, err
 }

@@ -20,7 +20,7 @@ var notSupported = map[string]string{
 	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
 	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE",
 	"OVER": "a window function (OVER)", "INTERVAL": "INTERVAL", "ROLLUP": "ROLLUP",
-	"CUBE": "CUBE", "GROUPING": "GROUPING SETS", "DIV": "DIV", "FILTER": "FILTER (…)",
+	"CUBE": "CUBE", "GROUPING": "GROUPING SETS", "FILTER": "FILTER (…)",
 	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE",
 }
 
@@ -426,23 +426,8 @@ func (p *parser) selectItem() (query.SelectItem, error) {
 		return query.SelectItem{Expr: &query.Star{Pos: t.Pos}, Pos: t.Pos}, nil
 	}
 	// t.* and ns.t.*
-	if (t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID) && p.peekAt(1).Text == "." {
-		k := 1
-		qual := []string{t.Text}
-		for p.peekAt(k).Kind == Symbol && p.peekAt(k).Text == "." {
-			nt := p.peekAt(k + 1)
-			if nt.Kind == Symbol && nt.Text == "*" {
-				for i := 0; i < k+2; i++ { // the qualifier parts, the dots and the *
-					p.next()
-				}
-				return query.SelectItem{Expr: &query.Star{Qualifier: strings.Join(qual, "."), Pos: t.Pos}, Pos: t.Pos}, nil
-			}
-			if nt.Kind != Ident && nt.Kind != QuotedID {
-				break
-			}
-			qual = append(qual, nt.Text)
-			k += 2
-		}
+	if star, ok := p.qualifiedStar(); ok {
+		return query.SelectItem{Expr: star, Pos: t.Pos}, nil
 	}
 	e, err := p.expr()
 	if err != nil {
@@ -606,7 +591,7 @@ func (p *parser) sourceItem() (query.Source, error) {
 	}
 	if p.acceptSymbol("(") {
 		if !p.startsQuery(0) && !(p.peek().Kind == Symbol && p.peek().Text == "(") {
-			// (t JOIN u …): a parenthesised FROM item.
+			// (t JOIN u …) [alias [(cols)]]: a parenthesised FROM item.
 			inner, err := p.fromClause()
 			if err != nil {
 				return nil, err
@@ -614,7 +599,12 @@ func (p *parser) sourceItem() (query.Source, error) {
 			if _, err := p.expectSymbol(")"); err != nil {
 				return nil, p.fail(p.peek(), `")"`)
 			}
-			return inner, nil
+			alias, cols, err := p.tableAlias()
+			if err != nil || alias == "" {
+				return inner, err
+			}
+			star := []query.SelectItem{{Expr: &query.Star{Pos: t.Pos}, Pos: t.Pos}}
+			return &query.SubqueryRef{Query: &query.Select{Items: star, From: inner, Pos: t.Pos}, Alias: alias, Columns: cols, Pos: t.Pos}, nil
 		}
 		q, err := p.parenQueryRest()
 		if err != nil {
@@ -632,6 +622,23 @@ func (p *parser) sourceItem() (query.Source, error) {
 	first, err := p.ident("a table name")
 	if err != nil {
 		return nil, err
+	}
+	if first.Kind == Ident && p.peek().Kind == Symbol && p.peek().Text == "(" {
+		// A table-valued function: range(1, 5).
+		p.next()
+		fr := &query.FunctionRef{Name: first.Text, Pos: first.Pos}
+		if !p.acceptSymbol(")") {
+			if fr.Args, err = commaList(p, p.expr); err != nil {
+				return nil, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return nil, p.fail(p.peek(), `"," or ")"`)
+			}
+		}
+		if fr.Alias, fr.Columns, err = p.tableAlias(); err != nil {
+			return nil, err
+		}
+		return fr, nil
 	}
 	ref := &query.TableRef{Name: []string{first.Text}, Pos: first.Pos}
 	for p.acceptSymbol(".") {
@@ -903,21 +910,9 @@ func (p *parser) additive() (query.Expr, error) {
 }
 
 func (p *parser) multiplicative() (query.Expr, error) {
-	if t := p.peek(); t.isKeyword("DIV") {
-		return nil, p.unsupportedAt(t)
-	}
-	var divErr error
-	e, err := p.chain(p.unary, func(t Token) bool {
-		if t.isKeyword("DIV") {
-			divErr = p.unsupportedAt(t)
-			return false
-		}
-		return t.Kind == Symbol && (t.Text == "*" || t.Text == "/" || t.Text == "%")
-	}, func(t Token) string { return t.Text })
-	if err == nil && divErr != nil {
-		return nil, divErr
-	}
-	return e, err
+	return p.chain(p.unary, func(t Token) bool {
+		return t.Kind == Symbol && (t.Text == "*" || t.Text == "/" || t.Text == "%") || t.isKeyword("DIV")
+	}, func(t Token) string { return strings.ToUpper(t.Text) })
 }
 
 func (p *parser) unary() (query.Expr, error) {
@@ -1128,7 +1123,7 @@ func (p *parser) call(name Token) (query.Expr, error) {
 			p.acceptKeyword("ALL")
 		}
 		var err error
-		if c.Args, err = commaList(p, p.expr); err != nil {
+		if c.Args, err = commaList(p, p.callArg); err != nil {
 			return nil, err
 		}
 	} else {
@@ -1138,6 +1133,44 @@ func (p *parser) call(name Token) (query.Expr, error) {
 		return nil, p.fail(p.peek(), `")" after the arguments of `+name.Text)
 	}
 	return p.afterCall(c)
+}
+
+// callArg is a function argument: an expression, or `*` / `t.*` (which
+// the analyser expands into the columns they name: count(t.*)).
+func (p *parser) callArg() (query.Expr, error) {
+	if t := p.peek(); t.Kind == Symbol && t.Text == "*" {
+		p.next()
+		return &query.Star{Pos: t.Pos}, nil
+	}
+	if star, ok := p.qualifiedStar(); ok {
+		return star, nil
+	}
+	return p.expr()
+}
+
+// qualifiedStar reads `t.*` or `ns.t.*` when it is next.
+func (p *parser) qualifiedStar() (*query.Star, bool) {
+	t := p.peek()
+	if !(t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID) || p.peekAt(1).Text != "." {
+		return nil, false
+	}
+	k := 1
+	qual := []string{t.Text}
+	for p.peekAt(k).Kind == Symbol && p.peekAt(k).Text == "." {
+		nt := p.peekAt(k + 1)
+		if nt.Kind == Symbol && nt.Text == "*" {
+			for i := 0; i < k+2; i++ { // the qualifier parts, the dots and the *
+				p.next()
+			}
+			return &query.Star{Qualifier: strings.Join(qual, "."), Pos: t.Pos}, true
+		}
+		if nt.Kind != Ident && nt.Kind != QuotedID {
+			break
+		}
+		qual = append(qual, nt.Text)
+		k += 2
+	}
+	return nil, false
 }
 
 // trimForm reads Spark's TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)

@@ -69,7 +69,7 @@ func (cw *csvWriter) write(rec arrow.Record) error {
 			if c > 0 {
 				line = append(line, ',')
 			}
-			if col.IsNull(i) {
+			if dataframe.IsNull(col, i) {
 				if len(cols) == 1 {
 					// A lone empty field is a blank line, which CSV
 					// readers skip: quote it so the row survives.

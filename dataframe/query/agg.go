@@ -116,7 +116,11 @@ func (ac *aggCollector) add(r *exprResolver, def *aggDef, x *Call) (rex, error) 
 		}
 	} else {
 		inner := &exprResolver{a: r.a, sc: r.sc, clause: "an aggregate function's argument"}
-		for _, a := range x.Args {
+		args, err := r.expandStars(x.Args)
+		if err != nil {
+			return nil, err
+		}
+		for _, a := range args {
 			e, err := inner.resolve(a)
 			if err != nil {
 				return nil, err

@@ -2,7 +2,6 @@ package query
 
 import (
 	"context"
-	"fmt"
 	"strings"
 	"time"
 
@@ -307,19 +306,11 @@ func (a *analyzer) rowCount(clause string, e Expr) (int64, error) {
 	if !ok {
 		return 0, errorf(e.Position(), "%s %s: the row count must be a constant", clause, e)
 	}
-	var v int64
-	switch n := lit.v.(type) {
-	case int8:
-		v = int64(n)
-	case int16:
-		v = int64(n)
-	case int32:
-		v = int64(n)
-	case int64:
-		v = n
-	case nil:
+	v, ok := intConst(lit.v)
+	switch {
+	case lit.v == nil:
 		return 0, errorf(e.Position(), "%s %s: the row count must not be NULL", clause, e)
-	default:
+	case !ok:
 		return 0, errorf(e.Position(), "%s %s: the row count must be an integer, got %s", clause, e, typeName(lit.t))
 	}
 	if v < 0 {
@@ -358,7 +349,3 @@ type boundColumn struct {
 func (e *boundColumn) Position() Pos  { return e.pos }
 func (e *boundColumn) String() string { return e.name }
 func (*boundColumn) expr()            {}
-
-func (a *analyzer) errorAt(pos Pos, format string, args ...any) error {
-	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
-}

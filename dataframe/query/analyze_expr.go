@@ -420,6 +420,8 @@ func (r *exprResolver) binary(x *Binary) (rex, error) {
 		return nil, unsupported(x.Pos, "||")
 	case "+", "-", "*", "/", "%":
 		return r.arith(op, l, rr, x)
+	case "DIV":
+		return r.intDiv(l, rr, x)
 	case "&", "|", "^", "<<", ">>", ">>>":
 		return r.bitwise(op, l, rr, x)
 	}
@@ -448,11 +450,9 @@ func (r *exprResolver) compare(op string, l, rr rex, x *Binary) (rex, error) {
 }
 
 func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
-	if (op == "+" || op == "-") && l.Type().ID() == arrow.DATE32 && isIntegral(plainType(rr.Type())) {
-		// date ± days is date_add / date_sub, as Spark rewrites it.
-		name := map[string]string{"+": "date_add", "-": "date_sub"}[op]
-		if s, ok := fn.Lookup(name); ok {
-			return r.bindCall(s, []rex{l, rr}, x.Pos, x.String(), name+"("+l.sql()+", "+rr.sql()+")", false)
+	if op == "+" || op == "-" {
+		if e, ok, err := r.dateArith(op, l, rr, x); ok || err != nil {
+			return e, err
 		}
 	}
 	lt, rt, res, err := arithTypes(op, l, rr)
@@ -466,6 +466,68 @@ func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
 		return nil, err
 	}
 	return r.a.fold(&rArith{op: op, l: l, r: rr, t: res}), nil
+}
+
+// intDiv is a DIV b: the integral quotient as a bigint (Spark's
+// IntegralDivide): integers (and floats) divide as bigints, decimals
+// exactly; by zero NULL.
+func (r *exprResolver) intDiv(l, rr rex, x *Binary) (rex, error) {
+	lt, rt := plainType(l.Type()), plainType(rr.Type())
+	for _, t := range []arrow.DataType{lt, rt} {
+		if !isNumeric(t) && !isNull(t) && !isString(t) {
+			return nil, errorf(x.Pos, "%s: div needs numbers, got %s and %s", x, typeName(l.Type()), typeName(rr.Type()))
+		}
+	}
+	var ct arrow.DataType = tLong
+	if isDecimal(lt) || isDecimal(rt) {
+		p1, s1, _ := decimalParts(lt)
+		p2, s2, _ := decimalParts(rt)
+		if !isDecimal(lt) && !isIntegral(lt) || !isDecimal(rt) && !isIntegral(rt) {
+			ct = tDouble
+		} else {
+			ct = widerDecimal(p1, s1, p2, s2)
+		}
+	}
+	if ct == tDouble {
+		ct = tLong
+	}
+	var err error
+	if l, err = r.implicitCast(l, ct, x.L); err != nil {
+		return nil, err
+	}
+	if rr, err = r.implicitCast(rr, ct, x.R); err != nil {
+		return nil, err
+	}
+	return r.a.fold(&rArith{op: "div", l: l, r: rr, t: tLong}), nil
+}
+
+// dateArith is Spark's date arithmetic: date ± days (also days + date) is
+// date_add / date_sub; a difference of dates or timestamps is an interval,
+// which Sluice does not have. ok is false for other operands.
+func (r *exprResolver) dateArith(op string, l, rr rex, x *Binary) (rex, bool, error) {
+	lt, rt := plainType(l.Type()), plainType(rr.Type())
+	isDate := func(t arrow.DataType) bool { return t.ID() == arrow.DATE32 }
+	days := func(t arrow.DataType) bool { return isIntegral(t) || isNull(t) }
+	date, n := l, rr
+	switch {
+	case isDate(lt) && days(rt):
+	case op == "+" && days(lt) && isDate(rt):
+		date, n = rr, l
+	case isTemporal(lt) && (isTemporal(rt) || isNull(rt) || isString(rt)) || isTemporal(rt) && op == "-" && (isNull(lt) || isString(lt)):
+		return nil, true, unsupported(x.Pos, "subtracting dates or timestamps (the result is an interval)")
+	default:
+		return nil, false, nil
+	}
+	name := map[string]string{"+": "date_add", "-": "date_sub"}[op]
+	s, ok := fn.Lookup(name)
+	if !ok {
+		return nil, false, nil
+	}
+	if isNull(n.Type()) {
+		n, _ = r.implicitCast(n, tInt, x)
+	}
+	e, err := r.bindCall(s, []rex{date, n}, x.Pos, x.String(), name+"("+date.sql()+", "+n.sql()+")", false)
+	return e, true, err
 }
 
 // in is x [NOT] IN (list): every operand cast to their wider common type
@@ -687,9 +749,13 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if x.Star || x.Distinct {
 		return nil, errorf(x.Pos, "%s: * and DISTINCT are only for aggregate functions", x)
 	}
-	args := make([]rex, len(x.Args))
-	names := make([]string, len(x.Args))
-	for i, a := range x.Args {
+	argExprs, err := r.expandStars(x.Args)
+	if err != nil {
+		return nil, err
+	}
+	args := make([]rex, len(argExprs))
+	names := make([]string, len(argExprs))
+	for i, a := range argExprs {
 		ce, err := r.resolve(a)
 		if err != nil {
 			return nil, err
@@ -702,6 +768,31 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	}
 	volatile := name == "rand" || name == "random" || name == "uuid" || name == "randn" || name == "shuffle"
 	return r.bindCall(s, args, x.Pos, x.String(), pretty, volatile)
+}
+
+// expandStars replaces `*` and `t.*` among a call's arguments by the
+// columns they name (count(t.*) is count(a, b)).
+func (r *exprResolver) expandStars(args []Expr) ([]Expr, error) {
+	var out []Expr
+	for _, a := range args {
+		st, ok := a.(*Star)
+		if !ok {
+			out = append(out, a)
+			continue
+		}
+		found := false
+		for i, c := range r.sc.cols {
+			if st.Qualifier == "" && c.hidden || st.Qualifier != "" && !hasQual(c.quals, st.Qualifier) {
+				continue
+			}
+			found = true
+			out = append(out, &boundColumn{idx: i, name: c.name, pos: st.Pos})
+		}
+		if !found {
+			return nil, errorf(st.Pos, "%s matches no column", st)
+		}
+	}
+	return out, nil
 }
 
 // bindCall binds a scalar function to its arguments, casting them as Bind

@@ -32,6 +32,8 @@ func (a *analyzer) from(s Source, ctes *cteScope) (rel, error) {
 		return renameColumns(in, x.Columns, "the subquery "+x.Alias, x.Pos)
 	case *ValuesRef:
 		return a.values(x)
+	case *FunctionRef:
+		return a.tableFunction(x)
 	case *JoinRef:
 		return a.join(x, ctes)
 	case *LateralView:
@@ -173,6 +175,48 @@ func (a *analyzer) values(x *ValuesRef) (rel, error) {
 		}
 	}
 	return rel{&lValues{out: out, rows: rows}, sc}, nil
+}
+
+// tableFunction is a table-valued function in FROM: range(end),
+// range(start, end[, step[, partitions]]) gives a bigint column id.
+func (a *analyzer) tableFunction(x *FunctionRef) (rel, error) {
+	if !strings.EqualFold(x.Name, "range") {
+		return rel{}, unsupported(x.Pos, "the table function "+x.Name+" (range is)")
+	}
+	if len(x.Args) < 1 || len(x.Args) > 4 {
+		return rel{}, errorf(x.Pos, "range takes 1 to 4 arguments, got %d", len(x.Args))
+	}
+	r := &exprResolver{a: a, sc: &scope{}, clause: "range"}
+	vals := make([]int64, len(x.Args))
+	for i, e := range x.Args {
+		c, err := r.resolve(e)
+		if err != nil {
+			return rel{}, err
+		}
+		lit, ok := c.(*rLit)
+		if !ok {
+			return rel{}, errorf(e.Position(), "range: %s is not a constant", e)
+		}
+		if vals[i], ok = intConst(lit.v); !ok {
+			return rel{}, errorf(e.Position(), "range: %s is not an integer", e)
+		}
+	}
+	n := &lRange{end: vals[0], step: 1, name: "id"}
+	if len(vals) >= 2 {
+		n.start, n.end = vals[0], vals[1]
+	}
+	if len(vals) >= 3 {
+		n.step = vals[2]
+	}
+	if n.step == 0 {
+		return rel{}, errorf(x.Pos, "range: the step must not be 0")
+	}
+	var quals []string
+	if x.Alias != "" {
+		quals = []string{x.Alias}
+	}
+	in := rel{n, &scope{cols: []scol{{quals: quals, name: "id", typ: tLong}}}}
+	return renameColumns(in, x.Columns, "range", x.Pos)
 }
 
 func itoa(i int) string {

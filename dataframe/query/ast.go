@@ -46,8 +46,8 @@ type Literal struct {
 	Pos   Pos
 }
 
-// Binary is `l op r` for + - * / % || = == != < <= > >= <=> AND OR (the
-// parser reads <> as !=).
+// Binary is `l op r` for + - * / % DIV || & | ^ << >> >>> = == != < <=
+// > >= <=> AND OR (the parser reads <> as !=).
 type Binary struct {
 	Op   string
 	L, R Expr
@@ -415,6 +415,18 @@ type LateralView struct {
 	Columns []string
 	Pos     Pos
 }
+
+// FunctionRef is a table-valued function in FROM: `range(1, 5) [AS] t`.
+type FunctionRef struct {
+	Name    string
+	Args    []Expr
+	Alias   string
+	Columns []string
+	Pos     Pos
+}
+
+func (s *FunctionRef) Position() Pos { return s.Pos }
+func (*FunctionRef) source()         {}
 
 func (s *TableRef) Position() Pos    { return s.Pos }
 func (s *SubqueryRef) Position() Pos { return s.Pos }

@@ -295,6 +295,9 @@ func compileArith(x *rArith) (*cexpr, error) {
 		return nil, err
 	}
 	op, kt := x.op, x.t
+	if op == "div" {
+		return compileIntDiv(l, r)
+	}
 	if d, ok := kt.(*arrow.Decimal128Type); ok {
 		lt, lok := l.typ.(*arrow.Decimal128Type)
 		rt, rok := r.typ.(*arrow.Decimal128Type)
@@ -344,6 +347,49 @@ func compileArith(x *rArith) (*cexpr, error) {
 	}
 	return &cexpr{typ: kt, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
 		return eval2(ec, rec, l, r, func(a, b arrow.Array) (arrow.Array, error) { return k(ec.mem, a, b), nil })
+	}}, nil
+}
+
+// compileIntDiv is a DIV b over two bigints or two decimals of one type:
+// the quotient truncated toward zero, NULL by zero or beyond bigint.
+func compileIntDiv(l, r *cexpr) (*cexpr, error) {
+	return &cexpr{typ: tLong, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
+		return eval2(ec, rec, l, r, func(a, b arrow.Array) (arrow.Array, error) {
+			n := a.Len()
+			bld := array.NewInt64Builder(ec.mem)
+			defer bld.Release()
+			bld.Reserve(n)
+			if da, ok := a.(*array.Decimal128); ok {
+				db := b.(*array.Decimal128)
+				var q big.Int
+				for i := 0; i < n; i++ {
+					if da.IsNull(i) || db.IsNull(i) || db.Value(i).Sign() == 0 {
+						bld.AppendNull()
+						continue
+					}
+					q.Quo(da.Value(i).BigInt(), db.Value(i).BigInt())
+					if !q.IsInt64() {
+						bld.AppendNull()
+						continue
+					}
+					bld.Append(q.Int64())
+				}
+				return bld.NewArray(), nil
+			}
+			av, bv := fixedValues[int64](a), fixedValues[int64](b)
+			for i := 0; i < n; i++ {
+				if a.IsNull(i) || b.IsNull(i) || bv[i] == 0 {
+					bld.AppendNull()
+					continue
+				}
+				if bv[i] == -1 {
+					bld.Append(-av[i]) // MinInt64 div -1 wraps, as Java's
+					continue
+				}
+				bld.Append(av[i] / bv[i])
+			}
+			return bld.NewArray(), nil
+		})
 	}}, nil
 }
 

@@ -56,6 +56,29 @@ type lValues struct {
 	rows [][]rex
 }
 
+// lRange is range(start, end, step): the bigints from start (inclusive)
+// to end (exclusive) by step, as a column id.
+type lRange struct {
+	start, end, step int64
+	name             string
+}
+
+func (n *lRange) fields() []field          { return []field{{n.name, tLong}} }
+func (n *lRange) inputs() []lnode          { return nil }
+func (n *lRange) withInputs([]lnode) lnode { c := *n; return &c }
+func (n *lRange) describe() string {
+	return fmt.Sprintf("Range (%d, %d, step %d)", n.start, n.end, n.step)
+}
+func (n *lRange) rows() int64 {
+	if n.step > 0 && n.end > n.start {
+		return (n.end - n.start + n.step - 1) / n.step
+	}
+	if n.step < 0 && n.end < n.start {
+		return (n.start - n.end - n.step - 1) / -n.step
+	}
+	return 0
+}
+
 // lFilter keeps the rows where pred is true.
 type lFilter struct {
 	in   lnode

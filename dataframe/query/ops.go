@@ -404,3 +404,34 @@ func concatRecords(mem memory.Allocator, schema *arrow.Schema, recs []arrow.Reco
 	}
 	return array.NewRecord(schema, cols, rows), nil
 }
+
+// rangeOp yields the bigints of range(start, end, step) in batches.
+type rangeOp struct {
+	next_, step int64
+	left        int64 // rows still to yield
+	schema      *arrow.Schema
+	e           *env
+}
+
+const rangeBatch = 8192
+
+func (o *rangeOp) next() (arrow.Record, error) {
+	if o.left <= 0 {
+		return nil, nil
+	}
+	if err := o.e.ctx.Err(); err != nil {
+		return nil, err
+	}
+	n := min(o.left, rangeBatch)
+	buf, vals := allocFixed[int64](o.e.mem, int(n))
+	for i := range vals {
+		vals[i] = o.next_
+		o.next_ += o.step
+	}
+	o.left -= n
+	col := fixedArray(tLong, int(n), nil, buf)
+	defer col.Release()
+	return array.NewRecord(o.schema, []arrow.Array{col}, n), nil
+}
+
+func (o *rangeOp) close() {}

@@ -86,50 +86,37 @@ func (pp *physPlanner) build(n lnode) (*node, error) {
 		return pp.physScan(x)
 	case *lValues:
 		return pp.physValues(x)
-	case *lFilter:
-		in, err := pp.build(x.in)
-		if err != nil {
-			return nil, err
-		}
-		pred, err := compile(x.pred)
-		if err != nil {
-			return nil, err
-		}
-		return &node{schema: in.schema, label: x.describe(), children: []*node{in}, open: func(e *env, ins []op) (op, error) {
-			return &filterOp{in: ins[0], pred: pred, e: e}, nil
+	case *lRange:
+		schema := schemaOf(x.fields())
+		return &node{schema: schema, label: x.describe(), open: func(e *env, _ []op) (op, error) {
+			return &rangeOp{next_: x.start, step: x.step, left: x.rows(), schema: schema, e: e}, nil
 		}}, nil
+	case *lFilter:
+		return pp.unary(x.in, []rex{x.pred}, func(in *node, c []*cexpr) *node {
+			return &node{schema: in.schema, label: x.describe(), children: []*node{in}, open: func(e *env, ins []op) (op, error) {
+				return &filterOp{in: ins[0], pred: c[0], e: e}, nil
+			}}
+		})
 	case *lProject:
-		in, err := pp.build(x.in)
-		if err != nil {
-			return nil, err
-		}
-		exprs, err := compileAll(x.exprs)
-		if err != nil {
-			return nil, err
-		}
-		out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}, project: exprs, projectSrc: x.exprs}
-		out.open = func(e *env, ins []op) (op, error) {
-			return &projectOp{in: ins[0], exprs: exprs, schema: out.schema, e: e}, nil
-		}
-		return out, nil
+		return pp.unary(x.in, x.exprs, func(in *node, exprs []*cexpr) *node {
+			out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}, project: exprs, projectSrc: x.exprs}
+			out.open = func(e *env, ins []op) (op, error) {
+				return &projectOp{in: ins[0], exprs: exprs, schema: out.schema, e: e}, nil
+			}
+			return out
+		})
 	case *lAggregate:
 		return pp.physAggregate(x)
 	case *lJoin:
 		return pp.physJoin(x)
 	case *lGenerate:
-		in, err := pp.build(x.in)
-		if err != nil {
-			return nil, err
-		}
-		list, err := compile(x.list)
-		if err != nil {
-			return nil, err
-		}
-		out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
-		out.open = func(e *env, ins []op) (op, error) {
-			return &explodeOp{in: ins[0], list: list, outer: x.outer, pos: x.pos, split: x.split, schema: out.schema, e: e}, nil
-		}
-		return out, nil
+		return pp.unary(x.in, []rex{x.list}, func(in *node, c []*cexpr) *node {
+			out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
+			out.open = func(e *env, ins []op) (op, error) {
+				return &explodeOp{in: ins[0], list: c[0], outer: x.outer, pos: x.pos, split: x.split, schema: out.schema, e: e}, nil
+			}
+			return out
+		})
 	case *lSort:
 		in, err := pp.build(x.in)
 		if err != nil {
@@ -185,6 +172,20 @@ func (pp *physPlanner) build(n lnode) (*node, error) {
 		return out, nil
 	}
 	return nil, fmt.Errorf("query: no operator for %T (a planner bug)", n)
+}
+
+// unary builds a node over one input: the input's operators, then the
+// node mk makes with exprs compiled over the input.
+func (pp *physPlanner) unary(child lnode, exprs []rex, mk func(in *node, compiled []*cexpr) *node) (*node, error) {
+	in, err := pp.build(child)
+	if err != nil {
+		return nil, err
+	}
+	c, err := compileAll(exprs)
+	if err != nil {
+		return nil, err
+	}
+	return mk(in, c), nil
 }
 
 func sortKeys(specs []sortSpec, schema *arrow.Schema) []sortKey {

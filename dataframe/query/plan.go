@@ -3,7 +3,7 @@ package query
 import (
 	"context"
 	"fmt"
-	"runtime/debug"
+	"runtime"
 	"strings"
 	"time"
 
@@ -120,7 +120,7 @@ func (r *opReader) Err() error           { return r.err }
 func (r *opReader) Next() (ok bool) {
 	defer func() {
 		if p := recover(); p != nil {
-			r.err = fmt.Errorf("query: internal error: %v\n%s", p, debug.Stack())
+			r.err = internalError(p)
 			ok = false
 		}
 	}()
@@ -195,6 +195,25 @@ func compile1(ctx context.Context, q Query, r Resolver, opts Options) (*Plan, er
 // line of defence).
 func recoverError(err *error) {
 	if p := recover(); p != nil {
-		*err = fmt.Errorf("query: internal error: %v\n%s", p, debug.Stack())
+		*err = internalError(p)
 	}
+}
+
+// internalError is a recovered panic as an error naming where it happened
+// (the innermost frame of Sluice's code), for a bug report.
+func internalError(p any) error {
+	site := ""
+	pcs := make([]uintptr, 32)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(3, pcs)])
+	for {
+		f, more := frames.Next()
+		if strings.Contains(f.Function, "sluicedata/sluice/") && !strings.Contains(f.Function, "recoverError") && !strings.Contains(f.Function, "internalError") {
+			site = fmt.Sprintf(" (at %s:%d)", f.File[strings.LastIndex(f.File, "/")+1:], f.Line)
+			break
+		}
+		if !more {
+			break
+		}
+	}
+	return fmt.Errorf("query: internal error: %v%s; please report it with the query", p, site)
 }

@@ -142,7 +142,9 @@ func (p pruning) View(name []string) (Query, []string, bool) {
 // (the columns used, the WHERE conjuncts over that table alone, a limit
 // when nothing between the scan and the LIMIT changes the rows) and applies
 // above the scan whatever the table did not apply exactly (see
-// docs/sql.md#pushdown).
+// docs/sql.md#pushdown). The analysis asks Table first, for the schema
+// only: the Table it returns is not opened, so it should not read data
+// until Open; ScanTable then gives the read the query runs.
 type ScanResolver interface {
 	Resolver
 	ScanTable(ctx context.Context, name []string, req scan.Request) (ScannedTable, error)

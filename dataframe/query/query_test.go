@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/stretchr/testify/require"
 
+	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
@@ -250,4 +251,57 @@ func (l lateTable) OpenColumns(ctx context.Context, cols []string) (array.Record
 
 func (l lateTable) OpenRows(context.Context, []int64) (array.RecordReader, bool, error) {
 	return nil, false, nil
+}
+
+// The wrong answers and refusals issue 21 lists, one case each (the
+// USING join and count(NULL) are above).
+func TestIssueRegressions(t *testing.T) {
+	t.Parallel()
+	check(t, testTables(t), []qcase{
+		// int UNION decimal(2,1) is decimal(11,1) (typeCoercion/widenSetOperationTypes).
+		{q: "SELECT 1 AS a UNION SELECT 1.5 ORDER BY 1", schema: "struct<a:decimal(11,1)>", rows: []string{"1.0", "1.5"}},
+		// Decimal arithmetic stays decimal (decimalArithmeticOperations).
+		{q: "SELECT 10.3 * 3.0, 10.3000 * 3.0, 1.0 / 3, 7.5 % 2", schema: "struct<(10.3 * 3.0):decimal(6,2),(10.3000 * 3.0):decimal(9,5),(1.0 / 3):decimal(7,6),(7.5 % 2):decimal(2,1)>",
+			rows: []string{"30.90\t30.90000\t0.333333\t1.5"}},
+		// Overflow is NULL.
+		{q: "SELECT 12345678901234567890.0 * 12345678901234567890.0", schema: "struct<(12345678901234567890.0 * 12345678901234567890.0):decimal(38,2)>", rows: []string{"NULL"}},
+		// Spark's literals.
+		{q: "SELECT 1Y, 1S, 1L, 1.5D, 1.5F, 1.5BD, X'0A', DATE '2016-03-12', 9223372036854775808",
+			schema: "struct<1:tinyint,1:smallint,1:bigint,1.5:double,1.5:float,1.5:decimal(2,1),X'0A':binary,DATE '2016-03-12':date,9223372036854775808:decimal(19,0)>",
+			rows:   []string{"1\t1\t1\t1.5\t1.5\t1.5\t\n\t2016-03-12\t9223372036854775808"}},
+		{q: "WITH t(x) AS (SELECT 1) SELECT x FROM t", rows: []string{"1"}},
+		{q: "SELECT a, b FROM (SELECT 1, 2) AS t(a, b)", rows: []string{"1\t2"}},
+		{q: "SELECT * FROM VALUES (1, 'a'), (2, 'b') AS v(n, s) ORDER BY n DESC LIMIT 2 - 1", schema: "struct<n:int,s:string>", rows: []string{"2\tb"}},
+		{q: "SELECT name || '-' FROM emp WHERE dept = 2", schema: "struct<concat(name, -):string>", rows: []string{"cy-"}},
+	})
+	_, err := csql.ParseOne("SELECT 1 FROM emp, depts WHERE DATE '2020-01-01x' IS NULL")
+	require.ErrorContains(t, err, "'2020-01-01x' is not a valid DATE literal")
+}
+
+// Spark's implicit casts: comparisons, IN lists, CASE and set operations,
+// arithmetic of mixed types.
+func TestCoercion(t *testing.T) {
+	t.Parallel()
+	check(t, testTables(t), []qcase{
+		{q: "SELECT '1.5' = 1, '1' = 1, 1 = 1.0, 1.5 = 1.50, 'a' < 'b'", rows: []string{"true\ttrue\ttrue\ttrue\ttrue"}},
+		{q: "SELECT '1' IN (1, 2), 1 IN (1.0, 2), NULL IN (1), 2 IN (1, NULL), 1 IN (1, NULL)", rows: []string{"true\ttrue\tNULL\tNULL\ttrue"}},
+		{q: "SELECT CASE WHEN true THEN 1 ELSE 2L END, CASE WHEN false THEN 1 ELSE 'x' END, coalesce(NULL, 2)",
+			schema: "struct<CASE WHEN true THEN 1 ELSE 2 END:bigint,CASE WHEN false THEN 1 ELSE x END:string,coalesce(NULL, 2):int>", rows: []string{"1\tx\t2"}},
+		{q: "SELECT 1 + 1L, 1Y + 1S, 1 + 1.5D, 1 + 1.5F, '2' + 1, 1 / 2, 5 % 3L",
+			schema: "struct<(1 + 1):bigint,(1 + 1):smallint,(1 + 1.5):double,(1 + 1.5):float,(2 + 1):double,(1 / 2):double,(5 % 3):bigint>",
+			rows:   []string{"2\t2\t2.5\t2.5\t3.0\t0.5\t2"}},
+		{q: "SELECT DATE '2020-01-01' < TIMESTAMP '2020-01-01 00:00:01', DATE '2020-01-02' = '2020-01-02'", rows: []string{"true\ttrue"}},
+		{q: "SELECT 5 & 3, 5 | 3, 5 ^ 3, ~5, 1 << 3, -8 >> 1, -8 >>> 28", schema: "struct<(5 & 3):int,(5 | 3):int,(5 ^ 3):int,~5:int,(1 << 3):int,(-8 >> 1):int,(-8 >>> 28):int>",
+			rows: []string{"1\t7\t6\t-6\t8\t-4\t15"}},
+	})
+	for q, want := range map[string]string{
+		"SELECT array(1) = 'a'":          "cannot compare array<integer> with string",
+		"SELECT 'a' - DATE '2020-01-01'": "not supported",
+		"SELECT true UNION SELECT 1.5":   "column 1 is boolean on one side and decimal(2,1) on the other",
+		"SELECT CAST(array(1) AS INT)":   "cannot cast array<integer> to integer",
+		"SELECT 1 + true":                "+ needs numbers, got integer and boolean",
+	} {
+		_, err := run(t, q, testTables(t))
+		require.ErrorContains(t, err, want, q)
+	}
 }

@@ -517,6 +517,8 @@ func (r *exprResolver) tuple(x *Tuple) (rex, error) {
 			name = x.Names[i]
 		} else if c, isCol := v.(*rCol); isCol {
 			name = c.name
+		} else if c, isCol := it.(*Column); isCol {
+			name = c.Path[len(c.Path)-1] // a struct field: its name
 		}
 		args = append(args, &rLit{v: name, t: tString}, v)
 		names = append(names, name, v.sql())

@@ -376,17 +376,11 @@ func comparisonType(a, b arrow.DataType) arrow.DataType {
 // literalDecimal is the narrowest decimal holding an integer literal
 // (DataTypeUtils.fromLiteral), the type Spark gives it beside a decimal.
 func literalDecimal(l *rLit) (arrow.DataType, bool) {
-	var n int64
-	switch v := l.v.(type) {
-	case int8:
-		n = int64(v)
-	case int16:
-		n = int64(v)
-	case int32:
-		n = int64(v)
-	case int64:
-		n = v
-	default:
+	if l.name != "" {
+		return nil, false // folded from an expression: not a literal to Spark
+	}
+	n, ok := intConst(l.v)
+	if !ok {
 		return nil, false
 	}
 	digits := int32(len(fmt.Sprint(n)))
@@ -424,22 +418,7 @@ func arithTypes(op string, l, r rex) (lt, rt, res arrow.DataType, err error) {
 		if isFractional(lt) || isFractional(rt) {
 			return tDouble, tDouble, tDouble, nil
 		}
-		if isIntegral(lt) {
-			if lit, ok := l.(*rLit); ok {
-				lt, _ = literalDecimal(lit)
-			} else {
-				p, s, _ := decimalParts(lt)
-				lt = decimalType(p, s)
-			}
-		}
-		if isIntegral(rt) {
-			if lit, ok := r.(*rLit); ok {
-				rt, _ = literalDecimal(lit)
-			} else {
-				p, s, _ := decimalParts(rt)
-				rt = decimalType(p, s)
-			}
-		}
+		lt, rt = integralAsDecimal(l, lt), integralAsDecimal(r, rt)
 		return lt, rt, decimalResult(op, lt, rt), nil
 	}
 	if op == "/" {
@@ -447,6 +426,21 @@ func arithTypes(op string, l, r rex) (lt, rt, res arrow.DataType, err error) {
 	}
 	t := tightestType(lt, rt)
 	return t, t, t, nil
+}
+
+// integralAsDecimal is the decimal an integer operand of decimal
+// arithmetic takes: a literal's narrowest, else its type's (forType).
+func integralAsDecimal(e rex, t arrow.DataType) arrow.DataType {
+	if !isIntegral(t) {
+		return t
+	}
+	if lit, ok := e.(*rLit); ok {
+		if d, ok := literalDecimal(lit); ok {
+			return d
+		}
+	}
+	p, s, _ := decimalParts(t)
+	return decimalType(p, s)
 }
 
 // decimalResult is the result type of a decimal operation
@@ -467,4 +461,19 @@ func decimalResult(op string, a, b arrow.DataType) arrow.DataType {
 		s := max(s1, s2)
 		return adjustDecimal(min(p1-s1, p2-s2)+s, s)
 	}
+}
+
+// intConst is an integer constant's value (int8 to int64).
+func intConst(v any) (int64, bool) {
+	switch n := v.(type) {
+	case int8:
+		return int64(n), true
+	case int16:
+		return int64(n), true
+	case int32:
+		return int64(n), true
+	case int64:
+		return n, true
+	}
+	return 0, false
 }

@@ -1,0 +1,201 @@
+package catalog
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/connectors"
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
+)
+
+// Managed tables: CREATE TABLE t (cols) USING parquet [AS query], as in
+// Spark, is a table Sluice stores itself — a PARQUET dataset in a
+// directory of part files next to the table's catalog entry (or at its
+// LOCATION), which INSERT INTO appends to and DROP TABLE removes (see
+// docs/catalog.md#managed-tables).
+
+// managedDir is where a managed table's files live when it has no
+// LOCATION.
+func (s *Session) managedDir(cat *Catalog, ns, name string) string {
+	return filepath.Join(cat.Dir(), strings.ToLower(ns), strings.ToLower(name)+".parquet") + string(filepath.Separator)
+}
+
+func (s *Session) execCreateManaged(ctx context.Context, cat *Catalog, x *sql.CreateTable) (*dataframe.Frame, error) {
+	name := tableRef(x.Table)
+	if !strings.EqualFold(x.Using, "parquet") {
+		return nil, fmt.Errorf("creating %s: USING %s is not supported (USING parquet is)", name, x.Using)
+	}
+	for _, p := range x.Properties {
+		if strings.HasPrefix(p.Key, "svc.storage.") || strings.HasPrefix(p.Key, "svc.parquet.path") {
+			return nil, fmt.Errorf("creating %s: USING parquet stores the table itself; %s is not for it", name, p.Key)
+		}
+	}
+	ns := nsOf(x.Table)
+	if _, err := cat.Get(ctx, ns, x.Table.Name); err == nil {
+		if x.IfNotExists {
+			return noColumns()
+		}
+		return nil, fmt.Errorf("creating %s: the table already exists", name)
+	}
+	var rows *dataframe.Frame
+	if x.Query != nil {
+		f, err := s.Query(ctx, x.Query.Query)
+		if err != nil {
+			return nil, err
+		}
+		defer f.Release()
+		rows = f
+	}
+	var fields []dataframe.Field
+	t := Table{Namespace: ns, Name: x.Table.Name, Properties: map[string]string{}}
+	switch {
+	case rows != nil && len(x.Columns) > 0:
+		return nil, fmt.Errorf("creating %s: a column list and AS query do not go together", name)
+	case rows != nil:
+		fields = rows.Schema().Fields()
+		for _, f := range fields {
+			t.Columns = append(t.Columns, Column{Name: f.Name, Type: sparktype.Name(f.Type)})
+		}
+	case len(x.Columns) == 0:
+		return nil, fmt.Errorf("creating %s: USING parquet needs a column list or AS query", name)
+	default:
+		for _, c := range x.Columns {
+			dt, err := sparktype.ParseType(c.Type)
+			if err != nil {
+				return nil, fmt.Errorf("creating %s: column %s: %w", name, c.Name, err)
+			}
+			fields = append(fields, dataframe.Field{Name: c.Name, Type: dt, Nullable: true})
+			t.Columns = append(t.Columns, Column{Name: c.Name, Type: c.Type})
+		}
+	}
+	dir := x.Location
+	if dir == "" {
+		dir = s.managedDir(cat, ns, x.Table.Name)
+	} else if !strings.HasSuffix(dir, "/") {
+		dir += "/"
+	}
+	t.Location = dir
+	t.Properties["svc.storage.type"] = "PARQUET"
+	t.Properties["svc.parquet.path"] = dir
+	t.Properties["svc.parquet.mode"] = "append"
+	if err := cat.Create(ctx, t, false); err != nil {
+		return nil, err
+	}
+	// The first part file: the rows of AS query, or none — a read of the
+	// new table gives its columns and no rows.
+	if rows == nil {
+		rows = dataframe.Empty(dataframe.NewSchema(fields))
+	}
+	if _, err := s.Write(ctx, name, rows, nil); err != nil {
+		_ = cat.Drop(ctx, ns, x.Table.Name, true)
+		return nil, fmt.Errorf("creating %s: %w", name, err)
+	}
+	return noColumns()
+}
+
+// dropManagedData removes the files of a managed table stored in its
+// default place (a LOCATION given at CREATE stays).
+func (s *Session) dropManagedData(ctx context.Context, cat *Catalog, ns, name string) error {
+	t, err := cat.Get(ctx, ns, name)
+	if err != nil {
+		return nil // Drop reports the missing table
+	}
+	dir := s.managedDir(cat, ns, name)
+	if t.Properties["svc.parquet.path"] != dir {
+		return nil
+	}
+	if err := os.RemoveAll(dir); err != nil {
+		return fmt.Errorf("dropping %s.%s: removing its files: %w", ns, name, err)
+	}
+	return nil
+}
+
+// needsCasts says whether a table declares a column type INSERT … VALUES
+// cannot fill from its literals directly (decimal, date, nested types):
+// those rows go through a query that casts each value to its column's type.
+func needsCasts(fields []connectors.Field) bool {
+	for _, f := range fields {
+		switch strings.ToLower(f.Type) {
+		case "string", "long", "integer", "short", "byte", "double", "float", "boolean", "timestamp", "timestamp_ntz", "":
+		default:
+			return true
+		}
+	}
+	return false
+}
+
+// valuesByCast builds INSERT … VALUES rows as SELECT CAST(col AS type), …
+// FROM VALUES (…): Spark's casts to the declared types, a column left out
+// of a column list NULL.
+func (s *Session) valuesByCast(ctx context.Context, target string, x *sql.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
+	width := len(x.Rows[0])
+	names := x.Columns
+	if len(names) == 0 {
+		if len(fields) != width {
+			return nil, fmt.Errorf("inserting into %s: the table has %d columns (%s) but VALUES gives %d", target, len(fields), fieldList(fields), width)
+		}
+		for _, f := range fields {
+			names = append(names, f.Name)
+		}
+	}
+	pos := map[string]int{}
+	for i, n := range names {
+		pos[strings.ToLower(n)] = i
+	}
+	v := &query.ValuesRef{}
+	for _, row := range x.Rows {
+		var exprs []query.Expr
+		for _, lit := range row {
+			e, err := queryLiteral(lit)
+			if err != nil {
+				return nil, fmt.Errorf("inserting into %s: %w", target, err)
+			}
+			exprs = append(exprs, e)
+		}
+		v.Rows = append(v.Rows, exprs)
+	}
+	sel := &query.Select{From: v}
+	for _, f := range fields {
+		dt, err := sparktype.ParseType(f.Type)
+		if err != nil {
+			return nil, fmt.Errorf("inserting into %s: column %s: %w", target, f.Name, err)
+		}
+		var e query.Expr = &query.Literal{Raw: "NULL"}
+		if i, ok := pos[strings.ToLower(f.Name)]; ok {
+			e = &query.Column{Path: []string{fmt.Sprintf("col%d", i+1)}}
+		} else if len(x.Columns) == 0 {
+			return nil, fmt.Errorf("inserting into %s: no column %s (columns: %s)", target, f.Name, fieldList(fields))
+		}
+		sel.Items = append(sel.Items, query.SelectItem{Expr: &query.Cast{X: e, To: dt, TypeName: f.Type}, Alias: f.Name})
+	}
+	for n := range pos {
+		found := false
+		for _, f := range fields {
+			found = found || strings.EqualFold(f.Name, n)
+		}
+		if !found {
+			return nil, fmt.Errorf("inserting into %s: no column %s (columns: %s)", target, n, fieldList(fields))
+		}
+	}
+	return s.Query(ctx, sel)
+}
+
+// queryLiteral is an INSERT literal as the query engine types it (a
+// number's text as Spark types it: 1.5 is a decimal).
+func queryLiteral(l *sql.Literal) (query.Expr, error) {
+	switch v := l.Value.(type) {
+	case nil:
+		return &query.Literal{Raw: "NULL"}, nil
+	case string:
+		return &query.Literal{Value: v, Type: sparktype.StringType, Raw: l.Raw}, nil
+	case bool:
+		return &query.Literal{Value: v, Type: sparktype.BooleanType, Raw: l.Raw}, nil
+	}
+	return query.NumberLiteral(l.Raw)
+}
