@@ -29,6 +29,9 @@ func FuzzQuery(f *testing.F) {
 		"WITH t(x, y) AS (SELECT dept, 1.5BD * 2 FROM emp) SELECT t.*, x DIV 2, y % 1 FROM t LEFT SEMI JOIN depts ON x = id",
 		"SELECT name LIKE ANY ('a%', name), (dept, sal), count(emp.*) FROM emp GROUP BY ALL LIMIT 1 + 1",
 		"SELECT id & 3 | 4, ~id << 2, X'0A', DATE '2020-01-01' + 1 FROM depts, range(3) r",
+		"SELECT name, (SELECT count(*) FROM depts d WHERE d.id = e.dept) FROM emp e WHERE dept IN (SELECT id FROM depts) OR NOT EXISTS (SELECT 1 FROM depts WHERE id > e.sal)",
+		"SELECT (dept, sal) NOT IN (SELECT id, 1.0 FROM depts), transform(tags, (t, i) -> t || i), aggregate(tags, '', (a, t) -> a || t, a -> upper(a)) FROM emp",
+		"SELECT explode(map(name, sal)) AS (k, v) FROM emp LATERAL VIEW stack(2, dept, 1) s LATERAL VIEW inline_outer(array(named_struct('x', 1))) i",
 	} {
 		f.Add(s)
 	}
