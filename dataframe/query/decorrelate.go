@@ -249,21 +249,10 @@ func groupByCorrelation(x *lAggregate, in lnode, preds []rex) (lnode, []rex, boo
 	// Restore the aggregate's order: its keys, its aggregates, then the
 	// keys added.
 	fs := agg.fields()
-	var exprs []rex
-	var outNames []string
-	col := func(i int) {
-		exprs = append(exprs, &rCol{idx: i, t: fs[i].typ, name: fs[i].name})
-		outNames = append(outNames, fs[i].name)
-	}
-	for i := 0; i < nk; i++ {
-		col(i)
-	}
-	for i := 0; i < na; i++ {
-		col(len(keys) + i)
-	}
-	for i := nk; i < len(keys); i++ {
-		col(i)
-	}
+	var order []int
+	order = appendRange(order, 0, nk)
+	order = appendRange(order, len(keys), len(keys)+na)
+	order = appendRange(order, nk, len(keys))
 	at := func(k int) int {
 		if k < nk {
 			return k
@@ -275,7 +264,26 @@ func groupByCorrelation(x *lAggregate, in lnode, preds []rex) (lnode, []rex, boo
 		f := fs[pr.key]
 		out[i] = &rCmp{op: "=", l: &rCol{idx: at(pr.key), t: f.typ, name: f.name}, r: pr.outer}
 	}
-	return &lProject{in: agg, exprs: exprs, names: outNames}, out, true
+	return pickColumns(agg, order), out, true
+}
+
+// appendRange appends lo, lo+1, …, hi-1.
+func appendRange(xs []int, lo, hi int) []int {
+	for i := lo; i < hi; i++ {
+		xs = append(xs, i)
+	}
+	return xs
+}
+
+// pickColumns projects n's columns in the order given.
+func pickColumns(n lnode, order []int) *lProject {
+	fs := n.fields()
+	p := &lProject{in: n}
+	for _, i := range order {
+		p.exprs = append(p.exprs, &rCol{idx: i, t: fs[i].typ, name: fs[i].name})
+		p.names = append(p.names, fs[i].name)
+	}
+	return p
 }
 
 // pullUpJoin pulls correlations up through the sides of an inner join.
@@ -316,25 +324,11 @@ func pullUpJoin(x *lJoin) (lnode, []rex, bool) {
 		})
 	}
 	// Out: l's columns, r's, then l's added columns and r's.
-	fs := j.fields()
-	var exprs []rex
-	var names []string
-	col := func(i int) {
-		exprs = append(exprs, &rCol{idx: i, t: fs[i].typ, name: fs[i].name})
-		names = append(names, fs[i].name)
-	}
-	for i := 0; i < nl0; i++ {
-		col(i)
-	}
-	for i := 0; i < nr0; i++ {
-		col(nl1 + i)
-	}
-	for i := nl0; i < nl1; i++ {
-		col(i)
-	}
-	for i := nr0; i < nr1; i++ {
-		col(nl1 + i)
-	}
+	var order []int
+	order = appendRange(order, 0, nl0)
+	order = appendRange(order, nl1, nl1+nr0)
+	order = appendRange(order, nl0, nl1)
+	order = appendRange(order, nl1+nr0, nl1+nr1)
 	remap := func(preds []rex, at func(int) int) []rex {
 		out := make([]rex, len(preds))
 		for i, pr := range preds {
@@ -361,7 +355,7 @@ func pullUpJoin(x *lJoin) (lnode, []rex, bool) {
 		}
 		return nl0 + nr0 + nl1 - nl0 + i - nr0
 	})...)
-	return &lProject{in: j, exprs: exprs, names: names}, preds, true
+	return pickColumns(j, order), preds, true
 }
 
 // scalarJoins turns the correlated scalar subqueries of a filter,
@@ -478,15 +472,9 @@ func scalarJoin(in lnode, s *rSubquery) (lnode, bool) {
 		}
 	}
 	gfs := grouped.fields()
-	var rexprs []rex
-	var rnames []string
-	for i, f := range gfs {
-		rexprs = append(rexprs, &rCol{idx: i, t: f.typ, name: f.name})
-		rnames = append(rnames, f.name)
-	}
-	rexprs = append(rexprs, &rLit{v: true, t: tBool})
-	rnames = append(rnames, "matched")
-	right := &lProject{in: grouped, exprs: rexprs, names: rnames}
+	right := pickColumns(grouped, appendRange(nil, 0, len(gfs)))
+	right.exprs = append(right.exprs, &rLit{v: true, t: tBool})
+	right.names = append(right.names, "matched")
 	nl := len(in.fields())
 	j := &lJoin{l: in, r: right, kind: LeftJoin}
 	for i := range keys {
@@ -510,14 +498,8 @@ func scalarJoin(in lnode, s *rSubquery) (lnode, bool) {
 	}
 	emptyValue := &rSubquery{kind: subScalar, plan: empty, args: args, t: s.t, name: s.name, pos: s.pos, id: subqueryIDs.Add(1)}
 	value = &rCase{conds: []rex{&rIsNull{x: matched}}, vals: []rex{emptyValue}, els: v, t: s.t}
-	fs := j.fields()
-	var exprs []rex
-	var outNames []string
-	for i := 0; i < nl; i++ {
-		exprs = append(exprs, &rCol{idx: i, t: fs[i].typ, name: fs[i].name})
-		outNames = append(outNames, fs[i].name)
-	}
-	exprs = append(exprs, value)
-	outNames = append(outNames, s.name)
-	return &lProject{in: j, exprs: exprs, names: outNames}, true
+	out := pickColumns(j, appendRange(nil, 0, nl))
+	out.exprs = append(out.exprs, value)
+	out.names = append(out.names, s.name)
+	return out, true
 }

@@ -542,6 +542,23 @@ func flattenRows(n int, isNull func(int) bool, offs func(int) (int64, int64)) fl
 	return f
 }
 
+// kept is the elements a predicate b (one per element of rows with
+// offsets) is true for, and the rows' offsets over them.
+func kept(b *array.Boolean, offsets []int32) ([]int64, []int32) {
+	var keep []int64
+	out := make([]int32, len(offsets))
+	for i := 0; i+1 < len(offsets); i++ {
+		out[i+1] = out[i]
+		for j := offsets[i]; j < offsets[i+1]; j++ {
+			if b.IsValid(int(j)) && b.Value(int(j)) {
+				keep = append(keep, int64(j))
+				out[i+1]++
+			}
+		}
+	}
+	return keep, out
+}
+
 // gather is the elements of child at f's positions (a slice when they are
 // contiguous).
 func gather(ec *ectx, child arrow.Array, idx []int64) (arrow.Array, error) {
@@ -658,24 +675,13 @@ func evalArrayLambda(ec *ectx, x *rHOF, rec arrow.Record, l *array.List, lam *la
 	case "transform":
 		return makeNested(ec.mem, x.t, n, l.IsNull, f.offsets, out.Data()), nil
 	case "filter":
-		b := out.(*array.Boolean)
-		var keep []int64
-		offsets := make([]int32, n+1)
-		for i := 0; i < n; i++ {
-			offsets[i+1] = offsets[i]
-			for j := f.offsets[i]; j < f.offsets[i+1]; j++ {
-				if b.IsValid(int(j)) && b.Value(int(j)) {
-					keep = append(keep, int64(j))
-					offsets[i+1]++
-				}
-			}
-		}
-		kept, err := dataframe.Take(ec.mem, vals, keep)
+		keep, offsets := kept(out.(*array.Boolean), f.offsets)
+		sel, err := dataframe.Take(ec.mem, vals, keep)
 		if err != nil {
 			return nil, err
 		}
-		defer kept.Release()
-		return makeNested(ec.mem, x.t, n, l.IsNull, offsets, kept.Data()), nil
+		defer sel.Release()
+		return makeNested(ec.mem, x.t, n, l.IsNull, offsets, sel.Data()), nil
 	}
 	// exists: true if one is true, else NULL if one is NULL, else false;
 	// forall: false if one is false, else NULL if one is NULL, else true.
@@ -857,18 +863,7 @@ func evalMapLambda(ec *ectx, x *rHOF, rec arrow.Record, m *array.Map, lam *lambd
 		}
 		return makeMap(ec.mem, mt, n, m.IsNull, f.offsets, out, items), nil
 	}
-	b := out.(*array.Boolean)
-	var keep []int64
-	offsets := make([]int32, n+1)
-	for i := 0; i < n; i++ {
-		offsets[i+1] = offsets[i]
-		for j := f.offsets[i]; j < f.offsets[i+1]; j++ {
-			if b.IsValid(int(j)) && b.Value(int(j)) {
-				keep = append(keep, int64(j))
-				offsets[i+1]++
-			}
-		}
-	}
+	keep, offsets := kept(out.(*array.Boolean), f.offsets)
 	k2, err := dataframe.Take(ec.mem, keys, keep)
 	if err != nil {
 		return nil, err

@@ -386,13 +386,7 @@ func checkCorrelation(n lnode, kind subKind, correlated bool, pos Pos) error {
 // an inner column that is not equal to an outer value (Spark's
 // NON_CORRELATED_COLUMNS_IN_GROUP_BY): it would give a row per group.
 func checkGroupedCorrelation(n lnode, pos Pos) error {
-	for {
-		p, ok := n.(*lProject)
-		if !ok {
-			break
-		}
-		n = p.in
-	}
+	n = belowProjects(n)
 	if f, ok := n.(*lFilter); ok {
 		n = f.in
 	}
@@ -408,12 +402,8 @@ func checkGroupedCorrelation(n lnode, pos Pos) error {
 			break
 		}
 		for _, c := range rexConjuncts(f.pred) {
-			if cmp, isCmp := c.(*rCmp); isCmp && cmp.op == "=" {
-				for _, side := range [][2]rex{{cmp.l, cmp.r}, {cmp.r, cmp.l}} {
-					if !hasOuter(side[0]) && hasOuter(side[1]) && colCount(side[1]) == 0 {
-						equal[rexKey(side[0])] = true
-					}
-				}
+			if inner, _, ok := splitCorrelation(c); ok {
+				equal[rexKey(inner)] = true
 			}
 		}
 		in = f.in
@@ -433,13 +423,7 @@ func checkGroupedCorrelation(n lnode, pos Pos) error {
 // at most one row: below its projections an aggregate (with an aggregate
 // function), a filter over one, or a plan of at most one row.
 func oneRowPerOuterRow(n lnode) bool {
-	for {
-		p, ok := n.(*lProject)
-		if !ok {
-			break
-		}
-		n = p.in
-	}
+	n = belowProjects(n)
 	if f, ok := n.(*lFilter); ok {
 		if a, isAgg := f.in.(*lAggregate); isAgg {
 			return len(a.aggs) > 0
@@ -524,4 +508,15 @@ func (r *exprResolver) tuple(x *Tuple) (rex, error) {
 		names = append(names, name, v.sql())
 	}
 	return r.bindCall(s, args, x.Pos, x.String(), "named_struct("+strings.Join(names, ", ")+")", false)
+}
+
+// belowProjects is the first node under a chain of projections.
+func belowProjects(n lnode) lnode {
+	for {
+		p, ok := n.(*lProject)
+		if !ok {
+			return n
+		}
+		n = p.in
+	}
 }
