@@ -36,6 +36,9 @@ func (a *analyzer) generate(in rel, gen *Call, outer bool, alias string, names [
 	if !generatorNames[name] {
 		return rel{}, 0, errorf(gen.Pos, "%s is not a generator (explode, posexplode, inline, stack and their _outer forms are)", gen.Name)
 	}
+	if containsAgg(gen) {
+		return rel{}, 0, unsupported(gen.Pos, gen.String()+": a generator over an aggregate; aggregate in a subquery: SELECT explode(l) FROM (SELECT collect_list(x) AS l FROM …)")
+	}
 	r := &exprResolver{a: a, sc: in.sc, clause: "a generator"}
 	var list rex
 	var err error

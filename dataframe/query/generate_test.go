@@ -77,6 +77,7 @@ func TestGenerators(t *testing.T) {
 		{"select stack(0, 1)", "the number of rows must be a constant integer of 1 or more"},
 		{"SELECT explode(array(1)), explode(array(2))", "only one generator is allowed in a select list"},
 		{"SELECT explode(array(1)) + 1", "a generator inside an expression is not supported"},
+		{"SELECT explode(collect_list(name)) FROM emp", "a generator over an aggregate; aggregate in a subquery"},
 	} {
 		_, err := run(t, c.q, r)
 		require.Error(t, err, c.q)
