@@ -494,7 +494,8 @@ func (p *parser) fromClause() (query.Source, error) {
 				return nil, err
 			}
 			lv.Alias = a.Text
-			if p.acceptKeyword("AS") {
+			// The column names, after AS or (as Spark allows) without it.
+			if n := p.peek(); p.acceptKeyword("AS") || n.Kind == QuotedID || n.Kind == Ident && !isReserved(n) && !clauseWord(n) {
 				if lv.Columns, err = p.columnNames(); err != nil {
 					return nil, err
 				}

@@ -55,6 +55,13 @@ func TestParseSubqueriesAndLambdas(t *testing.T) {
 	require.Equal(t, []string{"acc", "x"}, agg.Args[2].(*query.Lambda).Params)
 	require.Equal(t, "acc -> (acc * 10)", agg.Args[3].String())
 
+	st, err := ParseOne("SELECT k, v FROM t LATERAL VIEW explode(m) x k, v LATERAL VIEW OUTER inline(a) y AS p, q WHERE k > 1")
+	require.NoError(t, err)
+	lv := st.(*Select).Query.(*query.Select).From.(*query.LateralView)
+	require.Equal(t, []string{"p", "q"}, lv.Columns)
+	require.True(t, lv.Outer)
+	require.Equal(t, []string{"k", "v"}, lv.Input.(*query.LateralView).Columns)
+
 	tuple := item(t, "SELECT (1, 'a') FROM t").(*query.Tuple)
 	require.Len(t, tuple.Items, 2)
 
