@@ -51,6 +51,8 @@ fi
     gobench ./connectors/parquet 'PartitionedWrite'
     # Issue 10: SQL functions (1M-row arrays)
     gobench ./dataframe/query/functions 'Lower|Substr|RegexpReplace|ToTimestamp|CastStringToLong'
+    # Issue 21: IN (subquery) over 1M rows a side
+    gobench ./dataframe/query 'InSubquery'
   fi
   if [ "$ONLY" = all ] || [ "$ONLY" = peers ]; then
     echo "## bench/duckdb/compare.sh (NDJSON → Parquet, sluice vs DuckDB)"
@@ -65,6 +67,8 @@ fi
     bash bench/restapi/paginators.sh 2>&1 || echo "paginators.sh failed"
     echo "## bench/restapi/spool.sh (peak RSS of a REST read into Parquet vs pages, spooled and in memory)"
     bash bench/restapi/spool.sh 2>&1 || echo "spool.sh failed"
+    echo "## bench/sql/subquery.sh (IN, NOT IN, EXISTS, scalar subqueries vs DuckDB, 10M rows)"
+    RUNS=${RUNS:-3} bash bench/sql/subquery.sh 2>&1 || echo "subquery.sh failed"
   fi
 } 2>&1 | tee "$out"
 echo "kept in $out"

@@ -32,6 +32,9 @@ func FuzzQuery(f *testing.F) {
 		"SELECT name, rank() OVER w, lag(sal, 1, 0) IGNORE NULLS OVER (w ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING), sum(sal) OVER (ORDER BY sal RANGE 10 PRECEDING) FROM emp WINDOW w AS (PARTITION BY dept ORDER BY sal DESC NULLS FIRST)",
 		"SELECT * FROM (SELECT *, row_number() OVER (PARTITION BY dept ORDER BY sal DESC) AS rn FROM emp) WHERE rn = 1",
 		"SELECT dept, name, grouping_id(), count(*) FILTER (WHERE sal > 1), percentile_cont(0.5) WITHIN GROUP (ORDER BY sal) FROM emp GROUP BY ROLLUP(dept, name) HAVING grouping(dept) = 0",
+		"SELECT name, (SELECT count(*) FROM depts d WHERE d.id = e.dept) FROM emp e WHERE dept IN (SELECT id FROM depts) OR NOT EXISTS (SELECT 1 FROM depts WHERE id > e.sal)",
+		"SELECT (dept, sal) NOT IN (SELECT id, 1.0 FROM depts), transform(tags, (t, i) -> t || i), aggregate(tags, '', (a, t) -> a || t, a -> upper(a)) FROM emp",
+		"SELECT explode(map(name, sal)) AS (k, v) FROM emp LATERAL VIEW stack(2, dept, 1) s LATERAL VIEW inline_outer(array(named_struct('x', 1))) i",
 	} {
 		f.Add(s)
 	}

@@ -41,6 +41,12 @@ func TestParseQuery(t *testing.T) {
 	q, err = parseQuery("SELECT i.id, t.n FROM items i JOIN ns.tags t ON i.id = t.id UNION ALL SELECT id, 1 FROM items")
 	require.NoError(t, err)
 	require.Equal(t, []string{"items", "ns.tags"}, q.Tables)
+
+	// The steps and tables subqueries read are inputs too.
+	q, err = parseQuery("SELECT id, (SELECT max(n) FROM counts c WHERE c.id = i.id) FROM items i " +
+		"WHERE id IN (SELECT id FROM ns.keep) AND NOT EXISTS (SELECT 1 FROM drops d JOIN ns.why w ON d.r = w.r WHERE d.id = i.id)")
+	require.NoError(t, err)
+	require.Equal(t, []string{"items", "counts", "ns.keep", "drops", "ns.why"}, q.Tables)
 }
 
 func TestQueryAndFilterErrors(t *testing.T) {

@@ -1,10 +1,14 @@
-// DuckDB side of bench/sql/run.sh (run with @duckdb/node-api installed next
-// to it): node duck.mjs FACT.parquet DIM.parquet QUERY [EVENTS.parquet]
-// → {"seconds": …, "rows": n}. The query names the tables fact, dim and
-// events; the time covers the query only.
+// DuckDB side of bench/sql/run.sh and subquery.sh (run with @duckdb/node-api
+// installed next to it):
+//   node duck.mjs FACT.parquet DIM.parquet QUERY [EVENTS.parquet] [show]
+// → {"seconds": …, "rows": n[, "first": "a,b"]}. The query names the tables
+// fact, dim and (when given) events; the time covers the query only; `show`
+// adds the first row, to compare answers.
 import { DuckDBInstance } from '@duckdb/node-api';
 
-const [fact, dim, sql, events] = process.argv.slice(2);
+const [fact, dim, sql, ...rest] = process.argv.slice(2);
+const events = rest.find((a) => a.endsWith('.parquet'));
+const show = rest.includes('show');
 const lit = (s) => "'" + s.replaceAll("'", "''") + "'";
 const instance = await DuckDBInstance.create(':memory:');
 const con = await instance.connect();
@@ -16,4 +20,7 @@ if (events) {
 const t0 = process.hrtime.bigint();
 const res = await con.runAndReadAll(sql);
 const seconds = Number(process.hrtime.bigint() - t0) / 1e9;
-console.log(JSON.stringify({ seconds, rows: res.getRows().length }));
+const rows = res.getRows();
+const out = { seconds, rows: rows.length };
+if (show) out.first = rows.length ? rows[0].map(String).join(',') : '';
+console.log(JSON.stringify(out));

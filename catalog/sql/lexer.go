@@ -238,7 +238,7 @@ func (l *lexer) next() Token {
 		case "<=>", ">>>":
 			tok.Kind, tok.Text = Symbol, two
 			l.advance(3)
-		case "!=", "<>", "<=", ">=", "||", "==", "<<", ">>":
+		case "!=", "<>", "<=", ">=", "||", "==", "<<", ">>", "->":
 			tok.Kind, tok.Text = Symbol, two
 			l.advance(2)
 		default:

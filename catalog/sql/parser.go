@@ -82,6 +82,10 @@ type parser struct {
 	// positions); consumed says whether there is one.
 	last     Token
 	consumed bool
+	// lambdaParams are the parameters of the lambdas being read: names a
+	// lambda's body may use even where they are reserved words
+	// (`(left, right) -> …`).
+	lambdaParams []string
 }
 
 // pop drops the first look-ahead token. The look-ahead is a few tokens

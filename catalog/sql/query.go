@@ -1,7 +1,6 @@
 package sql
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -20,7 +19,7 @@ var notSupported = map[string]string{
 	"CLUSTER":    "CLUSTER BY",
 	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
 	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE",
-	"EXISTS": "EXISTS", "INTERVAL": "INTERVAL",
+	"INTERVAL":  "INTERVAL",
 	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE",
 }
 
@@ -408,7 +407,14 @@ func (p *parser) selectItem() (query.SelectItem, error) {
 	it := query.SelectItem{Expr: e, Pos: t.Pos}
 	if p.acceptKeyword("AS") {
 		if p.acceptSymbol("(") {
-			return it, p.errorf(t.Pos, "a multi-column alias AS (…) is not supported; use LATERAL VIEW posexplode(…) t AS pos, col")
+			// A generator's columns: explode(m) AS (k, v).
+			if it.Aliases, err = p.columnNames(); err != nil {
+				return it, err
+			}
+			if _, err := p.expectSymbol(")"); err != nil {
+				return it, err
+			}
+			return it, nil
 		}
 		a, err := p.ident("an alias after AS")
 		if err != nil {
@@ -459,7 +465,8 @@ func (p *parser) fromClause() (query.Source, error) {
 				return nil, err
 			}
 			lv.Alias = a.Text
-			if p.acceptKeyword("AS") {
+			// The column names, after AS or (as Spark allows) without it.
+			if n := p.peek(); p.acceptKeyword("AS") || n.Kind == QuotedID || n.Kind == Ident && !isReserved(n) && !clauseWord(n) {
 				if lv.Columns, err = p.columnNames(); err != nil {
 					return nil, err
 				}
@@ -748,8 +755,17 @@ func (p *parser) predicate() (query.Expr, error) {
 			if _, err := p.expectSymbol("("); err != nil {
 				return nil, err
 			}
-			if n := p.peek(); n.isKeyword("SELECT") || n.isKeyword("WITH") {
-				return nil, p.errorf(n.Pos, "IN (subquery) is not supported")
+			if p.startsSubquery(0) {
+				q, err := p.parenQueryRest()
+				if err != nil {
+					return nil, err
+				}
+				x := []query.Expr{l}
+				if tu, ok := l.(*query.Tuple); ok {
+					x = tu.Items
+				}
+				l = &query.InSubquery{X: x, Query: q, Not: not, Pos: t.Pos}
+				continue
 			}
 			in := &query.In{X: l, Not: not, Pos: t.Pos}
 			if in.List, err = commaList(p, p.expr); err != nil {
@@ -940,37 +956,43 @@ func (p *parser) primary() (query.Expr, error) {
 	t := p.peek()
 	switch {
 	case t.Kind == Symbol && t.Text == "(":
+		if p.startsLambda() {
+			return p.lambda()
+		}
 		p.next()
 		if n := p.peek(); n.isKeyword("SELECT") || n.isKeyword("WITH") {
-			return nil, p.errorf(n.Pos, "a subquery as an expression is not supported")
+			q, err := p.parenQueryRest()
+			if err != nil {
+				return nil, err
+			}
+			return &query.ScalarSubquery{Query: q, Pos: t.Pos}, nil
 		}
 		x, err := p.expr()
 		if err != nil {
 			return nil, err
 		}
+		alias, err := p.tupleAlias()
+		if err != nil {
+			return nil, err
+		}
 		if p.peek().Kind == Symbol && p.peek().Text == "," {
-			// (a, b): a struct, named_struct('a', a, 'b', b) as Spark's
-			// row constructor names its fields.
-			items := []query.Expr{x}
+			// (a, b AS y): a row of values (the left side of a
+			// multi-column IN; elsewhere a struct).
+			tu := &query.Tuple{Items: []query.Expr{x}, Names: []string{alias}, Pos: t.Pos}
 			for p.acceptSymbol(",") {
-				e, err := p.expr()
+				y, err := p.expr()
 				if err != nil {
 					return nil, err
 				}
-				items = append(items, e)
-			}
-			if _, err := p.expectSymbol(")"); err != nil {
-				return nil, p.fail(p.peek(), `"," or ")"`)
-			}
-			c := &query.Call{Name: "named_struct", Pos: t.Pos}
-			for i, e := range items {
-				name := fmt.Sprintf("col%d", i+1)
-				if col, ok := e.(*query.Column); ok {
-					name = col.Path[len(col.Path)-1]
+				a, err := p.tupleAlias()
+				if err != nil {
+					return nil, err
 				}
-				c.Args = append(c.Args, &query.Literal{Value: name, Type: sparktype.StringType, Raw: "'" + name + "'", Pos: e.Position()}, e)
+				tu.Items, tu.Names = append(tu.Items, y), append(tu.Names, a)
 			}
-			return c, nil
+			x = tu
+		} else if alias != "" {
+			return nil, p.fail(p.peek(), `","`)
 		}
 		if _, err := p.expectSymbol(")"); err != nil {
 			return nil, p.fail(p.peek(), `")"`)
@@ -1007,8 +1029,26 @@ func (p *parser) primary() (query.Expr, error) {
 	case t.Kind == HexString:
 		p.next()
 		return p.hexLiteral(t)
-	case t.isKeyword("INTERVAL") || t.isKeyword("EXISTS"):
+	case t.isKeyword("EXISTS") && p.peekAt(1).Text == "(":
+		p.next()
+		if p.startsSubquery(1) {
+			p.next() // (
+			q, err := p.parenQueryRest()
+			if err != nil {
+				return nil, err
+			}
+			return &query.Exists{Query: q, Pos: t.Pos}, nil
+		}
+		return p.call(t) // exists(array, x -> …), the higher-order function
+	case t.isKeyword("INTERVAL"):
 		return nil, p.unsupportedAt(t)
+	}
+	if t.Kind == Ident && !isReserved(t) && p.peekAt(1).Kind == Symbol && p.peekAt(1).Text == "->" {
+		return p.lambda()
+	}
+	if t.Kind == Ident && isReserved(t) && p.isLambdaParam(t.Text) {
+		p.next()
+		return &query.Column{Path: []string{t.Text}, Pos: t.Pos}, nil
 	}
 	if t.Kind == Ident && !isReserved(t) || t.Kind == QuotedID {
 		p.next()
@@ -1332,4 +1372,87 @@ func (p *parser) columnNames() ([]string, error) {
 		c, err := p.ident("a column name")
 		return c.Text, err
 	})
+}
+
+// startsSubquery says whether the tokens k ahead start a query in
+// parentheses' place: SELECT or WITH, or a parenthesised one
+// (`IN ((SELECT …) UNION (SELECT …))`).
+func (p *parser) startsSubquery(k int) bool {
+	for {
+		t := p.peekAt(k)
+		if t.isKeyword("SELECT") || t.isKeyword("WITH") {
+			return true
+		}
+		if t.Kind != Symbol || t.Text != "(" {
+			return false
+		}
+		k++
+	}
+}
+
+// startsLambda says whether `(` starts a lambda's parameter list:
+// `(x, y) -> …`.
+func (p *parser) startsLambda() bool {
+	k := 1
+	for {
+		t := p.peekAt(k)
+		if t.Kind != Ident && t.Kind != QuotedID {
+			return false
+		}
+		n := p.peekAt(k + 1)
+		if n.Kind == Symbol && n.Text == ")" {
+			a := p.peekAt(k + 2)
+			return a.Kind == Symbol && a.Text == "->"
+		}
+		if n.Kind != Symbol || n.Text != "," {
+			return false
+		}
+		k += 2
+	}
+}
+
+// lambda reads `x -> body` or `(x, y, …) -> body`.
+func (p *parser) lambda() (query.Expr, error) {
+	t := p.peek()
+	lam := &query.Lambda{Pos: t.Pos}
+	if p.acceptSymbol("(") {
+		for {
+			n := p.next()
+			lam.Params = append(lam.Params, n.Text)
+			if !p.acceptSymbol(",") {
+				break
+			}
+		}
+		p.next() // )
+	} else {
+		lam.Params = []string{p.next().Text}
+	}
+	p.next() // ->
+	depth := len(p.lambdaParams)
+	p.lambdaParams = append(p.lambdaParams, lam.Params...)
+	body, err := p.expr()
+	p.lambdaParams = p.lambdaParams[:depth]
+	if err != nil {
+		return nil, err
+	}
+	lam.Body = body
+	return lam, nil
+}
+
+// tupleAlias reads the optional `AS name` after a value of a row of values.
+func (p *parser) tupleAlias() (string, error) {
+	if !p.acceptKeyword("AS") {
+		return "", nil
+	}
+	a, err := p.ident("a field name after AS")
+	return a.Text, err
+}
+
+func (p *parser) isLambdaParam(name string) bool {
+	for _, n := range p.lambdaParams {
+		if strings.EqualFold(n, name) {
+			return true
+		}
+	}
+	return false
 }

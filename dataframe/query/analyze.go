@@ -23,6 +23,10 @@ type analyzer struct {
 	// views counts the temporary views being expanded (a guard against a
 	// view that names itself).
 	views int
+	// ctes are the WITH queries visible where analysis is; outer is the
+	// query around the subquery being analysed (subquery_analyze.go).
+	ctes  *cteScope
+	outer *outerFrame
 }
 
 // rel is an analysed relation: a plan and the names its columns go by.
@@ -72,18 +76,22 @@ func (a *analyzer) checkCTEs(with []CTE, outer *cteScope) (*cteScope, error) {
 func (a *analyzer) analyze(q Query) (rel, error) { return a.query(q, nil) }
 
 func (a *analyzer) query(q Query, ctes *cteScope) (rel, error) {
+	prev := a.ctes
+	defer func() { a.ctes = prev }()
 	switch x := q.(type) {
 	case *Select:
 		scope, err := a.checkCTEs(x.With, ctes)
 		if err != nil {
 			return rel{}, err
 		}
+		a.ctes = scope
 		return a.selectBlock(x, scope)
 	case *SetOp:
 		scope, err := a.checkCTEs(x.With, ctes)
 		if err != nil {
 			return rel{}, err
 		}
+		a.ctes = scope
 		return a.setOp(x, scope)
 	case nil:
 		return rel{}, errorf(Pos{}, "no query")

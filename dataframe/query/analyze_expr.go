@@ -27,13 +27,11 @@ type exprResolver struct {
 	// wins, when set, collects window function calls (a select list or
 	// ORDER BY): each becomes an rWin (window_analyze.go).
 	wins *winCollector
-}
-
-var generatorNames = map[string]bool{"explode": true, "posexplode": true, "explode_outer": true, "posexplode_outer": true}
-
-func isGenerator(e Expr) bool {
-	c, ok := e.(*Call)
-	return ok && generatorNames[strings.ToLower(c.Name)]
+	// lambdas are the lambda variables in scope, innermost first (lambda.go).
+	lambdas *lambdaScope
+	// local keeps names to sc: a first try before another scope, where a
+	// name must not resolve in an outer query (subquery_analyze.go).
+	local bool
 }
 
 // isAggregate says whether e is a call of an aggregate function (not over
@@ -104,6 +102,16 @@ func (r *exprResolver) resolve(e Expr) (rex, error) {
 		return r.call(x)
 	case *Star:
 		return nil, errorf(x.Pos, "* is only allowed in the select list and count(*)")
+	case *ScalarSubquery:
+		return r.scalarSubquery(x)
+	case *Exists:
+		return r.exists(x)
+	case *InSubquery:
+		return r.inSubquery(x)
+	case *Tuple:
+		return r.tuple(x)
+	case *Lambda:
+		return nil, errorf(x.Pos, "%s: a lambda function is only allowed as an argument of a higher-order function", x)
 	}
 	return nil, unsupported(e.Position(), fmt.Sprintf("the expression %s", e))
 }
@@ -158,6 +166,9 @@ func literalRex(x *Literal) (rex, error) {
 var niladic = map[string]bool{"current_date": true, "current_timestamp": true, "current_user": true, "user": true, "session_user": true}
 
 func (r *exprResolver) column(x *Column) (rex, error) {
+	if v, ok, err := r.lambdaVar(x); ok || err != nil {
+		return v, err
+	}
 	i, rest, err := r.sc.resolve(x.Path, x.Pos)
 	if err != nil {
 		if g := r.groupingIDColumn(x); g != nil {
@@ -172,6 +183,11 @@ func (r *exprResolver) column(x *Column) (rex, error) {
 		if name := strings.ToLower(x.Path[0]); len(x.Path) == 1 && niladic[name] && !r.sc.has(x.Path) {
 			if _, ok := fn.Lookup(name); ok {
 				return r.resolve(&Call{Name: name, Pos: x.Pos})
+			}
+		}
+		if !r.local && !r.sc.has(x.Path) {
+			if o, ok := r.a.outerColumn(x); ok {
+				return o, nil
 			}
 		}
 		return nil, err
@@ -711,6 +727,9 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 		return r.groupingCall(x, name)
 	}
 	if def := aggregateDef(name); def != nil {
+		if o, ok, err := r.outerAggregate(x); ok || err != nil {
+			return o, err
+		}
 		if r.aggs == nil {
 			if r.clause != "" {
 				return nil, errorf(x.Pos, "aggregate function %s is not allowed in %s", x.Name, r.clause)
@@ -736,6 +755,9 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 			return nil, errorf(x.Pos, "%s: cannot cast %s to %s", x, typeName(in.Type()), typeName(to))
 		}
 		return r.a.fold(&rCast{x: in, to: to, pos: x.Pos, src: x.String()}), nil
+	}
+	if isHOF(x) {
+		return r.hof(x)
 	}
 	s, ok := fn.Lookup(name)
 	if !ok {
@@ -845,5 +867,6 @@ func functionNames() []string {
 	for n := range generatorNames {
 		names = append(names, n)
 	}
+	names = append(names, hofNames()...)
 	return names
 }

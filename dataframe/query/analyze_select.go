@@ -84,17 +84,16 @@ func (b *selectBlock) generators() error {
 			continue
 		}
 		if seen {
-			return unsupported(it.Pos, "more than one generator in a select list")
+			return errorf(it.Pos, "only one generator is allowed in a select list (Spark's UNSUPPORTED_GENERATOR.MULTI_GENERATOR); use LATERAL VIEW for more")
 		}
 		seen = true
 		gen := it.Expr.(*Call)
-		name := "col"
-		if it.Alias != "" {
-			name = it.Alias
-		}
-		names := []string{name}
-		if strings.HasPrefix(strings.ToLower(gen.Name), "posexplode") {
-			names = []string{"pos", name}
+		var names []string
+		switch {
+		case it.Aliases != nil:
+			names = it.Aliases
+		case it.Alias != "":
+			names = []string{it.Alias}
 		}
 		var first int
 		var err error
@@ -102,8 +101,9 @@ func (b *selectBlock) generators() error {
 			return err
 		}
 		var repl []SelectItem
-		for k, n := range names {
-			repl = append(repl, SelectItem{Expr: &boundColumn{idx: first + k, name: n, pos: it.Pos}, Alias: n, Pos: it.Pos})
+		for k := first; k < len(b.in.sc.cols); k++ {
+			n := b.in.sc.cols[k].name
+			repl = append(repl, SelectItem{Expr: &boundColumn{idx: k, name: n, pos: it.Pos}, Alias: n, Pos: it.Pos})
 		}
 		items = append(items[:i], append(repl, items[i+1:]...)...)
 		i += len(repl) - 1
@@ -310,7 +310,7 @@ func (b *selectBlock) orderBy() error {
 
 func (b *selectBlock) orderKey(e Expr, out *scope) (rex, error) {
 	if !containsAgg(e) {
-		r := &exprResolver{a: b.a, sc: out, clause: "ORDER BY"}
+		r := &exprResolver{a: b.a, sc: out, clause: "ORDER BY", local: true}
 		x, err := r.resolve(e)
 		if err == nil {
 			return substitute(x, b.exprs[:len(out.cols)]), nil

@@ -136,7 +136,7 @@ func (a *analyzer) values(x *ValuesRef) (rel, error) {
 			if err != nil {
 				return rel{}, err
 			}
-			if !deterministic(v) {
+			if !deterministic(v) || hasOuter(v) {
 				return rel{}, errorf(e.Position(), "VALUES: %s is not a constant", e)
 			}
 			rows[i] = append(rows[i], v)
@@ -488,58 +488,4 @@ func andRex(a, b rex) rex {
 		return a
 	}
 	return &rLogic{and: true, l: a, r: b}
-}
-
-// generate appends a generator's columns (explode, posexplode, their
-// _outer forms) to in's. It returns the new relation and the index of its
-// first new column.
-func (a *analyzer) generate(in rel, gen *Call, outer bool, alias string, names []string, pos Pos, hidden bool) (rel, int, error) {
-	name := strings.ToLower(gen.Name)
-	if strings.HasSuffix(name, "_outer") {
-		outer, name = true, strings.TrimSuffix(name, "_outer")
-	}
-	if name != "explode" && name != "posexplode" {
-		return rel{}, 0, unsupported(gen.Pos, "the generator "+gen.Name+" (explode and posexplode are)")
-	}
-	if len(gen.Args) != 1 {
-		return rel{}, 0, errorf(gen.Pos, "%s takes one argument, got %d", gen.Name, len(gen.Args))
-	}
-	r := &exprResolver{a: a, sc: in.sc, clause: "LATERAL VIEW"}
-	list, err := r.resolve(gen.Args[0])
-	if err != nil {
-		return rel{}, 0, err
-	}
-	lt, ok := list.Type().(*arrow.ListType)
-	if !ok {
-		if _, isMap := list.Type().(*arrow.MapType); isMap {
-			return rel{}, 0, unsupported(gen.Pos, "explode of a map")
-		}
-		return rel{}, 0, errorf(gen.Pos, "%s: the argument is %s, not an array", gen, typeName(list.Type()))
-	}
-	isPos := name == "posexplode"
-	want := []string{"col"}
-	if isPos {
-		want = []string{"pos", "col"}
-	}
-	if len(names) == 0 {
-		names = want
-	}
-	if len(names) != len(want) {
-		return rel{}, 0, errorf(pos, "%s gives %d column(s), the alias names %d", gen.Name, len(want), len(names))
-	}
-	var quals []string
-	if alias != "" {
-		quals = []string{alias}
-	}
-	sc := &scope{cols: append([]scol(nil), in.sc.cols...)}
-	first := len(sc.cols)
-	var out []field
-	if isPos {
-		sc.cols = append(sc.cols, scol{quals: quals, name: names[0], typ: tInt, hidden: hidden, ord: len(sc.cols)})
-		out = append(out, field{names[0], tInt})
-	}
-	sc.cols = append(sc.cols, scol{quals: quals, name: names[len(names)-1], typ: lt.Elem(), hidden: hidden, ord: len(sc.cols)})
-	out = append(out, field{names[len(names)-1], lt.Elem()})
-	label := strings.ToLower(gen.Name) + "(" + list.sql() + ")"
-	return rel{&lGenerate{in: in.n, list: list, outer: outer, pos: isPos, out: out, label: label}, sc}, first, nil
 }

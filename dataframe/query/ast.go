@@ -301,7 +301,9 @@ type Query interface {
 type SelectItem struct {
 	Expr  Expr
 	Alias string // "" when not aliased
-	Pos   Pos
+	// Aliases name a generator's columns: `explode(m) AS (k, v)`.
+	Aliases []string
+	Pos     Pos
 }
 
 // OrderItem is one ORDER BY key.
@@ -466,6 +468,9 @@ func TableNames(q Query) [][]string {
 		case *JoinRef:
 			walkS(x.L, ctes)
 			walkS(x.R, ctes)
+			for _, sq := range subqueriesOf(x.On) {
+				walkQ(sq, ctes)
+			}
 		case *LateralView:
 			walkS(x.Input, ctes)
 		}
@@ -490,6 +495,11 @@ func TableNames(q Query) [][]string {
 		case *Select:
 			if x.From != nil {
 				walkS(x.From, ctes)
+			}
+			for _, e := range exprsOf(x) {
+				for _, sq := range subqueriesOf(e) {
+					walkQ(sq, ctes)
+				}
 			}
 		case *SetOp:
 			walkQ(x.L, ctes)
@@ -550,5 +560,15 @@ func visit(e Expr, f func(Expr) bool) {
 		visitCallParts(x, f)
 	case *GroupingSets:
 		visitGroupingSets(x, f)
+	case *InSubquery: // the values, not the query (its own scope)
+		for _, y := range x.X {
+			visit(y, f)
+		}
+	case *Tuple:
+		for _, y := range x.Items {
+			visit(y, f)
+		}
+	case *Lambda:
+		visit(x.Body, f)
 	}
 }

@@ -24,6 +24,10 @@ import (
 type ectx struct {
 	mem  memory.Allocator
 	fctx *fn.Ctx
+	// run is the plan's run (subqueries keep their answers there); outer
+	// binds a subquery's outer values while its plan runs (subquery.go).
+	run   *subRun
+	outer []arrow.Array
 }
 
 // cexpr is a compiled expression: a closure from a record batch to one
@@ -176,6 +180,12 @@ func compile(e rex) (*cexpr, error) {
 		return nil, fmt.Errorf("query: aggregate %s outside an aggregation (a planner bug)", x.name)
 	case compiledRex:
 		return x.compile()
+	case *rSubquery:
+		return compileSubquery(x)
+	case *rOuter:
+		return compileOuter(x), nil
+	case *rHOF:
+		return compileHOF(x)
 	}
 	return nil, fmt.Errorf("query: cannot compile %T (a planner bug)", e)
 }
@@ -842,7 +852,7 @@ func compileField(x *rField) (*cexpr, error) {
 			return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
 				l := a.(*array.List)
 				vals := l.ListValues().(*array.Struct)
-				child := withValidity(ec.mem, vals.Field(k), andValidity(ec.mem, vals.Len(), vals))
+				child := fieldWithValidity(ec.mem, vals, k)
 				defer child.Release()
 				d := l.Data()
 				nd := array.NewData(lt, l.Len(), d.Buffers(), []arrow.ArrayData{child.Data()}, l.NullN(), d.Offset())
@@ -853,8 +863,7 @@ func compileField(x *rField) (*cexpr, error) {
 	}
 	return &cexpr{typ: ft, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
 		return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
-			s := a.(*array.Struct)
-			return withValidity(ec.mem, s.Field(k), andValidity(ec.mem, s.Len(), s)), nil
+			return fieldWithValidity(ec.mem, a.(*array.Struct), k), nil
 		})
 	}}, nil
 }
@@ -944,4 +953,14 @@ func compileCall(x *rCall) (*cexpr, error) {
 		}
 		return r, nil
 	}}, nil
+}
+
+// fieldWithValidity is field k of a struct array, NULL where the struct is.
+func fieldWithValidity(mem memory.Allocator, s *array.Struct, k int) arrow.Array {
+	v := andValidity(mem, s.Len(), s)
+	out := withValidity(mem, s.Field(k), v)
+	if v != nil {
+		v.Release()
+	}
+	return out
 }

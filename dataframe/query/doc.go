@@ -44,6 +44,12 @@
 // the external sort that spills (extsort.go, window_exec.go). Grouping
 // sets are another: an lExpand below the aggregate and grouping() as
 // bits of its id (grouping.go).
+// Subqueries and lambdas: a subquery is an rSubquery whose sub-expressions
+// are the outer values it reads (subquery_analyze.go); the first rewrite
+// turns what it can into semi, anti and left joins (decorrelate.go) and the
+// rest run once per distinct outer tuple (subquery.go). A lambda is an
+// rLambda of rLambdaVars, an argument of a higher-order function (hof.go)
+// compiled to run over whole batches.
 //
 // What streams and what is held in memory is in
 // docs/sql.md#execution-and-memory.

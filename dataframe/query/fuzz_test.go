@@ -21,7 +21,9 @@ import (
 //     plan without them;
 //   - `WHERE p AND q` and a filter q over a subquery filtered by p;
 //   - a query and the UNION ALL of its rows where p is true, false and
-//     NULL.
+//     NULL;
+//   - subqueries decorrelated into joins and run once per outer row (the
+//     plan without rewrites runs every subquery on its own).
 
 const fuzzA = `{"id":1,"g":1,"x":1.5,"s":"ant","b":true}
 {"id":2,"g":null,"x":2.5,"s":"Bee","b":false}
@@ -68,7 +70,7 @@ func (g *qgen) num(depth int) string {
 
 func (g *qgen) pred(depth int) string {
 	if depth <= 0 || g.rng.Intn(3) == 0 {
-		switch g.rng.Intn(7) {
+		switch g.rng.Intn(8) {
 		case 0:
 			return g.num(0) + " " + g.pick("=", "<>", "<", "<=", ">", ">=", "<=>") + " " + g.num(0)
 		case 1:
@@ -83,6 +85,8 @@ func (g *qgen) pred(depth int) string {
 			if len(g.bols) > 0 {
 				return g.pick(g.bols...)
 			}
+		case 6:
+			return g.subquery()
 		}
 		return g.pick("true", "false", "NULL")
 	}
@@ -93,6 +97,24 @@ func (g *qgen) pred(depth int) string {
 		return "(" + g.pred(depth-1) + " OR " + g.pred(depth-1) + ")"
 	}
 	return "NOT (" + g.pred(depth-1) + ")"
+}
+
+// subquery is a predicate with a subquery over c (as c2), correlated with
+// a or not: the shapes the rewrites turn into joins and the ones that run
+// per outer row.
+func (g *qgen) subquery() string {
+	corr := g.pick("", " WHERE c2.g = a.g", " WHERE c2.g = a.g AND c2.y > a.x", " WHERE c2.y > a.x", " WHERE c2.g <=> a.g")
+	switch g.rng.Intn(5) {
+	case 0:
+		return g.num(0) + " " + g.pick("", "NOT ") + "IN (SELECT c2.id - " + g.pick("9", "10") + " FROM c c2" + corr + ")"
+	case 1:
+		return g.pick("", "NOT ") + "EXISTS (SELECT 1 FROM c c2" + corr + ")"
+	case 2:
+		return g.num(0) + " " + g.pick("<", ">=", "=") + " (SELECT " + g.pick("max(c2.y)", "count(*)", "count(c2.y) + 1", "sum(c2.id)") + " FROM c c2" + corr + ")"
+	case 3:
+		return "(a.g, a.id) " + g.pick("", "NOT ") + "IN (SELECT c2.g, c2.id - 9 FROM c c2" + corr + ")"
+	}
+	return "EXISTS (SELECT c2.g FROM c c2" + corr + " GROUP BY c2.g HAVING count(*) > " + g.pick("0", "1") + ")"
 }
 
 // gq is a random query's parts.

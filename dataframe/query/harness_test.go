@@ -75,6 +75,9 @@ func sqlType(dt arrow.DataType) string {
 		return "bigint"
 	case arrow.LIST:
 		return "array<" + sqlType(dt.(*arrow.ListType).Elem()) + ">"
+	case arrow.MAP:
+		m := dt.(*arrow.MapType)
+		return "map<" + sqlType(m.KeyType()) + "," + sqlType(m.ItemType()) + ">"
 	}
 	return sparktype.Name(dt)
 }

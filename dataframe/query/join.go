@@ -121,16 +121,7 @@ func emptyColumns(mem memory.Allocator, s *arrow.Schema) []arrow.Array {
 }
 
 func evalAll(e *env, xs []*cexpr, rec arrow.Record) ([]arrow.Array, error) {
-	out := make([]arrow.Array, 0, len(xs))
-	for _, x := range xs {
-		a, err := x.eval(e.ec, rec)
-		if err != nil {
-			releaseAll(out)
-			return nil, err
-		}
-		out = append(out, a)
-	}
-	return out, nil
+	return evalExprs(e.ec, xs, rec)
 }
 
 func (o *joinOp) next() (arrow.Record, error) {

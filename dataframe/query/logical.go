@@ -122,6 +122,7 @@ type lGenerate struct {
 	list  rex
 	outer bool
 	pos   bool
+	split bool    // the elements are structs (a map's entries, inline's rows): a column per field
 	out   []field // the added columns
 	label string
 }

@@ -269,6 +269,7 @@ type explodeOp struct {
 	list   *cexpr
 	outer  bool
 	pos    bool
+	split  bool // each element (a struct) gives a column per field
 	schema *arrow.Schema
 	e      *env
 }
@@ -338,7 +339,16 @@ func (o *explodeOp) explode(rec arrow.Record) (arrow.Record, error) {
 	if err != nil {
 		return nil, err
 	}
-	extra = append(extra, el)
+	if o.split {
+		// A NULL struct (or no element, OUTER) is NULL in every field.
+		st := el.(*array.Struct)
+		for k := 0; k < st.NumField(); k++ {
+			extra = append(extra, fieldWithValidity(o.e.mem, st, k))
+		}
+		el.Release()
+	} else {
+		extra = append(extra, el)
+	}
 	cols = append(cols, extra...)
 	return array.NewRecord(o.schema, cols, int64(len(rows))), nil
 }

@@ -119,7 +119,7 @@ func (pp *physPlanner) build(n lnode) (*node, error) {
 		return pp.unary(x.in, []rex{x.list}, func(in *node, c []*cexpr) *node {
 			out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
 			out.open = func(e *env, ins []op) (op, error) {
-				return &explodeOp{in: ins[0], list: c[0], outer: x.outer, pos: x.pos, schema: out.schema, e: e}, nil
+				return &explodeOp{in: ins[0], list: c[0], outer: x.outer, pos: x.pos, split: x.split, schema: out.schema, e: e}, nil
 			}
 			return out
 		})

@@ -54,11 +54,13 @@ func (p *Plan) Run(ctx context.Context) (_ array.RecordReader, err error) {
 	defer recoverError(&err)
 	e := &env{ctx: ctx, mem: p.opts.Mem, sortLimit: p.opts.SortMemory}
 	e.ec = &ectx{mem: e.mem, fctx: &fn.Ctx{Mem: e.mem, Now: p.opts.Now}}
+	e.ec.run = &subRun{e: e}
 	o, err := p.root.start(e)
 	if err != nil {
+		e.ec.run.release()
 		return nil, err
 	}
-	return &opReader{o: o, schema: p.root.schema, refs: 1}, nil
+	return &opReader{o: &runOp{op: o, run: e.ec.run}, schema: p.root.schema, refs: 1}, nil
 }
 
 // Frame executes the plan and collects its result.

@@ -25,6 +25,8 @@ func neededColumns(q Query, r Resolver) []string {
 	star := false
 	vr, _ := r.(ViewResolver)
 	views := map[string]bool{}
+	var walkQ func(q Query)
+	var walkS func(s Source)
 	addExpr := func(e Expr) {
 		visit(e, func(x Expr) bool {
 			switch c := x.(type) {
@@ -37,9 +39,10 @@ func neededColumns(q Query, r Resolver) []string {
 			}
 			return true
 		})
+		for _, sq := range subqueriesOf(e) {
+			walkQ(sq)
+		}
 	}
-	var walkQ func(q Query)
-	var walkS func(s Source)
 	walkS = func(s Source) {
 		switch x := s.(type) {
 		case *TableRef:

@@ -2,14 +2,18 @@ package query_test
 
 import (
 	"context"
+	"fmt"
+	"math/rand"
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/stretchr/testify/require"
 
 	csql "github.com/sluicedata/sluice/catalog/sql"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -304,4 +308,48 @@ func TestCoercion(t *testing.T) {
 		_, err := run(t, q, testTables(t))
 		require.ErrorContains(t, err, want, q)
 	}
+}
+
+// A top-N gives the first n rows of the full (stable) sort, NULLs, NaN
+// and ties included, batch after batch.
+func TestTopNIsTheSortedPrefix(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	rng := rand.New(rand.NewSource(3))
+	for i := 0; i < 3000; i++ {
+		x := fmt.Sprint(rng.Intn(50))
+		switch rng.Intn(20) {
+		case 0:
+			x = "null"
+		case 1:
+			x = `"NaN"`
+		}
+		fmt.Fprintf(&b, `{"i":%d,"x":%s,"s":"%c"}`+"\n", i, x, 'a'+rune(rng.Intn(3)))
+	}
+	f, err := jsonframe.ReadNDJSON([]byte(b.String()), jsonframe.Options{})
+	require.NoError(t, err)
+	t.Cleanup(f.Release)
+	r := query.Tables{"t": query.FrameTable(slicedFrame(t, f, 256))}
+	for _, order := range []string{"CAST(x AS DOUBLE) DESC", "CAST(x AS DOUBLE)", "CAST(x AS DOUBLE) DESC NULLS FIRST", "s, CAST(x AS DOUBLE) DESC", "CAST(x AS BIGINT)"} {
+		all := mustRun(t, "SELECT i FROM t ORDER BY "+order, r)
+		for _, n := range []int{1, 7, 100} {
+			top := mustRun(t, fmt.Sprintf("SELECT i FROM t ORDER BY %s LIMIT %d", order, n), r)
+			require.Equal(t, all.rows[:n], top.rows, "ORDER BY %s LIMIT %d", order, n)
+		}
+	}
+}
+
+// slicedFrame is f in batches of n rows.
+func slicedFrame(t testing.TB, f *dataframe.Frame, n int64) *dataframe.Frame {
+	t.Helper()
+	var recs []arrow.Record
+	for _, rec := range f.Records() {
+		for lo := int64(0); lo < rec.NumRows(); lo += n {
+			recs = append(recs, rec.NewSlice(lo, min(lo+n, rec.NumRows())))
+		}
+	}
+	out, err := dataframe.New(f.Schema(), recs...)
+	require.NoError(t, err)
+	t.Cleanup(out.Release)
+	return out
 }

@@ -20,6 +20,10 @@ import (
 // A node the rewrites do not know is a barrier: nothing moves through it
 // and every column of its inputs is kept.
 func rewrite(ctx context.Context, n lnode, r Resolver) (lnode, error) {
+	n, err := unnestSubqueries(ctx, n, r)
+	if err != nil {
+		return nil, err
+	}
 	n = pushFilters(n, nil)
 	all := make([]bool, len(n.fields()))
 	for i := range all {

@@ -179,29 +179,30 @@ func (o *topNOp) merge(best arrow.Record, bestKeys []arrow.Array, rec arrow.Reco
 	}
 	defer releaseAll(keys)
 	rows := int(rec.NumRows())
-	cand := make([]int64, 0, min(rows, int(o.n)))
+	var cand []int64
 	if best != nil && best.NumRows() >= o.n {
 		worst := int(best.NumRows()) - 1
-		cmp := rowCmp(o.keys, keys, bestKeys)
-		for i := 0; i < rows; i++ {
-			if cmp(i, worst) < 0 {
-				cand = append(cand, int64(i))
+		var ok bool
+		if cand, ok = beatsFixed(o.keys, keys, bestKeys, worst); !ok {
+			cmp := rowCmp(o.keys, keys, bestKeys)
+			for i := 0; i < rows; i++ {
+				if cmp(i, worst) < 0 {
+					cand = append(cand, int64(i))
+				}
 			}
 		}
 		if len(cand) == 0 {
 			return nil, nil, nil
 		}
 	} else {
-		for i := 0; i < rows; i++ {
-			cand = append(cand, int64(i))
+		cand = make([]int64, rows)
+		for i := range cand {
+			cand[i] = int64(i)
 		}
 	}
-	// Sort the candidates of this batch and keep at most n of them.
-	cmpSelf := rowCmp(o.keys, keys, keys)
-	sort.SliceStable(cand, func(a, b int) bool { return cmpSelf(int(cand[a]), int(cand[b])) < 0 })
-	if int64(len(cand)) > o.n {
-		cand = cand[:o.n]
-	}
+	// The best n candidates of this batch, in order (ties: the earlier row
+	// first, as a stable sort).
+	cand = bestOf(cand, int(o.n), rowCmp(o.keys, keys, keys))
 	part, err := dataframe.TakeRecord(o.e.mem, rec, cand)
 	if err != nil {
 		return nil, nil, err
@@ -244,5 +245,82 @@ func (o *topNOp) merge(best arrow.Record, bestKeys []arrow.Array, rec arrow.Reco
 }
 
 func (o *topNOp) close() { o.in.close() }
+
+// beatsFixed lists the rows of a batch whose single numeric key (no NULLs)
+// comes before the worst kept row's: the top-N's hot loop, without a
+// closure per row. ok is false for other keys.
+func beatsFixed(keys []sortKey, batch, best []arrow.Array, worst int) (rows []int64, ok bool) {
+	if len(keys) != 1 || batch[0].NullN() > 0 || best[0].IsNull(worst) {
+		return nil, false
+	}
+	desc := keys[0].desc
+	switch batch[0].DataType().ID() {
+	case arrow.INT32, arrow.DATE32:
+		return beatsValue(fixedValues[int32](batch[0]), fixedValues[int32](best[0])[worst], desc), true
+	case arrow.INT64, arrow.TIMESTAMP:
+		return beatsValue(fixedValues[int64](batch[0]), fixedValues[int64](best[0])[worst], desc), true
+	case arrow.FLOAT64:
+		return beatsValue(fixedValues[float64](batch[0]), fixedValues[float64](best[0])[worst], desc), true
+	}
+	return nil, false
+}
+
+func beatsValue[T int32 | int64 | float64](vals []T, worst T, desc bool) []int64 {
+	var out []int64
+	for i, v := range vals {
+		c := cmpOrdered(v, worst)
+		if desc {
+			c = -c
+		}
+		if c < 0 {
+			out = append(out, int64(i))
+		}
+	}
+	return out
+}
+
+// bestOf is the at most n first of rows in the order cmp gives, ties in
+// their given order (a stable sort's answer), found with a heap of n.
+func bestOf(rows []int64, n int, cmp func(i, j int) int) []int64 {
+	// before says whether row a comes first: by cmp, then by position.
+	before := func(a, b int64) bool {
+		if c := cmp(int(a), int(b)); c != 0 {
+			return c < 0
+		}
+		return a < b
+	}
+	if len(rows) > n {
+		// A max-heap of the n best so far: its root is the worst kept.
+		h := append([]int64(nil), rows[:n]...)
+		down := func(i int) {
+			for {
+				l, r, big := 2*i+1, 2*i+2, i
+				if l < len(h) && before(h[big], h[l]) {
+					big = l
+				}
+				if r < len(h) && before(h[big], h[r]) {
+					big = r
+				}
+				if big == i {
+					return
+				}
+				h[i], h[big] = h[big], h[i]
+				i = big
+			}
+		}
+		for i := len(h)/2 - 1; i >= 0; i-- {
+			down(i)
+		}
+		for _, r := range rows[n:] {
+			if before(r, h[0]) {
+				h[0] = r
+				down(0)
+			}
+		}
+		rows = h
+	}
+	sort.Slice(rows, func(a, b int) bool { return before(rows[a], rows[b]) })
+	return rows
+}
 
 var _ = array.NewRecord

@@ -166,7 +166,7 @@ func (o *windowOp) lastStart(rec arrow.Record) int {
 	if len(o.partCols) == 0 {
 		return -1
 	}
-	keys := pickColumns(rec, o.partCols)
+	keys := recordColumns(rec, o.partCols)
 	same := sameKeys(keys, keys)
 	for i := n - 1; i > 0; i-- {
 		if !same(i, i-1) {
@@ -177,15 +177,15 @@ func (o *windowOp) lastStart(rec arrow.Record) int {
 		return 0
 	}
 	last := o.pend[len(o.pend)-1]
-	lk := pickColumns(last, o.partCols)
+	lk := recordColumns(last, o.partCols)
 	if sameKeys(keys, lk)(0, int(last.NumRows())-1) {
 		return -1
 	}
 	return 0
 }
 
-// pickColumns is rec's columns cols.
-func pickColumns(rec arrow.Record, cols []int) []arrow.Array {
+// recordColumns is rec's columns cols.
+func recordColumns(rec arrow.Record, cols []int) []arrow.Array {
 	out := make([]arrow.Array, len(cols))
 	for i, c := range cols {
 		out[i] = rec.Column(c)
@@ -233,7 +233,7 @@ func (o *windowOp) evaluate(recs []arrow.Record) (arrow.Record, error) {
 	// Partitions.
 	b.parts = []int{0}
 	if len(o.partCols) > 0 {
-		keys := pickColumns(rec, o.partCols)
+		keys := recordColumns(rec, o.partCols)
 		same := sameKeys(keys, keys)
 		for i := 1; i < n; i++ {
 			if !same(i, i-1) {
@@ -242,13 +242,13 @@ func (o *windowOp) evaluate(recs []arrow.Record) (arrow.Record, error) {
 		}
 	}
 	b.parts = append(b.parts, n)
-	b.order = pickColumns(rec, o.orderCols)
+	b.order = recordColumns(rec, o.orderCols)
 	b.spec = o.order
 	out := append([]arrow.Array(nil), cols[:o.nin]...)
 	var results []arrow.Array
 	defer func() { releaseAll(results) }()
 	for i, f := range o.funcs {
-		args := pickColumns(rec, o.argCols[i])
+		args := recordColumns(rec, o.argCols[i])
 		a, err := b.eval(f, args)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.name, err)
@@ -664,8 +664,8 @@ func (b *winBlock) run(r frameRunner, lo, hi []int) (arrow.Array, error) {
 	return r.finish(b.mem)
 }
 
-// maxPairs bounds the (frame, row) pairs fed to an accumulator at once.
-const maxPairs = 1 << 20
+// maxFramePairs bounds the (frame, row) pairs fed to an accumulator at once.
+const maxFramePairs = 1 << 20
 
 // groupedFrames feeds each distinct frame's rows to the accumulator as one
 // group (rows repeated across frames), then gives each row its frame's
@@ -706,7 +706,7 @@ func (b *winBlock) groupedFrames(c *aggCall, args []arrow.Array, lo, hi []int) (
 		for j := lo[i]; j < hi[i]; j++ {
 			rows = append(rows, int64(j))
 			gids = append(gids, int32(g))
-			if len(rows) >= maxPairs {
+			if len(rows) >= maxFramePairs {
 				if err := flush(); err != nil {
 					return nil, err
 				}

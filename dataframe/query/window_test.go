@@ -88,43 +88,43 @@ func TestWindowOffsetAndValue(t *testing.T) {
 	}})
 }
 
-// window.sql.out's testData, without its date and timestamp columns.
-const testData = `VALUES (null, 1L, 1.0D, "a"), (1, 1L, 1.0D, "a"), (1, 2L, 2.5D, "a"), (2, 2147483650L, 100.001D, "a"),
+// window.sql.out's windowTestData, without its date and timestamp columns.
+const windowTestData = `VALUES (null, 1L, 1.0D, "a"), (1, 1L, 1.0D, "a"), (1, 2L, 2.5D, "a"), (2, 2147483650L, 100.001D, "a"),
 	(1, null, 1.0D, "b"), (2, 3L, 3.3D, "b"), (3, 2147483650L, 100.001D, "b"), (null, null, null, null), (3, 1L, 1.0D, null)
-	AS testData(val, val_long, val_double, cate)`
+	AS windowTestData(val, val_long, val_double, cate)`
 
 func TestWindowFrames(t *testing.T) {
 	t.Parallel()
 	r := testTables(t)
 	check(t, r, []qcase{
-		{q: "SELECT val, cate, count(val) OVER(PARTITION BY cate ORDER BY val ROWS CURRENT ROW) FROM " + testData + " ORDER BY cate, val",
+		{q: "SELECT val, cate, count(val) OVER(PARTITION BY cate ORDER BY val ROWS CURRENT ROW) FROM " + windowTestData + " ORDER BY cate, val",
 			schema: "struct<val:int,cate:string,count(val) OVER (PARTITION BY cate ORDER BY val ASC NULLS FIRST ROWS BETWEEN CURRENT ROW AND CURRENT ROW):bigint>",
 			rows:   []string{"NULL\tNULL\t0", "3\tNULL\t1", "NULL\ta\t0", "1\ta\t1", "1\ta\t1", "2\ta\t1", "1\tb\t1", "2\tb\t1", "3\tb\t1"}},
-		{q: "SELECT val, cate, sum(val) OVER(PARTITION BY cate ORDER BY val ROWS BETWEEN UNBOUNDED PRECEDING AND 1 FOLLOWING) FROM " + testData + " ORDER BY cate, val",
+		{q: "SELECT val, cate, sum(val) OVER(PARTITION BY cate ORDER BY val ROWS BETWEEN UNBOUNDED PRECEDING AND 1 FOLLOWING) FROM " + windowTestData + " ORDER BY cate, val",
 			rows: []string{"NULL\tNULL\t3", "3\tNULL\t3", "NULL\ta\t1", "1\ta\t2", "1\ta\t4", "2\ta\t4", "1\tb\t3", "2\tb\t6", "3\tb\t6"}},
-		{q: "SELECT val, cate, count(val) OVER(PARTITION BY cate ORDER BY val RANGE 1 PRECEDING) FROM " + testData + " ORDER BY cate, val",
+		{q: "SELECT val, cate, count(val) OVER(PARTITION BY cate ORDER BY val RANGE 1 PRECEDING) FROM " + windowTestData + " ORDER BY cate, val",
 			schema: "struct<val:int,cate:string,count(val) OVER (PARTITION BY cate ORDER BY val ASC NULLS FIRST RANGE BETWEEN 1 PRECEDING AND CURRENT ROW):bigint>",
 			rows:   []string{"NULL\tNULL\t0", "3\tNULL\t1", "NULL\ta\t0", "1\ta\t2", "1\ta\t2", "2\ta\t3", "1\tb\t1", "2\tb\t2", "3\tb\t2"}},
-		{q: "SELECT val, cate, sum(val) OVER(PARTITION BY cate ORDER BY val DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM " + testData + " ORDER BY cate, val",
+		{q: "SELECT val, cate, sum(val) OVER(PARTITION BY cate ORDER BY val DESC RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM " + windowTestData + " ORDER BY cate, val",
 			rows: []string{"NULL\tNULL\tNULL", "3\tNULL\t3", "NULL\ta\tNULL", "1\ta\t2", "1\ta\t2", "2\ta\t4", "1\tb\t1", "2\tb\t3", "3\tb\t5"}},
-		{q: "SELECT val_double, cate, sum(val_double) OVER(PARTITION BY cate ORDER BY val_double RANGE BETWEEN CURRENT ROW AND 2.5 FOLLOWING) FROM " + testData + " ORDER BY cate, val_double",
+		{q: "SELECT val_double, cate, sum(val_double) OVER(PARTITION BY cate ORDER BY val_double RANGE BETWEEN CURRENT ROW AND 2.5 FOLLOWING) FROM " + windowTestData + " ORDER BY cate, val_double",
 			schema: "struct<val_double:double,cate:string,sum(val_double) OVER (PARTITION BY cate ORDER BY val_double ASC NULLS FIRST RANGE BETWEEN CURRENT ROW AND 2.5 FOLLOWING):double>",
 			rows:   []string{"NULL\tNULL\tNULL", "1.0\tNULL\t1.0", "1.0\ta\t4.5", "1.0\ta\t4.5", "2.5\ta\t2.5", "100.001\ta\t100.001", "1.0\tb\t4.3", "3.3\tb\t3.3", "100.001\tb\t100.001"}},
-		{q: "SELECT val, cate, sum(val) OVER(), avg(val) OVER() FROM " + testData + " ORDER BY cate, val",
+		{q: "SELECT val, cate, sum(val) OVER(), avg(val) OVER() FROM " + windowTestData + " ORDER BY cate, val",
 			schema: "struct<val:int,cate:string,sum(val) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING):bigint,avg(val) OVER (ROWS BETWEEN UNBOUNDED PRECEDING AND UNBOUNDED FOLLOWING):double>",
 			rows: []string{"NULL\tNULL\t13\t1.8571428571428572", "3\tNULL\t13\t1.8571428571428572", "NULL\ta\t13\t1.8571428571428572",
 				"1\ta\t13\t1.8571428571428572", "1\ta\t13\t1.8571428571428572", "2\ta\t13\t1.8571428571428572",
 				"1\tb\t13\t1.8571428571428572", "2\tb\t13\t1.8571428571428572", "3\tb\t13\t1.8571428571428572"}},
-		{q: "SELECT cate, sum(val) OVER (w) FROM " + testData + " WHERE val is not null WINDOW w AS (PARTITION BY cate ORDER BY val) ORDER BY cate, val",
+		{q: "SELECT cate, sum(val) OVER (w) FROM " + windowTestData + " WHERE val is not null WINDOW w AS (PARTITION BY cate ORDER BY val) ORDER BY cate, val",
 			schema: "struct<cate:string,sum(val) OVER (PARTITION BY cate ORDER BY val ASC NULLS FIRST RANGE BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW):bigint>",
 			rows:   []string{"NULL\t3", "a\t2", "a\t2", "a\t4", "b\t1", "b\t3", "b\t6"}},
 		// A running total, a moving average and a window over an aggregate.
-		{q: "SELECT cate, sum(val), rank() OVER (ORDER BY sum(val) DESC), sum(sum(val)) OVER (ORDER BY cate ROWS UNBOUNDED PRECEDING) FROM " + testData + " GROUP BY cate ORDER BY cate",
+		{q: "SELECT cate, sum(val), rank() OVER (ORDER BY sum(val) DESC), sum(sum(val)) OVER (ORDER BY cate ROWS UNBOUNDED PRECEDING) FROM " + windowTestData + " GROUP BY cate ORDER BY cate",
 			schema: "struct<cate:string,sum(val):bigint,RANK() OVER (ORDER BY sum(val) DESC NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW):int,sum(sum(val)) OVER (ORDER BY cate ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW):bigint>",
 			rows:   []string{"NULL\t3\t3\t3", "a\t4\t2\t7", "b\t6\t1\t13"}},
-		{q: "SELECT val, avg(val) OVER (ORDER BY val ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS m FROM " + testData + " WHERE cate = 'b' ORDER BY val",
+		{q: "SELECT val, avg(val) OVER (ORDER BY val ROWS BETWEEN 1 PRECEDING AND 1 FOLLOWING) AS m FROM " + windowTestData + " WHERE cate = 'b' ORDER BY val",
 			rows: []string{"1\t1.5", "2\t2.0", "3\t2.5"}},
-		{q: "SELECT val, collect_list(val) OVER (ORDER BY val ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS l FROM " + testData + " WHERE cate = 'b' ORDER BY val",
+		{q: "SELECT val, collect_list(val) OVER (ORDER BY val ROWS BETWEEN CURRENT ROW AND UNBOUNDED FOLLOWING) AS l FROM " + windowTestData + " WHERE cate = 'b' ORDER BY val",
 			rows: []string{"1\t[1, 2, 3]", "2\t[2, 3]", "3\t[3]"}},
 	})
 }
@@ -133,19 +133,19 @@ func TestWindowErrors(t *testing.T) {
 	t.Parallel()
 	r := testTables(t)
 	for q, want := range map[string]string{
-		"SELECT row_number() OVER (PARTITION BY cate) FROM " + testData:                                                            "requires the window to be ordered",
-		"SELECT sum(val) OVER w FROM " + testData:                                                                                  "window specification w is not defined in the WINDOW clause",
-		"SELECT count(val) OVER (PARTITION BY cate ROWS BETWEEN UNBOUNDED FOLLOWING AND 1 FOLLOWING) FROM " + testData:             "cannot start at UNBOUNDED FOLLOWING",
-		"SELECT count(val) OVER (PARTITION BY cate RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM " + testData:                    "without ORDER BY",
-		"SELECT count(val) OVER (PARTITION BY cate ORDER BY val, cate RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM " + testData: "more than one ORDER BY key",
-		"SELECT count(val) OVER (ORDER BY val RANGE BETWEEN 1 FOLLOWING AND 1 PRECEDING) FROM " + testData:                         "lower bound of a window frame must be less than or equal to the upper bound",
-		"SELECT sum(val_long) OVER (ORDER BY val_long ROWS BETWEEN CURRENT ROW AND 2147483648 FOLLOWING) FROM " + testData:         "must be an int",
-		"SELECT count(val) FILTER (WHERE val > 1) OVER (PARTITION BY cate) FROM " + testData:                                       "FILTER",
-		"SELECT val FROM " + testData + " WHERE row_number() OVER (ORDER BY val) = 1":                                              "not allowed in WHERE",
-		"SELECT rank() OVER (ORDER BY val ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM " + testData:                              "must match the required frame",
-		"SELECT val FROM " + testData + " WINDOW w AS (ORDER BY val), w AS (ORDER BY cate)":                                        "repetitive",
-		"SELECT row_number() FROM " + testData:                                                                                     "needs OVER",
-		"SELECT sum(DISTINCT val) OVER () FROM " + testData:                                                                        "DISTINCT",
+		"SELECT row_number() OVER (PARTITION BY cate) FROM " + windowTestData:                                                            "requires the window to be ordered",
+		"SELECT sum(val) OVER w FROM " + windowTestData:                                                                                  "window specification w is not defined in the WINDOW clause",
+		"SELECT count(val) OVER (PARTITION BY cate ROWS BETWEEN UNBOUNDED FOLLOWING AND 1 FOLLOWING) FROM " + windowTestData:             "cannot start at UNBOUNDED FOLLOWING",
+		"SELECT count(val) OVER (PARTITION BY cate RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM " + windowTestData:                    "without ORDER BY",
+		"SELECT count(val) OVER (PARTITION BY cate ORDER BY val, cate RANGE BETWEEN CURRENT ROW AND 1 FOLLOWING) FROM " + windowTestData: "more than one ORDER BY key",
+		"SELECT count(val) OVER (ORDER BY val RANGE BETWEEN 1 FOLLOWING AND 1 PRECEDING) FROM " + windowTestData:                         "lower bound of a window frame must be less than or equal to the upper bound",
+		"SELECT sum(val_long) OVER (ORDER BY val_long ROWS BETWEEN CURRENT ROW AND 2147483648 FOLLOWING) FROM " + windowTestData:         "must be an int",
+		"SELECT count(val) FILTER (WHERE val > 1) OVER (PARTITION BY cate) FROM " + windowTestData:                                       "FILTER",
+		"SELECT val FROM " + windowTestData + " WHERE row_number() OVER (ORDER BY val) = 1":                                              "not allowed in WHERE",
+		"SELECT rank() OVER (ORDER BY val ROWS BETWEEN 1 PRECEDING AND CURRENT ROW) FROM " + windowTestData:                              "must match the required frame",
+		"SELECT val FROM " + windowTestData + " WINDOW w AS (ORDER BY val), w AS (ORDER BY cate)":                                        "repetitive",
+		"SELECT row_number() FROM " + windowTestData:                                                                                     "needs OVER",
+		"SELECT sum(DISTINCT val) OVER () FROM " + windowTestData:                                                                        "DISTINCT",
 	} {
 		_, err := run(t, q, r)
 		require.Error(t, err, q)
