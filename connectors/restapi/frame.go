@@ -11,7 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
@@ -161,7 +161,7 @@ func (r *reader) csvFrame() (*dataframe.Frame, error) {
 		w := csv.NewWriter(&buf)
 		_ = w.Write(header)
 		_ = w.WriteAll(rows) // a bytes.Buffer does not fail
-		return fileio.ReadCSV(&buf, fileio.CSVOptions{})
+		return csvframe.Read(&buf, csvframe.Options{})
 	}
 	vals := make([][]any, len(rows))
 	for i, row := range rows {

@@ -9,19 +9,6 @@ import (
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
-func ExampleWriteCSV() {
-	f, err := jsonframe.ReadDocument([]byte(`[{"a": 1, "b": "x, y", "c": {"d": [1, 2]}}, {"a": null, "b": "", "c": null}]`), jsonframe.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer f.Release()
-	fileio.WriteCSV(os.Stdout, f)
-	// Output:
-	// a,b,c
-	// 1,"x, y","{""d"":[1,2]}"
-	// ,"",
-}
-
 func ExampleWriteFile() {
 	dir, err := os.MkdirTemp("", "sluice-example")
 	if err != nil {

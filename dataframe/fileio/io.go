@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
@@ -119,7 +120,7 @@ func ReadFile(path string, o FileOptions) (*dataframe.Frame, error) {
 		}
 		return f, nil
 	case formatCSV:
-		return collect(OpenCSV(context.Background(), path, CSVOptions{Allocator: mem}))(mem)
+		return collect(csvframe.Open(context.Background(), path, csvframe.Options{Allocator: mem}))(mem)
 	case formatParquet:
 		return ReadParquet(path, mem)
 	case formatArrow:

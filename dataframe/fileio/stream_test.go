@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -49,7 +50,7 @@ func TestStreamsDoNotLeak(t *testing.T) {
 			return jsonframe.OpenNDJSON(ctx, ndjson, jsonframe.Options{Allocator: mem, BlockBytes: 4096})
 		},
 		"csv": func(ctx context.Context, mem memory.Allocator) (dataframe.Stream, error) {
-			return OpenCSV(ctx, files["csv"], CSVOptions{Allocator: mem})
+			return csvframe.Open(ctx, files["csv"], csvframe.Options{Allocator: mem})
 		},
 		"parquet": func(ctx context.Context, mem memory.Allocator) (dataframe.Stream, error) {
 			return OpenParquet(ctx, files["parquet"], mem)
