@@ -53,7 +53,7 @@ func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (datafr
 		s, err = openDir(ctx, path, ds.Fields, cols)
 	default:
 		var schema *dataframe.Schema
-		if schema, err = fileio.ParquetSchema(path, cols); err == nil {
+		if schema, err = fileio.ParquetSchema(ctx, path, cols); err == nil {
 			s = newLazyStream(schema, func() (dataframe.Stream, error) {
 				return fileio.OpenParquetColumns(ctx, path, streamAllocator, cols)
 			})
@@ -88,7 +88,7 @@ func openDir(ctx context.Context, dir string, fields []connectors.Field, cols []
 			}
 		}
 	}
-	dataSchema, err := fileio.ParquetSchema(parts[0].path, dataCols)
+	dataSchema, err := fileio.ParquetSchema(ctx, parts[0].path, dataCols)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package fileio_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,10 +22,10 @@ func ExampleWriteFile() {
 	}
 	defer f.Release()
 	path := filepath.Join(dir, "items.parquet")
-	if err := fileio.WriteFile(path, f, fileio.FileOptions{Parquet: fileio.ParquetOptions{Compression: "zstd"}}); err != nil {
+	if err := fileio.WriteFile(context.Background(), path, f, fileio.FileOptions{Parquet: fileio.ParquetOptions{Compression: "zstd"}}); err != nil {
 		panic(err)
 	}
-	back, err := fileio.ReadFile(path, fileio.FileOptions{})
+	back, err := fileio.ReadFile(context.Background(), path, fileio.FileOptions{})
 	if err != nil {
 		panic(err)
 	}

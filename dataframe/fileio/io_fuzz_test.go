@@ -38,7 +38,7 @@ func FuzzReadParquetAndIPC(f *testing.F) {
 		if err := os.WriteFile(path, data, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		got, err := ReadFile(path, FileOptions{})
+		got, err := ReadFile(t.Context(), path, FileOptions{})
 		if err == nil {
 			got.Release()
 		}

@@ -120,7 +120,7 @@ func OpenFile(ctx context.Context, path string, o FileOptions) (dataframe.Stream
 	case formatArrow:
 		return OpenArrowIPC(ctx, path, mem)
 	case formatJSON:
-		f, err := ReadFile(path, o)
+		f, err := ReadFile(ctx, path, o)
 		if err != nil {
 			return nil, err
 		}

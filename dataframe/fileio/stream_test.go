@@ -215,8 +215,8 @@ func TestFastParquetCodecsRoundTrip(t *testing.T) {
 	defer src.Release()
 	for _, codec := range []string{"zstd", "gzip", "snappy"} {
 		path := filepath.Join(t.TempDir(), "x.parquet")
-		require.NoError(t, WriteFile(path, src, FileOptions{Parquet: ParquetOptions{Compression: codec}}))
-		back, err := ReadFile(path, FileOptions{Allocator: mem})
+		require.NoError(t, WriteFile(t.Context(), path, src, FileOptions{Parquet: ParquetOptions{Compression: codec}}))
+		back, err := ReadFile(t.Context(), path, FileOptions{Allocator: mem})
 		require.NoError(t, err)
 		frametest.RequireFramesEqual(t, src, back)
 		back.Release()

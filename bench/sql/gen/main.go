@@ -7,6 +7,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -77,7 +78,7 @@ func run(rows int, dir string) error {
 		return err
 	}
 	defer fact.Release()
-	if err := fileio.WriteFile(filepath.Join(dir, "fact.parquet"), fact, fileio.FileOptions{}); err != nil {
+	if err := fileio.WriteFile(context.Background(), filepath.Join(dir, "fact.parquet"), fact, fileio.FileOptions{}); err != nil {
 		return err
 	}
 	dimSchema := arrow.NewSchema([]arrow.Field{
@@ -97,5 +98,5 @@ func run(rows int, dir string) error {
 		return err
 	}
 	defer dim.Release()
-	return fileio.WriteFile(filepath.Join(dir, "dim.parquet"), dim, fileio.FileOptions{})
+	return fileio.WriteFile(context.Background(), filepath.Join(dir, "dim.parquet"), dim, fileio.FileOptions{})
 }
