@@ -41,6 +41,12 @@ type Dataset struct {
 	// Log receives one line per request when the session's logging level
 	// is CONSOLE; nil means quiet. Connectors must redact secrets in it.
 	Log io.Writer
+	// Allocator allocates the frames and record batches a read returns, so
+	// that their owner can account for them (catalog.WithAllocator; a
+	// memory.NewCheckedAllocator in tests finds leaks). nil: the
+	// connector's default (dataframe.DefaultAllocator, or the recycling
+	// allocator of streams).
+	Allocator dataframe.Allocator
 }
 
 // Logf writes one log line if logging is on.

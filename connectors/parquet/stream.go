@@ -40,13 +40,17 @@ func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (datafr
 		return nil, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
 	cols := dataframe.ColumnsFrom(ctx)
+	mem := streamAllocator
+	if ds.Allocator != nil {
+		mem = ds.Allocator
+	}
 	var s dataframe.Stream
 	var err error
 	hint := connectors.RowsFrom(ctx)
 	switch {
 	case hint != nil && !isDir(path):
 		// Some rows by position (a query's top-N): only their row groups.
-		if s, err = fileio.OpenParquetRows(ctx, path, streamAllocator, cols, hint.Rows); err == nil {
+		if s, err = fileio.OpenParquetRows(ctx, path, mem, cols, hint.Rows); err == nil {
 			hint.Apply()
 		}
 	case isDir(path):
@@ -55,7 +59,7 @@ func (Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (datafr
 		var schema *dataframe.Schema
 		if schema, err = fileio.ParquetSchema(ctx, path, cols); err == nil {
 			s = newLazyStream(schema, func() (dataframe.Stream, error) {
-				return fileio.OpenParquetColumns(ctx, path, streamAllocator, cols)
+				return fileio.OpenParquetColumns(ctx, path, mem, cols)
 			})
 		}
 	}

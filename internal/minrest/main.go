@@ -45,9 +45,7 @@ func run(ctx context.Context, w io.Writer, url, recordsPath string) error {
 		props["svc.restapi.records.path"] = recordsPath
 	}
 	s := catalog.NewSession(nil)
-	f, err := s.Read(ctx, "api.items", map[string]any{
-		"api.items.dataSetProperties": connectors.DataSetProperties{Type: "RESTAPI", Props: props},
-	})
+	f, err := s.ReadDataset(ctx, "api.items", connectors.DataSetProperties{Type: "RESTAPI", Props: props})
 	if err != nil {
 		return err
 	}
