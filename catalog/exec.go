@@ -60,6 +60,82 @@ func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Fra
 
 func noColumns() (*dataframe.Frame, error) { return jsonframe.FromValues(nil, nil) }
 
+// ExecResult summarises the statements Exec ran.
+type ExecResult struct {
+	// Statements is the number of statements run.
+	Statements int
+	// RowsAffected is the rows INSERT statements wrote, summed.
+	RowsAffected int64
+}
+
+// Exec runs a batch of statements that give no rows — CREATE, DROP,
+// INSERT, SET key=value, RESET — as ExecuteBatch does (parsed whole first,
+// stopped by the first failure, errors numbered by statement), and returns
+// a summary instead of a frame, so there is nothing to release. A
+// statement that gives rows (SELECT, EXPLAIN, SHOW, DESCRIBE, SET without
+// a value) is an error naming it before anything runs: read rows with
+// ExecuteBatch or Query.
+func (s *Session) Exec(ctx context.Context, text string) (ExecResult, error) {
+	stmts, err := sql.Parse(strings.TrimPrefix(text, "\ufeff"))
+	if err != nil {
+		return ExecResult{}, err
+	}
+	for _, st := range stmts {
+		if kind, rows := givesRows(st); rows {
+			return ExecResult{}, fmt.Errorf("statement %d: %s gives rows: run it with ExecuteBatch or Query, not Exec", st.Number(), kind)
+		}
+	}
+	var res ExecResult
+	for _, st := range stmts {
+		if err := ctx.Err(); err != nil {
+			return res, fmt.Errorf("statement %d: %w", st.Number(), err)
+		}
+		f, err := s.execute(ctx, st)
+		if err != nil {
+			return res, fmt.Errorf("statement %d: %w", st.Number(), err)
+		}
+		if _, ok := st.(*sql.Insert); ok {
+			res.RowsAffected += insertedRows(f)
+		}
+		f.Release()
+		res.Statements++
+	}
+	return res, nil
+}
+
+// givesRows reports whether st answers with rows, and its kind for the
+// message.
+func givesRows(st sql.Statement) (string, bool) {
+	switch x := st.(type) {
+	case *sql.Select:
+		if x.Explain {
+			return "EXPLAIN", true
+		}
+		return "SELECT", true
+	case *sql.ShowTables:
+		return "SHOW TABLES", true
+	case *sql.ShowNamespaces:
+		return "SHOW NAMESPACES", true
+	case *sql.Describe:
+		return "DESCRIBE", true
+	case *sql.Set:
+		return "SET without a value", !x.HasValue
+	}
+	return "", false
+}
+
+// insertedRows reads num_affected_rows from an INSERT's result frame.
+func insertedRows(f *dataframe.Frame) int64 {
+	for _, rec := range f.Records() {
+		if rec.NumRows() > 0 {
+			if n, ok := dataframe.ValueAt(rec.Column(0), 0).(int64); ok {
+				return n
+			}
+		}
+	}
+	return 0
+}
+
 func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Frame, error) {
 	switch x := st.(type) {
 	case *sql.CreateTable:
@@ -138,7 +214,7 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 
 func (s *Session) needCatalog() (*Catalog, error) {
 	if s.cat == nil {
-		return nil, fmt.Errorf("the session has no catalog")
+		return nil, ErrNoCatalog
 	}
 	return s.cat, nil
 }

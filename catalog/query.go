@@ -28,7 +28,7 @@ func (s *Session) Query(ctx context.Context, q query.Query) (*dataframe.Frame, e
 // release drops them once the plan has run.
 func (s *Session) compileQuery(ctx context.Context, q query.Query) (*query.Plan, func(), error) {
 	r := &sessionTables{s: s}
-	opts := query.Options{}
+	opts := query.Options{Mem: s.mem}
 	if v, ok := s.Get(query.SortLimitSetting); ok {
 		n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
 		if err != nil || n <= 0 {

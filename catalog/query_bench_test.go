@@ -95,7 +95,7 @@ func BenchmarkQueryParquet(b *testing.B) {
 	s := catalog.NewSession(cat)
 	for name, fr := range map[string]*dataframe.Frame{"t": f, "d": dim} {
 		path := filepath.Join(dir, name+".parquet")
-		if err := fileio.WriteFile(path, fr, fileio.FileOptions{}); err != nil {
+		if err := fileio.WriteFile(context.Background(), path, fr, fileio.FileOptions{}); err != nil {
 			b.Fatal(err)
 		}
 		if _, err := s.ExecuteBatch(context.Background(), "CREATE TABLE b."+name+" TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')"); err != nil {

@@ -111,7 +111,7 @@ func TestQueryParquetColumns(t *testing.T) {
 `)
 	defer f.Release()
 	path := dir + "/t.parquet"
-	require.NoError(t, fileio.WriteFile(path, f, fileio.FileOptions{}))
+	require.NoError(t, fileio.WriteFile(context.Background(), path, f, fileio.FileOptions{}))
 	exec(t, s, "CREATE TABLE p.t TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='"+path+"')")
 	require.Equal(t, []string{`{"count(1)":3}`}, exec(t, s, "SELECT count(*) FROM p.t"))
 	require.Equal(t, []string{`{"k":1,"n":2,"sx":1.5}`, `{"k":2,"n":1,"sx":2.5}`}, exec(t, s, "SELECT k, count(*) AS n, sum(x) AS sx FROM p.t GROUP BY k ORDER BY k"))

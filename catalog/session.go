@@ -53,6 +53,7 @@ var ErrProvider = errors.New("catalog provider")
 // of what the table is.
 type Session struct {
 	cat *Catalog
+	mem dataframe.Allocator // nil: each connector's default
 
 	mu       sync.RWMutex
 	settings map[string]string
@@ -63,9 +64,13 @@ type Session struct {
 }
 
 // NewSession opens a session on cat. cat may be nil for a session that only
-// reads and writes USER-mode datasets.
-func NewSession(cat *Catalog) *Session {
-	return &Session{cat: cat, settings: map[string]string{}, logW: os.Stderr}
+// reads and writes datasets described in Go (ReadDataset, USER mode).
+func NewSession(cat *Catalog, opts ...SessionOption) *Session {
+	s := &Session{cat: cat, settings: map[string]string{}, logW: os.Stderr}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
 }
 
 // Catalog is the session's catalog (nil if it has none).
@@ -386,7 +391,12 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 		provider, set = runtime[ProviderKey]
 	}
 	set = set && strings.TrimSpace(provider) != ""
+	_, described := entry.(describedDataset) // ReadDataset & co.: always USER
 	switch p := strings.ToUpper(strings.TrimSpace(provider)); {
+	case described:
+		provider = ProviderUser
+	case !set && !hasEntry && hasOtherEntry(props):
+		return nil, entryMismatch(name, props)
 	case !set && hasEntry:
 		provider = ProviderUser
 	case !set:
@@ -408,7 +418,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 	)
 	if provider == ProviderUser {
 		if !hasEntry {
-			return nil, fmt.Errorf("%w USER: no %s entry among the properties (set %s=HIVE to read the catalog table)", ErrProvider, entryKey, ProviderKey)
+			return nil, entryMismatch(name, props)
 		}
 		dsp, err := toDataSetProperties(entry)
 		if err != nil {
@@ -425,7 +435,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 		}
 	} else {
 		if s.cat == nil {
-			return nil, errors.New("the session has no catalog (HIVE provider)")
+			return nil, fmt.Errorf("%w (HIVE provider: describe the dataset with ReadDataset or a %s entry)", ErrNoCatalog, entryKey)
 		}
 		ns, t, err := SplitName(name)
 		if err != nil {
@@ -479,7 +489,7 @@ func (s *Session) resolve(ctx context.Context, name string, props map[string]any
 	if err != nil {
 		return nil, err
 	}
-	ds := &connectors.Dataset{Name: dsName, Fields: fields, Props: eff}
+	ds := &connectors.Dataset{Name: dsName, Fields: fields, Props: eff, Allocator: s.mem}
 	level, ok := settings[LoggingKey]
 	if !ok {
 		level = runtime[LoggingKey]
@@ -605,6 +615,8 @@ func (f jsonField) field(i int) (connectors.Field, error) {
 func toDataSetProperties(v any) (connectors.DataSetProperties, error) {
 	var data []byte
 	switch x := v.(type) {
+	case describedDataset:
+		return toDataSetProperties(x.dsp)
 	case connectors.DataSetProperties:
 		x.Props = cloneMap(x.Props)
 		return x, nil

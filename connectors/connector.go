@@ -50,6 +50,12 @@ type Dataset struct {
 	// Overwrite asks a write to replace the rows the target holds whatever
 	// its mode property says (SQL's INSERT OVERWRITE).
 	Overwrite bool
+	// Allocator allocates the frames and record batches a read returns, so
+	// that their owner can account for them (catalog.WithAllocator; a
+	// memory.NewCheckedAllocator in tests finds leaks). nil: the
+	// connector's default (dataframe.DefaultAllocator, or the recycling
+	// allocator of streams).
+	Allocator dataframe.Allocator
 }
 
 // Logf writes one log line if logging is on.

@@ -34,6 +34,26 @@ type StreamSession interface {
 	WriteStream(ctx context.Context, name string, st dataframe.Stream, props map[string]any) (connectors.WriteResult, error)
 }
 
+// SessionForker is a Session that makes a child session for a run. Run
+// applies a pipeline's settings (and Options.Settings) to a child, so the
+// caller's session keeps its own settings; a *catalog.Session is forked
+// with its Fork method. A pipeline with settings run on a Session that is
+// neither fails before any step runs.
+type SessionForker interface {
+	ForkSession() Session
+}
+
+// forkSession is the child session a run with settings works on.
+func forkSession(s Session) (Session, error) {
+	switch x := s.(type) {
+	case SessionForker:
+		return x.ForkSession(), nil
+	case *catalog.Session:
+		return x.Fork(), nil
+	}
+	return nil, fmt.Errorf("the session (a %T) cannot be forked to hold the run's settings apart from the caller's: implement pipelines.SessionForker", s)
+}
+
 // catalog.Session reads and writes datasets as streams.
 var (
 	_ Session       = (*catalog.Session)(nil)
@@ -46,8 +66,10 @@ type Options struct {
 	// table or a type, sql over catalog tables). Defaults to nil: such steps
 	// fail with an error saying a session is needed.
 	Session Session
-	// Settings are applied to the session after the pipeline's own
-	// settings, so they win (the CLI's --set). Defaults to none.
+	// Settings are applied after the pipeline's own settings, so they win
+	// (the CLI's --set). Both go to a fork of Session (see
+	// SessionForker): the caller's session is left unchanged. Defaults to
+	// none.
 	Settings map[string]string
 	// Progress receives a line per step and the summary. Defaults to nil
 	// (quiet).
@@ -248,6 +270,11 @@ func (r *runner) applySettings() error {
 	if r.opts.Session == nil {
 		return fmt.Errorf("pipeline %s: settings: %w", r.p.Name, errNoSession)
 	}
+	sess, err := forkSession(r.opts.Session)
+	if err != nil {
+		return fmt.Errorf("pipeline %s: settings: %w", r.p.Name, err)
+	}
+	r.opts.Session = sess
 	for _, s := range r.p.Settings {
 		if err := r.opts.Session.Set(s.Key, s.Value); err != nil {
 			return &Error{File: r.p.File, Pos: s.Pos, Msg: fmt.Sprintf("settings.%s: %v", s.Key, err)}

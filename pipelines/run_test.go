@@ -63,7 +63,7 @@ func jsonRows(t testing.TB, f *dataframe.Frame) []string {
 
 func readFile(t testing.TB, path string) *dataframe.Frame {
 	t.Helper()
-	f, err := fileio.ReadFile(path, fileio.FileOptions{})
+	f, err := fileio.ReadFile(context.Background(), path, fileio.FileOptions{})
 	require.NoError(t, err)
 	return f
 }

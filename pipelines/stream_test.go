@@ -138,7 +138,7 @@ func TestRunStreamsInBoundedMemory(t *testing.T) {
 	want := int64(2 * (large - large/3))
 	require.Nil(t, res.Output)
 	require.Equal(t, want, res.Rows)
-	back, err := fileio.ReadFile(filepath.Join(dir, "out.parquet"), fileio.FileOptions{})
+	back, err := fileio.ReadFile(context.Background(), filepath.Join(dir, "out.parquet"), fileio.FileOptions{})
 	require.NoError(t, err)
 	require.Equal(t, want, back.NumRows())
 	require.Equal(t, []string{"id", "kind", "name", "tags", "adult", "labels", "score"}, back.ColumnNames())

@@ -89,7 +89,7 @@ func writeNDJSON(t *testing.T, dir, name, rows string) string {
 	require.NoError(t, err)
 	defer f.Release()
 	path := filepath.Join(dir, strings.TrimSuffix(name, ".ndjson")+".parquet")
-	require.NoError(t, fileio.WriteFile(path, f, fileio.FileOptions{}))
+	require.NoError(t, fileio.WriteFile(context.Background(), path, f, fileio.FileOptions{}))
 	return path
 }
 

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -46,7 +47,7 @@ func TestConvertFormats(t *testing.T) {
 		code, _, stderr = runSluice(t, "convert", step[0], step[1])
 		require.Equal(t, 0, code, stderr)
 	}
-	got, err := fileio.ReadFile(arrowFile, fileio.FileOptions{})
+	got, err := fileio.ReadFile(context.Background(), arrowFile, fileio.FileOptions{})
 	require.NoError(t, err)
 	defer got.Release()
 	require.Equal(t, want.NumRows(), got.NumRows())

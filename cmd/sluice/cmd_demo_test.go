@@ -153,7 +153,7 @@ func TestDemoKeep(t *testing.T) {
 	for _, f := range []string{"catalog/yt/subscriptions.json", "catalog/lake/subscriptions.json", "catalog/ops/notifications.json", "out/subscriptions.parquet", "notifications.db"} {
 		require.FileExists(t, filepath.Join(dir, f))
 	}
-	f, err := fileio.ReadFile(filepath.Join(dir, "out/subscriptions.parquet"), fileio.FileOptions{})
+	f, err := fileio.ReadFile(context.Background(), filepath.Join(dir, "out/subscriptions.parquet"), fileio.FileOptions{})
 	require.NoError(t, err)
 	require.EqualValues(t, 7, f.NumRows())
 	f.Release()

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/mattn/go-isatty"
 
@@ -72,6 +73,11 @@ func runPipelineCommand(ctx context.Context, env *cliEnv, args []string) error {
 			if err != nil {
 				return nil, err
 			}
+			if parsesPayload(t, p, sf.sets.Map()) {
+				// The RESTAPI default column, payload, is not what a parsed
+				// read gives: its columns are known only once read.
+				return nil, nil
+			}
 			return t.Fields(), nil
 		})
 		if err != nil {
@@ -110,4 +116,25 @@ func stderrIsTerminal(env *cliEnv) bool {
 	}
 	f, ok := env.stderr.(*os.File)
 	return ok && (isatty.IsTerminal(f.Fd()) || isatty.IsCygwinTerminal(f.Fd()))
+}
+
+// parsesPayload reports whether a RESTAPI table is read parsed
+// (svc.restapi.parse.payload, from the table, the pipeline's settings or
+// --set, the last winning) while it declares only its default payload
+// column.
+func parsesPayload(t *catalog.Table, p *pipelines.Pipeline, sets map[string]string) bool {
+	const key = "svc.restapi.parse.payload"
+	if !strings.EqualFold(t.Type, "RESTAPI") || len(t.Columns) != 1 || !strings.EqualFold(t.Columns[0].Name, "payload") {
+		return false
+	}
+	v := t.Properties[key]
+	for _, s := range p.Settings {
+		if s.Key == key {
+			v = s.Value
+		}
+	}
+	if sv, ok := sets[key]; ok {
+		v = sv
+	}
+	return strings.EqualFold(strings.TrimSpace(v), "true")
 }

@@ -46,7 +46,7 @@ func runWriteCommand(ctx context.Context, env *cliEnv, args []string) error {
 	if err != nil {
 		return err
 	}
-	f, err := fileio.ReadFile(*input, fileio.FileOptions{RecordsPath: *recordsPath})
+	f, err := fileio.ReadFile(ctx, *input, fileio.FileOptions{RecordsPath: *recordsPath})
 	if err != nil {
 		if !strings.HasPrefix(err.Error(), "reading "+*input) {
 			err = fmt.Errorf("reading %s: %w", *input, err)

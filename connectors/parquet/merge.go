@@ -157,7 +157,7 @@ func readExisting(ctx context.Context, path string, fields []connectors.Field) (
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return nil, nil
 		}
-		return readFile(path, nil)
+		return readFile(ctx, path, nil, nil)
 	}
 	f, err := ReadDir(ctx, path, fields)
 	if errors.Is(err, ErrNoFiles) || errors.Is(err, fs.ErrNotExist) {

@@ -202,7 +202,7 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 		return nil, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
 	if !isDir(path) {
-		f, err := readFile(path, nil)
+		f, err := readFile(ctx, path, ds.Allocator, nil)
 		if err != nil {
 			return nil, fmt.Errorf("PARQUET %s: %w", ds.Name, err)
 		}
@@ -217,14 +217,14 @@ func (Connector) Read(ctx context.Context, ds *connectors.Dataset) (*dataframe.F
 
 // readFile reads one Parquet file, only the columns cols names when it is
 // not nil.
-func readFile(path string, cols []string) (f *dataframe.Frame, err error) {
+func readFile(ctx context.Context, path string, mem dataframe.Allocator, cols []string) (f *dataframe.Frame, err error) {
 	defer func() {
 		if v := recover(); v != nil {
 			f, err = nil, fmt.Errorf("reading %s: malformed parquet file: %v", path, v)
 		}
 	}()
 	// fileio.ReadParquet's errors already name the path.
-	return fileio.ReadParquetColumns(path, nil, cols)
+	return fileio.ReadParquetColumns(ctx, path, mem, cols)
 }
 
 // part is one data file of a directory and its partition values.
@@ -345,7 +345,7 @@ func ReadDir(ctx context.Context, dir string, fields []connectors.Field) (*dataf
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		f, err := readFile(p.path, nil)
+		f, err := readFile(ctx, p.path, nil, nil)
 		if err != nil {
 			return nil, err
 		}

@@ -50,21 +50,25 @@ func (Connector) ReadScan(ctx context.Context, ds *connectors.Dataset, req scan.
 		return nil, applied, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
 	cols := req.Columns
+	mem := streamAllocator
+	if ds.Allocator != nil {
+		mem = ds.Allocator
+	}
 	var s dataframe.Stream
 	var err error
 	switch {
 	case req.Rows != nil && !isDir(path):
 		// Some rows by position (a query's top-N): only their row groups.
-		if s, err = fileio.OpenParquetRows(ctx, path, streamAllocator, cols, req.Rows); err == nil {
+		if s, err = fileio.OpenParquetRows(ctx, path, mem, cols, req.Rows); err == nil {
 			applied.Rows = true
 		}
 	case isDir(path):
 		s, err = openDir(ctx, path, ds.Fields, cols)
 	default:
 		var schema *dataframe.Schema
-		if schema, err = fileio.ParquetSchema(path, cols); err == nil {
+		if schema, err = fileio.ParquetSchema(ctx, path, cols); err == nil {
 			s = newLazyStream(schema, func() (dataframe.Stream, error) {
-				return fileio.OpenParquetColumns(ctx, path, streamAllocator, cols)
+				return fileio.OpenParquetColumns(ctx, path, mem, cols)
 			})
 		}
 	}
@@ -97,7 +101,7 @@ func openDir(ctx context.Context, dir string, fields []connectors.Field, cols []
 			}
 		}
 	}
-	dataSchema, err := fileio.ParquetSchema(parts[0].path, dataCols)
+	dataSchema, err := fileio.ParquetSchema(ctx, parts[0].path, dataCols)
 	if err != nil {
 		return nil, err
 	}

@@ -11,8 +11,8 @@ import (
 // readPages parses the pages of a parsed-mode read into one frame, with the
 // JSON read settings ctx carries (jsonframe.WithReadSettings: `sluice read
 // --sample-rows/--strict/--mode`; see docs/inference.md#sampling).
-func readPages(ctx context.Context, pages [][]byte, recordsPath string) (*dataframe.Frame, error) {
-	return jsonframe.ReadDocuments(pages, jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{RecordsPath: recordsPath}))
+func readPages(ctx context.Context, pages [][]byte, recordsPath string, mem dataframe.Allocator) (*dataframe.Frame, error) {
+	return jsonframe.ReadDocuments(pages, jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{RecordsPath: recordsPath, Allocator: mem}))
 }
 
 // pageSyntaxError finds the page of an invalid-JSON error and returns the

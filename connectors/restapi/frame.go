@@ -11,7 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
 
@@ -31,7 +31,7 @@ func (r *reader) frame(ctx context.Context) (*dataframe.Frame, error) {
 			// never written again, so a view saves a copy of every body.
 			vals[i] = unsafe.String(unsafe.SliceData(p.body), len(p.body))
 		}
-		return dataframe.Strings(nil, PayloadColumn, vals), nil
+		return dataframe.Strings(r.opts.Allocator, PayloadColumn, vals), nil
 	}
 	switch r.rc.format {
 	case "ndjson":
@@ -88,7 +88,7 @@ func (r *reader) jsonFrame(ctx context.Context) (*dataframe.Frame, error) {
 	if !r.rc.recordsPath.isZero() && !found && firstBody != nil {
 		return nil, &RecordsPathError{Path: r.rc.recordsPath.text, Fields: topFields(firstBody)}
 	}
-	f, err := readPages(ctx, docs, path)
+	f, err := readPages(ctx, docs, path, r.opts.Allocator)
 	if err != nil {
 		if doc, perr, ok := pageSyntaxError(err); ok && doc >= 0 && doc < len(pageOf) {
 			p := pageOf[doc]
@@ -109,7 +109,7 @@ func (r *reader) ndjsonFrame(ctx context.Context) (*dataframe.Frame, error) {
 		buf.Write(p.body)
 		buf.WriteByte('\n')
 	}
-	f, err := jsonframe.ReadNDJSON(buf.Bytes(), jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{}))
+	f, err := jsonframe.ReadNDJSON(buf.Bytes(), jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{Allocator: r.opts.Allocator}))
 	if err != nil {
 		var se *jsonframe.SyntaxError
 		if errors.As(err, &se) {
@@ -161,7 +161,7 @@ func (r *reader) csvFrame() (*dataframe.Frame, error) {
 		w := csv.NewWriter(&buf)
 		_ = w.Write(header)
 		_ = w.WriteAll(rows) // a bytes.Buffer does not fail
-		return fileio.ReadCSV(&buf, fileio.CSVOptions{})
+		return csvframe.Read(&buf, csvframe.Options{Allocator: r.opts.Allocator})
 	}
 	vals := make([][]any, len(rows))
 	for i, row := range rows {
@@ -172,6 +172,9 @@ func (r *reader) csvFrame() (*dataframe.Frame, error) {
 			}
 		}
 		vals[i] = v
+	}
+	if r.opts.Allocator != nil {
+		return jsonframe.FromValuesWithAllocator(r.opts.Allocator, header, vals)
 	}
 	return jsonframe.FromValues(header, vals)
 }

@@ -118,6 +118,9 @@ func newReader(ctx context.Context, ds *connectors.Dataset, red *connectors.Reda
 		return nil, err
 	}
 	r := &reader{cfg: cfg, rc: rc, red: red, opts: readOptionsFrom(ctx), firstWhat: "the URL"}
+	if r.opts.Allocator == nil {
+		r.opts.Allocator = ds.Allocator
+	}
 	r.first = request{url: r.withQuery(u)}
 	if rc.method == http.MethodPost {
 		if r.first.body, err = resolveBody(ds.Props); err != nil {

@@ -17,7 +17,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/fileio"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/jsontext"
 )
@@ -35,7 +35,7 @@ import (
 //   - ndjson: the pages' lines, read back by jsonframe.OpenNDJSON as the
 //     in-memory read's ReadNDJSON reads them joined;
 //   - csv with parse.payload: the header once and every page's rows, read
-//     back by fileio.OpenCSV as the in-memory read's fileio.ReadCSV;
+//     back by csvframe.Open as the in-memory read's csvframe.Read;
 //   - payload mode: the bodies, length-prefixed, read back into batches of
 //     the `payload` column.
 //
@@ -419,7 +419,7 @@ func (sp *spool) open(ctx context.Context) (dataframe.Stream, error) {
 	case "payload":
 		st = sp.payloadStream(ctx, mem)
 	case "csv":
-		st, err = fileio.OpenCSV(ctx, sp.path, fileio.CSVOptions{Allocator: mem})
+		st, err = csvframe.Open(ctx, sp.path, csvframe.Options{Allocator: mem})
 	default:
 		opts := jsonframe.ReadSettingsFrom(ctx, jsonframe.Options{Allocator: mem, BlockBytes: spoolBlockBytes})
 		st, err = jsonframe.OpenNDJSON(ctx, sp.path, opts)

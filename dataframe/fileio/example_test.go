@@ -1,6 +1,7 @@
 package fileio_test
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,19 +9,6 @@ import (
 	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 )
-
-func ExampleWriteCSV() {
-	f, err := jsonframe.ReadDocument([]byte(`[{"a": 1, "b": "x, y", "c": {"d": [1, 2]}}, {"a": null, "b": "", "c": null}]`), jsonframe.Options{})
-	if err != nil {
-		panic(err)
-	}
-	defer f.Release()
-	fileio.WriteCSV(os.Stdout, f)
-	// Output:
-	// a,b,c
-	// 1,"x, y","{""d"":[1,2]}"
-	// ,"",
-}
 
 func ExampleWriteFile() {
 	dir, err := os.MkdirTemp("", "sluice-example")
@@ -34,10 +22,10 @@ func ExampleWriteFile() {
 	}
 	defer f.Release()
 	path := filepath.Join(dir, "items.parquet")
-	if err := fileio.WriteFile(path, f, fileio.FileOptions{Parquet: fileio.ParquetOptions{Compression: "zstd"}}); err != nil {
+	if err := fileio.WriteFile(context.Background(), path, f, fileio.FileOptions{Parquet: fileio.ParquetOptions{Compression: "zstd"}}); err != nil {
 		panic(err)
 	}
-	back, err := fileio.ReadFile(path, fileio.FileOptions{})
+	back, err := fileio.ReadFile(context.Background(), path, fileio.FileOptions{})
 	if err != nil {
 		panic(err)
 	}

@@ -7,11 +7,13 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
@@ -96,8 +98,12 @@ func unknownFormat(path, ext, want string) error {
 // .json (one JSON document, inferred as jsonframe.ReadDocument does; RecordsPath picks the
 // rows), .ndjson and .jsonl (JSON lines), .csv (header row, types inferred),
 // .parquet and .arrow (Arrow IPC file format). The whole file ends up in
-// memory; OpenFile streams it instead. The caller releases the frame.
-func ReadFile(path string, o FileOptions) (*dataframe.Frame, error) {
+// memory; OpenFile streams it instead. Cancelling ctx stops the read. The
+// caller releases the frame.
+func ReadFile(ctx context.Context, path string, o FileOptions) (*dataframe.Frame, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	format, ext := formatOf(path)
 	mem := o.allocator()
 	switch format {
@@ -119,11 +125,11 @@ func ReadFile(path string, o FileOptions) (*dataframe.Frame, error) {
 		}
 		return f, nil
 	case formatCSV:
-		return collect(OpenCSV(context.Background(), path, CSVOptions{Allocator: mem}))(mem)
+		return collect(csvframe.Open(ctx, path, csvframe.Options{Allocator: mem}))(mem)
 	case formatParquet:
-		return ReadParquet(path, mem)
+		return ReadParquet(ctx, path, mem)
 	case formatArrow:
-		return ReadArrowIPC(path, mem)
+		return ReadArrowIPC(ctx, path, mem)
 	}
 	return nil, unknownFormat(path, ext, ".json, .ndjson, .jsonl, .csv, .parquet or .arrow")
 }
@@ -136,12 +142,15 @@ func ReadFile(path string, o FileOptions) (*dataframe.Frame, error) {
 // directory, is synced, and is renamed over path only when complete, so a
 // reader never sees half a file and a failed write leaves nothing behind.
 // A frame's Parquet row groups are encoded on all cores (WriteParquet).
-func WriteFile(path string, f *dataframe.Frame, o FileOptions) error {
+// Cancelling ctx stops the write and leaves path as it was.
+func WriteFile(ctx context.Context, path string, f *dataframe.Frame, o FileOptions) error {
 	if format, _ := formatOf(path); format == formatParquet {
 		if err := o.Parquet.validate(); err != nil {
 			return err
 		}
-		err := atomicfile.Write(path, func(w io.Writer) error { return WriteParquet(w, f, o.Parquet) })
+		err := atomicfile.Write(path, func(w io.Writer) error {
+			return writeParquet(ctx, w, f, o.Parquet, runtime.GOMAXPROCS(0))
+		})
 		if err != nil {
 			return fmt.Errorf("writing %s: %w", path, err)
 		}
@@ -149,7 +158,7 @@ func WriteFile(path string, f *dataframe.Frame, o FileOptions) error {
 	}
 	s := f.Stream()
 	defer s.Release()
-	_, err := WriteStream(context.Background(), path, s, o)
+	_, err := WriteStream(ctx, path, s, o)
 	return err
 }
 

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/internal/atomicfile"
 )
@@ -113,13 +114,13 @@ func OpenFile(ctx context.Context, path string, o FileOptions) (dataframe.Stream
 	case formatNDJSON:
 		return jsonframe.OpenNDJSON(ctx, path, jsonframe.Options{Allocator: o.Allocator, SampleRows: o.SampleRows, Strict: o.Strict, Mode: o.Mode, Stats: o.Stats})
 	case formatCSV:
-		return OpenCSV(ctx, path, CSVOptions{Allocator: mem})
+		return csvframe.Open(ctx, path, csvframe.Options{Allocator: mem})
 	case formatParquet:
 		return OpenParquet(ctx, path, mem)
 	case formatArrow:
 		return OpenArrowIPC(ctx, path, mem)
 	case formatJSON:
-		f, err := ReadFile(path, o)
+		f, err := ReadFile(ctx, path, o)
 		if err != nil {
 			return nil, err
 		}

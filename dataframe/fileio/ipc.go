@@ -47,9 +47,9 @@ func (iw *ipcWriter) close() (err error) {
 }
 
 // ReadArrowIPC reads an Arrow IPC file (the format WriteArrowIPC writes) into
-// a frame. The caller releases the frame.
-func ReadArrowIPC(path string, mem memory.Allocator) (*dataframe.Frame, error) {
-	return collect(OpenArrowIPC(context.Background(), path, mem))(mem)
+// a frame. Cancelling ctx stops the read. The caller releases the frame.
+func ReadArrowIPC(ctx context.Context, path string, mem memory.Allocator) (*dataframe.Frame, error) {
+	return collect(OpenArrowIPC(ctx, path, mem))(mem)
 }
 
 // OpenArrowIPC streams an Arrow IPC file one record batch at a time. The

@@ -22,7 +22,7 @@ func TestArrowIPCRoundTrip(t *testing.T) {
 		require.True(t, bytes.HasSuffix(buf.Bytes(), []byte("ARROW1")))
 		path := filepath.Join(t.TempDir(), "x.arrow")
 		require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-		got, err := ReadArrowIPC(path, mem)
+		got, err := ReadArrowIPC(t.Context(), path, mem)
 		require.NoError(t, err)
 		require.Equal(t, len(f.Records()), len(got.Records()))
 		frametest.RequireFramesEqual(t, f, got)
@@ -47,7 +47,7 @@ func TestReadArrowIPCCorrupt(t *testing.T) {
 	} {
 		path := filepath.Join(dir, "bad.arrow")
 		require.NoError(t, os.WriteFile(path, data, 0o644))
-		_, err := ReadArrowIPC(path, mem)
+		_, err := ReadArrowIPC(t.Context(), path, mem)
 		require.Error(t, err, name)
 		require.Contains(t, err.Error(), "arrow ipc", name)
 	}
@@ -58,7 +58,7 @@ func TestReadArrowIPCCorrupt(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, bad, 0o644))
 		// Default allocator: a recovered panic leaves Arrow's own
 		// half-built buffers to the garbage collector, not to Release.
-		got, err := ReadArrowIPC(path, nil)
+		got, err := ReadArrowIPC(t.Context(), path, nil)
 		if err != nil {
 			require.Contains(t, err.Error(), "arrow ipc", "flip at %d", off)
 			continue

@@ -100,12 +100,16 @@ func (o ParquetOptions) writerProps(mem memory.Allocator, schema *arrow.Schema, 
 // (balanced, so the last one is not a small remainder). Several row groups
 // are encoded in parallel, one per CPU, and written in order as they are
 // done.
+//
+// Like encoding/json's encoders it takes no context: the caller owns w
+// (WriteFile and WriteStream are the cancellable forms).
 func WriteParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions) error {
-	return writeParquet(w, f, o, runtime.GOMAXPROCS(0))
+	return writeParquet(context.Background(), w, f, o, runtime.GOMAXPROCS(0))
 }
 
-// writeParquet encodes up to workers row groups at a time.
-func writeParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions, workers int) (err error) {
+// writeParquet encodes up to workers row groups at a time, stopping
+// between row groups when ctx is cancelled.
+func writeParquet(ctx context.Context, w io.Writer, f *dataframe.Frame, o ParquetOptions, workers int) (err error) {
 	defer recoverAs(&err, "parquet")
 	if err := o.validate(); err != nil {
 		return err
@@ -116,7 +120,7 @@ func writeParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions, workers int
 	groups := rowGroupSlices(f, o.rowGroupRows())
 	defer releaseGroups(groups)
 	if workers > 1 && len(groups) > 1 {
-		return writeParquetParallel(w, f, groups, o, workers)
+		return writeParquetParallel(ctx, w, f, groups, o, workers)
 	}
 	var sample []arrow.Record
 	if len(groups) > 0 {
@@ -135,6 +139,10 @@ func writeParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions, workers int
 		for _, rec := range g {
 			rows += rec.NumRows()
 		}
+		if err := ctx.Err(); err != nil {
+			fw.Close()
+			return err
+		}
 		if err := writeRowGroup(fw, f.Schema(), g, rows); err != nil {
 			fw.Close()
 			return fmt.Errorf("parquet: %w", err)
@@ -147,16 +155,20 @@ func writeParquet(w io.Writer, f *dataframe.Frame, o ParquetOptions, workers int
 }
 
 // ReadParquet reads a whole Parquet file into a frame, restoring the Arrow
-// schema stored by WriteParquet when present. The caller releases the frame.
-func ReadParquet(path string, mem memory.Allocator) (f *dataframe.Frame, err error) {
-	return ReadParquetColumns(path, mem, nil)
+// schema stored by WriteParquet when present. Cancelling ctx stops the
+// read. The caller releases the frame.
+func ReadParquet(ctx context.Context, path string, mem memory.Allocator) (f *dataframe.Frame, err error) {
+	return ReadParquetColumns(ctx, path, mem, nil)
 }
 
 // ReadParquetColumns is ReadParquet for the top-level columns named in
 // cols only (all when cols is nil): a query that needs three columns of
 // five decodes three (see docs/sql.md#performance). Unknown names are
 // ignored.
-func ReadParquetColumns(path string, mem memory.Allocator, cols []string) (f *dataframe.Frame, err error) {
+func ReadParquetColumns(ctx context.Context, path string, mem memory.Allocator, cols []string) (f *dataframe.Frame, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -167,7 +179,7 @@ func ReadParquetColumns(path string, mem memory.Allocator, cols []string) (f *da
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
 	defer rdr.Close()
-	f, err = readParquet(path, rdr, bounded, cols)
+	f, err = readParquet(ctx, path, rdr, bounded, cols)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +187,7 @@ func ReadParquetColumns(path string, mem memory.Allocator, cols []string) (f *da
 	return f, nil
 }
 
-func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []string) (f *dataframe.Frame, err error) {
+func readParquet(ctx context.Context, path string, rdr *file.Reader, mem memory.Allocator, cols []string) (f *dataframe.Frame, err error) {
 	// Not pqarrow's Parallel: its reader goroutines would panic on corrupt
 	// pages where no recover of ours can reach; row groups are read in
 	// parallel below instead.
@@ -208,7 +220,9 @@ func readParquet(path string, rdr *file.Reader, mem memory.Allocator, cols []str
 		go func(i int) {
 			defer wg.Done()
 			defer func() { <-slots }()
-			results[i], errs[i] = readRowGroup(rdr, mem, i, leaves)
+			if errs[i] = ctx.Err(); errs[i] == nil {
+				results[i], errs[i] = readRowGroup(rdr, mem, i, leaves)
+			}
 		}(i)
 	}
 	wg.Wait()

@@ -1,6 +1,7 @@
 package fileio
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"encoding/base64"
@@ -11,7 +12,8 @@ import (
 	"sync/atomic"
 
 	"github.com/apache/arrow/go/v17/arrow"
-	"github.com/apache/arrow/go/v17/arrow/flight"
+	"github.com/apache/arrow/go/v17/arrow/ipc"
+	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/apache/arrow/go/v17/parquet"
 	"github.com/apache/arrow/go/v17/parquet/file"
 	"github.com/apache/arrow/go/v17/parquet/metadata"
@@ -68,7 +70,11 @@ func newColumnWriter(w io.Writer, schema *arrow.Schema, plans []leafPlan, props 
 	for i, k := range schema.Metadata().Keys() {
 		meta.Append(k, schema.Metadata().Values()[i])
 	}
-	meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(flight.SerializeSchema(schema, props.Allocator())))
+	arrowSchema, err := serializeSchema(schema, props.Allocator())
+	if err != nil {
+		return nil, err
+	}
+	meta.Append("ARROW:schema", base64.StdEncoding.EncodeToString(arrowSchema))
 	cw := &columnWriter{
 		fw:      file.NewParquetWriter(w, pqSchema.Root(), file.WithWriterProps(props), file.WithWriteMetadata(meta)),
 		plans:   plans,
@@ -78,6 +84,19 @@ func newColumnWriter(w io.Writer, schema *arrow.Schema, plans []leafPlan, props 
 		cw.workers = append(cw.workers, &columnWorker{ctx: pqarrow.NewArrowWriteContext(context.Background(), &arrProps)})
 	}
 	return cw, nil
+}
+
+// serializeSchema is the Arrow schema as pqarrow stores it under
+// "ARROW:schema" and reads it back: an IPC stream of the schema message and
+// no batches, as arrow/flight's SerializeSchema makes it (not imported:
+// arrow/flight links gRPC, see docs/go-api.md#dependencies).
+func serializeSchema(schema *arrow.Schema, mem memory.Allocator) ([]byte, error) {
+	var buf bytes.Buffer
+	w := ipc.NewWriter(&buf, ipc.WithSchema(schema), ipc.WithAllocator(mem))
+	if err := w.Close(); err != nil {
+		return nil, fmt.Errorf("serializing the Arrow schema: %w", err)
+	}
+	return buf.Bytes(), nil
 }
 
 // write adds rec to the open row group, closing the group when it reaches

@@ -102,7 +102,7 @@ func TestColumnWriterMatchesPqarrow(t *testing.T) {
 			}
 			path := filepath.Join(t.TempDir(), "out.parquet")
 			require.NoError(t, os.WriteFile(path, want, 0o644))
-			back, err := ReadFile(path, FileOptions{Allocator: mem})
+			back, err := ReadFile(t.Context(), path, FileOptions{Allocator: mem})
 			require.NoError(t, err)
 			defer back.Release()
 			src, err := dataframe.New(schema, recs...)
@@ -222,7 +222,7 @@ func TestPlanLeavesFallsBack(t *testing.T) {
 	require.False(t, columns, "written by pqarrow's writer")
 	path := filepath.Join(t.TempDir(), "out.parquet")
 	require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
-	back, err := ReadFile(path, FileOptions{Allocator: mem})
+	back, err := ReadFile(t.Context(), path, FileOptions{Allocator: mem})
 	require.NoError(t, err)
 	defer back.Release()
 	require.Equal(t, int64(100), back.NumRows())

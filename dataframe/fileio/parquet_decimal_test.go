@@ -139,7 +139,7 @@ func TestParquetDecimalByParquetGo(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "d.parquet")
 	require.NoError(t, os.WriteFile(path, raw, 0o644))
-	back, err := ReadParquet(path, nil)
+	back, err := ReadParquet(t.Context(), path, nil)
 	require.NoError(t, err)
 	defer back.Release()
 	require.Equal(t, decimalSchema, dataframe.SchemaString(back.Schema()))

@@ -2,6 +2,7 @@ package fileio
 
 import (
 	"bytes"
+	"context"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -254,7 +255,7 @@ func (sp *parquetSplicer) finish() error {
 
 // writeParquetParallel encodes groups on `workers` goroutines and splices
 // them into one file on w.
-func writeParquetParallel(w io.Writer, f *dataframe.Frame, groups [][]arrow.Record, o ParquetOptions, workers int) error {
+func writeParquetParallel(ctx context.Context, w io.Writer, f *dataframe.Frame, groups [][]arrow.Record, o ParquetOptions, workers int) error {
 	mem := memory.DefaultAllocator
 	schema := f.Schema()
 	// Encoded Parquet is rarely more than half the Arrow size.
@@ -309,6 +310,9 @@ func writeParquetParallel(w io.Writer, f *dataframe.Frame, groups [][]arrow.Reco
 			return errors.New("parquet: writer stopped")
 		}
 		<-slots
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		if err := sp.add(p); err != nil {
 			return err
 		}

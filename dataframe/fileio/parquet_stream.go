@@ -169,7 +169,10 @@ func OpenParquetColumns(ctx context.Context, path string, mem memory.Allocator, 
 // ParquetSchema reads the Arrow schema of a Parquet file from its footer,
 // narrowed to the columns named in cols as OpenParquetColumns narrows it,
 // without reading any data.
-func ParquetSchema(path string, cols []string) (_ *arrow.Schema, err error) {
+func ParquetSchema(ctx context.Context, path string, cols []string) (_ *arrow.Schema, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	defer recoverAs(&err, "parquet")
 	rdr, _, schema, err := openParquetFooter(path, memory.DefaultAllocator)
 	if err != nil {

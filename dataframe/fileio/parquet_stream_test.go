@@ -50,7 +50,7 @@ func TestParquetStreamRowGroups(t *testing.T) {
 
 		path := filepath.Join(t.TempDir(), "out.parquet")
 		require.NoError(t, os.WriteFile(path, out.Bytes(), 0o644))
-		back, err := ReadFile(path, FileOptions{Allocator: mem})
+		back, err := ReadFile(t.Context(), path, FileOptions{Allocator: mem})
 		require.NoError(t, err)
 		require.Equal(t, frametest.RowsJSON(t, src), frametest.RowsJSON(t, back))
 		back.Release()

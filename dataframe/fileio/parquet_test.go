@@ -43,7 +43,7 @@ func TestParquetRoundTrip(t *testing.T) {
 			var buf bytes.Buffer
 			require.NoError(t, WriteParquet(&buf, f, tc.opts))
 			require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-			got, err := ReadParquet(path, mem)
+			got, err := ReadParquet(t.Context(), path, mem)
 			require.NoError(t, err)
 			defer got.Release()
 			require.Equal(t, f.ColumnNames(), got.ColumnNames())
@@ -79,7 +79,7 @@ func TestReadParquetCorrupt(t *testing.T) {
 	for name, data := range mustFail {
 		path := filepath.Join(dir, "bad.parquet")
 		require.NoError(t, os.WriteFile(path, data, 0o644))
-		_, err := ReadParquet(path, mem)
+		_, err := ReadParquet(t.Context(), path, mem)
 		require.Error(t, err, name)
 		require.Contains(t, err.Error(), "parquet", name)
 	}
@@ -92,7 +92,7 @@ func TestReadParquetCorrupt(t *testing.T) {
 		require.NoError(t, os.WriteFile(path, bad, 0o644))
 		// Default allocator: a recovered panic leaves Arrow's own
 		// half-built buffers to the garbage collector, not to Release.
-		got, err := ReadParquet(path, nil)
+		got, err := ReadParquet(t.Context(), path, nil)
 		if err != nil {
 			require.Contains(t, err.Error(), "parquet", "flip at %d", off)
 			continue
@@ -195,7 +195,7 @@ func TestParquetParallelMatchesSerial(t *testing.T) {
 	}{{1, "snappy"}, {2, "snappy"}, {5, "zstd"}} {
 		workers, codec := tc.workers, tc.codec
 		var buf bytes.Buffer
-		require.NoError(t, writeParquet(&buf, f, ParquetOptions{Compression: codec, RowGroupRows: 9}, workers))
+		require.NoError(t, writeParquet(t.Context(), &buf, f, ParquetOptions{Compression: codec, RowGroupRows: 9}, workers))
 		path := filepath.Join(dir, fmt.Sprintf("w%d-%s.parquet", workers, codec))
 		require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
 		files = append(files, path)
@@ -220,7 +220,7 @@ func TestParquetParallelMatchesSerial(t *testing.T) {
 		require.Equal(t, 60, n)
 	}
 	for _, path := range files {
-		got, err := ReadParquet(path, mem)
+		got, err := ReadParquet(t.Context(), path, mem)
 		require.NoError(t, err)
 		frametest.RequireFramesEqual(t, f, got)
 		got.Release()
@@ -231,8 +231,8 @@ func TestParquetEmptyFrame(t *testing.T) {
 	t.Parallel()
 	mem := frametest.CheckedAlloc(t)
 	path := filepath.Join(t.TempDir(), "empty.parquet")
-	require.NoError(t, WriteFile(path, dataframe.Empty(fixtures.NestedSchema), FileOptions{}))
-	got, err := ReadParquet(path, mem)
+	require.NoError(t, WriteFile(t.Context(), path, dataframe.Empty(fixtures.NestedSchema), FileOptions{}))
+	got, err := ReadParquet(t.Context(), path, mem)
 	require.NoError(t, err)
 	defer got.Release()
 	require.Zero(t, got.NumRows())
@@ -278,7 +278,7 @@ func TestParquetDictionaryOnlyWhereValuesRepeat(t *testing.T) {
 
 	path := filepath.Join(t.TempDir(), "d.parquet")
 	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
-	got, err := ReadParquet(path, mem)
+	got, err := ReadParquet(t.Context(), path, mem)
 	require.NoError(t, err)
 	defer got.Release()
 	frametest.RequireFramesEqual(t, f, got)
@@ -299,8 +299,8 @@ func TestParquetRoundTripFromJSON(t *testing.T) {
 	for _, f := range []*dataframe.Frame{subs, gen} {
 		for _, codec := range []string{"snappy", "zstd"} {
 			path := filepath.Join(t.TempDir(), "x.parquet")
-			require.NoError(t, WriteFile(path, f, FileOptions{Parquet: ParquetOptions{Compression: codec, RowGroupRows: 128}}))
-			got, err := ReadFile(path, FileOptions{Allocator: mem})
+			require.NoError(t, WriteFile(t.Context(), path, f, FileOptions{Parquet: ParquetOptions{Compression: codec, RowGroupRows: 128}}))
+			got, err := ReadFile(t.Context(), path, FileOptions{Allocator: mem})
 			require.NoError(t, err)
 			require.Equal(t, dataframe.SchemaString(f.Schema()), dataframe.SchemaString(got.Schema()))
 			frametest.RequireFramesEqual(t, f, got)

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -127,13 +128,13 @@ func TestWriteCSVGolden(t *testing.T) {
 	subs := ioSubscriptionsFrame(t, mem)
 	defer subs.Release()
 	var buf bytes.Buffer
-	require.NoError(t, WriteCSV(&buf, subs))
+	require.NoError(t, csvframe.Write(&buf, subs))
 	ioRequireGolden(t, "subscriptions.csv", buf.Bytes())
 
 	nested := fixtures.NestedFrame(t, mem, 0)
 	defer nested.Release()
 	buf.Reset()
-	require.NoError(t, WriteCSV(&buf, nested))
+	require.NoError(t, csvframe.Write(&buf, nested))
 	ioRequireGolden(t, "nested.csv", buf.Bytes())
 }
 
@@ -157,8 +158,8 @@ func TestTextOutputManyChunks(t *testing.T) {
 	require.Equal(t, "[\n"+strings.Join(want, ",\n")+"\n]\n", arr.String())
 
 	var csvOut bytes.Buffer
-	require.NoError(t, WriteCSV(&csvOut, f))
-	back, err := ReadCSV(&csvOut, CSVOptions{Allocator: mem})
+	require.NoError(t, csvframe.Write(&csvOut, f))
+	back, err := csvframe.Read(&csvOut, csvframe.Options{Allocator: mem})
 	require.NoError(t, err)
 	defer back.Release()
 	require.Equal(t, f.NumRows(), back.NumRows())

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
 	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -49,7 +50,7 @@ func TestStreamsDoNotLeak(t *testing.T) {
 			return jsonframe.OpenNDJSON(ctx, ndjson, jsonframe.Options{Allocator: mem, BlockBytes: 4096})
 		},
 		"csv": func(ctx context.Context, mem memory.Allocator) (dataframe.Stream, error) {
-			return OpenCSV(ctx, files["csv"], CSVOptions{Allocator: mem})
+			return csvframe.Open(ctx, files["csv"], csvframe.Options{Allocator: mem})
 		},
 		"parquet": func(ctx context.Context, mem memory.Allocator) (dataframe.Stream, error) {
 			return OpenParquet(ctx, files["parquet"], mem)
@@ -214,8 +215,8 @@ func TestFastParquetCodecsRoundTrip(t *testing.T) {
 	defer src.Release()
 	for _, codec := range []string{"zstd", "gzip", "snappy"} {
 		path := filepath.Join(t.TempDir(), "x.parquet")
-		require.NoError(t, WriteFile(path, src, FileOptions{Parquet: ParquetOptions{Compression: codec}}))
-		back, err := ReadFile(path, FileOptions{Allocator: mem})
+		require.NoError(t, WriteFile(t.Context(), path, src, FileOptions{Parquet: ParquetOptions{Compression: codec}}))
+		back, err := ReadFile(t.Context(), path, FileOptions{Allocator: mem})
 		require.NoError(t, err)
 		frametest.RequireFramesEqual(t, src, back)
 		back.Release()

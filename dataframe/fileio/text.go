@@ -7,7 +7,19 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/csvframe"
 )
+
+// csvWriter adapts csvframe's writer to the batch writers of WriteStream.
+type csvWriter struct{ w *csvframe.Writer }
+
+func newCSVWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+	cw, err := csvframe.NewWriter(w, schema)
+	return csvWriter{cw}, err
+}
+
+func (c csvWriter) write(rec arrow.Record) error { return c.w.Write(rec) }
+func (c csvWriter) close() error                 { return c.w.Flush() }
 
 // WriteNDJSON writes f as JSON lines: one object per row, keys in column
 // order, nested values as JSON objects and arrays, nulls as null.

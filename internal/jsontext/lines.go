@@ -29,13 +29,15 @@ func LineOf(d []byte, off int64) int {
 	if off > int64(len(d)) {
 		off = int64(len(d))
 	}
-	d = d[:off]
-	n := 1 + bytes.Count(d, []byte{'\n'})
-	if bytes.IndexByte(d, '\r') < 0 {
+	before := d[:off]
+	n := 1 + bytes.Count(before, []byte{'\n'})
+	if bytes.IndexByte(before, '\r') < 0 {
 		return n
 	}
-	for i, c := range d {
-		// A CR is a break of its own unless an LF follows it.
+	for i, c := range before {
+		// A CR is a break of its own unless an LF follows it — also when
+		// that LF is the byte at off (an offset inside a CRLF is on the
+		// line the CRLF ends).
 		if c == '\r' && (i+1 >= len(d) || d[i+1] != '\n') {
 			n++
 		}

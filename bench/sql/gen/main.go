@@ -11,6 +11,7 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"math/rand/v2"
@@ -86,7 +87,7 @@ func run(rows int, dir string) error {
 		return err
 	}
 	defer fact.Release()
-	if err := fileio.WriteFile(filepath.Join(dir, "fact.parquet"), fact, fileio.FileOptions{}); err != nil {
+	if err := fileio.WriteFile(context.Background(), filepath.Join(dir, "fact.parquet"), fact, fileio.FileOptions{}); err != nil {
 		return err
 	}
 	dimSchema := arrow.NewSchema([]arrow.Field{
@@ -106,7 +107,7 @@ func run(rows int, dir string) error {
 		return err
 	}
 	defer dim.Release()
-	return fileio.WriteFile(filepath.Join(dir, "dim.parquet"), dim, fileio.FileOptions{})
+	return fileio.WriteFile(context.Background(), filepath.Join(dir, "dim.parquet"), dim, fileio.FileOptions{})
 }
 
 // events writes events.parquet: rows updates of keys ids.
@@ -144,5 +145,5 @@ func events(rows, keys int, dir string) error {
 		return err
 	}
 	defer f.Release()
-	return fileio.WriteFile(filepath.Join(dir, "events.parquet"), f, fileio.FileOptions{})
+	return fileio.WriteFile(context.Background(), filepath.Join(dir, "events.parquet"), f, fileio.FileOptions{})
 }

@@ -1,4 +1,4 @@
-package fileio
+package csvframe
 
 import (
 	"bufio"
@@ -7,7 +7,6 @@ import (
 	"encoding/csv"
 	"errors"
 	"fmt"
-	"github.com/sluicedata/sluice/dataframe"
 	"io"
 	"os"
 	"strconv"
@@ -16,37 +15,51 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
+
+	"github.com/sluicedata/sluice/dataframe"
 )
 
-// CSVOptions tune ReadCSV.
-type CSVOptions struct {
+// Options tune Read and Open.
+type Options struct {
 	// Delimiter separates fields. Defaults to ','.
 	Delimiter rune
 	// Allocator backs the frame's buffers. Defaults to memory.DefaultAllocator.
 	Allocator memory.Allocator
 }
 
-// csvBatchRows is the row count of one record batch built by ReadCSV.
+// csvBatchRows is the row count of one record batch built by Read and Open.
 const csvBatchRows = 64 * 1024
 
-// WriteCSV writes f as CSV: a header row of column names, then one line per
+// Write writes f as CSV: a header row of column names, then one line per
 // row. Fields are quoted per RFC 4180 when they hold the delimiter, a quote,
 // a line break or leading/trailing space. A null is an empty field and an
 // empty string is "" so the two stay apart for readers that care (Spark,
 // DuckDB). Nested cells (structs, lists, maps) are their JSON text;
 // timestamps are RFC 3339 UTC; binary is base64. Lines end with "\n".
-func WriteCSV(w io.Writer, f *dataframe.Frame) error {
-	return writeFrame(w, f, newCSVWriter)
+func Write(w io.Writer, f *dataframe.Frame) error {
+	cw, err := NewWriter(w, f.Schema())
+	if err != nil {
+		return err
+	}
+	for _, rec := range f.Records() {
+		if err := cw.Write(rec); err != nil {
+			return err
+		}
+	}
+	return cw.Flush()
 }
 
-// csvWriter writes CSV one record batch at a time.
-type csvWriter struct {
+// Writer writes CSV one record batch at a time, as Write does; it buffers,
+// so the caller ends with Flush.
+type Writer struct {
 	bw         *bufio.Writer
 	line, cell []byte
 }
 
-func newCSVWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
-	cw := &csvWriter{bw: bufio.NewWriterSize(w, 256<<10)}
+// NewWriter writes the header row of schema to w and returns the writer of
+// its batches.
+func NewWriter(w io.Writer, schema *arrow.Schema) (*Writer, error) {
+	cw := &Writer{bw: bufio.NewWriterSize(w, 256<<10)}
 	for c, fd := range schema.Fields() {
 		if c > 0 {
 			cw.line = append(cw.line, ',')
@@ -58,7 +71,8 @@ func newCSVWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
 	return cw, err
 }
 
-func (cw *csvWriter) write(rec arrow.Record) error {
+// Write appends the rows of rec, whose schema is the writer's.
+func (cw *Writer) Write(rec arrow.Record) error {
 	cols := rec.Columns()
 	n := int(rec.NumRows())
 	line, cell := cw.line, cw.cell
@@ -106,7 +120,8 @@ func (cw *csvWriter) write(rec arrow.Record) error {
 	return nil
 }
 
-func (cw *csvWriter) close() error { return cw.bw.Flush() }
+// Flush writes what is buffered to the underlying writer.
+func (cw *Writer) Flush() error { return cw.bw.Flush() }
 
 // appendCSVField appends s, quoted when RFC 4180 needs it; quoteEmpty quotes
 // the empty string so it differs from a null.
@@ -149,27 +164,40 @@ const (
 	csvString
 )
 
-// ReadCSV reads CSV with a header row into a frame. Column types are
+// Read reads CSV with a header row into a frame. Column types are
 // inferred over all rows: long when every non-empty field is an integer,
 // double when every one is a number (also NaN, Infinity, Inf), boolean for
 // true/false (any case), else string. Empty fields are null; a column with
 // only empty fields is string. Empty header names become _c0, _c1, …
 // (Spark's names); a repeated name gets its column index appended. Every
 // row must have as many fields as the header. r is read into memory once
-// and passed over twice (OpenCSV streams a file instead).
-func ReadCSV(r io.Reader, opts CSVOptions) (*dataframe.Frame, error) {
+// and passed over twice (Open streams a file instead). The caller
+// releases the frame.
+func Read(r io.Reader, opts Options) (*dataframe.Frame, error) {
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("csv: %w", err)
 	}
 	open := func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(data)), nil }
-	return collect(openCSV(context.Background(), open, opts))(opts.Allocator)
+	s, err := openCSV(context.Background(), open, opts)
+	if err != nil {
+		return nil, err
+	}
+	defer s.Release()
+	f, err := dataframe.Collect(s)
+	if err != nil {
+		return nil, err
+	}
+	if opts.Allocator != nil {
+		f.SetAllocator(opts.Allocator)
+	}
+	return f, nil
 }
 
-// OpenCSV streams a CSV file in two passes: the column types are inferred
-// now over every row (as ReadCSV does), and the returned stream reads the
+// Open streams a CSV file in two passes: the column types are inferred
+// now over every row (as Read does), and the returned stream reads the
 // file again, csvBatchRows rows per batch. The caller releases the stream.
-func OpenCSV(ctx context.Context, path string, opts CSVOptions) (dataframe.Stream, error) {
+func Open(ctx context.Context, path string, opts Options) (dataframe.Stream, error) {
 	open := func() (io.ReadCloser, error) { return os.Open(path) }
 	s, err := openCSV(ctx, open, opts)
 	if err != nil {
@@ -179,7 +207,7 @@ func OpenCSV(ctx context.Context, path string, opts CSVOptions) (dataframe.Strea
 }
 
 // csvRows reads the header and then calls fn with each row.
-func csvRows(r io.Reader, opts CSVOptions, header func([]string) error, fn func([]string) error) error {
+func csvRows(r io.Reader, opts Options, header func([]string) error, fn func([]string) error) error {
 	cr := csv.NewReader(bufio.NewReaderSize(r, 256<<10))
 	if opts.Delimiter != 0 {
 		cr.Comma = opts.Delimiter
@@ -209,7 +237,7 @@ func csvRows(r io.Reader, opts CSVOptions, header func([]string) error, fn func(
 	}
 }
 
-func openCSV(ctx context.Context, open func() (io.ReadCloser, error), opts CSVOptions) (dataframe.Stream, error) {
+func openCSV(ctx context.Context, open func() (io.ReadCloser, error), opts Options) (dataframe.Stream, error) {
 	mem := opts.Allocator
 	if mem == nil {
 		mem = memory.DefaultAllocator

@@ -1,14 +1,15 @@
-package fileio
+package csvframe
 
 import (
 	"bytes"
-	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
-	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/internal/fixtures"
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 )
 
 func TestCSVRoundTrip(t *testing.T) {
@@ -17,21 +18,21 @@ func TestCSVRoundTrip(t *testing.T) {
 	f := fixtures.FrameFromJSON(t, mem, fixtures.FlatSchema, fixtures.FlatRows, 3)
 	defer f.Release()
 	var buf bytes.Buffer
-	require.NoError(t, WriteCSV(&buf, f))
-	got, err := ReadCSV(&buf, CSVOptions{Allocator: mem})
+	require.NoError(t, Write(&buf, f))
+	got, err := Read(&buf, Options{Allocator: mem})
 	require.NoError(t, err)
 	defer got.Release()
 	frametest.RequireFramesEqual(t, f, got)
 }
 
-func TestReadCSVInference(t *testing.T) {
+func TestReadInference(t *testing.T) {
 	t.Parallel()
 	mem := frametest.CheckedAlloc(t)
 	in := "\ufeffi,d,b,s,e,mixed,,i\n" +
 		"1,1,true,x,,1,a,5\n" +
 		"2,2.5,FALSE,,,true,b,6\n" +
 		",1e3,,0x10,,2,c,7\n"
-	f, err := ReadCSV(strings.NewReader(in), CSVOptions{Allocator: mem})
+	f, err := Read(strings.NewReader(in), Options{Allocator: mem})
 	require.NoError(t, err)
 	defer f.Release()
 	require.Equal(t, "root\n"+
@@ -50,7 +51,7 @@ func TestReadCSVInference(t *testing.T) {
 	}, frametest.RowsJSON(t, f))
 }
 
-func TestReadCSVErrors(t *testing.T) {
+func TestReadErrors(t *testing.T) {
 	t.Parallel()
 	for name, tc := range map[string]struct{ in, want string }{
 		"empty":      {"", "no header row"},
@@ -58,15 +59,15 @@ func TestReadCSVErrors(t *testing.T) {
 		"bare quote": {"a\nx\"y\n", "line 2"},
 		"open quote": {"a\n\"abc\n", "extraneous or missing"},
 	} {
-		_, err := ReadCSV(strings.NewReader(tc.in), CSVOptions{})
+		_, err := Read(strings.NewReader(tc.in), Options{})
 		require.Error(t, err, name)
 		require.Contains(t, err.Error(), tc.want, name)
 	}
 }
 
-func TestReadCSVHeaderOnly(t *testing.T) {
+func TestReadHeaderOnly(t *testing.T) {
 	t.Parallel()
-	f, err := ReadCSV(strings.NewReader("a;b\n"), CSVOptions{Delimiter: ';'})
+	f, err := Read(strings.NewReader("a;b\n"), Options{Delimiter: ';'})
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b"}, f.ColumnNames())
 	require.Zero(t, f.NumRows())
