@@ -93,7 +93,7 @@ func upperASCII(s string) string {
 
 // bindRegexpPerRow binds a function of (str, regexp[, int]) whose value
 // for a row, given the compiled pattern, f computes.
-func bindRegexpPerRow[T any](kinds string, out arrow.DataType, f func(re *regexp.Regexp, r row) (T, bool)) bindFunc {
+func bindRegexpPerRow[T any](kinds string, out arrow.DataType, f func(re *javaRegexp, r row) (T, bool)) bindFunc {
 	return func(args []fn.Arg) (fn.Bound, error) {
 		in, err := signature(args, kinds)
 		if err != nil {
@@ -105,30 +105,24 @@ func bindRegexpPerRow[T any](kinds string, out arrow.DataType, f func(re *regexp
 		}
 		return fn.Bound{Type: out, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			rc := cache.forEval()
-			var bad error
-			res := rowsOf(ctx, out, a, n, func(r row) (T, bool) {
+			return rowsOfErr(ctx, out, a, n, func(r row) (T, bool, error) {
 				re, err := rc.at(a, r.i)
 				if err != nil {
-					bad = err
 					var zero T
-					return zero, false
+					return zero, false, err
 				}
-				return f(re, r)
+				v, ok := f(re, r)
+				return v, ok, nil
 			})
-			if bad != nil {
-				res.Release()
-				return nil, bad
-			}
-			return res, nil
 		}}, nil
 	}
 }
 
-var bindRegexpCount = bindRegexpPerRow("ss", int32Type, func(re *regexp.Regexp, r row) (int32, bool) {
-	return int32(len(re.FindAllStringIndex(r.str(0, ""), -1))), true
+var bindRegexpCount = bindRegexpPerRow("ss", int32Type, func(re *javaRegexp, r row) (int32, bool) {
+	return int32(re.countAll(r.str(0, ""))), true
 })
 
-var bindRegexpInstr = bindRegexpPerRow("ss|i", int32Type, func(re *regexp.Regexp, r row) (int32, bool) {
+var bindRegexpInstr = bindRegexpPerRow("ss|i", int32Type, func(re *javaRegexp, r row) (int32, bool) {
 	s := r.str(0, "")
 	m := re.FindStringIndex(s)
 	if m == nil {
@@ -137,12 +131,12 @@ var bindRegexpInstr = bindRegexpPerRow("ss|i", int32Type, func(re *regexp.Regexp
 	return int32(utf8.RuneCountInString(s[:m[0]]) + 1), true
 })
 
-var bindRegexpSubstr = bindRegexpPerRow("ss", stringType, func(re *regexp.Regexp, r row) (string, bool) {
+var bindRegexpSubstr = bindRegexpPerRow("ss", stringType, func(re *javaRegexp, r row) (string, bool) {
 	m := re.FindString(r.str(0, ""))
 	return m, m != ""
 })
 
-var bindRlike = bindRegexpPerRow("ss", boolType, func(re *regexp.Regexp, r row) (bool, bool) {
+var bindRlike = bindRegexpPerRow("ss", boolType, func(re *javaRegexp, r row) (bool, bool) {
 	return re.MatchString(r.str(0, "")), true
 })
 
@@ -183,13 +177,14 @@ func bindRegexpExtractAll(args []fn.Arg) (fn.Bound, error) {
 			}
 			s := r.str(0, "")
 			b.Append(true)
-			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			re.findAll(s, func(m []int) bool {
 				if m[2*idx] < 0 {
 					vb.Append("")
 				} else {
 					vb.Append(s[m[2*idx]:m[2*idx+1]])
 				}
-			}
+				return true
+			})
 		}
 		return b.NewArray(), nil
 	}}, nil

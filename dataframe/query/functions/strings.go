@@ -2,7 +2,6 @@ package functions
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -603,14 +602,6 @@ func bindConcatWs(args []fn.Arg) (fn.Bound, error) {
 	}}, nil
 }
 
-func compileRegex(p string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %v", p, err)
-	}
-	return re, nil
-}
-
 func bindSplit(args []fn.Arg) (fn.Bound, error) {
 	in, err := signature(args, "ss|i")
 	if err != nil {
@@ -651,7 +642,7 @@ func bindSplit(args []fn.Arg) (fn.Bound, error) {
 // splitJava is Java's Pattern.split as Spark calls it: limit > 0 keeps at
 // most limit parts (the last holds the rest), otherwise all parts,
 // trailing empty ones included; an empty pattern splits into characters.
-func splitJava(s, pattern string, re *regexp.Regexp, limit int) []string {
+func splitJava(s, pattern string, re *javaRegexp, limit int) []string {
 	if pattern == "" && s != "" {
 		nchars := utf8.RuneCountInString(s)
 		if limit <= 0 || limit > nchars {
@@ -667,17 +658,18 @@ func splitJava(s, pattern string, re *regexp.Regexp, limit int) []string {
 	}
 	var parts []string
 	index := 0
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	re.findAll(s, func(m []int) bool {
 		if limit > 0 && len(parts) >= limit-1 {
-			break
+			return false
 		}
 		if m[0] == 0 && m[1] == 0 {
 			// No empty leading part for a zero-width match at the start.
-			continue
+			return true
 		}
 		parts = append(parts, s[index:m[0]])
 		index = m[1]
-	}
+		return true
+	})
 	return append(parts, s[index:])
 }
 
@@ -730,7 +722,7 @@ func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
 	}}, nil
 }
 
-func checkGroup(re *regexp.Regexp, idx int64) error {
+func checkGroup(re *javaRegexp, idx int64) error {
 	if idx < 0 {
 		return fmt.Errorf("argument 3: the regex group index must not be negative, got %d", idx)
 	}
@@ -791,17 +783,14 @@ func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
 				prefix, v = v[:off], v[off:]
 			}
 			dst = append(dst, prefix...)
-			if !strings.Contains(tmpl, "$") {
-				return append(dst, re.ReplaceAllLiteralString(v, tmpl)...), true, nil
-			}
-			return append(dst, re.ReplaceAllString(v, tmpl)...), true, nil
+			return re.replaceAll(dst, v, tmpl), true, nil
 		})
 	}}, nil
 }
 
 // javaReplacement turns a Java replacement string (Spark's regexp_replace:
 // `$1`, `${name}`, `\$` for a literal dollar) into a Go Expand template.
-func javaReplacement(rep string, re *regexp.Regexp) (string, error) {
+func javaReplacement(rep string, re *javaRegexp) (string, error) {
 	if !strings.ContainsAny(rep, `$\`) {
 		return rep, nil
 	}
