@@ -353,8 +353,15 @@ func bindStrToMap(args []fn.Arg) (fn.Bound, error) {
 			b.Append(true)
 			seen := map[string]bool{}
 			text := a[0].(*array.String).Value(i)
-			for _, kv := range splitJava(text, pre.String(), pre, -1) {
-				parts := splitJava(kv, kre.String(), kre, 2)
+			entries, err := splitJava(text, pre.String(), pre, -1)
+			if err != nil {
+				return nil, err
+			}
+			for _, kv := range entries {
+				parts, err := splitJava(kv, kre.String(), kre, 2)
+				if err != nil {
+					return nil, err
+				}
 				if seen[parts[0]] {
 					return nil, fmt.Errorf("duplicate map key %s", parts[0])
 				}

@@ -630,8 +630,12 @@ func bindSplit(args []fn.Arg) (fn.Bound, error) {
 			if err != nil {
 				return nil, err
 			}
+			parts, err := splitJava(s.Value(i), pat.Value(i), re, limit)
+			if err != nil {
+				return nil, err
+			}
 			b.Append(true)
-			for _, part := range splitJava(s.Value(i), pat.Value(i), re, limit) {
+			for _, part := range parts {
 				vb.Append(part)
 			}
 		}
@@ -642,7 +646,7 @@ func bindSplit(args []fn.Arg) (fn.Bound, error) {
 // splitJava is Java's Pattern.split as Spark calls it: limit > 0 keeps at
 // most limit parts (the last holds the rest), otherwise all parts,
 // trailing empty ones included; an empty pattern splits into characters.
-func splitJava(s, pattern string, re *javaRegexp, limit int) []string {
+func splitJava(s, pattern string, re *javaRegexp, limit int) ([]string, error) {
 	if pattern == "" && s != "" {
 		nchars := utf8.RuneCountInString(s)
 		if limit <= 0 || limit > nchars {
@@ -654,11 +658,11 @@ func splitJava(s, pattern string, re *javaRegexp, limit int) []string {
 			parts = append(parts, s[:size])
 			s = s[size:]
 		}
-		return append(parts, s)
+		return append(parts, s), nil
 	}
 	var parts []string
 	index := 0
-	re.findAll(s, func(m []int) bool {
+	err := re.findAll(s, func(m []int) bool {
 		if limit > 0 && len(parts) >= limit-1 {
 			return false
 		}
@@ -670,7 +674,7 @@ func splitJava(s, pattern string, re *javaRegexp, limit int) []string {
 		index = m[1]
 		return true
 	})
-	return append(parts, s[index:])
+	return append(parts, s[index:]), err
 }
 
 var bindReplace = bindStrings("ss|s", func(dst []byte, r row) []byte {
@@ -713,7 +717,10 @@ func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
 				return nil, false, err
 			}
 			v := s.Value(i)
-			m := re.FindStringSubmatchIndex(v)
+			m, err := re.first(v)
+			if err != nil {
+				return nil, false, err
+			}
 			if m == nil || m[2*idx] < 0 {
 				return dst, true, nil
 			}
@@ -783,7 +790,8 @@ func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
 				prefix, v = v[:off], v[off:]
 			}
 			dst = append(dst, prefix...)
-			return re.replaceAll(dst, v, tmpl), true, nil
+			dst, err = re.replaceAll(dst, v, tmpl)
+			return dst, err == nil, err
 		})
 	}}, nil
 }
