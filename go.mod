@@ -7,6 +7,7 @@ require (
 	github.com/apache/arrow/go/v17 v17.0.0
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/dlclark/regexp2/v2 v2.13.0
 	github.com/go-gota/gota v0.12.0
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/goccy/go-json v0.10.3

@@ -72,6 +72,11 @@ func TestMapFunctions(t *testing.T) {
 		{name: "union", fn: "map_concat", args: []in{col(im, []any{1, "a"}, nil), lit(im, []any{2, "b"})}, typ: im, want: []any{map[string]any{"1": "a", "2": "b"}, nil}},
 		{name: "duplicate", fn: "map_concat", args: []in{lit(im, []any{1, "a"}), lit(im, []any{1, "b"})}, err: "duplicate map key 1"},
 		{name: "key type", fn: "map_contains_key", args: []in{col(im, []any{1, "a"}, []any{}), lit(i32, 1)}, typ: boolT, want: []any{true, false}},
+		// map.sql: the key meets the map's key type without becoming a string; NULL is refused.
+		{name: "decimal key", fn: "map_contains_key", args: []in{lit(im, []any{1, "a"}), col(&arrow.Decimal128Type{Precision: 2, Scale: 1}, "1.0", "5.0")}, want: []any{true, false}},
+		{name: "string key", fn: "map_contains_key", args: []in{lit(arrow.MapOf(str, str), []any{"1", "a"}), lit(i32, 1)}, err: "argument 2 must be of the map's key type string, got int"},
+		{name: "int key", fn: "map_contains_key", args: []in{lit(im, []any{1, "a"}), lit(str, "1")}, err: "argument 2 must be of the map's key type long, got string"},
+		{name: "null key", fn: "map_contains_key", args: []in{lit(im, []any{1, "a"}), lit(null, nil)}, err: "argument 2 (the key) cannot be NULL"},
 		{name: "entries", fn: "map_entries", args: []in{col(im, []any{1, "a"}, nil)},
 			want: []any{[]any{map[string]any{"key": int64(1), "value": "a"}}, nil}},
 		{name: "lengths", fn: "map_from_arrays", args: []in{lit(arrowList(i64), []any{1, 2}), lit(arrowList(str), []any{"a"})}, err: "differ in length (2 and 1)"},

@@ -22,7 +22,8 @@ func init() {
 		Examples: ex("size(array('b', 'd', 'c', 'a'))", "4", "size(map('a', 1, 'b', 2))", "2", "size(CAST(NULL AS ARRAY<INT>))", "-1")},
 		aliases("cardinality"))
 	def(fn.Scalar{Name: "array_contains", Group: gCollection, Signature: "array_contains(array, value)", Returns: "boolean", Bind: bindArrayContains,
-		Doc:      "Whether `array` holds `value`; NULL when it does not but holds a NULL.",
+		Doc: "Whether `array` holds `value`; NULL when it does not but holds a NULL. `value` must meet the element type " +
+			"without becoming a string and cannot be a NULL literal.",
 		Examples: ex("array_contains(array(1, 2, 3), 2)", "true", "array_contains(array(1, NULL), 2)", "NULL")})
 	def(fn.Scalar{Name: "element_at", Group: gCollection, Signature: "element_at(array, index) | element_at(map, key)",
 		Returns: "the element or value type", Bind: bindElementAt(false),
@@ -171,8 +172,13 @@ func bindArrayContains(args []fn.Arg) (fn.Bound, error) {
 	if !ok {
 		return fn.Bound{}, argErr(0, args[0], "an array")
 	}
-	elem, ok := commonType(lt.Elem(), args[1].Type)
-	if !ok || isStringType(elem) && !isStringType(lt.Elem()) {
+	// As Spark's ArrayContains: a NULL value is refused, and the value
+	// meets the element type without turning either into a string.
+	if isNull(args[1].Type) {
+		return fn.Bound{}, fmt.Errorf("argument 2 (the value) cannot be NULL")
+	}
+	elem, ok := widerWithoutString(lt.Elem(), args[1].Type)
+	if !ok {
 		return fn.Bound{}, fmt.Errorf("argument 2 must be of the array's element type %s, got %s",
 			sparkName(lt.Elem()), sparkName(args[1].Type))
 	}

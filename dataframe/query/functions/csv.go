@@ -41,7 +41,9 @@ type csvOptions struct {
 	tsFormat, dateFormat *dtPattern
 }
 
-func csvOptionsAt(a []arrow.Array, k, i int) (csvOptions, error) {
+// csvOptionsAt reads the options of row i from argument k; parsing is set
+// for from_csv, whose datetime patterns parse.
+func csvOptionsAt(a []arrow.Array, k, i int, parsing bool) (csvOptions, error) {
 	o := csvOptions{sep: ","}
 	if k >= len(a) || nullAt(a[k], i) || a[k].DataType().ID() != arrow.MAP {
 		return o, nil
@@ -62,9 +64,9 @@ func csvOptionsAt(a []arrow.Array, k, i int) (csvOptions, error) {
 			}
 			o.sep = v
 		case "timestampformat":
-			o.tsFormat, err = compilePattern(v)
+			o.tsFormat, err = patternCompiler(parsing)(v)
 		case "dateformat":
-			o.dateFormat, err = compilePattern(v)
+			o.dateFormat, err = patternCompiler(parsing)(v)
 		}
 		if err != nil {
 			return o, fmt.Errorf("option %s: %w", keys.Value(int(j)), err)
@@ -144,7 +146,7 @@ func bindFromCSV(args []fn.Arg) (fn.Bound, error) {
 				b.AppendNull()
 				continue
 			}
-			o, err := csvOptionsAt(a, 2, i)
+			o, err := csvOptionsAt(a, 2, i, true)
 			if err != nil {
 				return nil, err
 			}
@@ -254,7 +256,7 @@ func bindToCSV(args []fn.Arg) (fn.Bound, error) {
 		s := a[0].(*array.Struct)
 		var field []byte
 		return mapStrings(ctx, a[:1], n, func(dst []byte, i int) ([]byte, bool, error) {
-			o, err := csvOptionsAt(a, 1, i)
+			o, err := csvOptionsAt(a, 1, i, false)
 			if err != nil {
 				return nil, false, err
 			}

@@ -171,7 +171,7 @@ func bindToTimestamp(toDate bool) func([]fn.Arg) (fn.Bound, error) {
 		if err != nil {
 			return fn.Bound{}, err
 		}
-		pc, err := newCache(args, 1, "", compilePattern)
+		pc, err := newCache(args, 1, "", compileParsePattern)
 		if err != nil {
 			return fn.Bound{}, err
 		}
@@ -329,7 +329,7 @@ func unixTimestamp(args []fn.Arg) (fn.Bound, error) {
 	if err != nil {
 		return fn.Bound{}, err
 	}
-	pc, err := newCache(args, 1, DefaultPattern, compilePattern)
+	pc, err := newCache(args, 1, DefaultPattern, compileParsePattern)
 	if err != nil {
 		return fn.Bound{}, err
 	}

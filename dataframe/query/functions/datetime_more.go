@@ -56,13 +56,14 @@ func defDatetime() {
 		Examples:    ex("current_timezone()", "UTC")})
 	def(fn.Scalar{Name: "date_add", Group: gDatetime, Signature: "date_add(start_date, num_days)", Returns: "date",
 		Bind: bindDateAddDays(1),
-		Doc: "The date `num_days` after `start_date` (strings and timestamps convert to a date). With three arguments it is " +
+		Doc: "The date `num_days` after `start_date` (strings and timestamps convert to a date). `num_days` is an int, smallint " +
+			"or tinyint, or a string: a literal one must hold a whole number (`'1.2'` is an error). With three arguments it is " +
 			"`timestampadd`.",
 		Examples: ex("date_add('2016-07-30', 1)", "2016-07-31", "date_add(DATE '2016-07-30', -31)", "2016-06-29")},
 		aliases("dateadd"), pretty(namedAs("date_add")))
 	def(fn.Scalar{Name: "date_sub", Group: gDatetime, Signature: "date_sub(start_date, num_days)", Returns: "date",
 		Bind:     bindDateAddDays(-1),
-		Doc:      "The date `num_days` before `start_date`.",
+		Doc:      "The date `num_days` before `start_date`; `num_days` as for `date_add`.",
 		Examples: ex("date_sub('2016-07-30', 1)", "2016-07-29")})
 	def(fn.Scalar{Name: "datediff", Group: gDatetime, Signature: "datediff(endDate, startDate)", Returns: "int",
 		Bind: func(args []fn.Arg) (fn.Bound, error) {
@@ -175,13 +176,15 @@ func defDatetime() {
 			return callName(name, args)
 		}))
 	def(fn.Scalar{Name: "timestamp_seconds", Group: gDatetime, Signature: "timestamp_seconds(seconds)", Returns: "timestamp",
-		Bind:        bindEpochTimestamp(usPerSecond),
-		Doc:         "The instant `seconds` (an integer, or a fraction) after 1970-01-01 00:00:00 UTC.",
+		Bind: bindEpochTimestamp(usPerSecond),
+		Doc: "The instant `seconds` (an integer, or a fraction) after 1970-01-01 00:00:00 UTC. As in Spark, an integer " +
+			"beyond the timestamp range and a decimal with digits finer than a microsecond are errors; a double beyond the " +
+			"range stops at its end, and NaN or an infinity gives NULL.",
 		Differences: msDifference,
 		Examples:    ex("timestamp_seconds(1230219000)", "2008-12-25 15:30:00", "timestamp_seconds(1230219000.123)", "2008-12-25 15:30:00.123")})
 	def(fn.Scalar{Name: "timestamp_millis", Group: gDatetime, Signature: "timestamp_millis(milliseconds)", Returns: "timestamp",
 		Bind:     bindEpochTimestamp(1000),
-		Doc:      "The instant `milliseconds` after 1970-01-01 00:00:00 UTC.",
+		Doc:      "The instant `milliseconds` after 1970-01-01 00:00:00 UTC; beyond the timestamp range it is an error.",
 		Examples: ex("timestamp_millis(1230219000123)", "2008-12-25 15:30:00.123")})
 	def(fn.Scalar{Name: "timestamp_micros", Group: gDatetime, Signature: "timestamp_micros(microseconds)", Returns: "timestamp",
 		Bind:        bindEpochTimestamp(1),
@@ -282,16 +285,63 @@ func bindNow(t arrow.DataType) bindFunc {
 	}
 }
 
+// bindDateAddDays is date_add (sign 1) and date_sub (-1). As Spark's
+// DateAdd/DateSub, the days are an int, smallint or tinyint (a bigint,
+// decimal or double is refused, not narrowed) or a string: a literal one
+// must be a whole int (Spark's SECOND_FUNCTION_ARGUMENT_NOT_INTEGER), a
+// column of strings casts, giving NULL where a value is not a number.
 func bindDateAddDays(sign int64) bindFunc {
 	return func(args []fn.Arg) (fn.Bound, error) {
 		if len(args) == 3 && sign > 0 {
 			return bindTimestampAdd(args)
 		}
-		if len(args) == 2 && !isIntegral(args[1].Type) && !isNull(args[1].Type) && !isStringType(args[1].Type) {
-			return fn.Bound{}, argErr(1, args[1], "an integer number of days")
+		if len(args) == 2 {
+			switch dt := args[1].Type; dt.ID() {
+			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.NULL:
+			case arrow.STRING, arrow.LARGE_STRING:
+				if s, null, ok := constString(args[1]); ok && !null {
+					if _, ok := parseIntExact(s); !ok {
+						return fn.Bound{}, fmt.Errorf("argument 2 must be a whole number of days, got '%s'", s)
+					}
+				}
+			default:
+				return fn.Bound{}, argErr(1, args[1], "an int, smallint or tinyint number of days")
+			}
 		}
 		return rows("Di", dateType, always(func(r row) int32 { return int32(int64(r.days(0)) + sign*r.int(1, 0)) }))(args)
 	}
+}
+
+// parseIntExact is Spark's ANSI cast of a string to int
+// (UTF8String.toIntExact): blanks and control characters around an
+// optional sign and decimal digits, no fraction, within the int range.
+func parseIntExact(s string) (int32, bool) {
+	s = strings.TrimFunc(s, func(r rune) bool { return r <= ' ' || r == 0x7f })
+	neg := false
+	if s != "" && (s[0] == '-' || s[0] == '+') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	var v int64
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < '0' || c > '9' {
+			return 0, false
+		}
+		v = v*10 + int64(c-'0')
+		if v > math.MaxInt32+1 {
+			return 0, false
+		}
+	}
+	if neg {
+		v = -v
+	}
+	if v > math.MaxInt32 || v < math.MinInt32 {
+		return 0, false
+	}
+	return int32(v), true
 }
 
 // addMonths is java.time.LocalDate.plusMonths: the day is kept, or made
@@ -477,8 +527,13 @@ func bindConvertTimezone(args []fn.Arg) (fn.Bound, error) {
 }
 
 // bindEpochTimestamp is timestamp_seconds (per = 1e6 µs), _millis and
-// _micros: integers, or for seconds also fractions.
+// _micros: integers, or for seconds also fractions. As Spark's
+// SecondsToTimestamp and MillisToTimestamp (even without ANSI mode), an
+// integer whose microseconds overflow a long and a decimal with digits
+// finer than a microsecond are errors; a double beyond the range saturates
+// as Java's (long) cast does, and NaN or an infinity is NULL.
 func bindEpochTimestamp(per int64) bindFunc {
+	unit := map[int64]string{usPerSecond: "seconds", 1000: "milliseconds", 1: "microseconds"}[per]
 	return func(args []fn.Arg) (fn.Bound, error) {
 		if err := arity(args, 1, 1); err != nil {
 			return fn.Bound{}, err
@@ -488,24 +543,70 @@ func bindEpochTimestamp(per int64) bindFunc {
 		case per == usPerSecond && (dt.ID() == arrow.FLOAT64 || dt.ID() == arrow.FLOAT32):
 			return rows("d", timestampType, func(r row) (int64, bool) {
 				v := r.f64(0) * usPerSecond
-				return int64(v), !math.IsNaN(v) && !math.IsInf(v, 0)
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return 0, false
+				}
+				return javaLong(v), true
 			})(args)
 		case per == usPerSecond && dt.ID() == arrow.DECIMAL128:
 			s := dt.(*arrow.Decimal128Type).Scale
 			return fn.Bound{Type: timestampType, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-				return rowsOf(ctx, timestampType, a, n, func(r row) (int64, bool) {
-					v, _ := rescaleBig(a[0].(*array.Decimal128).Value(r.i).BigInt(), s, 6, floorMode)
-					return v.Int64(), v.IsInt64()
-				}), nil
+				return rowsOfErr(ctx, timestampType, a, n, func(r row) (int64, bool, error) {
+					num := a[0].(*array.Decimal128).Value(r.i)
+					d := num.BigInt()
+					us, _ := rescaleBig(d, s, 6, floorMode)
+					if back, _ := rescaleBig(us, 6, s, floorMode); back.Cmp(d) != 0 {
+						return 0, false, fmt.Errorf("rounding necessary: %s seconds has digits finer than a microsecond", num.ToString(s))
+					}
+					if !us.IsInt64() {
+						return 0, false, fmt.Errorf("overflow: %s seconds is beyond the timestamp range", num.ToString(s))
+					}
+					return us.Int64(), true, nil
+				})
 			}}, nil
 		case !isIntegral(dt) && !isNull(dt):
 			return fn.Bound{}, argErr(0, args[0], "an integer")
 		}
-		return rows("l", timestampType, func(r row) (int64, bool) {
-			v := new(big.Int).Mul(big.NewInt(r.long(0, 0)), big.NewInt(per))
-			return v.Int64(), v.IsInt64()
-		})(args)
+		in, err := signature(args, "l")
+		if err != nil {
+			return fn.Bound{}, err
+		}
+		return fn.Bound{Type: timestampType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			return rowsOfErr(ctx, timestampType, a, n, func(r row) (int64, bool, error) {
+				v := r.long(0, 0)
+				us, ok := mulExact(v, per)
+				if !ok {
+					return 0, false, fmt.Errorf("long overflow: %d %s is beyond the timestamp range", v, unit)
+				}
+				return us, true, nil
+			})
+		}}, nil
 	}
+}
+
+// mulExact is Java's Math.multiplyExact for longs: ok is false on
+// overflow.
+func mulExact(a, b int64) (int64, bool) {
+	if a == 0 || b == 0 {
+		return 0, true
+	}
+	p := a * b
+	if p/b != a || (a == -1 && b == math.MinInt64) || (b == -1 && a == math.MinInt64) {
+		return 0, false
+	}
+	return p, true
+}
+
+// javaLong is Java's (long) cast of a double that is not NaN: toward zero,
+// saturating at the long range.
+func javaLong(v float64) int64 {
+	switch {
+	case v >= math.MaxInt64:
+		return math.MaxInt64
+	case v <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(v)
 }
 
 // extractFields maps date_part's field names to the part they extract.

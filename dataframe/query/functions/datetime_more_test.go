@@ -1,7 +1,9 @@
 package functions_test
 
 import (
+	"math"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 )
@@ -11,10 +13,17 @@ func TestMoreDatetimeFunctions(t *testing.T) {
 	d := func(s string) any { return tm(s + " 00:00:00") }
 	ntz := &arrow.TimestampType{Unit: arrow.Millisecond}
 	dec86 := &arrow.Decimal128Type{Precision: 8, Scale: 6}
+	maxTS := time.UnixMilli(math.MaxInt64 / 1000).UTC() // the last millisecond of Spark's timestamp range
 	runCases(t, []fcase{
 		{name: "strings and timestamps", fn: "date_add", args: []in{col(str, "2016-07-30", "x", nil), lit(i32, 1)}, typ: date, want: []any{"2016-07-31", nil, nil}},
-		{name: "from timestamp", fn: "date_add", args: []in{lit(ts, tm("2016-07-30 23:00:00")), lit(i64, -31)}, want: []any{"2016-06-29"}},
-		{name: "days not a number", fn: "date_add", args: []in{lit(str, "2016-07-30"), lit(f64, 1.5)}, err: "argument 2 must be an integer number of days, got double"},
+		{name: "from timestamp", fn: "date_add", args: []in{lit(ts, tm("2016-07-30 23:00:00")), lit(i32, -31)}, want: []any{"2016-06-29"}},
+		{name: "days not a number", fn: "date_add", args: []in{lit(str, "2016-07-30"), lit(f64, 1.5)}, err: "argument 2 must be an int, smallint or tinyint number of days, got double"},
+		// date.sql: a bigint is refused, not narrowed; a literal string must be a whole int.
+		{name: "days bigint", fn: "date_add", args: []in{lit(str, "2011-11-11"), lit(i64, 1)}, err: "argument 2 must be an int, smallint or tinyint number of days, got long"},
+		{name: "days string", fn: "date_add", args: []in{lit(str, "2011-11-11"), lit(str, " 1 ")}, want: []any{"2011-11-12"}},
+		{name: "days string fraction", fn: "date_add", args: []in{lit(str, "2011-11-11"), lit(str, "1.2")}, err: "argument 2 must be a whole number of days, got '1.2'"},
+		{name: "days string fraction", fn: "date_sub", args: []in{lit(date, d("2011-11-11")), lit(str, "1.2")}, err: "argument 2 must be a whole number of days, got '1.2'"},
+		{name: "days string column", fn: "date_sub", args: []in{lit(date, d("2011-11-11")), col(str, "1", "1.2", "x")}, want: []any{"2011-11-10", "2011-11-10", nil}},
 		{name: "alias", fn: "dateadd", args: []in{lit(date, d("2020-02-28")), lit(i32, 2)}, want: []any{"2020-03-01"}},
 		{name: "back", fn: "date_sub", args: []in{lit(date, d("2020-03-01")), col(i32, 1, nil)}, want: []any{"2020-02-29", nil}},
 		{name: "signs", fn: "datediff", args: []in{col(str, "2009-07-31", "2009-07-30"), lit(str, "2009-07-30 23:59:59")}, typ: i32, want: []any{int32(1), int32(0)}},
@@ -37,7 +46,14 @@ func TestMoreDatetimeFunctions(t *testing.T) {
 			want: []any{tm("2021-12-06 09:00:00")}},
 		{name: "fractions", fn: "timestamp_seconds", args: []in{col(f64, 1.5, -0.5)}, typ: ts, want: []any{tm("1970-01-01 00:00:01.5"), tm("1969-12-31 23:59:59.5")}},
 		{name: "decimal", fn: "timestamp_seconds", args: []in{lit(dec51, "1.5")}, want: []any{tm("1970-01-01 00:00:01.5")}},
-		{name: "overflow", fn: "timestamp_millis", args: []in{lit(i64, 9223372036854775807)}, want: []any{nil}},
+		// timestamp.sql: overflows and sub-microsecond digits are errors even without ANSI mode.
+		{name: "overflow", fn: "timestamp_millis", args: []in{lit(i64, 92233720368547758)}, err: "long overflow: 92233720368547758 milliseconds is beyond the timestamp range"},
+		{name: "negative overflow", fn: "timestamp_millis", args: []in{lit(i64, -92233720368547758)}, err: "long overflow"},
+		{name: "overflow", fn: "timestamp_seconds", args: []in{col(i64, 1, 1230219000123123)}, err: "long overflow: 1230219000123123 seconds"},
+		{name: "rounding", fn: "timestamp_seconds", args: []in{lit(&arrow.Decimal128Type{Precision: 7, Scale: 7}, "0.1234567")}, err: "rounding necessary: 0.1234567 seconds"},
+		{name: "exact digits", fn: "timestamp_seconds", args: []in{lit(&arrow.Decimal128Type{Precision: 8, Scale: 7}, "1.2345670")}, typ: ts, want: []any{tm("1970-01-01 00:00:01.234")}},
+		{name: "double saturates", fn: "timestamp_seconds", args: []in{col(f64, 1e300, math.NaN(), math.Inf(-1))}, want: []any{maxTS, nil, nil}},
+		{name: "micros", fn: "timestamp_micros", args: []in{col(i64, math.MaxInt64)}, want: []any{maxTS}},
 		{name: "floors", fn: "unix_seconds", args: []in{col(ts, tm("1969-12-31 23:59:59.5"))}, typ: i64, want: []any{int64(-1)}},
 		{name: "millis", fn: "unix_millis", args: []in{col(ts, tm("1970-01-01 00:00:01.25"))}, want: []any{int64(1250)}},
 		{name: "days", fn: "unix_date", args: []in{col(date, d("1970-01-02"), d("1969-12-31"))}, typ: i32, want: []any{int32(1), int32(-1)}},

@@ -337,6 +337,21 @@ func commonType(a, b arrow.DataType) (arrow.DataType, bool) {
 	return sparktype.Common(a, b), true
 }
 
+// widerWithoutString is Spark's findWiderTypeWithoutStringPromotionForTwo:
+// commonType, except that a string meets only a string (or NULL) — an
+// integer and a string have no common type here, where a comparison would
+// compare them as strings.
+func widerWithoutString(a, b arrow.DataType) (arrow.DataType, bool) {
+	t, ok := commonType(a, b)
+	if !ok {
+		return nil, false
+	}
+	if isStringType(t) && !(isStringType(a) || isNull(a)) || isStringType(t) && !(isStringType(b) || isNull(b)) {
+		return nil, false
+	}
+	return t, true
+}
+
 // commonOf widens every argument type together, naming the first argument
 // that does not fit.
 func commonOf(args []fn.Arg, from int) (arrow.DataType, error) {

@@ -317,7 +317,7 @@ func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
 		b := array.NewBuilder(ctx.Mem, dt)
 		defer b.Release()
 		b.Reserve(n)
-		var oc optionCache
+		oc := optionCache{parsing: true}
 		for i := 0; i < n; i++ {
 			if nullAt(doc, i) {
 				b.AppendNull()
@@ -585,8 +585,10 @@ func optionsArg(args []fn.Arg, i int) error {
 // optionCache reads the options of a row, parsing a map only when it
 // differs from the previous row's.
 type optionCache struct {
-	key  string
-	opts *jsonOptions
+	// parsing is set for from_json: its datetime patterns parse.
+	parsing bool
+	key     string
+	opts    *jsonOptions
 }
 
 func (c *optionCache) at(a []arrow.Array, k, i int) (*jsonOptions, error) {
@@ -609,6 +611,7 @@ func (c *optionCache) at(a []arrow.Array, k, i int) (*jsonOptions, error) {
 		return c.opts, nil
 	}
 	o := &jsonOptions{}
+	compile := patternCompiler(c.parsing)
 	for j := s; j < e; j++ {
 		if nullAt(items, int(j)) {
 			continue
@@ -617,9 +620,9 @@ func (c *optionCache) at(a []arrow.Array, k, i int) (*jsonOptions, error) {
 		var err error
 		switch strings.ToLower(keys.Value(int(j))) {
 		case "timestampformat":
-			o.tsFormat, err = compilePattern(v)
+			o.tsFormat, err = compile(v)
 		case "dateformat":
-			o.dateFormat, err = compilePattern(v)
+			o.dateFormat, err = compile(v)
 		case "ignorenullfields":
 			o.keepNulls = strings.EqualFold(v, "false")
 		case "pretty":

@@ -74,6 +74,29 @@ func rowsOf[T any](ctx *fn.Ctx, out arrow.DataType, a []arrow.Array, n int, f fu
 	return rowsWith(ctx, out, a, n, true, f)
 }
 
+// rowsOfErr is rowsOf for an f that can fail: its first error ends the
+// evaluation, as a Spark expression that throws fails the query.
+func rowsOfErr[T any](ctx *fn.Ctx, out arrow.DataType, a []arrow.Array, n int, f func(r row) (T, bool, error)) (arrow.Array, error) {
+	var first error
+	res := rowsWith(ctx, out, a, n, true, func(r row) (T, bool) {
+		var zero T
+		if first != nil {
+			return zero, false
+		}
+		v, ok, err := f(r)
+		if err != nil {
+			first = err
+			return zero, false
+		}
+		return v, ok
+	})
+	if first != nil {
+		res.Release()
+		return nil, first
+	}
+	return res, nil
+}
+
 // rowsWith is rowsOf; with skipNulls false, f sees rows with NULLs too
 // (it checks r.null itself).
 func rowsWith[T any](ctx *fn.Ctx, out arrow.DataType, a []arrow.Array, n int, skipNulls bool, f func(r row) (T, bool)) arrow.Array {

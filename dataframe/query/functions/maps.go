@@ -18,7 +18,8 @@ func defMaps() {
 		Doc:      "The entries of all maps; NULL when one is NULL. A key in two maps is an error.",
 		Examples: ex("map_concat(map(1, 'a', 2, 'b'), map(3, 'c'))", `{1:"a",2:"b",3:"c"}`)})
 	def(fn.Scalar{Name: "map_contains_key", Group: gMap, Signature: "map_contains_key(map, key)", Returns: "boolean", Bind: bindMapContainsKey,
-		Doc:      "Whether `map` has `key`.",
+		Doc: "Whether `map` has `key`. The key must meet the map's key type without becoming a string " +
+			"(`map_contains_key(map('1', 'a'), 1)` is an error) and cannot be NULL.",
 		Examples: ex("map_contains_key(map(1, 'a', 2, 'b'), 1)", "true", "map_contains_key(map(1, 'a', 2, 'b'), 3)", "false")})
 	def(fn.Scalar{Name: "map_entries", Group: gMap, Signature: "map_entries(map)", Returns: "array<struct<key, value>>", Bind: bindMapEntries,
 		Doc:      "The entries of `map` as an array of `key`/`value` structs.",
@@ -143,7 +144,13 @@ func bindMapContainsKey(args []fn.Arg) (fn.Bound, error) {
 	if err != nil {
 		return fn.Bound{}, err
 	}
-	kt, ok := commonType(mt.KeyType(), args[1].Type)
+	// Spark's map_contains_key is array_contains(map_keys(m), key): a NULL
+	// key is refused, and the key meets the map's key type without turning
+	// either into a string.
+	if isNull(args[1].Type) {
+		return fn.Bound{}, fmt.Errorf("argument 2 (the key) cannot be NULL")
+	}
+	kt, ok := widerWithoutString(mt.KeyType(), args[1].Type)
 	if !ok {
 		return fn.Bound{}, fmt.Errorf("argument 2 must be of the map's key type %s, got %s", sparkName(mt.KeyType()), sparkName(args[1].Type))
 	}
@@ -346,8 +353,15 @@ func bindStrToMap(args []fn.Arg) (fn.Bound, error) {
 			b.Append(true)
 			seen := map[string]bool{}
 			text := a[0].(*array.String).Value(i)
-			for _, kv := range splitJava(text, pre.String(), pre, -1) {
-				parts := splitJava(kv, kre.String(), kre, 2)
+			entries, err := splitJava(text, pre.String(), pre, -1)
+			if err != nil {
+				return nil, err
+			}
+			for _, kv := range entries {
+				parts, err := splitJava(kv, kre.String(), kre, 2)
+				if err != nil {
+					return nil, err
+				}
 				if seen[parts[0]] {
 					return nil, fmt.Errorf("duplicate map key %s", parts[0])
 				}

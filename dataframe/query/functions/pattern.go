@@ -31,14 +31,23 @@ type dtPattern struct {
 // DefaultPattern is the format of unix_timestamp and from_unixtime.
 const DefaultPattern = "yyyy-MM-dd HH:mm:ss"
 
-// maxCount is the longest run Spark accepts for each letter.
+// maxCount is the longest run Spark accepts for each letter: Java's
+// DateTimeFormatter limits, less the five-letter (narrow) text forms of
+// G, M, L, E, Q and q and years of seven digits or more, which Spark 3
+// refuses (DateTimeFormatterHelper.unsupportedPatternLengths).
 var maxCount = map[byte]int{
-	'G': 5, 'y': 10, 'D': 3, 'M': 5, 'L': 5, 'd': 2, 'Q': 5, 'q': 5, 'E': 5, 'a': 1,
+	'G': 4, 'y': 6, 'D': 3, 'M': 4, 'L': 4, 'd': 2, 'Q': 4, 'q': 4, 'E': 4, 'a': 1,
 	'h': 2, 'K': 2, 'k': 2, 'H': 2, 'm': 2, 's': 2, 'S': 9, 'V': 2, 'z': 4, 'O': 4,
 	'X': 5, 'x': 5, 'Z': 5,
 }
 
-// compilePattern checks a Spark datetime pattern and compiles it.
+// parseOnlyRefused are the letters Spark formats with but refuses in a
+// pattern that parses (to_timestamp, unix_timestamp, from_json, from_csv):
+// day of week, aligned week and quarter.
+const parseOnlyRefused = "EFqQ"
+
+// compilePattern checks a Spark datetime pattern that formats
+// (date_format, from_unixtime, to_json, to_csv) and compiles it.
 func compilePattern(p string) (*dtPattern, error) {
 	fields, rest, err := compileFields(p, 0, false)
 	if err != nil {
@@ -48,6 +57,42 @@ func compilePattern(p string) (*dtPattern, error) {
 		return nil, fmt.Errorf("datetime pattern %q: unmatched ']' at %d", p, rest+1)
 	}
 	return &dtPattern{src: p, fields: fields}, nil
+}
+
+// compileParsePattern checks and compiles a pattern that parses: Spark
+// refuses a few letters there that it formats with.
+func compileParsePattern(p string) (*dtPattern, error) {
+	c, err := compilePattern(p)
+	if err != nil {
+		return nil, err
+	}
+	if l := refusedLetter(c.fields); l != 0 {
+		return nil, fmt.Errorf("datetime pattern %q: pattern letter '%c' cannot be used to parse, only to format", p, l)
+	}
+	return c, nil
+}
+
+// patternCompiler is compileParsePattern for a pattern that parses, else
+// compilePattern.
+func patternCompiler(parsing bool) func(string) (*dtPattern, error) {
+	if parsing {
+		return compileParsePattern
+	}
+	return compilePattern
+}
+
+// refusedLetter is the first letter of fields (optional sections included)
+// that parseOnlyRefused names, or 0.
+func refusedLetter(fields []dtField) byte {
+	for _, f := range fields {
+		if f.letter != 0 && strings.IndexByte(parseOnlyRefused, f.letter) >= 0 {
+			return f.letter
+		}
+		if l := refusedLetter(f.optional); l != 0 {
+			return l
+		}
+	}
+	return 0
 }
 
 func compileFields(p string, i int, inOptional bool) ([]dtField, int, error) {
@@ -116,9 +161,13 @@ func compileFields(p string, i int, inOptional bool) ([]dtField, int, error) {
 				return nil, 0, fmt.Errorf("datetime pattern %q: too many pattern letters: %s", p, strings.Repeat(string(c), n))
 			case c == 'V' && n != 2:
 				return nil, 0, fmt.Errorf("datetime pattern %q: pattern letter count must be 2: V", p)
+			case c == 'O' && n != 1 && n != 4:
+				return nil, 0, fmt.Errorf("datetime pattern %q: pattern letter count must be 1 or 4: O", p)
 			}
 			out = append(out, dtField{letter: c, count: n})
 			i += n
+		case c == '#' || c == '{' || c == '}':
+			return nil, 0, fmt.Errorf("datetime pattern %q: reserved character '%c' (quote it: '%c')", p, c, c)
 		default:
 			addLit(string(c))
 			i++

@@ -17,10 +17,41 @@ func TestCompilePatternErrors(t *testing.T) {
 		"yyyy]":       "unmatched ']' at 5",
 		"[yyyy":       "unterminated '[' at 1",
 		"bb":          "unknown pattern letter 'b'",
+		// Spark 3 refuses the narrow (five-letter) text forms and years of
+		// seven digits (timestamp.sql, date.sql: SparkUpgradeException).
+		"dd/MMMMM/yyyy":     "too many pattern letters: MMMMM",
+		"yyyy-MM-dd GGGGG":  "too many pattern letters: GGGGG",
+		"dd MM yyyy EEEEEE": "too many pattern letters: EEEEEE",
+		"yyyyyyy":           "too many pattern letters: yyyyyyy",
+		"OO":                "pattern letter count must be 1 or 4: O",
+		"yyyy#MM":           "reserved character '#'",
 	} {
 		_, err := compilePattern(p)
 		require.ErrorContains(t, err, want, p)
 	}
+	for _, p := range []string{"dd/MMMM/yyyy", "yyyyyy", "EEEE", "GGGG", "O", "OOOO", "'#{}'"} {
+		_, err := compilePattern(p)
+		require.NoError(t, err, p)
+	}
+}
+
+func TestCompileParsePattern(t *testing.T) {
+	t.Parallel()
+	for p, want := range map[string]string{
+		"dd MM yyyy EEEE": "pattern letter 'E' cannot be used to parse",
+		"yyyy QQ":         "pattern letter 'Q' cannot be used to parse",
+		"yyyy[ qqq]":      "pattern letter 'q' cannot be used to parse",
+		"dd/MMMMM/yyyy":   "too many pattern letters: MMMMM",
+	} {
+		_, err := compileParsePattern(p)
+		require.ErrorContains(t, err, want, p)
+		if strings.Contains(want, "cannot be used to parse") {
+			_, err := compilePattern(p)
+			require.NoError(t, err, "%s formats", p)
+		}
+	}
+	_, err := compileParsePattern("yyyy-MM-dd'E'HH")
+	require.NoError(t, err, "a quoted letter is text")
 }
 
 func TestPatternQuotes(t *testing.T) {

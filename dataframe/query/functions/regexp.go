@@ -12,10 +12,12 @@ import (
 )
 
 // Regular-expression functions (string and predicate groups): see
-// docs/sql-functions.md#string-functions. Patterns are RE2, which covers
-// Java's syntax except backreferences and look-around.
+// docs/sql-functions.md#regular-expressions. Patterns are Java's syntax
+// as javaRegexp compiles it.
 
-const reDifference = "Regular expressions are Go's RE2: Java's backreferences and look-around are rejected as invalid patterns."
+const reDifference = "A few Java-only constructs are refused: class intersections (`[a-z&&[^aeiou]]`), " +
+	"`\\p{Alpha}`-style class names, the flags `(?d)` and `(?u)`; `(?U)` makes quantifiers lazy. " +
+	"See [Regular expressions](#regular-expressions)."
 
 func init() {
 	def(fn.Scalar{Name: "regexp_extract", Group: gString, Signature: "regexp_extract(str, regexp[, idx])", Returns: "string",
@@ -93,7 +95,7 @@ func upperASCII(s string) string {
 
 // bindRegexpPerRow binds a function of (str, regexp[, int]) whose value
 // for a row, given the compiled pattern, f computes.
-func bindRegexpPerRow[T any](kinds string, out arrow.DataType, f func(re *regexp.Regexp, r row) (T, bool)) bindFunc {
+func bindRegexpPerRow[T any](kinds string, out arrow.DataType, f func(re *javaRegexp, r row) (T, bool, error)) bindFunc {
 	return func(args []fn.Arg) (fn.Bound, error) {
 		in, err := signature(args, kinds)
 		if err != nil {
@@ -105,45 +107,44 @@ func bindRegexpPerRow[T any](kinds string, out arrow.DataType, f func(re *regexp
 		}
 		return fn.Bound{Type: out, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			rc := cache.forEval()
-			var bad error
-			res := rowsOf(ctx, out, a, n, func(r row) (T, bool) {
+			return rowsOfErr(ctx, out, a, n, func(r row) (T, bool, error) {
 				re, err := rc.at(a, r.i)
 				if err != nil {
-					bad = err
 					var zero T
-					return zero, false
+					return zero, false, err
 				}
 				return f(re, r)
 			})
-			if bad != nil {
-				res.Release()
-				return nil, bad
-			}
-			return res, nil
 		}}, nil
 	}
 }
 
-var bindRegexpCount = bindRegexpPerRow("ss", int32Type, func(re *regexp.Regexp, r row) (int32, bool) {
-	return int32(len(re.FindAllStringIndex(r.str(0, ""), -1))), true
+var bindRegexpCount = bindRegexpPerRow("ss", int32Type, func(re *javaRegexp, r row) (int32, bool, error) {
+	n, err := re.countAll(r.str(0, ""))
+	return int32(n), true, err
 })
 
-var bindRegexpInstr = bindRegexpPerRow("ss|i", int32Type, func(re *regexp.Regexp, r row) (int32, bool) {
+var bindRegexpInstr = bindRegexpPerRow("ss|i", int32Type, func(re *javaRegexp, r row) (int32, bool, error) {
 	s := r.str(0, "")
-	m := re.FindStringIndex(s)
-	if m == nil {
-		return 0, true
+	m, err := re.first(s)
+	if m == nil || err != nil {
+		return 0, true, err
 	}
-	return int32(utf8.RuneCountInString(s[:m[0]]) + 1), true
+	return int32(utf8.RuneCountInString(s[:m[0]]) + 1), true, nil
 })
 
-var bindRegexpSubstr = bindRegexpPerRow("ss", stringType, func(re *regexp.Regexp, r row) (string, bool) {
-	m := re.FindString(r.str(0, ""))
-	return m, m != ""
+var bindRegexpSubstr = bindRegexpPerRow("ss", stringType, func(re *javaRegexp, r row) (string, bool, error) {
+	s := r.str(0, "")
+	m, err := re.first(s)
+	if m == nil || err != nil {
+		return "", false, err
+	}
+	return s[m[0]:m[1]], m[1] > m[0], nil
 })
 
-var bindRlike = bindRegexpPerRow("ss", boolType, func(re *regexp.Regexp, r row) (bool, bool) {
-	return re.MatchString(r.str(0, "")), true
+var bindRlike = bindRegexpPerRow("ss", boolType, func(re *javaRegexp, r row) (bool, bool, error) {
+	ok, err := re.MatchString(r.str(0, ""))
+	return ok, true, err
 })
 
 func bindRegexpExtractAll(args []fn.Arg) (fn.Bound, error) {
@@ -183,12 +184,16 @@ func bindRegexpExtractAll(args []fn.Arg) (fn.Bound, error) {
 			}
 			s := r.str(0, "")
 			b.Append(true)
-			for _, m := range re.FindAllStringSubmatchIndex(s, -1) {
+			err = re.findAll(s, func(m []int) bool {
 				if m[2*idx] < 0 {
 					vb.Append("")
 				} else {
 					vb.Append(s[m[2*idx]:m[2*idx+1]])
 				}
+				return true
+			})
+			if err != nil {
+				return nil, err
 			}
 		}
 		return b.NewArray(), nil

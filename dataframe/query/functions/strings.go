@@ -2,7 +2,6 @@ package functions
 
 import (
 	"fmt"
-	"regexp"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -603,14 +602,6 @@ func bindConcatWs(args []fn.Arg) (fn.Bound, error) {
 	}}, nil
 }
 
-func compileRegex(p string) (*regexp.Regexp, error) {
-	re, err := regexp.Compile(p)
-	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %v", p, err)
-	}
-	return re, nil
-}
-
 func bindSplit(args []fn.Arg) (fn.Bound, error) {
 	in, err := signature(args, "ss|i")
 	if err != nil {
@@ -639,8 +630,12 @@ func bindSplit(args []fn.Arg) (fn.Bound, error) {
 			if err != nil {
 				return nil, err
 			}
+			parts, err := splitJava(s.Value(i), pat.Value(i), re, limit)
+			if err != nil {
+				return nil, err
+			}
 			b.Append(true)
-			for _, part := range splitJava(s.Value(i), pat.Value(i), re, limit) {
+			for _, part := range parts {
 				vb.Append(part)
 			}
 		}
@@ -651,7 +646,7 @@ func bindSplit(args []fn.Arg) (fn.Bound, error) {
 // splitJava is Java's Pattern.split as Spark calls it: limit > 0 keeps at
 // most limit parts (the last holds the rest), otherwise all parts,
 // trailing empty ones included; an empty pattern splits into characters.
-func splitJava(s, pattern string, re *regexp.Regexp, limit int) []string {
+func splitJava(s, pattern string, re *javaRegexp, limit int) ([]string, error) {
 	if pattern == "" && s != "" {
 		nchars := utf8.RuneCountInString(s)
 		if limit <= 0 || limit > nchars {
@@ -663,22 +658,23 @@ func splitJava(s, pattern string, re *regexp.Regexp, limit int) []string {
 			parts = append(parts, s[:size])
 			s = s[size:]
 		}
-		return append(parts, s)
+		return append(parts, s), nil
 	}
 	var parts []string
 	index := 0
-	for _, m := range re.FindAllStringIndex(s, -1) {
+	err := re.findAll(s, func(m []int) bool {
 		if limit > 0 && len(parts) >= limit-1 {
-			break
+			return false
 		}
 		if m[0] == 0 && m[1] == 0 {
 			// No empty leading part for a zero-width match at the start.
-			continue
+			return true
 		}
 		parts = append(parts, s[index:m[0]])
 		index = m[1]
-	}
-	return append(parts, s[index:])
+		return true
+	})
+	return append(parts, s[index:]), err
 }
 
 var bindReplace = bindStrings("ss|s", func(dst []byte, r row) []byte {
@@ -721,7 +717,10 @@ func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
 				return nil, false, err
 			}
 			v := s.Value(i)
-			m := re.FindStringSubmatchIndex(v)
+			m, err := re.first(v)
+			if err != nil {
+				return nil, false, err
+			}
 			if m == nil || m[2*idx] < 0 {
 				return dst, true, nil
 			}
@@ -730,7 +729,7 @@ func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
 	}}, nil
 }
 
-func checkGroup(re *regexp.Regexp, idx int64) error {
+func checkGroup(re *javaRegexp, idx int64) error {
 	if idx < 0 {
 		return fmt.Errorf("argument 3: the regex group index must not be negative, got %d", idx)
 	}
@@ -791,17 +790,15 @@ func bindRegexpReplace(args []fn.Arg) (fn.Bound, error) {
 				prefix, v = v[:off], v[off:]
 			}
 			dst = append(dst, prefix...)
-			if !strings.Contains(tmpl, "$") {
-				return append(dst, re.ReplaceAllLiteralString(v, tmpl)...), true, nil
-			}
-			return append(dst, re.ReplaceAllString(v, tmpl)...), true, nil
+			dst, err = re.replaceAll(dst, v, tmpl)
+			return dst, err == nil, err
 		})
 	}}, nil
 }
 
 // javaReplacement turns a Java replacement string (Spark's regexp_replace:
 // `$1`, `${name}`, `\$` for a literal dollar) into a Go Expand template.
-func javaReplacement(rep string, re *regexp.Regexp) (string, error) {
+func javaReplacement(rep string, re *javaRegexp) (string, error) {
 	if !strings.ContainsAny(rep, `$\`) {
 		return rep, nil
 	}

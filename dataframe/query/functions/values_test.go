@@ -72,6 +72,8 @@ func TestCollectionFunctions(t *testing.T) {
 		{name: "widens value", fn: "array_contains", args: []in{lit(arrowList(i32), []any{1, 2}), lit(i64, 2)}, want: []any{true}},
 		{name: "strings", fn: "array_contains", args: []in{lit(arrowList(str), []any{"a"}), col(str, "a", "b")}, want: []any{true, false}},
 		{name: "type", fn: "array_contains", args: []in{lit(arrowList(i64), []any{1}), lit(str, "1")}, err: "argument 2 must be of the array's element type long, got string"},
+		{name: "string array", fn: "array_contains", args: []in{lit(arrowList(str), []any{"1"}), lit(i32, 1)}, err: "argument 2 must be of the array's element type string, got int"},
+		{name: "null value", fn: "array_contains", args: []in{lit(arrowList(i64), []any{1}), lit(null, nil)}, err: "argument 2 (the value) cannot be NULL"},
 		{name: "doc", fn: "element_at", args: []in{lit(arrowList(i32), []any{1, 2, 3}), col(i32, 2, -1, 4, -4, nil)}, typ: i32, want: []any{int32(2), int32(3), nil, nil, nil}},
 		{name: "strings", fn: "element_at", args: []in{col(arrowList(str), []any{"a", "b"}, nil, []any{nil}), lit(i64, 1)}, typ: str, want: []any{"a", nil, nil}},
 		{name: "structs", fn: "element_at", args: []in{lit(arrowList(arrowStruct()), []any{[]any{1}, []any{2}}), lit(i32, -1)}, want: []any{map[string]any{"a": int64(2)}}},
