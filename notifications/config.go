@@ -12,7 +12,6 @@ import (
 
 	"github.com/sluicedata/sluice/internal/duration"
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
-	"github.com/sluicedata/sluice/notifications/internal/jobs"
 	"github.com/sluicedata/sluice/notifications/source"
 )
 
@@ -120,16 +119,6 @@ type Config struct {
 	// source.Config.Build. Defaults to none.
 	Sources []*source.Source
 }
-
-// MailConfig configures the e-mail alert sent when a record becomes FAILED
-// (CONN_MAIL_*; see docs/environment.md#e-mail-alert).
-type MailConfig = jobs.MailConfig
-
-// ProcessingJob and CleanupJob name the job locks taken in the store.
-const (
-	ProcessingJob = jobs.ProcessingJob
-	CleanupJob    = jobs.CleanupJob
-)
 
 // Variable documents one environment variable of the sidecar.
 type Variable struct {
@@ -496,8 +485,8 @@ func checkListenAddr(addr string) error {
 }
 
 // jobsConfig is the part of c the jobs read.
-func (c *Config) jobsConfig() jobs.Config {
-	return jobs.Config{
+func (c *Config) jobsConfig() runnerConfig {
+	return runnerConfig{
 		BatchSize: c.BatchSize, Drain: c.Drain, Concurrency: c.Concurrency, MaxAttempts: c.MaxAttempts,
 		InitialRetryDelay: c.InitialRetryDelay, BackoffMultiplier: c.BackoffMultiplier,
 		RetentionDays: c.RetentionDays, DownstreamTimeout: c.DownstreamTimeout,

@@ -48,19 +48,22 @@
 // into one more run) and across processes (Store.Lock). With
 // CONN_PROCESSING_CONCURRENCY > 1 records of different objectTokens run in
 // parallel; one objectToken's records stay sequential and in order.
+//
 // # Layout
 //
 //   - notifications/queue: the record, its statuses, the Store contract and
-//     its errors, the dataset's columns, the record's JSON form, the back-off
-//     formula.
+//     its errors, the dataset's columns and formats, the record's JSON forms
+//     (DTO), the attempt outcomes, the back-off formula.
 //   - notifications/source: webhook sources — the signature schemes, the
 //     mapping of a body to a record (the HMC body's too), the config file.
 //   - notifications/internal/httpapi: the HTTP API (intake, query,
 //     management, datasets, health, metrics).
-//   - notifications/internal/jobs: the processing and cleanup jobs, the
-//     downstream handlers and the FAILED alert.
 //   - notifications/sqlstore: the SQLite and Postgres stores;
 //     notifications/storetest: the conformance suite every store runs.
-//   - this package: configuration (ConfigFromEnv) and the Service that
-//     puts the parts together.
+//   - this package: configuration (ConfigFromEnv), the Service that puts
+//     the parts together, and what a Go embedder handles: the processing and
+//     cleanup jobs (RunStats), the downstream handlers (Handler,
+//     HandlerFunc, StatusHandler, MarketplaceHandler, DownstreamError) and
+//     the FAILED alert (MailConfig). Names of notifications/queue are
+//     repeated here as aliases so one import does.
 package notifications

@@ -57,18 +57,9 @@ type Source struct {
 	Log   *slog.Logger
 }
 
-// Processing outcomes, the values of processed_total's outcome label.
-const (
-	OutcomeSuccess  = "success"
-	OutcomeRetrying = "retrying"
-	OutcomeFailed   = "failed"
-	// OutcomeSkipped: the record stopped being live while it was processed
-	// (outdated, deleted or requeued meanwhile), so its result was dropped.
-	OutcomeSkipped = "skipped"
-)
-
-// Outcomes lists the processing outcomes.
-var Outcomes = []string{OutcomeSuccess, OutcomeRetrying, OutcomeFailed, OutcomeSkipped}
+// Outcomes lists the processing outcomes, the values of processed_total's
+// outcome label.
+var Outcomes = []string{queue.OutcomeSuccess, queue.OutcomeRetrying, queue.OutcomeFailed, queue.OutcomeSkipped}
 
 // New registers every series, the store collector over src and the Go
 // runtime and process collectors; sources get their series at once (at 0).

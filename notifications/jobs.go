@@ -1,4 +1,4 @@
-package jobs
+package notifications
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sluicedata/sluice/notifications/internal/metrics"
 	"github.com/sluicedata/sluice/notifications/queue"
 )
 
@@ -101,12 +100,12 @@ func (t *trigger) wait(ctx context.Context) error {
 
 // TriggerProcessing starts a processing run in the background, or asks for
 // one more right after the current one; it reports whether one was running.
-func (s *Runner) TriggerProcessing() bool {
+func (s *runner) TriggerProcessing() bool {
 	return s.procTrigger.fire(s.jobCtx, s.stopping)
 }
 
 // TriggerCleanup is TriggerProcessing for the cleanup job.
-func (s *Runner) TriggerCleanup() bool {
+func (s *runner) TriggerCleanup() bool {
 	return s.cleanTrigger.fire(s.jobCtx, s.stopping)
 }
 
@@ -114,7 +113,7 @@ func (s *Runner) TriggerCleanup() bool {
 // with Drain, batches until none is eligible). It waits for a run of this
 // process to end first and returns queue.ErrLocked when another process holds
 // the job lock.
-func (s *Runner) RunProcessing(ctx context.Context) (RunStats, error) {
+func (s *runner) RunProcessing(ctx context.Context) (RunStats, error) {
 	var st RunStats
 	select {
 	case s.procSem <- struct{}{}:
@@ -152,7 +151,7 @@ func (s *Runner) RunProcessing(ctx context.Context) (RunStats, error) {
 	return st, ctx.Err()
 }
 
-func (s *Runner) countRun(job string, err error) {
+func (s *runner) countRun(job string, err error) {
 	switch {
 	case err == nil:
 		s.metrics.JobRuns.WithLabelValues(job, "ok").Inc()
@@ -167,20 +166,20 @@ func (s *Runner) countRun(job string, err error) {
 // processBatch processes recs (ascending creationDate) one at a time, or
 // with Concurrency > 1 runs different objectTokens in parallel while each
 // objectToken's records stay sequential and in order.
-func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunStats, mu *sync.Mutex) {
+func (s *runner) processBatch(ctx context.Context, recs []Record, st *RunStats, mu *sync.Mutex) {
 	if s.cfg.Concurrency <= 1 || len(recs) == 1 {
 		for i := range recs {
 			s.processOne(ctx, &recs[i], st, mu)
 		}
 		return
 	}
-	var groups [][]*queue.Record
+	var groups [][]*Record
 	index := make(map[string]int, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		// Records without an object share nothing: each is its own group.
 		if r.ObjectToken == "" {
-			groups = append(groups, []*queue.Record{r})
+			groups = append(groups, []*Record{r})
 			continue
 		}
 		g, ok := index[r.ObjectToken]
@@ -192,7 +191,7 @@ func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunS
 		groups[g] = append(groups[g], r)
 	}
 	workers := min(s.cfg.Concurrency, len(groups))
-	work := make(chan []*queue.Record)
+	work := make(chan []*Record)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -214,7 +213,7 @@ func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunS
 
 // processOne runs the handler for rec and saves the outcome; for a record
 // that became FAILED it sends the alert after the outcome is committed.
-func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats, mu *sync.Mutex) {
+func (s *runner) processOne(ctx context.Context, rec *Record, st *RunStats, mu *sync.Mutex) {
 	hosts := s.downstreamHosts(rec)
 	for _, h := range hosts {
 		if !s.breaker.allow(h) {
@@ -270,13 +269,13 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 		// The record will be processed again.
 		s.metrics.Store.Failed("save processing outcome", true, ferr)
 	case !ok:
-		outcome = metrics.OutcomeSkipped
+		outcome = queue.OutcomeSkipped
 	case rec.Status == queue.StatusSuccess:
-		outcome = metrics.OutcomeSuccess
+		outcome = queue.OutcomeSuccess
 	case rec.Status == queue.StatusRetrying:
-		outcome = metrics.OutcomeRetrying
+		outcome = queue.OutcomeRetrying
 	default:
-		outcome = metrics.OutcomeFailed
+		outcome = queue.OutcomeFailed
 	}
 	if outcome != "" {
 		src := rec.SourceName()
@@ -287,17 +286,17 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 	switch outcome {
 	case "":
 		st.Errors++
-	case metrics.OutcomeSkipped:
+	case queue.OutcomeSkipped:
 		st.Skipped++
-	case metrics.OutcomeSuccess:
+	case queue.OutcomeSuccess:
 		st.Succeeded++
-	case metrics.OutcomeRetrying:
+	case queue.OutcomeRetrying:
 		st.Retrying++
-	case metrics.OutcomeFailed:
+	case queue.OutcomeFailed:
 		st.Failed++
 	}
 	mu.Unlock()
-	if outcome == metrics.OutcomeFailed {
+	if outcome == queue.OutcomeFailed {
 		s.alert(ctx, rec)
 	}
 }
@@ -305,7 +304,7 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 // handleRecord fetches the payload if needed and calls the record's
 // handler, turning a handler panic into a failed attempt. status is the
 // downstream answer's, when the handler tells it (StatusHandler).
-func (s *Runner) handleRecord(ctx context.Context, rec *queue.Record) (status int, err error) {
+func (s *runner) handleRecord(ctx context.Context, rec *Record) (status int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("handler panic: %v", p)
@@ -335,7 +334,7 @@ func (s *Runner) handleRecord(ctx context.Context, rec *queue.Record) (status in
 
 // alert mails (or, without a host, logs) that rec became FAILED. A mail
 // failure is logged only: the record is already saved.
-func (s *Runner) alert(ctx context.Context, rec *queue.Record) {
+func (s *runner) alert(ctx context.Context, rec *Record) {
 	subject := AlertSubject(oneLine(rec.WebhookToken))
 	if s.cfg.Mail.Host == "" {
 		s.metrics.Mails.WithLabelValues("logged").Inc()
@@ -358,7 +357,7 @@ const mailTimeout = 15 * time.Second
 
 // RunCleanup deletes terminal records received more than RetentionDays ago
 // (all terminal records when 0) and waits for it.
-func (s *Runner) RunCleanup(ctx context.Context) (RunStats, error) {
+func (s *runner) RunCleanup(ctx context.Context) (RunStats, error) {
 	var st RunStats
 	select {
 	case s.cleanSem <- struct{}{}:
