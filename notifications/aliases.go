@@ -61,6 +61,7 @@ var (
 	ErrDuplicate   = queue.ErrDuplicate
 	ErrUnavailable = queue.ErrUnavailable
 	ErrLocked      = queue.ErrLocked
+	ErrLockLost    = queue.ErrLockLost
 	ErrInvalid     = queue.ErrInvalid
 )
 

@@ -112,7 +112,10 @@ func (s *runner) TriggerCleanup() bool {
 // RunProcessing runs the processing job now and waits for it: one batch (or,
 // with Drain, batches until none is eligible). It waits for a run of this
 // process to end first and returns queue.ErrLocked when another process holds
-// the job lock.
+// the job lock. Should the store lose the lock while the job runs, the job
+// stops (no further claims; handlers running are cancelled, their records
+// processed again once their claim lease ends) and the error wraps
+// queue.ErrLockLost.
 func (s *runner) RunProcessing(ctx context.Context) (RunStats, error) {
 	var st RunStats
 	select {
@@ -121,16 +124,20 @@ func (s *runner) RunProcessing(ctx context.Context) (RunStats, error) {
 		return st, ctx.Err()
 	}
 	defer func() { <-s.procSem }()
-	unlock, err := s.store.Lock(ctx, ProcessingJob)
+	held, unlock, err := s.store.Lock(ctx, ProcessingJob)
 	if err != nil {
 		s.countRun(ProcessingJob, err)
 		return st, fmt.Errorf("processing job: %w", err)
 	}
 	defer unlock()
+	ctx = held
 	var mu sync.Mutex
 	for st.Batches < maxDrainBatches {
 		recs, err := s.store.Claim(ctx, s.now(), s.cfg.BatchSize)
 		if err != nil {
+			if ctx.Err() != nil {
+				break // cut short: reported below
+			}
 			s.countRun(ProcessingJob, err)
 			return st, fmt.Errorf("processing job: claiming a batch: %w", err)
 		}
@@ -144,11 +151,32 @@ func (s *runner) RunProcessing(ctx context.Context) (RunStats, error) {
 			break
 		}
 	}
-	s.countRun(ProcessingJob, ctx.Err())
+	err = s.interrupted(ctx, ProcessingJob, st.Errors)
+	s.countRun(ProcessingJob, err)
 	if st.Claimed > 0 {
 		s.log.Info("processing run done", "stats", st.String())
 	}
-	return st, ctx.Err()
+	return st, err
+}
+
+// interrupted reports a run cut short — by the job lock's loss, by
+// shutdown or by the caller's context — in one log line and returns why (nil when it was not):
+// pending is how many claimed records were left without an outcome.
+func (s *runner) interrupted(ctx context.Context, job string, pending int) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(cause, queue.ErrLockLost) {
+		s.log.Error("job stopped: the store lost its job lock, so another sidecar may run it now; records claimed and not finished are processed again once their claim lease ends",
+			"job", job, "unfinished", pending, "error", cause)
+		return fmt.Errorf("%s job: %w", job, cause)
+	}
+	if pending > 0 {
+		s.log.Warn("job cut short (shutdown or its context ended); records claimed and not finished are processed again once their claim lease ends",
+			"job", job, "unfinished", pending, "error", cause)
+	}
+	return fmt.Errorf("%s job: %w", job, cause)
 }
 
 func (s *runner) countRun(job string, err error) {
@@ -157,6 +185,10 @@ func (s *runner) countRun(job string, err error) {
 		s.metrics.JobRuns.WithLabelValues(job, "ok").Inc()
 	case errors.Is(err, queue.ErrLocked):
 		s.metrics.JobRuns.WithLabelValues(job, "locked").Inc()
+	case errors.Is(err, queue.ErrLockLost):
+		s.metrics.JobRuns.WithLabelValues(job, "lost").Inc() // logged by interrupted
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		s.metrics.JobRuns.WithLabelValues(job, "error").Inc() // shutdown: logged by interrupted
 	default:
 		s.metrics.JobRuns.WithLabelValues(job, "error").Inc()
 		s.log.Error("job failed", "job", job, "error", err)
@@ -214,6 +246,14 @@ func (s *runner) processBatch(ctx context.Context, recs []Record, st *RunStats, 
 // processOne runs the handler for rec and saves the outcome; for a record
 // that became FAILED it sends the alert after the outcome is committed.
 func (s *runner) processOne(ctx context.Context, rec *Record, st *RunStats, mu *sync.Mutex) {
+	if ctx.Err() != nil {
+		// The run was cut short before this record's turn: left claimed,
+		// it is processed again once its claim lease ends.
+		mu.Lock()
+		st.Errors++
+		mu.Unlock()
+		return
+	}
 	hosts := s.downstreamHosts(rec)
 	for _, h := range hosts {
 		if !s.breaker.allow(h) {
@@ -229,14 +269,22 @@ func (s *runner) processOne(ctx context.Context, rec *Record, st *RunStats, mu *
 	status, err := s.handleRecord(ctx, rec)
 	took := time.Since(began)
 	s.metrics.ProcessingDuration.Observe(took.Seconds())
-	if ctx.Err() != nil {
-		// Cut short by shutdown: not an attempt that failed. The record
-		// stays claimed until its lease expires and is processed again.
-		s.log.Warn("processing interrupted by shutdown; the record will be processed again", "webhookToken", rec.WebhookToken)
+	if ctx.Err() != nil && err != nil {
+		// Cut short (shutdown, the job lock lost): not an attempt that
+		// failed. The record stays claimed until its lease expires and is
+		// processed again.
 		mu.Lock()
 		st.Errors++
 		mu.Unlock()
 		return
+	}
+	if ctx.Err() != nil {
+		// The handler succeeded as the run was cut short: the outcome is
+		// saved all the same (under this store's claim, which still holds),
+		// so the record is not delivered twice.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+		defer cancel()
+		ctx = fctx
 	}
 	for _, h := range hosts {
 		s.breaker.record(h, !isDownstreamFailure(err))
@@ -355,6 +403,10 @@ func (s *runner) alert(ctx context.Context, rec *Record) {
 
 const mailTimeout = 15 * time.Second
 
+// finishTimeout bounds saving the success of a handler that returned as
+// its run was cut short.
+const finishTimeout = 10 * time.Second
+
 // RunCleanup deletes terminal records received more than RetentionDays ago
 // (all terminal records when 0) and waits for it.
 func (s *runner) RunCleanup(ctx context.Context) (RunStats, error) {
@@ -365,12 +417,13 @@ func (s *runner) RunCleanup(ctx context.Context) (RunStats, error) {
 		return st, ctx.Err()
 	}
 	defer func() { <-s.cleanSem }()
-	unlock, err := s.store.Lock(ctx, CleanupJob)
+	held, unlock, err := s.store.Lock(ctx, CleanupJob)
 	if err != nil {
 		s.countRun(CleanupJob, err)
 		return st, fmt.Errorf("cleanup job: %w", err)
 	}
 	defer unlock()
+	ctx = held
 	// In UTC a day is always 24 hours: local time would move the cutoff by
 	// an hour across a DST change.
 	now := s.now().UTC()
@@ -381,13 +434,23 @@ func (s *runner) RunCleanup(ctx context.Context) (RunStats, error) {
 	}
 	n, err := s.store.Cleanup(ctx, cutoff)
 	if err != nil {
+		if cut := s.interrupted(ctx, CleanupJob, 0); cut != nil {
+			err = cut
+		} else {
+			err = fmt.Errorf("cleanup job: %w", err)
+		}
 		s.countRun(CleanupJob, err)
-		return st, fmt.Errorf("cleanup job: %w", err)
+		return st, err
 	}
 	st.Deleted = n
 	if err := s.expireKept(ctx, now); err != nil {
+		if cut := s.interrupted(ctx, CleanupJob, 0); cut != nil {
+			err = cut
+		} else {
+			err = fmt.Errorf("cleanup job: %w", err)
+		}
 		s.countRun(CleanupJob, err)
-		return st, fmt.Errorf("cleanup job: %w", err)
+		return st, err
 	}
 	s.countRun(CleanupJob, nil)
 	if n > 0 {

@@ -92,7 +92,7 @@ func New(src Source, sources ...string) *Metrics {
 	}, []string{"result"})
 	m.JobRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_job_runs_total",
-		Help: "Job runs by job and result (ok, error, locked).",
+		Help: "Job runs by job and result (ok, error, locked, lost).",
 	}, []string{"job", "result"})
 	m.InvalidUTF8 = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_invalid_utf8_total",
