@@ -158,3 +158,49 @@ func TestProcessingStopsWhenJobLockIsLost(t *testing.T) {
 		})
 	}
 }
+
+// A handler that completes its delivery although its run lost the job lock
+// meanwhile has its success saved: the record is not delivered twice.
+func TestLockLostKeepsACompletedSuccess(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	dsn := "sqlite:" + filepath.Join(t.TempDir(), "notifications.db")
+	a, err := sqlstore.Open(ctx, dsn, sqlstore.WithLockLease(300*time.Millisecond))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = a.Close() })
+	b, err := sqlstore.Open(ctx, dsn, sqlstore.WithClock(func() time.Time { return time.Now().Add(time.Hour) }))
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = b.Close() })
+
+	cfg := testConfig()
+	cfg.BatchSize, cfg.Concurrency = 2, 1
+	cfg.DownstreamTimeout = time.Minute
+	var calls atomic.Int32
+	handler := notifications.HandlerFunc(func(hctx context.Context, rec *notifications.Record, _ []byte) error {
+		calls.Add(1)
+		// The second sidecar takes the lock while this delivery is under
+		// way; the delivery itself completes.
+		var unlock func()
+		require.Eventually(t, func() bool {
+			_, unlock, err = b.Lock(ctx, notifications.ProcessingJob)
+			return err == nil
+		}, time.Minute, 10*time.Millisecond)
+		t.Cleanup(unlock)
+		select {
+		case <-hctx.Done():
+		case <-ctx.Done():
+		}
+		return nil
+	})
+	svc := newService(t, cfg, a, notifications.WithDefaultHandler(handler))
+	deliver(t, svc, "wbh-1", "usr-1", "2024-05-01T10:00:01Z")
+	deliver(t, svc, "wbh-2", "usr-2", "2024-05-01T10:00:02Z")
+	st, err := svc.RunProcessing(ctx)
+	require.ErrorIs(t, err, notifications.ErrLockLost)
+	require.EqualValues(t, 1, calls.Load())
+	require.Equal(t, 1, st.Succeeded)
+	require.Equal(t, 1, st.Errors)
+	require.Equal(t, notifications.StatusSuccess, mustGet(t, a, "wbh-1").Status)
+	require.Equal(t, notifications.StatusPending, mustGet(t, a, "wbh-2").Status)
+}
