@@ -174,5 +174,7 @@ func scrub(err error, secret string) error {
 	if secret == "" || !strings.Contains(err.Error(), secret) {
 		return err
 	}
+	// A new error, not %w: errors.As must not reach the error whose text
+	// holds the secret.
 	return errors.New(strings.ReplaceAll(err.Error(), secret, "***"))
 }

@@ -31,7 +31,7 @@ func (d *dtoIn) creationDate() (*time.Time, error) {
 	}
 	t, err := queue.ParseDateTime(*d.CreationDate)
 	if err != nil {
-		return nil, fmt.Errorf("creationDate: %v", err)
+		return nil, fmt.Errorf("creationDate: %w", err)
 	}
 	return &t, nil
 }
@@ -51,7 +51,7 @@ func (s *API) record(d *dtoIn, src string, now time.Time, keepStatus bool) (queu
 	if d.Source != nil && *d.Source != "" {
 		src, err := s.sourceParam(*d.Source)
 		if err != nil {
-			return queue.Record{}, fmt.Errorf("source: %s", strings.TrimPrefix(err.Error(), `query parameter "source": `))
+			return queue.Record{}, fmt.Errorf("source: %w", err)
 		}
 		r.Source = src
 	}
@@ -214,7 +214,7 @@ func (s *API) mgmtList(c *fiber.Ctx) error {
 	f := queue.FailedFilter{Target: c.Query("target")}
 	if v := c.Query("source"); v != "" {
 		if f.Source, err = s.sourceParam(v); err != nil {
-			return jsonError(c, fiber.StatusBadRequest, err.Error())
+			return jsonError(c, fiber.StatusBadRequest, `query parameter "source": `+err.Error())
 		}
 	}
 	if t := c.Query("type"); t != "" {
