@@ -45,7 +45,9 @@
 // claimed under a lease and its outcome saved after the handler returned,
 // so a crash in between has it processed again. One processing run and one
 // cleanup run at a time per process (a trigger while running is coalesced
-// into one more run) and across processes (Store.Lock). With
+// into one more run) and across processes (Store.Lock); a run whose lock
+// the store loses stops at once (ErrLockLost), its unfinished records left
+// to be claimed again. With
 // CONN_PROCESSING_CONCURRENCY > 1 records of different objectTokens run in
 // parallel; one objectToken's records stay sequential and in order.
 //

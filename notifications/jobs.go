@@ -118,19 +118,11 @@ func (s *runner) TriggerCleanup() bool {
 // queue.ErrLockLost.
 func (s *runner) RunProcessing(ctx context.Context) (RunStats, error) {
 	var st RunStats
-	select {
-	case s.procSem <- struct{}{}:
-	case <-ctx.Done():
-		return st, ctx.Err()
-	}
-	defer func() { <-s.procSem }()
-	held, unlock, err := s.store.Lock(ctx, ProcessingJob)
+	ctx, end, err := s.begin(ctx, s.procSem, ProcessingJob)
 	if err != nil {
-		s.countRun(ProcessingJob, err)
-		return st, fmt.Errorf("processing job: %w", err)
+		return st, err
 	}
-	defer unlock()
-	ctx = held
+	defer end()
 	var mu sync.Mutex
 	for st.Batches < maxDrainBatches {
 		recs, err := s.store.Claim(ctx, s.now(), s.cfg.BatchSize)
@@ -157,6 +149,24 @@ func (s *runner) RunProcessing(ctx context.Context) (RunStats, error) {
 		s.log.Info("processing run done", "stats", st.String())
 	}
 	return st, err
+}
+
+// begin waits for this process's run of job to end (sem) and takes the
+// job's lock in the store; the run goes on under the returned context,
+// which ends should the store lose the lock, and end releases both.
+func (s *runner) begin(ctx context.Context, sem chan struct{}, job string) (context.Context, func(), error) {
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	held, unlock, err := s.store.Lock(ctx, job)
+	if err != nil {
+		<-sem
+		s.countRun(job, err)
+		return nil, nil, fmt.Errorf("%s job: %w", job, err)
+	}
+	return held, func() { unlock(); <-sem }, nil
 }
 
 // interrupted reports a run cut short — by the job lock's loss, by
@@ -411,19 +421,11 @@ const finishTimeout = 10 * time.Second
 // (all terminal records when 0) and waits for it.
 func (s *runner) RunCleanup(ctx context.Context) (RunStats, error) {
 	var st RunStats
-	select {
-	case s.cleanSem <- struct{}{}:
-	case <-ctx.Done():
-		return st, ctx.Err()
-	}
-	defer func() { <-s.cleanSem }()
-	held, unlock, err := s.store.Lock(ctx, CleanupJob)
+	ctx, end, err := s.begin(ctx, s.cleanSem, CleanupJob)
 	if err != nil {
-		s.countRun(CleanupJob, err)
-		return st, fmt.Errorf("cleanup job: %w", err)
+		return st, err
 	}
-	defer unlock()
-	ctx = held
+	defer end()
 	// In UTC a day is always 24 hours: local time would move the cutoff by
 	// an hour across a DST change.
 	now := s.now().UTC()
@@ -432,25 +434,22 @@ func (s *runner) RunCleanup(ctx context.Context) (RunStats, error) {
 		// Everything terminal, also records stamped by a sidecar whose clock runs ahead.
 		cutoff = now.AddDate(100, 0, 0)
 	}
-	n, err := s.store.Cleanup(ctx, cutoff)
-	if err != nil {
+	fail := func(err error) (RunStats, error) {
 		if cut := s.interrupted(ctx, CleanupJob, 0); cut != nil {
-			err = cut
+			err = cut // the lock lost or shutdown, not the store
 		} else {
 			err = fmt.Errorf("cleanup job: %w", err)
 		}
 		s.countRun(CleanupJob, err)
 		return st, err
 	}
+	n, err := s.store.Cleanup(ctx, cutoff)
+	if err != nil {
+		return fail(err)
+	}
 	st.Deleted = n
 	if err := s.expireKept(ctx, now); err != nil {
-		if cut := s.interrupted(ctx, CleanupJob, 0); cut != nil {
-			err = cut
-		} else {
-			err = fmt.Errorf("cleanup job: %w", err)
-		}
-		s.countRun(CleanupJob, err)
-		return st, err
+		return fail(err)
 	}
 	s.countRun(CleanupJob, nil)
 	if n > 0 {

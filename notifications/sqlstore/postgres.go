@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -551,14 +550,10 @@ func (s *pgStore) Enqueue(ctx context.Context, rec *queue.Record) (queue.Enqueue
 }
 
 type pgLock struct {
-	s       *pgStore
-	conn    *pgxpool.Conn
-	key     int64
-	job     string
-	cancel  context.CancelCauseFunc
-	once    sync.Once
-	stop    chan struct{}
-	stopped chan struct{}
+	*jobLock
+	s    *pgStore
+	conn *pgxpool.Conn
+	key  int64
 }
 
 // Lock takes a session advisory lock on a connection held until unlock: a
@@ -583,51 +578,37 @@ func (s *pgStore) Lock(ctx context.Context, job string) (context.Context, func()
 		conn.Release()
 		return nil, nil, fmt.Errorf("%s: lock %s: %w", pgName, job, queue.ErrLocked)
 	}
-	held, cancel := context.WithCancelCause(ctx)
-	l := &pgLock{s: s, conn: conn, key: key, job: job, cancel: cancel, stop: make(chan struct{}), stopped: make(chan struct{})}
+	l := &pgLock{s: s, conn: conn, key: key}
+	var held context.Context
+	l.jobLock, held = newJobLock(ctx, pgName, job)
 	if !s.locks.add(l) {
-		cancel(nil)
-		close(l.stopped)
-		l.release()
+		l.abandon(l.release)
 		return nil, nil, fmt.Errorf("%s: lock %s: %w", pgName, job, errClosed)
 	}
-	go l.watch()
+	go l.watch(s.o.lockLease/3, l.check)
 	return held, l.unlock, nil
 }
 
-// watch checks that the session holding the lock is still there: the lock
-// lives as long as the session, so a session that ended (terminated, its
-// connection broken) means another sidecar may hold the lock now.
-func (l *pgLock) watch() {
-	defer close(l.stopped)
-	t := time.NewTicker(l.s.o.lockLease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.s.o.lockLease/3)
-		_, err := l.conn.Exec(ctx, `SELECT 1`)
-		cancel()
-		if err != nil {
-			// Closing the connection ends the session if it still runs,
-			// so the lock is certainly free for another holder.
-			cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
-			_ = l.conn.Conn().Close(cctx)
-			ccancel()
-			l.cancel(fmt.Errorf("%s: job %s: the session holding the lock ended: %w: %w", pgName, l.job, queue.ErrLockLost, err))
-			return
-		}
+// check asks the session holding the lock whether it is still there: the
+// lock lives as long as the session, so a session that ended (terminated,
+// its connection broken) means another sidecar may hold the lock now.
+func (l *pgLock) check() error {
+	ctx, cancel := context.WithTimeout(context.Background(), l.s.o.lockLease/3)
+	_, err := l.conn.Exec(ctx, `SELECT 1`)
+	cancel()
+	if err == nil {
+		return nil
 	}
+	// Closing the connection ends the session if it still runs, so the
+	// lock is certainly free for another holder.
+	cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = l.conn.Conn().Close(cctx)
+	ccancel()
+	return fmt.Errorf("the session holding the lock ended: %w", err)
 }
 
 func (l *pgLock) unlock() {
-	l.once.Do(func() {
-		close(l.stop)
-		<-l.stopped
-		l.cancel(nil)
+	l.end(func() {
 		l.s.locks.remove(l)
 		l.release()
 	})
@@ -635,7 +616,7 @@ func (l *pgLock) unlock() {
 
 // closed releases the lock of a store being closed: its job loses it.
 func (l *pgLock) closed() {
-	l.cancel(fmt.Errorf("%s: job %s: the store was closed: %w", pgName, l.job, queue.ErrLockLost))
+	l.lose(errStoreClosed)
 	l.unlock()
 }
 

@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -494,71 +493,51 @@ func (s *sqliteStore) Lock(ctx context.Context, job string) (context.Context, fu
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return nil, nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, queue.ErrLocked)
 	}
-	held, cancel := context.WithCancelCause(ctx)
-	l := &sqliteLease{s: s, job: job, holder: holder, expires: expires, cancel: cancel,
-		stop: make(chan struct{}), stopped: make(chan struct{})}
+	l := &sqliteLease{s: s, holder: holder, expires: expires}
+	var held context.Context
+	l.jobLock, held = newJobLock(ctx, sqliteName, job)
 	if !s.leases.add(l) {
-		cancel(nil)
-		l.release()
+		l.abandon(l.release)
 		return nil, nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, errClosed)
 	}
-	go l.renew()
+	go l.watch(s.o.lockLease/3, l.renew)
 	return held, l.unlock, nil
 }
 
 type sqliteLease struct {
-	s           *sqliteStore
-	job, holder string
-	expires     time.Time // of the last renewal that committed (the store's clock)
-	cancel      context.CancelCauseFunc
-	once        sync.Once
-	stop        chan struct{}
-	stopped     chan struct{}
+	*jobLock
+	s       *sqliteStore
+	holder  string
+	expires time.Time // of the last renewal that committed (the store's clock)
 }
 
-// renew moves the lease's expiry forward every third of the lease. The
+// renew moves the lease's expiry forward (every third of the lease). The
 // lease is lost when another holder has taken the row (this one's expired
 // meanwhile: a stalled process, a clock jump) or when renewing keeps
-// failing until the lease has expired; the held context then ends and
-// renewing stops.
-func (l *sqliteLease) renew() {
-	defer close(l.stopped)
-	t := time.NewTicker(l.s.o.lockLease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
+// failing until the lease has expired.
+func (l *sqliteLease) renew() error {
+	now := l.s.o.clock()
+	ctx, cancel := context.WithTimeout(context.Background(), l.s.o.lockLease/3)
+	res, err := l.s.wdb.ExecContext(ctx, `UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?`,
+		ms(now.Add(l.s.o.lockLease)), l.job, l.holder)
+	cancel()
+	if err != nil {
+		if now.Before(l.expires) {
+			l.s.o.logger.Warn("renewing a job lease failed; retrying", slog.String("job", l.job), slog.String("error", err.Error()))
+			return nil
 		}
-		now := l.s.o.clock()
-		ctx, cancel := context.WithTimeout(context.Background(), l.s.o.lockLease/3)
-		res, err := l.s.wdb.ExecContext(ctx, `UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?`,
-			ms(now.Add(l.s.o.lockLease)), l.job, l.holder)
-		cancel()
-		if err != nil {
-			if now.Before(l.expires) {
-				l.s.o.logger.Warn("renewing a job lease failed; retrying", slog.String("job", l.job), slog.String("error", err.Error()))
-				continue
-			}
-			// Another holder may have the lock by now.
-			l.cancel(fmt.Errorf("%s: job %s: the lease expired while renewing it failed: %w: %w",
-				sqliteName, l.job, queue.ErrLockLost, err))
-			return
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			l.cancel(fmt.Errorf("%s: job %s: another holder took the lease after it expired: %w", sqliteName, l.job, queue.ErrLockLost))
-			return
-		}
-		l.expires = now.Add(l.s.o.lockLease)
+		// Another holder may have the lock by now.
+		return fmt.Errorf("the lease expired while renewing it failed: %w", err)
 	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errors.New("another holder took the lease after it expired")
+	}
+	l.expires = now.Add(l.s.o.lockLease)
+	return nil
 }
 
 func (l *sqliteLease) unlock() {
-	l.once.Do(func() {
-		close(l.stop)
-		<-l.stopped
-		l.cancel(nil)
+	l.end(func() {
 		l.s.leases.remove(l)
 		l.release()
 	})
@@ -566,7 +545,7 @@ func (l *sqliteLease) unlock() {
 
 // closed releases the lease of a store being closed: its job loses it.
 func (l *sqliteLease) closed() {
-	l.cancel(fmt.Errorf("%s: job %s: the store was closed: %w", sqliteName, l.job, queue.ErrLockLost))
+	l.lose(errStoreClosed)
 	l.unlock()
 }
 
