@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
-	"github.com/sluicedata/sluice/notifications/internal/jobs"
-	"github.com/sluicedata/sluice/notifications/internal/metrics"
 	"github.com/sluicedata/sluice/notifications/queue"
 	"github.com/sluicedata/sluice/notifications/source"
 )
@@ -63,6 +61,7 @@ var (
 	ErrDuplicate   = queue.ErrDuplicate
 	ErrUnavailable = queue.ErrUnavailable
 	ErrLocked      = queue.ErrLocked
+	ErrLockLost    = queue.ErrLockLost
 	ErrInvalid     = queue.ErrInvalid
 )
 
@@ -88,39 +87,20 @@ func ParseDelivery(body []byte, now time.Time) (Record, error) { return source.P
 // DefaultSource is the HMC source's name, `notifications`.
 const DefaultSource = queue.DefaultSource
 
-// Processing: handlers and their outcomes live in internal/jobs.
-type (
-	Handler            = jobs.Handler
-	HandlerFunc        = jobs.HandlerFunc
-	MarketplaceHandler = jobs.MarketplaceHandler
-	DownstreamError    = jobs.DownstreamError
-	RunStats           = jobs.RunStats
-)
-
-// ErrNoMarketplace fails processing when CONN_MARKETPLACE_URL is unset.
-var ErrNoMarketplace = jobs.ErrNoMarketplace
-
-// Processing outcomes, the values of processed_total's outcome label.
+// Processing outcomes: an attempt's outcome and the values of
+// processed_total's outcome label (see docs/http-api.md#metrics).
 const (
-	OutcomeSuccess  = metrics.OutcomeSuccess
-	OutcomeRetrying = metrics.OutcomeRetrying
-	OutcomeFailed   = metrics.OutcomeFailed
-	OutcomeSkipped  = metrics.OutcomeSkipped
+	OutcomeSuccess  = queue.OutcomeSuccess  // "success"
+	OutcomeRetrying = queue.OutcomeRetrying // "retrying"
+	OutcomeFailed   = queue.OutcomeFailed   // "failed"
+	OutcomeSkipped  = queue.OutcomeSkipped  // "skipped": no longer live when its outcome was saved
 )
 
-// AlertSubject is the FAILED alert's subject (see docs/http-api.md#e-mail-alert).
-func AlertSubject(webhookToken string) string { return jobs.AlertSubject(webhookToken) }
+// DTO is the management API's view of a record (see docs/records-api.md).
+type DTO = queue.DTO
 
-// AlertBody is the FAILED alert's plain-text body.
-func AlertBody(webhookToken string, maxAttempts int) string {
-	return jobs.AlertBody(webhookToken, maxAttempts)
-}
-
-// DTO is the management API's view of a record.
-type DTO = httpapi.DTO
-
-// ToDTO converts a record.
-func ToDTO(r *Record) DTO { return httpapi.ToDTO(r) }
+// ToDTO converts a record; a record without a program has a null one.
+func ToDTO(r *Record) DTO { return queue.ToDTO(r) }
 
 // Column is a dataset column: name, type, nullability and its value.
 type Column = queue.Column
@@ -129,8 +109,8 @@ type Column = queue.Column
 // (docs/http-api.md#datasets).
 var DatasetColumns = queue.Columns
 
-// DatasetFormats are the formats WriteDataset knows.
-var DatasetFormats = httpapi.DatasetFormats
+// DatasetFormats are the formats WriteDataset knows: ndjson, csv, parquet.
+var DatasetFormats = queue.DatasetFormats
 
 // WriteDataset streams the records received within r to w in format
 // (ndjson, csv or parquet), reading them with Store.Scan.
@@ -147,7 +127,3 @@ const (
 // SignWebhook returns the X-Sluice-Signature value ("v1=<hex>") of body
 // sent at ts (Unix seconds) with secret: HMAC-SHA256 over ts + "." + body.
 func SignWebhook(secret string, ts int64, body []byte) string { return source.Sign(secret, ts, body) }
-
-// StatusHandler is a Handler that tells the downstream answer's HTTP
-// status, which the attempt history keeps.
-type StatusHandler = jobs.StatusHandler

@@ -12,7 +12,6 @@ import (
 
 	"github.com/sluicedata/sluice/internal/duration"
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
-	"github.com/sluicedata/sluice/notifications/internal/jobs"
 	"github.com/sluicedata/sluice/notifications/source"
 )
 
@@ -120,16 +119,6 @@ type Config struct {
 	// source.Config.Build. Defaults to none.
 	Sources []*source.Source
 }
-
-// MailConfig configures the e-mail alert sent when a record becomes FAILED
-// (CONN_MAIL_*; see docs/environment.md#e-mail-alert).
-type MailConfig = jobs.MailConfig
-
-// ProcessingJob and CleanupJob name the job locks taken in the store.
-const (
-	ProcessingJob = jobs.ProcessingJob
-	CleanupJob    = jobs.CleanupJob
-)
 
 // Variable documents one environment variable of the sidecar.
 type Variable struct {
@@ -349,7 +338,7 @@ func (c *Config) validate() error {
 	if strings.TrimSpace(c.Addr) == "" {
 		fail("CONN_ADDR", "must not be empty")
 	} else if err := checkListenAddr(c.Addr); err != nil {
-		fail("CONN_ADDR", "%q is not a listen address (host:port, e.g. :8080): %v", c.Addr, err)
+		fail("CONN_ADDR", "%q is not a listen address (host:port, e.g. :8080): %w", c.Addr, err)
 	}
 	if !strings.HasPrefix(c.Store, "sqlite:") && !strings.HasPrefix(c.Store, "postgres://") && !strings.HasPrefix(c.Store, "postgresql://") {
 		// The DSN may carry a password: never echo it.
@@ -360,12 +349,12 @@ func (c *Config) validate() error {
 	}
 	if c.MarketplaceURL != "" {
 		if err := source.CheckHTTPURL(c.MarketplaceURL); err != nil {
-			fail("CONN_MARKETPLACE_URL", "%v", err)
+			fail("CONN_MARKETPLACE_URL", "%w", err)
 		}
 	}
 	if c.ProviderAPIURL != "" {
 		if err := source.CheckHTTPURL(c.ProviderAPIURL); err != nil {
-			fail("PROVIDER_API_URL", "%v", err)
+			fail("PROVIDER_API_URL", "%w", err)
 		}
 	}
 	if c.DownstreamTimeout <= 0 {
@@ -384,13 +373,13 @@ func (c *Config) validate() error {
 		fail("PROVIDER_NOTIFICATION_RETRY_BACKOFF_MULTIPLIER", "must be between 1 and 1000, got %v", c.BackoffMultiplier)
 	}
 	if _, err := ParseCron(c.ProcessingCron); err != nil {
-		fail("PROVIDER_NOTIFICATIONS_PROCESSING_CRON_EXPRESSION", "%v", err)
+		fail("PROVIDER_NOTIFICATIONS_PROCESSING_CRON_EXPRESSION", "%w", err)
 	}
 	if c.BatchSize < 1 || c.BatchSize > 100000 {
 		fail("PROVIDER_NOTIFICATIONS_BATCH_SIZE", "must be between 1 and 100000, got %d", c.BatchSize)
 	}
 	if _, err := ParseCron(c.CleanupCron); err != nil {
-		fail("PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION", "%v", err)
+		fail("PROVIDER_NOTIFICATIONS_CLEANUP_CRON_EXPRESSION", "%w", err)
 	}
 	if c.RetentionDays < 0 || c.RetentionDays > 365000 {
 		fail("PROVIDER_NOTIFICATIONS_CLEANUP_RETENTION_DAYS", "must be between 0 and 365000, got %d", c.RetentionDays)
@@ -458,7 +447,7 @@ func (c *Config) validate() error {
 		// Names and paths unique (the HMC source's secrets are checked above).
 		hmc, _ := source.HMC(nil, 0)
 		if _, err := source.NewSet(hmc, c.Sources...); err != nil {
-			fail("CONN_CONFIG", "%v", err)
+			fail("CONN_CONFIG", "%w", err)
 		}
 	}
 	return errors.Join(errs...)
@@ -496,8 +485,8 @@ func checkListenAddr(addr string) error {
 }
 
 // jobsConfig is the part of c the jobs read.
-func (c *Config) jobsConfig() jobs.Config {
-	return jobs.Config{
+func (c *Config) jobsConfig() runnerConfig {
+	return runnerConfig{
 		BatchSize: c.BatchSize, Drain: c.Drain, Concurrency: c.Concurrency, MaxAttempts: c.MaxAttempts,
 		InitialRetryDelay: c.InitialRetryDelay, BackoffMultiplier: c.BackoffMultiplier,
 		RetentionDays: c.RetentionDays, DownstreamTimeout: c.DownstreamTimeout,
@@ -578,12 +567,12 @@ func ParseCron(expr string) (cron.Schedule, error) {
 	}
 	dow, err := quartzWeekdays(fields[5])
 	if err != nil {
-		return nil, fmt.Errorf("cron %q: %v", expr, err)
+		return nil, fmt.Errorf("cron %q: %w", expr, err)
 	}
 	fields[5] = dow
 	s, err := cronParser.Parse(strings.Join(fields, " "))
 	if err != nil {
-		return nil, fmt.Errorf("cron %q: %v", expr, err)
+		return nil, fmt.Errorf("cron %q: %w", expr, err)
 	}
 	// robfig gives up after five years without a match (say 30 February):
 	// such a schedule would silently never run.

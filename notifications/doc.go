@@ -45,22 +45,27 @@
 // claimed under a lease and its outcome saved after the handler returned,
 // so a crash in between has it processed again. One processing run and one
 // cleanup run at a time per process (a trigger while running is coalesced
-// into one more run) and across processes (Store.Lock). With
+// into one more run) and across processes (Store.Lock); a run whose lock
+// the store loses stops at once (ErrLockLost), its unfinished records left
+// to be claimed again. With
 // CONN_PROCESSING_CONCURRENCY > 1 records of different objectTokens run in
 // parallel; one objectToken's records stay sequential and in order.
+//
 // # Layout
 //
 //   - notifications/queue: the record, its statuses, the Store contract and
-//     its errors, the dataset's columns, the record's JSON form, the back-off
-//     formula.
+//     its errors, the dataset's columns and formats, the record's JSON forms
+//     (DTO), the attempt outcomes, the back-off formula.
 //   - notifications/source: webhook sources — the signature schemes, the
 //     mapping of a body to a record (the HMC body's too), the config file.
 //   - notifications/internal/httpapi: the HTTP API (intake, query,
 //     management, datasets, health, metrics).
-//   - notifications/internal/jobs: the processing and cleanup jobs, the
-//     downstream handlers and the FAILED alert.
 //   - notifications/sqlstore: the SQLite and Postgres stores;
 //     notifications/storetest: the conformance suite every store runs.
-//   - this package: configuration (ConfigFromEnv) and the Service that
-//     puts the parts together.
+//   - this package: configuration (ConfigFromEnv), the Service that puts
+//     the parts together, and what a Go embedder handles: the processing and
+//     cleanup jobs (RunStats), the downstream handlers (Handler,
+//     HandlerFunc, StatusHandler, MarketplaceHandler, DownstreamError) and
+//     the FAILED alert (MailConfig). Names of notifications/queue are
+//     repeated here as aliases so one import does.
 package notifications

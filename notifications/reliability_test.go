@@ -64,7 +64,7 @@ func sluiceBinary(t *testing.T) string {
 		defer cancel()
 		out, err := exec.CommandContext(ctx, "go", "build", "-o", binPath, "github.com/sluicedata/sluice/cmd/sluice").CombinedOutput()
 		if err != nil {
-			binErr = fmt.Errorf("go build ./cmd/sluice: %v\n%s", err, out)
+			binErr = fmt.Errorf("go build ./cmd/sluice: %w\n%s", err, out)
 		}
 	})
 	require.NoError(t, binErr)

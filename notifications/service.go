@@ -16,20 +16,19 @@ import (
 	"github.com/robfig/cron/v3"
 
 	"github.com/sluicedata/sluice/notifications/internal/httpapi"
-	"github.com/sluicedata/sluice/notifications/internal/jobs"
 	"github.com/sluicedata/sluice/notifications/internal/metrics"
 	"github.com/sluicedata/sluice/notifications/source"
 )
 
 // Service is the sidecar: the HTTP API (internal/httpapi), the processing
-// and cleanup jobs (internal/jobs) and their schedule, over a Store it does
+// and cleanup jobs and their schedule, over a Store it does
 // not own (the caller closes it).
 type Service struct {
 	cfg     Config
 	store   Store
 	log     *slog.Logger
 	api     *httpapi.API
-	jobs    *jobs.Runner
+	jobs    *runner
 	sources *source.Set
 
 	baseCtx    context.Context // ends after Stop: intake and scrapes
@@ -128,7 +127,7 @@ func New(cfg Config, store Store, opts ...Option) (*Service, error) {
 	s := &Service{cfg: cfg, store: store, log: o.log, sources: sources}
 	s.baseCtx, s.baseCancel = context.WithCancel(context.Background())
 	m := metrics.New(metrics.Source{Ctx: s.baseCtx, Stats: store.Stats, Now: o.now, Log: o.log}, sources.Names()...)
-	s.jobs = jobs.New(cfg.jobsConfig(), jobs.Deps{
+	s.jobs = newRunner(cfg.jobsConfig(), runnerDeps{
 		Store: store, Log: o.log, Now: o.now, Client: o.client, Metrics: m,
 		Handlers: o.handlers, Sources: marketplaces, Fallback: o.fallback, Stopping: s.stopping.Load,
 	})

@@ -24,6 +24,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/notifications/sqlstore"
 )
 
 var (
@@ -439,4 +441,69 @@ func TestAcceptanceServeCrashMidProcessing(t *testing.T) {
 	}
 	require.Equal(t, "SUCCESS", status, "the claimed record is processed again after a crash")
 	s.stop(t)
+}
+
+// The graceful stop of docs/production.md#systemd: on SIGTERM the running
+// batch finishes (its marketplace call answered after the signal), a
+// second SIGTERM does not cut it short, and the process exits 0 with the
+// outcome saved.
+func TestAcceptanceServeGracefulStop(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	called := make(chan struct{}, 16)
+	release := make(chan struct{})
+	var once sync.Once
+	t.Cleanup(func() { once.Do(func() { close(release) }) })
+	market := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		called <- struct{}{}
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}))
+	t.Cleanup(market.Close)
+	store := filepath.Join(dir, "n.db")
+	s := srvAccServe(t, dir, map[string]string{
+		"CONN_STORE":              "sqlite:" + store,
+		"CONN_MARKETPLACE_URL":    market.URL,
+		"CONN_DOWNSTREAM_TIMEOUT": "5m",
+		"PROVIDER_NOTIFICATIONS_PROCESSING_CRON_EXPRESSION": "off",
+	})
+	code, out := s.do(t, "POST", "/webhooks/notifications", `{"token":"wbh-stop","object":{"token":"usr-1"}}`)
+	require.Equal(t, 200, code, out)
+	code, out = s.do(t, "POST", "/job/process-notifications", "")
+	require.Equal(t, 202, code, out)
+	select {
+	case <-called:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the marketplace was not called")
+	}
+
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM))
+	require.Eventually(t, func() bool {
+		return strings.Contains(s.stderr.String(), "shutting down: finishing in-flight requests and the running batch")
+	}, 30*time.Second, 10*time.Millisecond, s.stderr.String())
+	require.NoError(t, s.cmd.Process.Signal(syscall.SIGTERM), "a second SIGTERM")
+	select {
+	case err := <-s.done:
+		t.Fatalf("sluice serve exited before its running batch finished: %v\n%s", err, s.stderr.String())
+	default:
+	}
+	once.Do(func() { close(release) }) // the marketplace answers 200 now
+	select {
+	case err := <-s.done:
+		require.NoError(t, err, "exit status 0\n%s", s.stderr.String())
+	case <-time.After(60 * time.Second):
+		t.Fatalf("sluice serve did not stop:\n%s", s.stderr.String())
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	st, err := sqlstore.Open(ctx, "sqlite:"+store)
+	require.NoError(t, err)
+	defer st.Close()
+	rec, err := st.Get(ctx, "wbh-stop")
+	require.NoError(t, err)
+	require.Equal(t, "SUCCESS", string(rec.Status), "the running batch finished and its outcome was saved")
 }

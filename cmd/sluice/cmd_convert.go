@@ -44,7 +44,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	in := pos[0]
 	inFormat, err := fileio.FileFormat(in)
 	if err != nil {
-		return usagef("IN: %s", err)
+		return usagef("IN: %w", err)
 	}
 	if *recordsPath != "" && inFormat != "json" {
 		return usagef("--records-path applies to .json input only, not %s", in)
@@ -57,7 +57,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	pq := fileio.ParquetOptions{Compression: *compression, RowGroupRows: *rowGroup}
 	if err := pq.Validate(); err != nil {
-		return usagef("--compression/--row-group-rows: %s", err)
+		return usagef("--compression/--row-group-rows: %w", err)
 	}
 	dest := ""
 	if len(pos) == 2 {
@@ -74,7 +74,7 @@ func runConvert(ctx context.Context, env *cliEnv, args []string) error {
 	}
 	if dest != "" {
 		if _, err := fileio.FileFormat(dest); err != nil {
-			return usagef("OUT: %s", err)
+			return usagef("OUT: %w", err)
 		}
 	}
 	if err := ctx.Err(); err != nil {

@@ -128,7 +128,7 @@ func demoDir(env *cliEnv, keep string) (dir string, created bool, err error) {
 	}
 	abs, err := filepath.Abs(keep)
 	if err != nil {
-		return "", false, usagef("--keep %s: %v", keep, err)
+		return "", false, usagef("--keep %s: %w", keep, err)
 	}
 	entries, err := os.ReadDir(abs)
 	switch {
@@ -137,7 +137,7 @@ func demoDir(env *cliEnv, keep string) (dir string, created bool, err error) {
 			return "", false, fmt.Errorf("demo: --keep %s: %w", keep, err)
 		}
 	case err != nil:
-		return "", false, usagef("--keep %s: %v", keep, err)
+		return "", false, usagef("--keep %s: %w", keep, err)
 	case len(entries) > 0:
 		return "", false, usagef("--keep %s: directory is not empty (give a new or empty one)", keep)
 	}

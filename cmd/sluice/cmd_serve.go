@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -84,7 +83,7 @@ func runServe(ctx context.Context, env *cliEnv, args []string) error {
 		err = flatten(err)
 		if *config != "" {
 			// The error names where the file came from.
-			err = errors.New(strings.ReplaceAll(err.Error(), "CONN_CONFIG: ", "--config: "))
+			err = &reworded{strings.ReplaceAll(err.Error(), "CONN_CONFIG: ", "--config: "), err}
 		}
 		return fmt.Errorf("serve: invalid configuration: %w", err)
 	}
@@ -150,5 +149,15 @@ func printVariables(w io.Writer) {
 // flatten puts joined configuration errors on one line for the `sluice: `
 // error line.
 func flatten(err error) error {
-	return fmt.Errorf("%s", strings.ReplaceAll(err.Error(), "\n", "; "))
+	return &reworded{strings.ReplaceAll(err.Error(), "\n", "; "), err}
 }
+
+// reworded is err told in other words; errors.Is and As still see err.
+type reworded struct {
+	msg string
+	err error
+}
+
+func (e *reworded) Error() string { return e.msg }
+
+func (e *reworded) Unwrap() error { return e.err }

@@ -39,7 +39,7 @@ func runWriteCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return usagef("--input FILE is required")
 	}
 	if _, err := fileio.FileFormat(*input); err != nil {
-		return usagef("--input: %s", err)
+		return usagef("--input: %w", err)
 	}
 	name := pos[0]
 	s, props, err := openSessionForName(env, &sess, &src, name)

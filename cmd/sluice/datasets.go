@@ -67,7 +67,7 @@ func (o *sessionFlags) apply(s *catalog.Session) error {
 	}
 	for _, p := range o.sets.pairs {
 		if err := s.Set(p[0], p[1]); err != nil {
-			return usagef("--set %s: %v", p[0], err)
+			return usagef("--set %s: %w", p[0], err)
 		}
 	}
 	return nil
@@ -103,7 +103,7 @@ func (o *sourceFlags) runtimeProps(name string) (map[string]any, error) {
 	}
 	dsp := connectors.DataSetProperties{Type: strings.TrimSpace(o.typ), Props: o.props.Map()}
 	if _, err := connectors.Lookup(dsp.Type); err != nil {
-		return nil, usagef("--type: %v", err)
+		return nil, usagef("--type: %w", err)
 	}
 	props[name+catalog.DataSetPropertiesSuffix] = dsp
 	return props, nil

@@ -51,12 +51,15 @@ type cliEnv struct {
 	workdir string
 }
 
-// usageError is bad usage: exit 2.
-type usageError struct{ msg string }
+// usageError is bad usage: exit 2. It wraps the cause a %w in usagef's
+// format names, for errors.Is/As.
+type usageError struct{ err error }
 
-func (e *usageError) Error() string { return e.msg }
+func (e *usageError) Error() string { return e.err.Error() }
 
-func usagef(format string, args ...any) error { return &usageError{fmt.Sprintf(format, args...)} }
+func (e *usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return &usageError{fmt.Errorf(format, args...)} }
 
 // errHelp: --help was asked for and printed; exit 0.
 var errHelp = flag.ErrHelp
@@ -95,7 +98,7 @@ func run(ctx context.Context, env *cliEnv, args []string) int {
 	case err == nil, errors.Is(err, errHelp):
 		return 0
 	case errors.As(err, &ue):
-		fmt.Fprintf(env.stderr, "sluice: %s: %s (see sluice %s --help)\n", c.name, ue.msg, c.name)
+		fmt.Fprintf(env.stderr, "sluice: %s: %s (see sluice %s --help)\n", c.name, ue.err, c.name)
 		return 2
 	default:
 		fmt.Fprintf(env.stderr, "sluice: %s\n", err)

@@ -70,7 +70,7 @@ func (o *outputOptions) validate() error {
 	if o.out != "" {
 		// Checked before any dataset is read: a typo must not cost a fetch.
 		if _, err := fileio.FileFormat(o.out); err != nil {
-			return usagef("-o: %s", err)
+			return usagef("-o: %w", err)
 		}
 	}
 	return nil

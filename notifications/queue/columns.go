@@ -60,3 +60,7 @@ func timeOf(field func(r *Record) *time.Time) func(r *Record) (time.Time, bool) 
 		return time.Time{}, false
 	}
 }
+
+// DatasetFormats are the formats the dataset is exported in
+// (GET /datasets/notifications?format=…, notifications.WriteDataset).
+var DatasetFormats = []string{"ndjson", "csv", "parquet"}

@@ -26,7 +26,7 @@ type Attempt struct {
 	Attempt int
 	// At is when the attempt started.
 	At time.Time
-	// Outcome is "success", "retrying" or "failed" (the processed metric's outcomes).
+	// Outcome is OutcomeSuccess, OutcomeRetrying or OutcomeFailed.
 	Outcome string
 	// HTTPStatus is the downstream answer's status; 0 when there was none
 	// (a transport error, a handler of the embedder's own).
@@ -37,6 +37,18 @@ type Attempt struct {
 	// on success.
 	Error string
 }
+
+// Processing outcomes: an Attempt's Outcome (success, retrying, failed),
+// and the values of the sidecar's processed_total outcome label, which also
+// counts skipped records (see docs/http-api.md#metrics).
+const (
+	OutcomeSuccess  = "success"
+	OutcomeRetrying = "retrying"
+	OutcomeFailed   = "failed"
+	// OutcomeSkipped: the record stopped being live while it was processed
+	// (outdated, deleted or requeued meanwhile), so its result was dropped.
+	OutcomeSkipped = "skipped"
+)
 
 // MaxAttemptError bounds the error text an attempt keeps.
 const MaxAttemptError = 1024

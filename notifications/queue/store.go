@@ -14,6 +14,9 @@ var (
 	ErrDuplicate   = errors.New("duplicate notification token in list")
 	ErrUnavailable = errors.New("notification store unavailable")
 	ErrLocked      = errors.New("job is already running")
+	// ErrLockLost is the cause of a job lock's context ending because the
+	// store lost the lock while the job ran (see Store.Lock).
+	ErrLockLost = errors.New("job lock lost")
 	// ErrInvalid reports a record a store refuses as given (no webhook
 	// token, a NUL byte or invalid UTF-8 in a text field, an unknown
 	// status): sending it again cannot succeed.
@@ -83,8 +86,15 @@ type Store interface {
 
 	// Lock takes the named job lock (one holder across every process
 	// sharing the store). It returns ErrLocked when another holder has it.
-	// The returned func releases it.
-	Lock(ctx context.Context, job string) (unlock func(), err error)
+	// The job runs under the returned context, a child of ctx that the
+	// store cancels, with a cause wrapping ErrLockLost, when it loses the
+	// lock before unlock: a SQLite lease that could not be renewed before it
+	// expired or that another holder took over, a Postgres session that
+	// ended, the store closed. The job then stops; records it claimed and did
+	// not finish are claimed again once their claim lease ends. unlock
+	// releases the lock (once; later calls do nothing) and cancels the
+	// context.
+	Lock(ctx context.Context, job string) (held context.Context, unlock func(), err error)
 
 	// Claim returns up to limit live records (PENDING or RETRYING) whose
 	// nextRetryDate is null or ≤ now, in ascending creationDate, with their

@@ -106,7 +106,7 @@ func parse(b []byte, getenv func(string) string) ([]located, error) {
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(b))
 	if err := dec.Decode(&doc); err != nil {
-		return nil, &FileError{Err: fmt.Errorf("not YAML: %v", err)}
+		return nil, &FileError{Err: fmt.Errorf("not YAML: %w", err)}
 	}
 	if len(doc.Content) == 0 {
 		return nil, &FileError{Err: errors.New("empty: want `sources:` and a list of sources")}

@@ -1,7 +1,11 @@
 package sqlstore
 
 import (
+	"context"
+	"errors"
+	"fmt"
 	"sync"
+	"time"
 
 	"github.com/sluicedata/sluice/notifications/queue"
 )
@@ -85,3 +89,68 @@ func (h *heldLocks[L]) close() (held []L, first bool) {
 	}
 	return held, true
 }
+
+// jobLock is what both stores keep of a job lock they hold: the context the
+// job runs under (see queue.Store.Lock) and the goroutine that keeps an eye
+// on the lock until unlock — renewing the SQLite lease, checking the
+// Postgres session.
+type jobLock struct {
+	store, job string
+	cancel     context.CancelCauseFunc
+	once       sync.Once
+	stop       chan struct{}
+	stopped    chan struct{}
+}
+
+// newJobLock starts the bookkeeping of a lock just taken; the job runs
+// under the returned context, a child of ctx.
+func newJobLock(ctx context.Context, store, job string) (*jobLock, context.Context) {
+	held, cancel := context.WithCancelCause(ctx)
+	return &jobLock{store: store, job: job, cancel: cancel, stop: make(chan struct{}), stopped: make(chan struct{})}, held
+}
+
+// watch calls check every period until unlock; a check that reports the
+// lock lost (an error) ends the held context with it and the watch.
+func (l *jobLock) watch(period time.Duration, check func() error) {
+	defer close(l.stopped)
+	t := time.NewTicker(period)
+	defer t.Stop()
+	for {
+		select {
+		case <-l.stop:
+			return
+		case <-t.C:
+		}
+		if why := check(); why != nil {
+			l.lose(why)
+			return
+		}
+	}
+}
+
+// lose ends the held context: the lock is gone, for the reason why.
+func (l *jobLock) lose(why error) {
+	l.cancel(fmt.Errorf("%s: job %s: %w: %w", l.store, l.job, why, queue.ErrLockLost))
+}
+
+// end stops the watch, ends the held context and releases the lock, once;
+// later calls do nothing.
+func (l *jobLock) end(release func()) {
+	l.once.Do(func() {
+		close(l.stop)
+		<-l.stopped
+		l.cancel(nil)
+		release()
+	})
+}
+
+// abandon undoes newJobLock for a lock the store gives up before watching
+// it (the store closed meanwhile).
+func (l *jobLock) abandon(release func()) {
+	l.once.Do(func() {
+		l.cancel(nil)
+		release()
+	})
+}
+
+var errStoreClosed = errors.New("the store was closed")

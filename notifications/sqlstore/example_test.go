@@ -66,13 +66,15 @@ func Example_processing() {
 		})
 	}
 
-	unlock, err := st.Lock(ctx, "process-notifications")
+	// The job runs under held, which ends should the store lose the lock.
+	held, unlock, err := st.Lock(ctx, "process-notifications")
 	if err != nil {
 		fmt.Println(err) // queue.ErrLocked: another sidecar runs the job
 		return
 	}
 	defer unlock()
-	_, err = st.Lock(ctx, "process-notifications")
+	ctx = held
+	_, _, err = st.Lock(ctx, "process-notifications")
 	fmt.Println("second lock:", errors.Is(err, queue.ErrLocked))
 
 	now := time.Now()

@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"math"
 	"slices"
-	"sync"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -551,49 +550,81 @@ func (s *pgStore) Enqueue(ctx context.Context, rec *queue.Record) (queue.Enqueue
 }
 
 type pgLock struct {
+	*jobLock
 	s    *pgStore
 	conn *pgxpool.Conn
 	key  int64
-	job  string
-	once sync.Once
 }
 
 // Lock takes a session advisory lock on a connection held until unlock: a
-// crashed holder's session ends and frees the lock.
-func (s *pgStore) Lock(ctx context.Context, job string) (func(), error) {
+// crashed holder's session ends and frees the lock. A goroutine checks the
+// session every third of the lock lease and cancels the held context when
+// it has ended (see queue.Store.Lock).
+func (s *pgStore) Lock(ctx context.Context, job string) (context.Context, func(), error) {
 	if job == "" {
-		return nil, invalidf("lock: empty job name")
+		return nil, nil, invalidf("lock: empty job name")
 	}
 	conn, err := s.pool.Acquire(ctx)
 	if err != nil {
-		return nil, storeErr(fmt.Sprintf("%s: lock %s", pgName, job), err)
+		return nil, nil, storeErr(fmt.Sprintf("%s: lock %s", pgName, job), err)
 	}
 	key := s.lockKey("job", job)
 	var ok bool
 	if err := conn.QueryRow(ctx, `SELECT pg_try_advisory_lock($1)`, key).Scan(&ok); err != nil {
 		conn.Release()
-		return nil, storeErr(fmt.Sprintf("%s: lock %s", pgName, job), err)
+		return nil, nil, storeErr(fmt.Sprintf("%s: lock %s", pgName, job), err)
 	}
 	if !ok {
 		conn.Release()
-		return nil, fmt.Errorf("%s: lock %s: %w", pgName, job, queue.ErrLocked)
+		return nil, nil, fmt.Errorf("%s: lock %s: %w", pgName, job, queue.ErrLocked)
 	}
-	l := &pgLock{s: s, conn: conn, key: key, job: job}
+	l := &pgLock{s: s, conn: conn, key: key}
+	var held context.Context
+	l.jobLock, held = newJobLock(ctx, pgName, job)
 	if !s.locks.add(l) {
-		l.release()
-		return nil, fmt.Errorf("%s: lock %s: %w", pgName, job, errClosed)
+		l.abandon(l.release)
+		return nil, nil, fmt.Errorf("%s: lock %s: %w", pgName, job, errClosed)
 	}
-	return l.unlock, nil
+	go l.watch(s.o.lockLease/3, l.check)
+	return held, l.unlock, nil
+}
+
+// check asks the session holding the lock whether it is still there: the
+// lock lives as long as the session, so a session that ended (terminated,
+// its connection broken) means another sidecar may hold the lock now.
+func (l *pgLock) check() error {
+	ctx, cancel := context.WithTimeout(context.Background(), l.s.o.lockLease/3)
+	_, err := l.conn.Exec(ctx, `SELECT 1`)
+	cancel()
+	if err == nil {
+		return nil
+	}
+	// Closing the connection ends the session if it still runs, so the
+	// lock is certainly free for another holder.
+	cctx, ccancel := context.WithTimeout(context.Background(), 5*time.Second)
+	_ = l.conn.Conn().Close(cctx)
+	ccancel()
+	return fmt.Errorf("the session holding the lock ended: %w", err)
 }
 
 func (l *pgLock) unlock() {
-	l.once.Do(func() {
+	l.end(func() {
 		l.s.locks.remove(l)
 		l.release()
 	})
 }
 
+// closed releases the lock of a store being closed: its job loses it.
+func (l *pgLock) closed() {
+	l.lose(errStoreClosed)
+	l.unlock()
+}
+
 func (l *pgLock) release() {
+	if l.conn.Conn().IsClosed() {
+		l.conn.Release() // the pool drops a closed connection
+		return
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var ok bool
@@ -1081,7 +1112,7 @@ func (s *pgStore) Close() error {
 	s.w.close()
 	s.qw.close()
 	for _, l := range locks {
-		l.unlock()
+		l.closed()
 	}
 	s.opool.Close()
 	s.ipool.Close()

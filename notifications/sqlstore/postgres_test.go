@@ -2,12 +2,14 @@ package sqlstore
 
 import (
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"testing"
 	"time"
 
 	"github.com/jackc/pgx/v5"
+	"github.com/sluicedata/sluice/notifications/queue"
 	"github.com/sluicedata/sluice/notifications/storetest"
 	"github.com/stretchr/testify/require"
 )
@@ -25,8 +27,19 @@ func postgresTarget(t *testing.T) storetest.Target {
 			t.Helper()
 			return storetest.PostgresDSN(t)
 		},
-		Exec: pgExec,
+		Exec:     pgExec,
+		LoseLock: pgLoseLock,
 	}
+}
+
+// pgLoseLock terminates the session holding s's lock for job, as a
+// connection cut or an administrator's pg_terminate_backend would.
+func pgLoseLock(t *testing.T, s queue.Store, dsn, job string) {
+	t.Helper()
+	key := s.(*pgStore).lockKey("job", job)
+	pgExec(t, dsn, fmt.Sprintf(`SELECT pg_terminate_backend(pid) FROM pg_locks
+		WHERE locktype = 'advisory' AND granted AND objsubid = 1
+		AND ((classid::bigint << 32) | objid::bigint) = %d`, key))
 }
 
 func pgExec(t *testing.T, dsn, sql string) {

@@ -16,7 +16,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -476,71 +475,78 @@ func (s *sqliteStore) Enqueue(ctx context.Context, rec *queue.Record) (queue.Enq
 	return enqueueVia(ctx, s.w, s.o.clock(), rec)
 }
 
-// Lock takes a lease row; a goroutine renews it until unlock.
-func (s *sqliteStore) Lock(ctx context.Context, job string) (func(), error) {
+// Lock takes a lease row; a goroutine renews it until unlock and cancels
+// the held context when the lease is lost (see queue.Store.Lock).
+func (s *sqliteStore) Lock(ctx context.Context, job string) (context.Context, func(), error) {
 	if job == "" {
-		return nil, invalidf("lock: empty job name")
+		return nil, nil, invalidf("lock: empty job name")
 	}
 	holder := s.holder + "/" + strconv.FormatUint(s.lockSeq.Add(1), 10)
 	now := s.o.clock()
+	expires := now.Add(s.o.lockLease)
 	res, err := s.wdb.ExecContext(ctx, `INSERT INTO job_leases (job, holder, expires_at) VALUES (?1, ?2, ?3)
 		ON CONFLICT (job) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at
-		WHERE job_leases.expires_at <= ?4`, job, holder, ms(now.Add(s.o.lockLease)), ms(now))
+		WHERE job_leases.expires_at <= ?4`, job, holder, ms(expires), ms(now))
 	if err != nil {
-		return nil, storeErr(fmt.Sprintf("%s: lock %s", sqliteName, job), err)
+		return nil, nil, storeErr(fmt.Sprintf("%s: lock %s", sqliteName, job), err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
-		return nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, queue.ErrLocked)
+		return nil, nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, queue.ErrLocked)
 	}
-	l := &sqliteLease{s: s, job: job, holder: holder, stop: make(chan struct{}), stopped: make(chan struct{})}
+	l := &sqliteLease{s: s, holder: holder, expires: expires}
+	var held context.Context
+	l.jobLock, held = newJobLock(ctx, sqliteName, job)
 	if !s.leases.add(l) {
-		l.release()
-		return nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, errClosed)
+		l.abandon(l.release)
+		return nil, nil, fmt.Errorf("%s: lock %s: %w", sqliteName, job, errClosed)
 	}
-	go l.renew()
-	return l.unlock, nil
+	go l.watch(s.o.lockLease/3, l.renew)
+	return held, l.unlock, nil
 }
 
 type sqliteLease struct {
-	s           *sqliteStore
-	job, holder string
-	once        sync.Once
-	stop        chan struct{}
-	stopped     chan struct{}
+	*jobLock
+	s       *sqliteStore
+	holder  string
+	expires time.Time // of the last renewal that committed (the store's clock)
 }
 
-func (l *sqliteLease) renew() {
-	defer close(l.stopped)
-	t := time.NewTicker(l.s.o.lockLease / 3)
-	defer t.Stop()
-	for {
-		select {
-		case <-l.stop:
-			return
-		case <-t.C:
+// renew moves the lease's expiry forward (every third of the lease). The
+// lease is lost when another holder has taken the row (this one's expired
+// meanwhile: a stalled process, a clock jump) or when renewing keeps
+// failing until the lease has expired.
+func (l *sqliteLease) renew() error {
+	now := l.s.o.clock()
+	ctx, cancel := context.WithTimeout(context.Background(), l.s.o.lockLease/3)
+	res, err := l.s.wdb.ExecContext(ctx, `UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?`,
+		ms(now.Add(l.s.o.lockLease)), l.job, l.holder)
+	cancel()
+	if err != nil {
+		if now.Before(l.expires) {
+			l.s.o.logger.Warn("renewing a job lease failed; retrying", slog.String("job", l.job), slog.String("error", err.Error()))
+			return nil
 		}
-		ctx, cancel := context.WithTimeout(context.Background(), l.s.o.lockLease/3)
-		res, err := l.s.wdb.ExecContext(ctx, `UPDATE job_leases SET expires_at = ? WHERE job = ? AND holder = ?`,
-			ms(l.s.o.clock().Add(l.s.o.lockLease)), l.job, l.holder)
-		cancel()
-		if err != nil {
-			l.s.o.logger.Warn("renewing a job lease failed", slog.String("job", l.job), slog.String("error", err.Error()))
-			continue
-		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			l.s.o.logger.Error("job lease lost: another holder took it after it expired", slog.String("job", l.job))
-			return
-		}
+		// Another holder may have the lock by now.
+		return fmt.Errorf("the lease expired while renewing it failed: %w", err)
 	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return errors.New("another holder took the lease after it expired")
+	}
+	l.expires = now.Add(l.s.o.lockLease)
+	return nil
 }
 
 func (l *sqliteLease) unlock() {
-	l.once.Do(func() {
-		close(l.stop)
-		<-l.stopped
+	l.end(func() {
 		l.s.leases.remove(l)
 		l.release()
 	})
+}
+
+// closed releases the lease of a store being closed: its job loses it.
+func (l *sqliteLease) closed() {
+	l.lose(errStoreClosed)
+	l.unlock()
 }
 
 func (l *sqliteLease) release() {
@@ -1096,7 +1102,7 @@ func (s *sqliteStore) Close() error {
 	s.w.close()
 	s.qw.close()
 	for _, l := range leases {
-		l.unlock()
+		l.closed()
 	}
 	close(s.cpStop)
 	<-s.cpDone

@@ -27,6 +27,12 @@ func sqliteTarget() storetest.Target {
 			t.Helper()
 			return "sqlite:" + filepath.Join(t.TempDir(), "sub", "notifications.db")
 		},
+		LoseLock: func(t *testing.T, _ queue.Store, dsn, job string) {
+			t.Helper()
+			// As when another holder took the lease over after it expired
+			// and has released it since.
+			sqliteTarget().Exec(t, dsn, fmt.Sprintf(`DELETE FROM job_leases WHERE job = '%s'`, job))
+		},
 		Exec: func(t *testing.T, dsn, q string) {
 			t.Helper()
 			path := strings.TrimPrefix(dsn, "sqlite:")
@@ -100,17 +106,17 @@ func TestSQLiteLockLeaseExpires(t *testing.T) {
 	clockA, clockB := storetest.NewClock(storetest.T0), storetest.NewClock(storetest.T0.Add(3*time.Minute))
 	a := openAt(t, dsn, WithClock(clockA.Now)) // a holder that stopped renewing (crashed)
 	b := openAt(t, dsn, WithClock(clockB.Now))
-	_, err := a.Lock(storetest.Ctx(t), "process")
+	_, _, err := a.Lock(storetest.Ctx(t), "process")
 	require.NoError(t, err)
 	clockB.Set(storetest.T0.Add(2*time.Minute - time.Millisecond))
-	_, err = b.Lock(storetest.Ctx(t), "process")
+	_, _, err = b.Lock(storetest.Ctx(t), "process")
 	require.ErrorIs(t, err, queue.ErrLocked, "not yet expired")
 	clockB.Set(storetest.T0.Add(2 * time.Minute))
-	unlockB, err := b.Lock(storetest.Ctx(t), "process")
+	_, unlockB, err := b.Lock(storetest.Ctx(t), "process")
 	require.NoError(t, err, "an expired lease is taken over")
 	defer unlockB()
 	c := openAt(t, dsn, WithClock(clockB.Now))
-	_, err = c.Lock(storetest.Ctx(t), "process")
+	_, _, err = c.Lock(storetest.Ctx(t), "process")
 	require.ErrorIs(t, err, queue.ErrLocked)
 }
 
@@ -119,7 +125,7 @@ func TestSQLiteLockLeaseIsRenewed(t *testing.T) {
 	dsn := sqliteTarget().NewDSN(t)
 	clock := storetest.NewClock(storetest.T0)
 	a := openAt(t, dsn, WithClock(clock.Now), WithLockLease(150*time.Millisecond))
-	unlock, err := a.Lock(storetest.Ctx(t), "process")
+	held, unlock, err := a.Lock(storetest.Ctx(t), "process")
 	require.NoError(t, err)
 	clock.Advance(time.Hour)
 	// The renewal goroutine moves the expiry past the new now.
@@ -132,12 +138,46 @@ func TestSQLiteLockLeaseIsRenewed(t *testing.T) {
 		return exp > clock.Now().UnixMilli()
 	}, 20*time.Second, 20*time.Millisecond)
 	b := openAt(t, dsn, WithClock(clock.Now), WithLockLease(150*time.Millisecond))
-	_, err = b.Lock(storetest.Ctx(t), "process")
+	_, _, err = b.Lock(storetest.Ctx(t), "process")
 	require.ErrorIs(t, err, queue.ErrLocked)
+	require.NoError(t, held.Err(), "a renewed lease is not lost")
 	unlock()
 	var n int
 	require.NoError(t, s.rdb.QueryRow(`SELECT COUNT(*) FROM job_leases`).Scan(&n))
 	require.Zero(t, n, "unlock deletes the lease row")
+}
+
+// A lease that cannot be renewed (another process holds the database's
+// write lock) is lost once it has expired: the job's context ends, as
+// another holder may take the lock from then on.
+func TestSQLiteLockLostWhenRenewalFails(t *testing.T) {
+	t.Parallel()
+	dsn := sqliteTarget().NewDSN(t)
+	clock := storetest.NewClock(storetest.T0)
+	a := openAt(t, dsn, WithClock(clock.Now), WithLockLease(150*time.Millisecond), WithBusyTimeout(0))
+	held, unlock, err := a.Lock(storetest.Ctx(t), "process")
+	require.NoError(t, err)
+	defer unlock()
+
+	db, err := sql.Open("sqlite", strings.TrimPrefix(dsn, "sqlite:"))
+	require.NoError(t, err)
+	defer db.Close()
+	conn, err := db.Conn(storetest.Ctx(t))
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = conn.ExecContext(storetest.Ctx(t), `BEGIN IMMEDIATE`)
+	require.NoError(t, err)
+	defer conn.ExecContext(context.Background(), `ROLLBACK`) //nolint:errcheck
+
+	require.NoError(t, held.Err(), "failed renewals within the lease keep it")
+	clock.Advance(time.Minute) // the lease has expired by the store's clock
+	select {
+	case <-held.Done():
+	case <-storetest.Ctx(t).Done():
+		t.Fatal("the held context did not end")
+	}
+	require.ErrorIs(t, context.Cause(held), queue.ErrLockLost)
+	require.ErrorContains(t, context.Cause(held), "the lease expired while renewing it failed")
 }
 
 func TestOpenDSN(t *testing.T) {

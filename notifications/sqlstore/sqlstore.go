@@ -81,8 +81,10 @@ func (o *options) validate() error {
 
 // WithLockLease sets how long a SQLite job lease lasts without renewal: a
 // crashed holder's lock frees itself after this long. The holder renews it
-// every third of the lease. Postgres advisory locks need no lease (they end
-// with the holder's connection). Defaults to 2 minutes.
+// every third of the lease; a lease it loses (not renewed in time, taken
+// over) cancels the job's context (see queue.Store.Lock). Postgres advisory
+// locks need no lease (they end with the holder's session); the holder
+// checks its session every third of this duration. Defaults to 2 minutes.
 func WithLockLease(d time.Duration) Option { return func(o *options) { o.lockLease = d } }
 
 // WithClaimLease sets how long a claimed record stays invisible to other

@@ -20,6 +20,9 @@ func openStore(ctx context.Context, dsn string, o storetest.Options) (queue.Stor
 	if o.ClaimLease > 0 {
 		opts = append(opts, WithClaimLease(o.ClaimLease))
 	}
+	if o.LockLease > 0 {
+		opts = append(opts, WithLockLease(o.LockLease))
+	}
 	return Open(ctx, dsn, opts...)
 }
 

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"context"
 	"fmt"
 	"sync"
 	"testing"
@@ -183,35 +184,81 @@ func runProcessing(t *testing.T, tg Target, open opener) {
 		t.Parallel()
 		dsn := tg.NewDSN(t)
 		a, b := openAt(t, tg, dsn, Options{}), openAt(t, tg, dsn, Options{})
-		unlock, err := a.Lock(Ctx(t), "process")
+		held, unlock, err := a.Lock(Ctx(t), "process")
 		require.NoError(t, err)
-		_, err = a.Lock(Ctx(t), "process")
+		require.NoError(t, held.Err(), "the job runs while the lock is held")
+		_, _, err = a.Lock(Ctx(t), "process")
 		require.ErrorIs(t, err, queue.ErrLocked)
-		_, err = b.Lock(Ctx(t), "process")
+		_, _, err = b.Lock(Ctx(t), "process")
 		require.ErrorIs(t, err, queue.ErrLocked)
-		unlockCleanup, err := b.Lock(Ctx(t), "cleanup") // other job, other lock
+		_, unlockCleanup, err := b.Lock(Ctx(t), "cleanup") // other job, other lock
 		require.NoError(t, err)
 		unlockCleanup()
 		unlock()
+		require.ErrorIs(t, held.Err(), context.Canceled, "unlock ends the job's context")
+		require.NotErrorIs(t, context.Cause(held), queue.ErrLockLost)
 		unlock() // idempotent
-		unlockB, err := b.Lock(Ctx(t), "process")
+		_, unlockB, err := b.Lock(Ctx(t), "process")
 		require.NoError(t, err)
-		_, err = a.Lock(Ctx(t), "process")
+		_, _, err = a.Lock(Ctx(t), "process")
 		require.ErrorIs(t, err, queue.ErrLocked)
 		unlockB()
-		_, err = a.Lock(Ctx(t), "")
+		_, _, err = a.Lock(Ctx(t), "")
 		require.Error(t, err)
+
+		// The held context is the caller's child.
+		parent, cancel := context.WithCancel(Ctx(t))
+		held, unlock, err = a.Lock(parent, "process")
+		require.NoError(t, err)
+		cancel()
+		require.ErrorIs(t, held.Err(), context.Canceled)
+		_, _, err = b.Lock(Ctx(t), "process")
+		require.ErrorIs(t, err, queue.ErrLocked, "the lock stays held until unlock")
+		unlock()
 	})
 
 	t.Run("LockFreedWhenHolderCloses", func(t *testing.T) {
 		t.Parallel()
 		dsn := tg.NewDSN(t)
 		a, b := openAt(t, tg, dsn, Options{}), openAt(t, tg, dsn, Options{})
-		_, err := a.Lock(Ctx(t), "process")
+		held, _, err := a.Lock(Ctx(t), "process")
 		require.NoError(t, err)
 		require.NoError(t, a.Close())
-		unlock, err := b.Lock(Ctx(t), "process")
+		require.ErrorIs(t, context.Cause(held), queue.ErrLockLost, "the job of a closed store stops")
+		_, unlock, err := b.Lock(Ctx(t), "process")
 		require.NoError(t, err)
 		unlock()
+	})
+
+	// A holder that loses its lock (its lease taken over, its session
+	// gone) is told through the held context, so its job stops before
+	// another holder's run overlaps it.
+	t.Run("LockLost", func(t *testing.T) {
+		t.Parallel()
+		if tg.LoseLock == nil {
+			t.Skip("the target cannot make a store lose its lock")
+		}
+		dsn := tg.NewDSN(t)
+		o := Options{LockLease: 300 * time.Millisecond}
+		a, b := openAt(t, tg, dsn, o), openAt(t, tg, dsn, o)
+		held, unlock, err := a.Lock(Ctx(t), "process")
+		require.NoError(t, err)
+		tg.LoseLock(t, a, dsn, "process")
+		select {
+		case <-held.Done():
+		case <-Ctx(t).Done():
+			t.Fatal("the held context did not end after the lock was lost")
+		}
+		require.ErrorIs(t, context.Cause(held), queue.ErrLockLost)
+		// Another holder gets the lock; the loser's unlock leaves it alone.
+		var unlockB func()
+		require.Eventually(t, func() bool {
+			_, unlockB, err = b.Lock(Ctx(t), "process")
+			return err == nil
+		}, 30*time.Second, 20*time.Millisecond, "the lost lock is free: %v", err)
+		unlock()
+		_, _, err = a.Lock(Ctx(t), "process")
+		require.ErrorIs(t, err, queue.ErrLocked, "the loser's unlock did not release the new holder's lock")
+		unlockB()
 	})
 }

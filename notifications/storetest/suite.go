@@ -36,6 +36,11 @@ type Target struct {
 	// suite checks that a database left at version 1 upgrades with its
 	// data. Empty skips that check.
 	FirstMigration string
+	// LoseLock makes s lose the job lock it holds for job, as a stalled or
+	// cut-off holder would (SQLite: another holder takes the lease row;
+	// Postgres: the holding session is terminated). The suite opens s with
+	// Options.LockLease short, so the store notices within a second.
+	LoseLock func(t *testing.T, s queue.Store, dsn, job string)
 }
 
 // Options are the store settings the suite varies.
@@ -44,6 +49,9 @@ type Options struct {
 	Clock func() time.Time
 	// ClaimLease replaces the store's claim lease when positive.
 	ClaimLease time.Duration
+	// LockLease replaces the store's job lock lease (and the period it is
+	// renewed or checked at, a third of it) when positive.
+	LockLease time.Duration
 }
 
 // BatchFunc commits deliveries received at now in one transaction, in

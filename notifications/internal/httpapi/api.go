@@ -263,7 +263,7 @@ func parseRange(c *fiber.Ctx, required bool) (queue.Range, error) {
 		}
 		t, err := queue.ParseDateTime(v)
 		if err != nil {
-			return r, fmt.Errorf("query parameter %q: %v", b.name, err)
+			return r, fmt.Errorf("query parameter %q: %w", b.name, err)
 		}
 		*b.dst = &t
 	}

@@ -103,9 +103,6 @@ func csvValue(c *queue.Column, rec *queue.Record) string {
 	return ""
 }
 
-// DatasetFormats are the formats WriteDataset knows.
-var DatasetFormats = []string{"ndjson", "csv", "parquet"}
-
 // WriteDataset streams the records received within r to w in format
 // (ndjson, csv or parquet), reading them with queue.Store.Scan.
 func WriteDataset(ctx context.Context, store queue.Store, r queue.Range, format string, w io.Writer) (err error) {
@@ -176,7 +173,7 @@ func WriteDataset(ctx context.Context, store queue.Store, r queue.Range, format 
 		}
 		return nil
 	}
-	return fmt.Errorf("unknown dataset format %q (want %s)", format, strings.Join(DatasetFormats, ", "))
+	return fmt.Errorf("unknown dataset format %q (want %s)", format, strings.Join(queue.DatasetFormats, ", "))
 }
 
 func (s *API) dataset(c *fiber.Ctx) error {
@@ -191,7 +188,7 @@ func (s *API) dataset(c *fiber.Ctx) error {
 		ctype, ext = "application/vnd.apache.parquet", "parquet"
 	default:
 		return jsonError(c, fiber.StatusBadRequest,
-			fmt.Sprintf("unknown format %q (want %s)", c.Query("format"), strings.Join(DatasetFormats, ", ")))
+			fmt.Sprintf("unknown format %q (want %s)", c.Query("format"), strings.Join(queue.DatasetFormats, ", ")))
 	}
 	r, err := parseRange(c, false)
 	if err != nil {

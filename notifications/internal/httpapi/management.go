@@ -13,29 +13,6 @@ import (
 	"github.com/sluicedata/sluice/notifications/queue"
 )
 
-// DTO is the management API's view of a record (docs/http-api.md).
-type DTO struct {
-	NotificationToken string       `json:"notificationToken"`
-	Type              string       `json:"type"`
-	Target            string       `json:"target"`
-	Program           *string      `json:"program"`
-	RetryCounter      int          `json:"retryCounter"`
-	CreationDate      *string      `json:"creationDate"`
-	Status            queue.Status `json:"status"`
-	Source            string       `json:"source"`
-}
-
-// ToDTO converts a record; a record without a program has a null one.
-func ToDTO(r *queue.Record) DTO {
-	var program *string
-	if r.Program != "" {
-		program = &r.Program
-	}
-	return DTO{NotificationToken: r.WebhookToken, Type: r.NotificationType, Target: r.ObjectToken,
-		Program: program, RetryCounter: r.RetryCounter, CreationDate: queue.DateText(r.CreationDate), Status: r.Status,
-		Source: r.SourceName()}
-}
-
 // dtoIn is a management request body: nil fields were absent (or null).
 type dtoIn struct {
 	NotificationToken *string `json:"notificationToken"`
@@ -54,7 +31,7 @@ func (d *dtoIn) creationDate() (*time.Time, error) {
 	}
 	t, err := queue.ParseDateTime(*d.CreationDate)
 	if err != nil {
-		return nil, fmt.Errorf("creationDate: %v", err)
+		return nil, fmt.Errorf("creationDate: %w", err)
 	}
 	return &t, nil
 }
@@ -74,7 +51,7 @@ func (s *API) record(d *dtoIn, src string, now time.Time, keepStatus bool) (queu
 	if d.Source != nil && *d.Source != "" {
 		src, err := s.sourceParam(*d.Source)
 		if err != nil {
-			return queue.Record{}, fmt.Errorf("source: %s", strings.TrimPrefix(err.Error(), `query parameter "source": `))
+			return queue.Record{}, fmt.Errorf("source: %w", err)
 		}
 		r.Source = src
 	}
@@ -193,7 +170,7 @@ func (d *dtoIn) checkTexts() error {
 
 // halPage is the Spring-HATEOAS-shaped page.
 type halPage struct {
-	Embedded map[string][]DTO          `json:"_embedded"`
+	Embedded map[string][]queue.DTO    `json:"_embedded"`
 	Links    map[string]map[string]any `json:"_links"`
 	Page     pageInfo                  `json:"page"`
 }
@@ -237,7 +214,7 @@ func (s *API) mgmtList(c *fiber.Ctx) error {
 	f := queue.FailedFilter{Target: c.Query("target")}
 	if v := c.Query("source"); v != "" {
 		if f.Source, err = s.sourceParam(v); err != nil {
-			return jsonError(c, fiber.StatusBadRequest, err.Error())
+			return jsonError(c, fiber.StatusBadRequest, `query parameter "source": `+err.Error())
 		}
 	}
 	if t := c.Query("type"); t != "" {
@@ -254,9 +231,9 @@ func (s *API) mgmtList(c *fiber.Ctx) error {
 	if err != nil {
 		return s.storeError(c, err)
 	}
-	items := make([]DTO, len(recs))
+	items := make([]queue.DTO, len(recs))
 	for i := range recs {
-		items[i] = ToDTO(&recs[i])
+		items[i] = queue.ToDTO(&recs[i])
 	}
 	totalPages := (total + int64(size) - 1) / int64(size)
 	link := func(p int64) map[string]any {
@@ -287,7 +264,7 @@ func (s *API) mgmtList(c *fiber.Ctx) error {
 		links["prev"] = link(min(int64(page)-1, last))
 	}
 	return c.JSON(halPage{
-		Embedded: map[string][]DTO{"failed-notifications": items},
+		Embedded: map[string][]queue.DTO{"failed-notifications": items},
 		Links:    links,
 		Page:     pageInfo{Size: size, TotalElements: total, TotalPages: totalPages, Number: page},
 	})
@@ -302,7 +279,7 @@ func (s *API) mgmtGet(c *fiber.Ctx) error {
 	if err != nil {
 		return s.mgmtStoreError(c, err)
 	}
-	return c.JSON(ToDTO(&r))
+	return c.JSON(queue.ToDTO(&r))
 }
 
 func (s *API) mgmtCreate(c *fiber.Ctx) error {
@@ -317,7 +294,7 @@ func (s *API) mgmtCreate(c *fiber.Ctx) error {
 	if err := s.store.Insert(c.UserContext(), &rec); err != nil {
 		return s.mgmtStoreError(c, err)
 	}
-	return c.Status(fiber.StatusCreated).JSON(ToDTO(&rec))
+	return c.Status(fiber.StatusCreated).JSON(queue.ToDTO(&rec))
 }
 
 func (s *API) mgmtUpdate(c *fiber.Ctx) error {
@@ -351,7 +328,7 @@ func (s *API) mgmtUpdate(c *fiber.Ctx) error {
 	if err != nil {
 		return s.mgmtStoreError(c, err)
 	}
-	return c.JSON(ToDTO(&r))
+	return c.JSON(queue.ToDTO(&r))
 }
 
 func (s *API) mgmtReplace(c *fiber.Ctx) error {
@@ -385,9 +362,9 @@ func (s *API) mgmtReplace(c *fiber.Ctx) error {
 	if err := s.store.ReplaceFailed(c.UserContext(), recs); err != nil {
 		return s.mgmtStoreError(c, err)
 	}
-	out := make([]DTO, len(recs))
+	out := make([]queue.DTO, len(recs))
 	for i := range recs {
-		out[i] = ToDTO(&recs[i])
+		out[i] = queue.ToDTO(&recs[i])
 	}
 	return c.JSON(out)
 }
@@ -423,7 +400,7 @@ func (s *API) mgmtRetry(c *fiber.Ctx) error {
 	if err != nil {
 		return s.mgmtStoreError(c, err)
 	}
-	return c.JSON(ToDTO(&r))
+	return c.JSON(queue.ToDTO(&r))
 }
 
 func (s *API) mgmtStoreError(c *fiber.Ctx, err error) error {

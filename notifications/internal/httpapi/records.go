@@ -156,7 +156,7 @@ func (s *API) parseQuery(c *fiber.Ctx, r queue.Range) (queue.Query, error) {
 		switch name {
 		case "source":
 			if q.Source, err = s.sourceParam(v); err != nil {
-				return q, err
+				return q, fmt.Errorf("query parameter \"source\": %w", err)
 			}
 		case "status":
 			q.Status = queue.Status(strings.ToUpper(v))
@@ -171,7 +171,7 @@ func (s *API) parseQuery(c *fiber.Ctx, r queue.Range) (queue.Query, error) {
 				q.Type = u
 			}
 			if err := queue.CheckToken("type", v); err != nil {
-				return q, fmt.Errorf("query parameter %v", err)
+				return q, fmt.Errorf("query parameter %w", err)
 			}
 		case "objectToken":
 			q.ObjectToken = v
@@ -192,7 +192,7 @@ func (s *API) sourceParam(v string) (string, error) {
 		return v, nil
 	}
 	names := s.cfg.Sources.Names()
-	return "", fmt.Errorf("query parameter \"source\": no source %s%s (sources: %s)", strconv.Quote(queue.Excerpt(v, 64)),
+	return "", fmt.Errorf("no source %s%s (sources: %s)", strconv.Quote(queue.Excerpt(v, 64)),
 		suggest.Phrase(v, names), strings.Join(names, ", "))
 }
 

@@ -57,18 +57,9 @@ type Source struct {
 	Log   *slog.Logger
 }
 
-// Processing outcomes, the values of processed_total's outcome label.
-const (
-	OutcomeSuccess  = "success"
-	OutcomeRetrying = "retrying"
-	OutcomeFailed   = "failed"
-	// OutcomeSkipped: the record stopped being live while it was processed
-	// (outdated, deleted or requeued meanwhile), so its result was dropped.
-	OutcomeSkipped = "skipped"
-)
-
-// Outcomes lists the processing outcomes.
-var Outcomes = []string{OutcomeSuccess, OutcomeRetrying, OutcomeFailed, OutcomeSkipped}
+// Outcomes lists the processing outcomes, the values of processed_total's
+// outcome label.
+var Outcomes = []string{queue.OutcomeSuccess, queue.OutcomeRetrying, queue.OutcomeFailed, queue.OutcomeSkipped}
 
 // New registers every series, the store collector over src and the Go
 // runtime and process collectors; sources get their series at once (at 0).
@@ -101,7 +92,7 @@ func New(src Source, sources ...string) *Metrics {
 	}, []string{"result"})
 	m.JobRuns = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_job_runs_total",
-		Help: "Job runs by job and result (ok, error, locked).",
+		Help: "Job runs by job and result (ok, error, locked, lost).",
 	}, []string{"job", "result"})
 	m.InvalidUTF8 = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "sluice_notifications_invalid_utf8_total",

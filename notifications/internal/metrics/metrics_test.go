@@ -82,7 +82,7 @@ func TestSourcesStartAtZero(t *testing.T) {
 	for _, src := range []string{"notifications", "stripe"} {
 		require.Equal(t, 0.0, value(t, m.Received.WithLabelValues(src)))
 		require.Equal(t, 0.0, value(t, m.Discarded.WithLabelValues("duplicate", src)))
-		require.Equal(t, 0.0, value(t, m.Processed.WithLabelValues(OutcomeSkipped, src)))
+		require.Equal(t, 0.0, value(t, m.Processed.WithLabelValues(queue.OutcomeSkipped, src)))
 	}
 	sm := m.For("stripe")
 	require.Same(t, sm, m.For("stripe"), "resolved once")

@@ -1,4 +1,4 @@
-package jobs
+package notifications
 
 import (
 	"bytes"
@@ -29,7 +29,8 @@ func AlertBody(webhookToken string, maxAttempts int) string {
 		"Please check the logs for further information.", webhookToken, maxAttempts)
 }
 
-// MailConfig configures the e-mail alert sent when a record becomes FAILED.
+// MailConfig configures the e-mail alert sent when a record becomes FAILED
+// (CONN_MAIL_*; see docs/environment.md#e-mail-alert).
 type MailConfig struct {
 	// Host is the SMTP server (CONN_MAIL_SMTP_HOST); empty means alerts are
 	// only logged. Defaults to "".
@@ -173,5 +174,7 @@ func scrub(err error, secret string) error {
 	if secret == "" || !strings.Contains(err.Error(), secret) {
 		return err
 	}
+	// A new error, not %w: errors.As must not reach the error whose text
+	// holds the secret.
 	return errors.New(strings.ReplaceAll(err.Error(), secret, "***"))
 }

@@ -1,4 +1,4 @@
-package jobs
+package notifications
 
 import (
 	"context"
@@ -7,21 +7,20 @@ import (
 	"time"
 
 	"github.com/sluicedata/sluice/connectors"
-	"github.com/sluicedata/sluice/notifications/internal/metrics"
 	"github.com/sluicedata/sluice/notifications/queue"
 )
 
 // attemptOf describes one processing attempt of rec, whose status the
 // outcome has already set, for its history (docs/records-api.md#attempts).
-func (s *Runner) attemptOf(rec *queue.Record, start time.Time, took time.Duration, status int, err error) *queue.Attempt {
+func (s *runner) attemptOf(rec *Record, start time.Time, took time.Duration, status int, err error) *queue.Attempt {
 	a := &queue.Attempt{At: queue.Truncate(start), DurationMS: took.Milliseconds(), HTTPStatus: status}
 	switch rec.Status {
 	case queue.StatusSuccess:
-		a.Outcome = metrics.OutcomeSuccess
+		a.Outcome = queue.OutcomeSuccess
 	case queue.StatusRetrying:
-		a.Outcome = metrics.OutcomeRetrying
+		a.Outcome = queue.OutcomeRetrying
 	default:
-		a.Outcome = metrics.OutcomeFailed
+		a.Outcome = queue.OutcomeFailed
 	}
 	var de *DownstreamError
 	if errors.As(err, &de) {
@@ -37,7 +36,7 @@ func (s *Runner) attemptOf(rec *queue.Record, start time.Time, took time.Duratio
 
 // expireKept removes quarantined bodies and discard ledger entries past
 // their retention (the cleanup job).
-func (s *Runner) expireKept(ctx context.Context, now time.Time) error {
+func (s *runner) expireKept(ctx context.Context, now time.Time) error {
 	q, err := s.store.CleanupQuarantine(ctx, now.AddDate(0, 0, -s.cfg.QuarantineRetentionDays))
 	if err != nil {
 		return fmt.Errorf("expiring quarantined bodies: %w", err)

@@ -1,4 +1,4 @@
-package jobs
+package notifications
 
 import (
 	"context"
@@ -7,7 +7,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/sluicedata/sluice/notifications/internal/metrics"
 	"github.com/sluicedata/sluice/notifications/queue"
 )
 
@@ -101,37 +100,36 @@ func (t *trigger) wait(ctx context.Context) error {
 
 // TriggerProcessing starts a processing run in the background, or asks for
 // one more right after the current one; it reports whether one was running.
-func (s *Runner) TriggerProcessing() bool {
+func (s *runner) TriggerProcessing() bool {
 	return s.procTrigger.fire(s.jobCtx, s.stopping)
 }
 
 // TriggerCleanup is TriggerProcessing for the cleanup job.
-func (s *Runner) TriggerCleanup() bool {
+func (s *runner) TriggerCleanup() bool {
 	return s.cleanTrigger.fire(s.jobCtx, s.stopping)
 }
 
 // RunProcessing runs the processing job now and waits for it: one batch (or,
 // with Drain, batches until none is eligible). It waits for a run of this
 // process to end first and returns queue.ErrLocked when another process holds
-// the job lock.
-func (s *Runner) RunProcessing(ctx context.Context) (RunStats, error) {
+// the job lock. Should the store lose the lock while the job runs, the job
+// stops (no further claims; handlers running are cancelled, their records
+// processed again once their claim lease ends) and the error wraps
+// queue.ErrLockLost.
+func (s *runner) RunProcessing(ctx context.Context) (RunStats, error) {
 	var st RunStats
-	select {
-	case s.procSem <- struct{}{}:
-	case <-ctx.Done():
-		return st, ctx.Err()
-	}
-	defer func() { <-s.procSem }()
-	unlock, err := s.store.Lock(ctx, ProcessingJob)
+	ctx, end, err := s.begin(ctx, s.procSem, ProcessingJob)
 	if err != nil {
-		s.countRun(ProcessingJob, err)
-		return st, fmt.Errorf("processing job: %w", err)
+		return st, err
 	}
-	defer unlock()
+	defer end()
 	var mu sync.Mutex
 	for st.Batches < maxDrainBatches {
 		recs, err := s.store.Claim(ctx, s.now(), s.cfg.BatchSize)
 		if err != nil {
+			if ctx.Err() != nil {
+				break // cut short: reported below
+			}
 			s.countRun(ProcessingJob, err)
 			return st, fmt.Errorf("processing job: claiming a batch: %w", err)
 		}
@@ -145,19 +143,62 @@ func (s *Runner) RunProcessing(ctx context.Context) (RunStats, error) {
 			break
 		}
 	}
-	s.countRun(ProcessingJob, ctx.Err())
+	err = s.interrupted(ctx, ProcessingJob, st.Errors)
+	s.countRun(ProcessingJob, err)
 	if st.Claimed > 0 {
 		s.log.Info("processing run done", "stats", st.String())
 	}
-	return st, ctx.Err()
+	return st, err
 }
 
-func (s *Runner) countRun(job string, err error) {
+// begin waits for this process's run of job to end (sem) and takes the
+// job's lock in the store; the run goes on under the returned context,
+// which ends should the store lose the lock, and end releases both.
+func (s *runner) begin(ctx context.Context, sem chan struct{}, job string) (context.Context, func(), error) {
+	select {
+	case sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, nil, ctx.Err()
+	}
+	held, unlock, err := s.store.Lock(ctx, job)
+	if err != nil {
+		<-sem
+		s.countRun(job, err)
+		return nil, nil, fmt.Errorf("%s job: %w", job, err)
+	}
+	return held, func() { unlock(); <-sem }, nil
+}
+
+// interrupted reports a run cut short — by the job lock's loss, by
+// shutdown or by the caller's context — in one log line and returns why (nil when it was not):
+// pending is how many claimed records were left without an outcome.
+func (s *runner) interrupted(ctx context.Context, job string, pending int) error {
+	if ctx.Err() == nil {
+		return nil
+	}
+	cause := context.Cause(ctx)
+	if errors.Is(cause, queue.ErrLockLost) {
+		s.log.Error("job stopped: the store lost its job lock, so another sidecar may run it now; records claimed and not finished are processed again once their claim lease ends",
+			"job", job, "unfinished", pending, "error", cause)
+		return fmt.Errorf("%s job: %w", job, cause)
+	}
+	if pending > 0 {
+		s.log.Warn("job cut short (shutdown or its context ended); records claimed and not finished are processed again once their claim lease ends",
+			"job", job, "unfinished", pending, "error", cause)
+	}
+	return fmt.Errorf("%s job: %w", job, cause)
+}
+
+func (s *runner) countRun(job string, err error) {
 	switch {
 	case err == nil:
 		s.metrics.JobRuns.WithLabelValues(job, "ok").Inc()
 	case errors.Is(err, queue.ErrLocked):
 		s.metrics.JobRuns.WithLabelValues(job, "locked").Inc()
+	case errors.Is(err, queue.ErrLockLost):
+		s.metrics.JobRuns.WithLabelValues(job, "lost").Inc() // logged by interrupted
+	case errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded):
+		s.metrics.JobRuns.WithLabelValues(job, "error").Inc() // shutdown: logged by interrupted
 	default:
 		s.metrics.JobRuns.WithLabelValues(job, "error").Inc()
 		s.log.Error("job failed", "job", job, "error", err)
@@ -167,20 +208,20 @@ func (s *Runner) countRun(job string, err error) {
 // processBatch processes recs (ascending creationDate) one at a time, or
 // with Concurrency > 1 runs different objectTokens in parallel while each
 // objectToken's records stay sequential and in order.
-func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunStats, mu *sync.Mutex) {
+func (s *runner) processBatch(ctx context.Context, recs []Record, st *RunStats, mu *sync.Mutex) {
 	if s.cfg.Concurrency <= 1 || len(recs) == 1 {
 		for i := range recs {
 			s.processOne(ctx, &recs[i], st, mu)
 		}
 		return
 	}
-	var groups [][]*queue.Record
+	var groups [][]*Record
 	index := make(map[string]int, len(recs))
 	for i := range recs {
 		r := &recs[i]
 		// Records without an object share nothing: each is its own group.
 		if r.ObjectToken == "" {
-			groups = append(groups, []*queue.Record{r})
+			groups = append(groups, []*Record{r})
 			continue
 		}
 		g, ok := index[r.ObjectToken]
@@ -192,7 +233,7 @@ func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunS
 		groups[g] = append(groups[g], r)
 	}
 	workers := min(s.cfg.Concurrency, len(groups))
-	work := make(chan []*queue.Record)
+	work := make(chan []*Record)
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
@@ -214,7 +255,15 @@ func (s *Runner) processBatch(ctx context.Context, recs []queue.Record, st *RunS
 
 // processOne runs the handler for rec and saves the outcome; for a record
 // that became FAILED it sends the alert after the outcome is committed.
-func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats, mu *sync.Mutex) {
+func (s *runner) processOne(ctx context.Context, rec *Record, st *RunStats, mu *sync.Mutex) {
+	if ctx.Err() != nil {
+		// The run was cut short before this record's turn: left claimed,
+		// it is processed again once its claim lease ends.
+		mu.Lock()
+		st.Errors++
+		mu.Unlock()
+		return
+	}
 	hosts := s.downstreamHosts(rec)
 	for _, h := range hosts {
 		if !s.breaker.allow(h) {
@@ -230,14 +279,22 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 	status, err := s.handleRecord(ctx, rec)
 	took := time.Since(began)
 	s.metrics.ProcessingDuration.Observe(took.Seconds())
-	if ctx.Err() != nil {
-		// Cut short by shutdown: not an attempt that failed. The record
-		// stays claimed until its lease expires and is processed again.
-		s.log.Warn("processing interrupted by shutdown; the record will be processed again", "webhookToken", rec.WebhookToken)
+	if ctx.Err() != nil && err != nil {
+		// Cut short (shutdown, the job lock lost): not an attempt that
+		// failed. The record stays claimed until its lease expires and is
+		// processed again.
 		mu.Lock()
 		st.Errors++
 		mu.Unlock()
 		return
+	}
+	if ctx.Err() != nil {
+		// The handler succeeded as the run was cut short: the outcome is
+		// saved all the same (under this store's claim, which still holds),
+		// so the record is not delivered twice.
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), finishTimeout)
+		defer cancel()
+		ctx = fctx
 	}
 	for _, h := range hosts {
 		s.breaker.record(h, !isDownstreamFailure(err))
@@ -270,13 +327,13 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 		// The record will be processed again.
 		s.metrics.Store.Failed("save processing outcome", true, ferr)
 	case !ok:
-		outcome = metrics.OutcomeSkipped
+		outcome = queue.OutcomeSkipped
 	case rec.Status == queue.StatusSuccess:
-		outcome = metrics.OutcomeSuccess
+		outcome = queue.OutcomeSuccess
 	case rec.Status == queue.StatusRetrying:
-		outcome = metrics.OutcomeRetrying
+		outcome = queue.OutcomeRetrying
 	default:
-		outcome = metrics.OutcomeFailed
+		outcome = queue.OutcomeFailed
 	}
 	if outcome != "" {
 		src := rec.SourceName()
@@ -287,17 +344,17 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 	switch outcome {
 	case "":
 		st.Errors++
-	case metrics.OutcomeSkipped:
+	case queue.OutcomeSkipped:
 		st.Skipped++
-	case metrics.OutcomeSuccess:
+	case queue.OutcomeSuccess:
 		st.Succeeded++
-	case metrics.OutcomeRetrying:
+	case queue.OutcomeRetrying:
 		st.Retrying++
-	case metrics.OutcomeFailed:
+	case queue.OutcomeFailed:
 		st.Failed++
 	}
 	mu.Unlock()
-	if outcome == metrics.OutcomeFailed {
+	if outcome == queue.OutcomeFailed {
 		s.alert(ctx, rec)
 	}
 }
@@ -305,7 +362,7 @@ func (s *Runner) processOne(ctx context.Context, rec *queue.Record, st *RunStats
 // handleRecord fetches the payload if needed and calls the record's
 // handler, turning a handler panic into a failed attempt. status is the
 // downstream answer's, when the handler tells it (StatusHandler).
-func (s *Runner) handleRecord(ctx context.Context, rec *queue.Record) (status int, err error) {
+func (s *runner) handleRecord(ctx context.Context, rec *Record) (status int, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("handler panic: %v", p)
@@ -335,7 +392,7 @@ func (s *Runner) handleRecord(ctx context.Context, rec *queue.Record) (status in
 
 // alert mails (or, without a host, logs) that rec became FAILED. A mail
 // failure is logged only: the record is already saved.
-func (s *Runner) alert(ctx context.Context, rec *queue.Record) {
+func (s *runner) alert(ctx context.Context, rec *Record) {
 	subject := AlertSubject(oneLine(rec.WebhookToken))
 	if s.cfg.Mail.Host == "" {
 		s.metrics.Mails.WithLabelValues("logged").Inc()
@@ -356,22 +413,19 @@ func (s *Runner) alert(ctx context.Context, rec *queue.Record) {
 
 const mailTimeout = 15 * time.Second
 
+// finishTimeout bounds saving the success of a handler that returned as
+// its run was cut short.
+const finishTimeout = 10 * time.Second
+
 // RunCleanup deletes terminal records received more than RetentionDays ago
 // (all terminal records when 0) and waits for it.
-func (s *Runner) RunCleanup(ctx context.Context) (RunStats, error) {
+func (s *runner) RunCleanup(ctx context.Context) (RunStats, error) {
 	var st RunStats
-	select {
-	case s.cleanSem <- struct{}{}:
-	case <-ctx.Done():
-		return st, ctx.Err()
-	}
-	defer func() { <-s.cleanSem }()
-	unlock, err := s.store.Lock(ctx, CleanupJob)
+	ctx, end, err := s.begin(ctx, s.cleanSem, CleanupJob)
 	if err != nil {
-		s.countRun(CleanupJob, err)
-		return st, fmt.Errorf("cleanup job: %w", err)
+		return st, err
 	}
-	defer unlock()
+	defer end()
 	// In UTC a day is always 24 hours: local time would move the cutoff by
 	// an hour across a DST change.
 	now := s.now().UTC()
@@ -380,15 +434,22 @@ func (s *Runner) RunCleanup(ctx context.Context) (RunStats, error) {
 		// Everything terminal, also records stamped by a sidecar whose clock runs ahead.
 		cutoff = now.AddDate(100, 0, 0)
 	}
+	fail := func(err error) (RunStats, error) {
+		if cut := s.interrupted(ctx, CleanupJob, 0); cut != nil {
+			err = cut // the lock lost or shutdown, not the store
+		} else {
+			err = fmt.Errorf("cleanup job: %w", err)
+		}
+		s.countRun(CleanupJob, err)
+		return st, err
+	}
 	n, err := s.store.Cleanup(ctx, cutoff)
 	if err != nil {
-		s.countRun(CleanupJob, err)
-		return st, fmt.Errorf("cleanup job: %w", err)
+		return fail(err)
 	}
 	st.Deleted = n
 	if err := s.expireKept(ctx, now); err != nil {
-		s.countRun(CleanupJob, err)
-		return st, fmt.Errorf("cleanup job: %w", err)
+		return fail(err)
 	}
 	s.countRun(CleanupJob, nil)
 	if n > 0 {

@@ -1,4 +1,4 @@
-package jobs
+package notifications
 
 import (
 	"context"
@@ -148,7 +148,7 @@ func TestDownstreamHelpers(t *testing.T) {
 	require.Empty(t, next.Header.Get("Referer"))
 }
 
-func newRunner(t *testing.T, cfg Config, d Deps) *Runner {
+func testRunner(t *testing.T, cfg runnerConfig, d runnerDeps) *runner {
 	t.Helper()
 	if d.Log == nil {
 		d.Log = slog.New(slog.DiscardHandler)
@@ -156,7 +156,7 @@ func newRunner(t *testing.T, cfg Config, d Deps) *Runner {
 	d.Now, d.Stopping = time.Now, func() bool { return false }
 	d.Metrics = metrics.New(metrics.Source{Ctx: context.Background(), Now: time.Now, Log: d.Log,
 		Stats: func(context.Context) (queue.Stats, error) { return queue.Stats{}, nil }})
-	return New(cfg, d)
+	return newRunner(cfg, d)
 }
 
 type named string
@@ -167,7 +167,7 @@ func (n named) Handle(context.Context, *queue.Record, []byte) error { return nil
 // its source's marketplace, else the fallback.
 func TestHandlerFor(t *testing.T) {
 	t.Parallel()
-	r := newRunner(t, Config{}, Deps{
+	r := testRunner(t, runnerConfig{}, runnerDeps{
 		Handlers: map[string]Handler{"pmt": named("hmc-pmt")},
 		Sources:  map[string]Handler{"acme": named("acme-market")},
 		Fallback: named("fallback"),
@@ -192,7 +192,7 @@ func TestHandlerFor(t *testing.T) {
 
 func TestRetryRules(t *testing.T) {
 	t.Parallel()
-	r := newRunner(t, Config{InitialRetryDelay: time.Minute, BackoffMultiplier: 2, FailFast4xx: true, RetryJitter: 0.5}, Deps{})
+	r := testRunner(t, runnerConfig{InitialRetryDelay: time.Minute, BackoffMultiplier: 2, FailFast4xx: true, RetryJitter: 0.5}, runnerDeps{})
 	for range 50 {
 		d := r.retryDelay(2, errors.New("x"))
 		require.GreaterOrEqual(t, d, time.Minute)
@@ -212,13 +212,13 @@ func TestRetryRules(t *testing.T) {
 // before it is cut.
 func TestAttemptOf(t *testing.T) {
 	t.Parallel()
-	r := newRunner(t, Config{Secrets: map[string]string{"conn.api.token": "tok-12345"}}, Deps{})
+	r := testRunner(t, runnerConfig{Secrets: map[string]string{"conn.api.token": "tok-12345"}}, runnerDeps{})
 	start := time.Date(2024, 5, 1, 10, 0, 0, 123456789, time.UTC)
 	a := r.attemptOf(&queue.Record{Status: queue.StatusSuccess}, start, 42*time.Millisecond, 204, nil)
-	require.Equal(t, &queue.Attempt{At: queue.Truncate(start), Outcome: metrics.OutcomeSuccess, HTTPStatus: 204, DurationMS: 42}, a)
+	require.Equal(t, &queue.Attempt{At: queue.Truncate(start), Outcome: queue.OutcomeSuccess, HTTPStatus: 204, DurationMS: 42}, a)
 	a = r.attemptOf(&queue.Record{Status: queue.StatusRetrying}, start, time.Second, 0,
 		fmt.Errorf("handler said tok-12345 %s", strings.Repeat("x", 2000)))
-	require.Equal(t, metrics.OutcomeRetrying, a.Outcome)
+	require.Equal(t, queue.OutcomeRetrying, a.Outcome)
 	require.NotContains(t, a.Error, "tok-12345")
 	require.LessOrEqual(t, len(a.Error), queue.MaxAttemptError)
 	a = r.attemptOf(&queue.Record{Status: queue.StatusFailed}, start, time.Second, 0, &DownstreamError{What: "marketplace", StatusCode: 410})

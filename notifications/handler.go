@@ -1,4 +1,4 @@
-package jobs
+package notifications
 
 import (
 	"bytes"
@@ -23,14 +23,14 @@ import (
 // payload is the raw webhook body (nil when neither stored nor fetchable).
 // Handle may be called concurrently for records of different objectTokens.
 type Handler interface {
-	Handle(ctx context.Context, rec *queue.Record, payload []byte) error
+	Handle(ctx context.Context, rec *Record, payload []byte) error
 }
 
 // HandlerFunc adapts a function to Handler.
-type HandlerFunc func(ctx context.Context, rec *queue.Record, payload []byte) error
+type HandlerFunc func(ctx context.Context, rec *Record, payload []byte) error
 
 // Handle calls f.
-func (f HandlerFunc) Handle(ctx context.Context, rec *queue.Record, payload []byte) error {
+func (f HandlerFunc) Handle(ctx context.Context, rec *Record, payload []byte) error {
 	return f(ctx, rec, payload)
 }
 
@@ -61,7 +61,7 @@ func (e *DownstreamError) Error() string {
 // (docs/records-api.md#attempts). The marketplace handler is one.
 type StatusHandler interface {
 	Handler
-	HandleStatus(ctx context.Context, rec *queue.Record, payload []byte) (status int, err error)
+	HandleStatus(ctx context.Context, rec *Record, payload []byte) (status int, err error)
 }
 
 // ErrNoMarketplace fails processing when CONN_MARKETPLACE_URL is unset.
@@ -79,14 +79,14 @@ type MarketplaceHandler struct {
 }
 
 // Handle implements Handler.
-func (h *MarketplaceHandler) Handle(ctx context.Context, rec *queue.Record, payload []byte) error {
+func (h *MarketplaceHandler) Handle(ctx context.Context, rec *Record, payload []byte) error {
 	_, err := h.HandleStatus(ctx, rec, payload)
 	return err
 }
 
 // HandleStatus implements StatusHandler: Handle, also telling the
 // answer's status (0 when there was none).
-func (h *MarketplaceHandler) HandleStatus(ctx context.Context, rec *queue.Record, payload []byte) (int, error) {
+func (h *MarketplaceHandler) HandleStatus(ctx context.Context, rec *Record, payload []byte) (int, error) {
 	if h.URL == "" {
 		return 0, ErrNoMarketplace
 	}

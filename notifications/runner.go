@@ -1,9 +1,4 @@
-// Package jobs is the sidecar's scheduler side: the processing job (claim a
-// batch, call each record's handler, save the outcome with back-off), the
-// cleanup job, their one-at-a-time triggers, the downstream handlers
-// (marketplace, provider API) and the FAILED alert. See
-// docs/http-api.md#processing.
-package jobs
+package notifications
 
 import (
 	"context"
@@ -25,9 +20,9 @@ const (
 	CleanupJob    = "cleanup"
 )
 
-// Config is what the jobs need of the sidecar's configuration (see
+// runnerConfig is what the jobs need of the sidecar's configuration (see
 // docs/environment.md).
-type Config struct {
+type runnerConfig struct {
 	BatchSize         int
 	Drain             bool
 	Concurrency       int
@@ -54,9 +49,9 @@ type Config struct {
 	Secrets map[string]string
 }
 
-// Runner runs the processing and cleanup jobs over a store.
-type Runner struct {
-	cfg     Config
+// runner runs the processing and cleanup jobs over a store.
+type runner struct {
+	cfg     runnerConfig
 	store   queue.Store
 	log     *slog.Logger
 	now     func() time.Time
@@ -79,8 +74,8 @@ type Runner struct {
 	breaker      *breaker
 }
 
-// Deps are a Runner's collaborators.
-type Deps struct {
+// runnerDeps are a runner's collaborators.
+type runnerDeps struct {
 	Store    queue.Store
 	Log      *slog.Logger
 	Now      func() time.Time
@@ -94,9 +89,9 @@ type Deps struct {
 	Stopping func() bool // true once the service stops: no new runs
 }
 
-// New builds a Runner; nothing runs until a trigger or a Run call.
-func New(cfg Config, d Deps) *Runner {
-	s := &Runner{
+// New builds a runner; nothing runs until a trigger or a Run call.
+func newRunner(cfg runnerConfig, d runnerDeps) *runner {
+	s := &runner{
 		cfg: cfg, store: d.Store, log: d.Log, now: d.Now, client: d.Client, metrics: d.Metrics,
 		handlers: map[handlerKey]Handler{}, bySource: map[string]Handler{}, fallback: d.Fallback, stopping: d.Stopping,
 		procSem: make(chan struct{}, 1), cleanSem: make(chan struct{}, 1),
@@ -129,14 +124,14 @@ type handlerKey struct{ source, typ string }
 // Handle registers h for the HMC source's notifications of type typ (USR,
 // STK, PMT, TRM, UNK), replacing the marketplace for them; a nil h removes
 // the registration. Safe while running.
-func (s *Runner) Handle(typ string, h Handler) {
+func (s *runner) Handle(typ string, h Handler) {
 	s.HandleSource(queue.DefaultSource, strings.ToUpper(typ), h)
 }
 
 // HandleSource registers h for a source's records of type typ (as the
 // source names its types), or of every type when typ is ""; a nil h
 // removes the registration. Safe while running.
-func (s *Runner) HandleSource(source, typ string, h Handler) {
+func (s *runner) HandleSource(source, typ string, h Handler) {
 	s.handlersMu.Lock()
 	defer s.handlersMu.Unlock()
 	k := handlerKey{source, typ}
@@ -150,7 +145,7 @@ func (s *Runner) HandleSource(source, typ string, h Handler) {
 // handlerFor picks rec's handler (docs/sidecar.md#delivery): its source
 // and type's, its source's for every type, its source's marketplace, or
 // the fallback (CONN_MARKETPLACE_URL).
-func (s *Runner) handlerFor(rec *queue.Record) Handler {
+func (s *runner) handlerFor(rec *Record) Handler {
 	src := rec.SourceName()
 	s.handlersMu.RLock()
 	h, ok := s.handlers[handlerKey{src, rec.NotificationType}]
@@ -168,17 +163,17 @@ func (s *Runner) handlerFor(rec *queue.Record) Handler {
 }
 
 // Fallback is the handler of every type without one of its own.
-func (s *Runner) Fallback() Handler { return s.fallback }
+func (s *runner) Fallback() Handler { return s.fallback }
 
 // Wait waits for the running jobs (of a Stop already under way) or ctx.
-func (s *Runner) Wait(ctx context.Context) error {
+func (s *runner) Wait(ctx context.Context) error {
 	return errors.Join(s.procTrigger.wait(ctx), s.cleanTrigger.wait(ctx))
 }
 
 // Shutdown waits for running jobs to end; when ctx ends first they are
 // cancelled (their unfinished records are processed again later) and the
 // errors say which job was cut short.
-func (s *Runner) Shutdown(ctx context.Context) error {
+func (s *runner) Shutdown(ctx context.Context) error {
 	var errs []error
 	for _, t := range []*trigger{s.procTrigger, s.cleanTrigger} {
 		if err := t.wait(ctx); err != nil {

@@ -1,4 +1,4 @@
-package jobs
+package notifications
 
 import (
 	"errors"
@@ -15,7 +15,7 @@ import (
 // failure: the back-off formula (queue.Backoff), spread by ±RetryJitter,
 // and never earlier than a 429/503 answer's Retry-After (see
 // docs/environment.md#downstream).
-func (s *Runner) retryDelay(attempt int, err error) time.Duration {
+func (s *runner) retryDelay(attempt int, err error) time.Duration {
 	d := queue.Backoff(s.cfg.InitialRetryDelay, s.cfg.BackoffMultiplier, attempt)
 	if j := s.cfg.RetryJitter; j > 0 {
 		d = time.Duration(float64(d) * (1 + j*(2*rand.Float64()-1)))
@@ -29,7 +29,7 @@ func (s *Runner) retryDelay(attempt int, err error) time.Duration {
 
 // failFast reports whether err ends the record at once: with
 // CONN_FAIL_FAST_4XX, a 4xx answer other than 408, 409, 425 and 429.
-func (s *Runner) failFast(err error) bool {
+func (s *runner) failFast(err error) bool {
 	if !s.cfg.FailFast4xx {
 		return false
 	}
@@ -63,7 +63,7 @@ func isDownstreamFailure(err error) bool {
 // downstreamHosts are the hosts processing rec calls through the
 // sidecar's own handlers: the provider API when the body must be fetched,
 // the marketplace when the type has no handler of its own.
-func (s *Runner) downstreamHosts(rec *queue.Record) []string {
+func (s *runner) downstreamHosts(rec *Record) []string {
 	var out []string
 	if len(rec.Payload) == 0 && s.cfg.ProviderAPIURL != "" && rec.SourceName() == queue.DefaultSource {
 		out = append(out, hostOf(s.cfg.ProviderAPIURL))
@@ -84,4 +84,4 @@ func hostOf(raw string) string {
 
 // OpenBreakers lists the downstream hosts whose circuit breaker is open,
 // with when each closes.
-func (s *Runner) OpenBreakers() map[string]time.Time { return s.breaker.open() }
+func (s *runner) OpenBreakers() map[string]time.Time { return s.breaker.open() }
