@@ -38,7 +38,7 @@ fi
     # REST (issues 3, 22): a listing on loopback; pages over HTTPS at 50 ms
     gobench ./connectors/restapi 'ReadListing'
     gobench ./connectors/restapi 'Remote|Fanout$' -benchtime 1x
-    gobench ./catalog/sql 'ParseBatch100'
+    gobench ./catalog/sqlparse 'ParseBatch100'
     # Issue 4: sidecar
     # Parallel and per-record figures need time, not a fixed count: batches
     # only fill once many callers wait together.

@@ -15,7 +15,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/catalog"
-	"github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -115,7 +115,7 @@ func TestAcceptanceExecuteBatchGoAPI(t *testing.T) {
 	require.Equal(t, []string{`{"key":"svc.x","value":"1 2"}`}, exec(t, s, "RESET svc.none; SET svc.x"))
 	// Syntax errors: statement number and 1-based line/column in the batch.
 	_, err := s.ExecuteBatch(ctx, "SET a=1;\n\n-- c;\nSHOW TABLES IN;")
-	var se *sql.SyntaxError
+	var se *sqlparse.SyntaxError
 	require.True(t, errors.As(err, &se), "%v", err)
 	require.Regexp(t, `^statement 2, line 4, column 15: `, err.Error())
 	_, err = s.ExecuteBatch(ctx, "SELECT * FROM a.b WHERE x = 'unterminated")

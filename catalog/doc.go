@@ -5,7 +5,7 @@
 // (HIVE: properties from the catalog table; USER: from a
 // `<name>.dataSetProperties` entry) and property precedence (session
 // setting > runtime property > table property > connector default). The
-// session also runs SQL batches (package catalog/sql parses them).
+// session also runs SQL batches (package catalog/sqlparse parses them).
 //
 //	cat, err := catalog.Open(catalog.ResolveDir(flagDir, os.Getenv, wd))
 //	s := catalog.NewSession(cat)

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -30,7 +30,7 @@ func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Fra
 	// A SQL file saved by a Windows editor starts with a byte order mark;
 	// positions are counted as the editor shows them, without it.
 	text = strings.TrimPrefix(text, "\ufeff")
-	stmts, err := sql.Parse(text)
+	stmts, err := sqlparse.Parse(text)
 	if err != nil {
 		return nil, err
 	}
@@ -76,7 +76,7 @@ type ExecResult struct {
 // a value) is an error naming it before anything runs: read rows with
 // ExecuteBatch or Query.
 func (s *Session) Exec(ctx context.Context, text string) (ExecResult, error) {
-	stmts, err := sql.Parse(strings.TrimPrefix(text, "\ufeff"))
+	stmts, err := sqlparse.Parse(strings.TrimPrefix(text, "\ufeff"))
 	if err != nil {
 		return ExecResult{}, err
 	}
@@ -94,7 +94,7 @@ func (s *Session) Exec(ctx context.Context, text string) (ExecResult, error) {
 		if err != nil {
 			return res, fmt.Errorf("statement %d: %w", st.Number(), err)
 		}
-		if _, ok := st.(*sql.Insert); ok {
+		if _, ok := st.(*sqlparse.Insert); ok {
 			res.RowsAffected += insertedRows(f)
 		}
 		f.Release()
@@ -105,20 +105,20 @@ func (s *Session) Exec(ctx context.Context, text string) (ExecResult, error) {
 
 // givesRows reports whether st answers with rows, and its kind for the
 // message.
-func givesRows(st sql.Statement) (string, bool) {
+func givesRows(st sqlparse.Statement) (string, bool) {
 	switch x := st.(type) {
-	case *sql.Select:
+	case *sqlparse.Select:
 		if x.Explain {
 			return "EXPLAIN", true
 		}
 		return "SELECT", true
-	case *sql.ShowTables:
+	case *sqlparse.ShowTables:
 		return "SHOW TABLES", true
-	case *sql.ShowNamespaces:
+	case *sqlparse.ShowNamespaces:
 		return "SHOW NAMESPACES", true
-	case *sql.Describe:
+	case *sqlparse.Describe:
 		return "DESCRIBE", true
-	case *sql.Set:
+	case *sqlparse.Set:
 		return "SET without a value", !x.HasValue
 	}
 	return "", false
@@ -136,21 +136,21 @@ func insertedRows(f *dataframe.Frame) int64 {
 	return 0
 }
 
-func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Frame, error) {
+func (s *Session) execute(ctx context.Context, st sqlparse.Statement) (*dataframe.Frame, error) {
 	switch x := st.(type) {
-	case *sql.CreateTable:
+	case *sqlparse.CreateTable:
 		return s.execCreate(ctx, x)
-	case *sql.CreateView:
+	case *sqlparse.CreateView:
 		if err := s.execCreateView(ctx, x); err != nil {
 			return nil, err
 		}
 		return noColumns()
-	case *sql.DropView:
+	case *sqlparse.DropView:
 		if err := s.execDropView(x); err != nil {
 			return nil, err
 		}
 		return noColumns()
-	case *sql.DropTable:
+	case *sqlparse.DropTable:
 		cat, err := s.needCatalog()
 		if err != nil {
 			return nil, err
@@ -162,7 +162,7 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 			return nil, err
 		}
 		return noColumns()
-	case *sql.ShowTables:
+	case *sqlparse.ShowTables:
 		cat, err := s.needCatalog()
 		if err != nil {
 			return nil, err
@@ -179,7 +179,7 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 			rows = append(rows, []any{"", v, true})
 		}
 		return jsonframe.FromValues([]string{"namespace", "tableName", "isTemporary"}, rows)
-	case *sql.ShowNamespaces:
+	case *sqlparse.ShowNamespaces:
 		cat, err := s.needCatalog()
 		if err != nil {
 			return nil, err
@@ -193,20 +193,20 @@ func (s *Session) execute(ctx context.Context, st sql.Statement) (*dataframe.Fra
 			rows[i] = []any{ns}
 		}
 		return jsonframe.FromValues([]string{"namespace"}, rows)
-	case *sql.Describe:
+	case *sqlparse.Describe:
 		return s.execDescribe(ctx, x)
-	case *sql.Set:
+	case *sqlparse.Set:
 		return s.execSet(x)
-	case *sql.Reset:
+	case *sqlparse.Reset:
 		if x.Key == "" {
 			s.Reset()
 		} else {
 			s.Unset(x.Key)
 		}
 		return noColumns()
-	case *sql.Select:
+	case *sqlparse.Select:
 		return s.execSelect(ctx, x)
-	case *sql.Insert:
+	case *sqlparse.Insert:
 		return s.execInsert(ctx, x)
 	}
 	return nil, fmt.Errorf("unsupported statement %T", st)
@@ -219,14 +219,14 @@ func (s *Session) needCatalog() (*Catalog, error) {
 	return s.cat, nil
 }
 
-func nsOf(t sql.TableName) string {
+func nsOf(t sqlparse.TableName) string {
 	if t.Namespace == "" {
 		return DefaultNamespace
 	}
 	return t.Namespace
 }
 
-func (s *Session) execCreate(ctx context.Context, x *sql.CreateTable) (*dataframe.Frame, error) {
+func (s *Session) execCreate(ctx context.Context, x *sqlparse.CreateTable) (*dataframe.Frame, error) {
 	cat, err := s.needCatalog()
 	if err != nil {
 		return nil, err
@@ -256,7 +256,7 @@ func (s *Session) execCreate(ctx context.Context, x *sql.CreateTable) (*datafram
 	return noColumns()
 }
 
-func (s *Session) execDescribe(ctx context.Context, x *sql.Describe) (*dataframe.Frame, error) {
+func (s *Session) execDescribe(ctx context.Context, x *sqlparse.Describe) (*dataframe.Frame, error) {
 	cat, err := s.needCatalog()
 	if err != nil {
 		return nil, err
@@ -290,7 +290,7 @@ func (s *Session) execDescribe(ctx context.Context, x *sql.Describe) (*dataframe
 // undefined is what SET k shows for a key that is not set, as Spark does.
 const undefined = "<undefined>"
 
-func (s *Session) execSet(x *sql.Set) (*dataframe.Frame, error) {
+func (s *Session) execSet(x *sqlparse.Set) (*dataframe.Frame, error) {
 	cols := []string{"key", "value"}
 	switch {
 	case !x.HasKey:
@@ -322,14 +322,14 @@ func (s *Session) execSet(x *sql.Set) (*dataframe.Frame, error) {
 	return jsonframe.FromValues(cols, [][]any{{x.Key, v}})
 }
 
-func tableRef(t sql.TableName) string {
+func tableRef(t sqlparse.TableName) string {
 	if t.Namespace == "" {
 		return t.Name
 	}
 	return t.Namespace + "." + t.Name
 }
 
-func (s *Session) execSelect(ctx context.Context, x *sql.Select) (*dataframe.Frame, error) {
+func (s *Session) execSelect(ctx context.Context, x *sqlparse.Select) (*dataframe.Frame, error) {
 	if x.Explain {
 		plan, release, err := s.compileQuery(ctx, x.Query)
 		if err != nil {
@@ -346,7 +346,7 @@ func (s *Session) execSelect(ctx context.Context, x *sql.Select) (*dataframe.Fra
 	return s.Query(ctx, x.Query)
 }
 
-func (s *Session) execInsert(ctx context.Context, x *sql.Insert) (*dataframe.Frame, error) {
+func (s *Session) execInsert(ctx context.Context, x *sqlparse.Insert) (*dataframe.Frame, error) {
 	target := tableRef(x.Table)
 	r, err := s.resolve(ctx, target, nil)
 	if err != nil {
@@ -414,7 +414,7 @@ func WriteCountsFrame(res connectors.WriteResult) (*dataframe.Frame, error) {
 // out are NULL, as Spark fills a column without a default. A target without
 // declared columns (or a column list naming others) keeps the literals'
 // own types.
-func valuesFrame(target string, x *sql.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
+func valuesFrame(target string, x *sqlparse.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
 	width := len(x.Rows[0])
 	names := x.Columns
 	// src[i] is the VALUES position feeding output column i (-1: NULL).
@@ -674,7 +674,7 @@ func fieldList(fields []connectors.Field) string {
 
 // coerce turns a literal into a value of the column type typ ("" = keep the
 // literal's own type), as Spark's implicit casts on INSERT do.
-func coerce(lit *sql.Literal, typ string) (any, error) {
+func coerce(lit *sqlparse.Literal, typ string) (any, error) {
 	v := lit.Value
 	if v == nil || typ == "" {
 		return v, nil

@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -26,7 +26,7 @@ func (s *Session) managedDir(cat *Catalog, ns, name string) string {
 	return filepath.Join(cat.Dir(), strings.ToLower(ns), strings.ToLower(name)+".parquet") + string(filepath.Separator)
 }
 
-func (s *Session) execCreateManaged(ctx context.Context, cat *Catalog, x *sql.CreateTable) (*dataframe.Frame, error) {
+func (s *Session) execCreateManaged(ctx context.Context, cat *Catalog, x *sqlparse.CreateTable) (*dataframe.Frame, error) {
 	name := tableRef(x.Table)
 	if !strings.EqualFold(x.Using, "parquet") {
 		return nil, fmt.Errorf("creating %s: USING %s is not supported (USING parquet is)", name, x.Using)
@@ -133,7 +133,7 @@ func needsCasts(fields []connectors.Field) bool {
 // valuesByCast builds INSERT … VALUES rows as SELECT CAST(col AS type), …
 // FROM VALUES (…): Spark's casts to the declared types, a column left out
 // of a column list NULL.
-func (s *Session) valuesByCast(ctx context.Context, target string, x *sql.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
+func (s *Session) valuesByCast(ctx context.Context, target string, x *sqlparse.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
 	width := len(x.Rows[0])
 	names := x.Columns
 	if len(names) == 0 {
@@ -188,7 +188,7 @@ func (s *Session) valuesByCast(ctx context.Context, target string, x *sql.Insert
 
 // queryLiteral is an INSERT literal as the query engine types it (a
 // number's text as Spark types it: 1.5 is a decimal).
-func queryLiteral(l *sql.Literal) (query.Expr, error) {
+func queryLiteral(l *sqlparse.Literal) (query.Expr, error) {
 	switch v := l.Value.(type) {
 	case nil:
 		return &query.Literal{Raw: "NULL"}, nil

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"sync"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/dataframe/scan"
@@ -314,11 +314,11 @@ func isNilReader(s TableReader) bool {
 // a Go program's frames (see docs/go-api.md). Frames stay the caller's; the
 // result is the caller's to release.
 func SQLFrames(ctx context.Context, s TableReader, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
-	st, err := csql.ParseOne(text)
+	st, err := sqlparse.ParseOne(text)
 	if err != nil {
 		return nil, err
 	}
-	sel, ok := st.(*csql.Select)
+	sel, ok := st.(*sqlparse.Select)
 	if !ok || sel.Explain {
 		return nil, fmt.Errorf("SQLFrames runs one SELECT; got another statement")
 	}

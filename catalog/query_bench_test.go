@@ -12,7 +12,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/catalog"
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 )
 
@@ -60,14 +60,14 @@ func BenchmarkQuery(b *testing.B) {
 		{"TopN", "SELECT k, s, x FROM t ORDER BY x DESC LIMIT 10"},
 		{"Filter", "SELECT k, x FROM t WHERE x > 100 AND s LIKE 'key-00%'"},
 	} {
-		st, err := csql.ParseOne(bc.sql)
+		st, err := sqlparse.ParseOne(bc.sql)
 		if err != nil {
 			b.Fatal(err)
 		}
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for i := 0; i < b.N; i++ {
-				out, err := catalog.QueryFrames(context.Background(), nil, st.(*csql.Select).Query, frames)
+				out, err := catalog.QueryFrames(context.Background(), nil, st.(*sqlparse.Select).Query, frames)
 				if err != nil {
 					b.Fatal(err)
 				}

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/sluicedata/sluice/catalog"
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -45,15 +45,15 @@ func FuzzQuery(f *testing.F) {
 `)
 	frames := map[string]*dataframe.Frame{"emp": emp, "depts": depts}
 	f.Fuzz(func(t *testing.T, text string) {
-		st, err := csql.ParseOne(text)
+		st, err := sqlparse.ParseOne(text)
 		if err != nil {
-			var se *csql.SyntaxError
+			var se *sqlparse.SyntaxError
 			if errors.As(err, &se) && (se.Pos.Line < 1 || se.Pos.Col < 1) {
 				t.Fatalf("syntax error without a position: %v", err)
 			}
 			return
 		}
-		sel, ok := st.(*csql.Select)
+		sel, ok := st.(*sqlparse.Select)
 		if !ok {
 			return
 		}

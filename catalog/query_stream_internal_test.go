@@ -10,7 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -32,9 +32,9 @@ func TestQueryStreamsParquetTables(t *testing.T) {
 	require.NoError(t, err)
 
 	plan := func(text string) (*query.Plan, func()) {
-		st, err := csql.ParseOne(text)
+		st, err := sqlparse.ParseOne(text)
 		require.NoError(t, err)
-		p, release, err := s.compileQuery(context.Background(), st.(*csql.Select).Query)
+		p, release, err := s.compileQuery(context.Background(), st.(*sqlparse.Select).Query)
 		require.NoError(t, err)
 		return p, release
 	}
@@ -107,9 +107,9 @@ func TestQueryTopNSortKeysFirst(t *testing.T) {
 		want, err := SQLFrames(context.Background(), nil, fmt.Sprintf(q, "mem"), map[string]*dataframe.Frame{"mem": f})
 		require.NoError(t, err, q)
 		for _, table := range []string{"p.t", "p.d"} {
-			st, err := csql.ParseOne(fmt.Sprintf(q, table))
+			st, err := sqlparse.ParseOne(fmt.Sprintf(q, table))
 			require.NoError(t, err)
-			p, release, err := s.compileQuery(context.Background(), st.(*csql.Select).Query)
+			p, release, err := s.compileQuery(context.Background(), st.(*sqlparse.Select).Query)
 			require.NoError(t, err)
 			require.Contains(t, p.Explain(), "(sort keys first)", q)
 			got, err := p.Frame(context.Background())
@@ -159,10 +159,10 @@ func TestQueryStreamsNoLeaks(t *testing.T) {
 		"SELECT k, count(DISTINCT s), max(x) FROM p.t WHERE x > 10 GROUP BY k ORDER BY k",
 		"SELECT a.k, b.x FROM p.t a LEFT JOIN p.t b ON a.x = b.x + 1000 ORDER BY a.k, b.x LIMIT 3",
 	} {
-		st, err := csql.ParseOne(q)
+		st, err := sqlparse.ParseOne(q)
 		require.NoError(t, err)
 		r := &sessionTables{s: s}
-		p, err := query.Compile(context.Background(), st.(*csql.Select).Query, r, query.Options{Mem: mem})
+		p, err := query.Compile(context.Background(), st.(*sqlparse.Select).Query, r, query.Options{Mem: mem})
 		require.NoError(t, err, q)
 		got, err := p.Frame(context.Background())
 		require.NoError(t, err, q)

@@ -11,7 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/catalog"
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
@@ -19,11 +19,11 @@ import (
 
 func runSQL(t *testing.T, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
 	t.Helper()
-	st, err := csql.ParseOne(text)
+	st, err := sqlparse.ParseOne(text)
 	if err != nil {
 		return nil, err
 	}
-	return catalog.QueryFrames(context.Background(), nil, st.(*csql.Select).Query, frames)
+	return catalog.QueryFrames(context.Background(), nil, st.(*sqlparse.Select).Query, frames)
 }
 
 func ndjson(t *testing.T, s string) *dataframe.Frame {
@@ -93,7 +93,7 @@ func TestQueryEngine(t *testing.T) {
 		{"SELECT a FROM t QUALIFY rank() OVER (ORDER BY a) = 1", "QUALIFY is not supported"},
 		{"SELECT a FROM t NATURAL JOIN u USING (a)", "a NATURAL JOIN takes no USING list"},
 	} {
-		_, err := csql.ParseOne(tc.q)
+		_, err := sqlparse.ParseOne(tc.q)
 		require.ErrorContains(t, err, tc.want, tc.q)
 	}
 }
@@ -202,9 +202,9 @@ func TestQueryAggregateOverJoinByBuildColumns(t *testing.T) {
 	} {
 		// The plans compare with the unfused operators in
 		// dataframe/query's TestFusedOperatorsAgree.
-		st, err := csql.ParseOne(fmt.Sprintf(q, ""))
+		st, err := sqlparse.ParseOne(fmt.Sprintf(q, ""))
 		require.NoError(t, err)
-		plan, err := query.Compile(context.Background(), st.(*csql.Select).Query, query.Tables{"fact": query.FrameTable(fact), "dim": query.FrameTable(dim)}, query.Options{})
+		plan, err := query.Compile(context.Background(), st.(*sqlparse.Select).Query, query.Tables{"fact": query.FrameTable(fact), "dim": query.FrameTable(dim)}, query.Options{})
 		require.NoError(t, err)
 		require.Contains(t, plan.Explain(), "(grouped by build row)")
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/catalog"
-	"github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 )
 
@@ -366,7 +366,7 @@ func classifyError(err error) string {
 	switch {
 	case strings.Contains(msg, "not supported"):
 		return "unsupported"
-	case errors.Is(err, sql.ErrSyntax):
+	case errors.Is(err, sqlparse.ErrSyntax):
 		return "parse"
 	case strings.Contains(msg, "unknown function"):
 		return "function"

@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -65,7 +65,7 @@ func (s *Session) Views() []string {
 // execCreateView checks the view's query (it must plan with the view in
 // place — a view that names itself is refused — and give as many columns
 // as the column list names) and keeps it.
-func (s *Session) execCreateView(ctx context.Context, x *sql.CreateView) error {
+func (s *Session) execCreateView(ctx context.Context, x *sqlparse.CreateView) error {
 	key := viewKey(x.Name, x.Global)
 	ref := []string{x.Name}
 	if x.Global {
@@ -111,7 +111,7 @@ func (s *Session) execCreateView(ctx context.Context, x *sql.CreateView) error {
 	return nil
 }
 
-func (s *Session) execDropView(x *sql.DropView) error {
+func (s *Session) execDropView(x *sqlparse.DropView) error {
 	key := viewKey(x.Name, x.Global)
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"strings"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
 
@@ -40,13 +40,13 @@ func (e *queryError) Error() string {
 	return fmt.Sprintf("line %d, column %d: %s", e.Line, e.Column, e.Msg)
 }
 
-// sqlError maps an error of the catalog/sql parser or the query engine on
+// sqlError maps an error of the catalog/sqlparse parser or the query engine on
 // text whose first line starts with prefix (added by us) to the user's
 // positions.
 func sqlError(err error, prefix string) error {
 	var line, col int
 	var msg string
-	var se *csql.SyntaxError
+	var se *sqlparse.SyntaxError
 	var qe *query.Error
 	switch {
 	case errors.As(err, &se):
@@ -66,11 +66,11 @@ func sqlError(err error, prefix string) error {
 }
 
 func parseQuery(src string) (*Query, error) {
-	st, err := csql.ParseOne(src)
+	st, err := sqlparse.ParseOne(src)
 	if err != nil {
 		return nil, sqlError(err, "")
 	}
-	sel, ok := st.(*csql.Select)
+	sel, ok := st.(*sqlparse.Select)
 	if !ok || sel.Explain {
 		return nil, &queryError{Msg: "an sql step runs one SELECT (other statements belong to sluice sql)"}
 	}
@@ -92,11 +92,11 @@ const filterPrefix = "SELECT * FROM _ WHERE "
 // parseFilter parses a filter step's expression into the query it runs
 // over its input (named `_`).
 func parseFilter(expr string) (query.Query, error) {
-	st, err := csql.ParseOne(filterPrefix + expr)
+	st, err := sqlparse.ParseOne(filterPrefix + expr)
 	if err != nil {
 		return nil, sqlError(err, filterPrefix)
 	}
-	sel, ok := st.(*csql.Select)
+	sel, ok := st.(*sqlparse.Select)
 	q, isSel := sel.Query.(*query.Select)
 	if !ok || !isSel || q.Where == nil {
 		return nil, &queryError{Msg: "want a WHERE expression"}

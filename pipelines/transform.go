@@ -6,7 +6,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
 )
@@ -136,7 +136,7 @@ func (d *decoder) transformStep(kind Kind, n *yaml.Node, what string) (*Transfor
 
 // parseStepExpr parses one expression of a step.
 func parseStepExpr(e string) (query.Expr, error) {
-	x, err := csql.ParseExpr(e)
+	x, err := sqlparse.ParseExpr(e)
 	if err != nil {
 		return nil, sqlError(err, "")
 	}

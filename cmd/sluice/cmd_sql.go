@@ -2,7 +2,7 @@ package main
 
 import (
 	"context"
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"io"
 	"os"
 	"strings"
@@ -81,14 +81,14 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 // cells are never truncated, as spark-sql prints them: DESCRIBE, SET, SHOW
 // and EXPLAIN (docs/sql.md#output).
 func wholeCells(text string) bool {
-	stmts, err := csql.Parse(text)
+	stmts, err := sqlparse.Parse(text)
 	if err != nil || len(stmts) == 0 {
 		return false
 	}
 	switch x := stmts[len(stmts)-1].(type) {
-	case *csql.Describe, *csql.Set, *csql.ShowTables, *csql.ShowNamespaces:
+	case *sqlparse.Describe, *sqlparse.Set, *sqlparse.ShowTables, *sqlparse.ShowNamespaces:
 		return true
-	case *csql.Select:
+	case *sqlparse.Select:
 		return x.Explain
 	}
 	return false

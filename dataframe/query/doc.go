@@ -1,6 +1,6 @@
 // Package query is Sluice's one SQL executor: `sluice sql`,
 // Session.ExecuteBatch, the pipeline steps and catalog.SQLFrames all run a
-// query (the syntax tree the parser in catalog/sql produces, or one built in
+// query (the syntax tree the parser in catalog/sqlparse produces, or one built in
 // Go) through it, with Spark 3.5's answers (ANSI mode off).
 //
 // # How a query runs

@@ -9,7 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -39,9 +39,9 @@ func tables(fs map[string]*dataframe.Frame) query.Tables {
 // parse reads one SELECT.
 func parse(t testing.TB, text string) query.Query {
 	t.Helper()
-	st, err := csql.ParseOne(text)
+	st, err := sqlparse.ParseOne(text)
 	require.NoError(t, err, text)
-	sel, ok := st.(*csql.Select)
+	sel, ok := st.(*sqlparse.Select)
 	require.True(t, ok, text)
 	return sel.Query
 }

@@ -14,7 +14,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// Literals typed as Spark types them; the parser in catalog/sql builds
+// Literals typed as Spark types them; the parser in catalog/sqlparse builds
 // them with these (it does not import Arrow).
 
 // NumberLiteral is a number as written (sign and type suffix included): an

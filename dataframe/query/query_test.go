@@ -11,7 +11,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/stretchr/testify/require"
 
-	csql "github.com/sluicedata/sluice/catalog/sql"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
 	"github.com/sluicedata/sluice/dataframe/query"
@@ -278,7 +278,7 @@ func TestIssueRegressions(t *testing.T) {
 		{q: "SELECT * FROM VALUES (1, 'a'), (2, 'b') AS v(n, s) ORDER BY n DESC LIMIT 2 - 1", schema: "struct<n:int,s:string>", rows: []string{"2\tb"}},
 		{q: "SELECT name || '-' FROM emp WHERE dept = 2", schema: "struct<concat(name, -):string>", rows: []string{"cy-"}},
 	})
-	_, err := csql.ParseOne("SELECT 1 FROM emp, depts WHERE DATE '2020-01-01x' IS NULL")
+	_, err := sqlparse.ParseOne("SELECT 1 FROM emp, depts WHERE DATE '2020-01-01x' IS NULL")
 	require.ErrorContains(t, err, "'2020-01-01x' is not a valid DATE literal")
 }
 

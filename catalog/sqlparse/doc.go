@@ -1,8 +1,11 @@
-// Package sql is Sluice's SQL dialect: a hand-written lexer, a
-// recursive-descent parser producing an AST, and the compilation of SELECT
-// into a plan (projections, a WHERE predicate with SQL's three-valued logic,
-// a limit). Running statements against a catalog is catalog.Session's job;
-// this package knows nothing of catalogs, connectors or frames.
+// Package sqlparse is the front of Sluice's SQL dialect: a hand-written
+// lexer and a recursive-descent parser that turn a batch of statements into
+// syntax trees — DDL, SET, INSERT and the rest as this package's Statement
+// types, a query as the syntax tree of package dataframe/query, which
+// analyses, plans and runs it (see its package comment and
+// docs/sql.md#how-a-query-runs). Running statements against a catalog is
+// catalog.Session's job; this package knows nothing of catalogs,
+// connectors or frames.
 //
 // A batch is split on `;` outside quotes, back-quotes and comments (`--` to
 // end of line, `/* … */`); blank statements are skipped and not counted.
@@ -14,6 +17,6 @@
 //
 // Errors carry the statement number and the position in the whole batch:
 //
-//	stmts, err := sql.Parse("SET a=1;\nSELECT * FORM t")
+//	stmts, err := sqlparse.Parse("SET a=1;\nSELECT * FORM t")
 //	// err: statement 2, line 2, column 10: expected FROM, found "FORM"
-package sql
+package sqlparse

@@ -1,4 +1,4 @@
-package sql
+package sqlparse
 
 import "github.com/sluicedata/sluice/dataframe/query"
 

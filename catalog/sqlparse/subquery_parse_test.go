@@ -1,4 +1,4 @@
-package sql
+package sqlparse
 
 import (
 	"testing"
