@@ -1118,3 +1118,25 @@ func TestDocDatabases(t *testing.T) {
 		"'svc.jdbc.url'='postgres://postgres@127.0.0.1:5432/sluice_t_1?sslmode=disable', 'mysql://etl@db.internal:3306/shop', http://127.0.0.1:1/v1",
 		r.subst("'svc.jdbc.url'='postgresql://app@db.internal/shop', 'mysql://etl@db.internal:3306/shop', https://api.example.com/v1"))
 }
+
+// TestREADMEStart keeps the README's first lines what a newcomer runs:
+// the title, then a block of the demo and the test suite, no marker
+// between (TestDocBlocks runs the demo and lists `go test ./...`).
+func TestREADMEStart(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	blocks, err := parseDocBlocks("README.md", string(data))
+	require.NoError(t, err)
+	require.NotEmpty(t, blocks)
+	first := blocks[0]
+	require.True(t, strings.HasPrefix(string(data), "# Sluice\n\n```sh\n"), "README.md starts: # Sluice, a blank line, the sh block")
+	require.Equal(t, "", first.marker)
+	cmds, err := shellCommands(first.text, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	var got []string
+	for _, c := range cmds {
+		got = append(got, strings.Join(c.words, " "))
+	}
+	require.Equal(t, []string{"go run ./cmd/sluice demo", "go test ./..."}, got)
+}
