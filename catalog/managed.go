@@ -7,8 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/apache/arrow/go/v17/arrow"
-
 	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
@@ -188,7 +186,7 @@ func (s *Session) valuesByCast(ctx context.Context, target string, x *sqlparse.I
 	}
 	sel := &query.Select{From: v}
 	for _, f := range fields {
-		var dt arrow.DataType
+		var dt dataframe.DataType
 		if f.Type != "" {
 			var err error
 			if dt, err = sparktype.ParseType(f.Type); err != nil {

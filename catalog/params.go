@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-
 	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
@@ -134,12 +132,12 @@ func bindArg(a any) (*query.Literal, error) {
 		return numberLiteral(strconv.FormatUint(v, 10), "")
 	case float32:
 		if math.IsNaN(float64(v)) || math.IsInf(float64(v), 0) {
-			return &query.Literal{Value: v, Type: arrow.PrimitiveTypes.Float32, Raw: strconv.FormatFloat(float64(v), 'g', -1, 32)}, nil
+			return &query.Literal{Value: v, Type: sparktype.FloatType, Raw: strconv.FormatFloat(float64(v), 'g', -1, 32)}, nil
 		}
 		return numberLiteral(strconv.FormatFloat(float64(v), 'g', -1, 32), "F")
 	case float64:
 		if math.IsNaN(v) || math.IsInf(v, 0) {
-			return &query.Literal{Value: v, Type: arrow.PrimitiveTypes.Float64, Raw: strconv.FormatFloat(v, 'g', -1, 64)}, nil
+			return &query.Literal{Value: v, Type: sparktype.DoubleType, Raw: strconv.FormatFloat(v, 'g', -1, 64)}, nil
 		}
 		return numberLiteral(strconv.FormatFloat(v, 'g', -1, 64), "D")
 	}

@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/apache/arrow/go/v17/arrow"
-
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/cells"
@@ -574,7 +572,7 @@ func (p *readPlan) deferred(ctx context.Context) dataframe.Stream {
 	return d
 }
 
-func (d *deferredStream) Schema() *arrow.Schema { return d.p.schema }
+func (d *deferredStream) Schema() *dataframe.Schema { return d.p.schema }
 
 func (d *deferredStream) Next() bool {
 	if d.closed {
@@ -586,7 +584,7 @@ func (d *deferredStream) Next() bool {
 	return d.s.Next()
 }
 
-func (d *deferredStream) Record() arrow.Record {
+func (d *deferredStream) Record() dataframe.Record {
 	if d.s == nil {
 		return nil
 	}
