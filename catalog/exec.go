@@ -21,16 +21,20 @@ import (
 // nothing. A failing statement stops the batch; the error starts with its
 // number (`statement 2: reading yt.subs: …`).
 //
+// args are the values of the batch's ? placeholders, in order, as
+// database/sql takes them: each binds as a typed literal (bool, integers,
+// floats, string, []byte, time.Time, Decimal, nil; see
+// docs/go-api.md#parameters), never pasted into the text. A ? without a
+// value, a value without a ?, or a Go type without a SQL type is an error
+// before anything runs.
+//
 // Result frames follow Spark: SELECT gives its rows; SET gives `key`,
 // `value` rows (secrets redacted); SHOW TABLES gives `namespace`,
 // `tableName`, `isTemporary`; SHOW NAMESPACES gives `namespace`; DESCRIBE
 // gives `col_name`, `data_type`; INSERT gives `num_affected_rows`,
 // `num_inserted_rows`; CREATE, DROP and RESET give a frame without columns.
-func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Frame, error) {
-	// A SQL file saved by a Windows editor starts with a byte order mark;
-	// positions are counted as the editor shows them, without it.
-	text = strings.TrimPrefix(text, "\ufeff")
-	stmts, err := sqlparse.Parse(text)
+func (s *Session) ExecuteBatch(ctx context.Context, text string, args ...any) (*dataframe.Frame, error) {
+	stmts, err := parseBatch(text, args)
 	if err != nil {
 		return nil, err
 	}
@@ -58,6 +62,17 @@ func (s *Session) ExecuteBatch(ctx context.Context, text string) (*dataframe.Fra
 	return last, nil
 }
 
+// parseBatch parses a batch with the values of its ? placeholders.
+func parseBatch(text string, args []any) ([]sqlparse.Statement, error) {
+	params, err := bindArgs(args)
+	if err != nil {
+		return nil, err
+	}
+	// A SQL file saved by a Windows editor starts with a byte order mark;
+	// positions are counted as the editor shows them, without it.
+	return sqlparse.ParseParams(strings.TrimPrefix(text, "\ufeff"), params)
+}
+
 func noColumns() (*dataframe.Frame, error) { return jsonframe.FromValues(nil, nil) }
 
 // ExecResult summarises the statements Exec ran.
@@ -74,9 +89,10 @@ type ExecResult struct {
 // a summary instead of a frame, so there is nothing to release. A
 // statement that gives rows (SELECT, EXPLAIN, SHOW, DESCRIBE, SET without
 // a value) is an error naming it before anything runs: read rows with
-// ExecuteBatch or Query.
-func (s *Session) Exec(ctx context.Context, text string) (ExecResult, error) {
-	stmts, err := sqlparse.Parse(strings.TrimPrefix(text, "\ufeff"))
+// ExecuteBatch or Query. args are the values of the text's ? placeholders,
+// as ExecuteBatch takes them.
+func (s *Session) Exec(ctx context.Context, text string, args ...any) (ExecResult, error) {
+	stmts, err := parseBatch(text, args)
 	if err != nil {
 		return ExecResult{}, err
 	}
@@ -376,7 +392,7 @@ func (s *Session) execInsert(ctx context.Context, x *sqlparse.Insert) (*datafram
 		if f, err = alignQuery(target, f, x.Columns, fields, whole); err != nil {
 			return nil, err
 		}
-	} else if needsCasts(fields) {
+	} else if needsCasts(fields) || typedParams(x) {
 		if f, err = s.valuesByCast(ctx, target, x, fields); err != nil {
 			return nil, err
 		}

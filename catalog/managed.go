@@ -130,12 +130,36 @@ func needsCasts(fields []connectors.Field) bool {
 	return false
 }
 
+// typedParams reports whether VALUES holds a ? parameter of a type the
+// literal path does not take (timestamp, binary, decimal, byte, short,
+// float): those rows go through the query engine, as typed.
+func typedParams(x *sqlparse.Insert) bool {
+	for _, row := range x.Rows {
+		for _, l := range row {
+			if l.Param != nil && !simpleParam(l.Param) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // valuesByCast builds INSERT … VALUES rows as SELECT CAST(col AS type), …
 // FROM VALUES (…): Spark's casts to the declared types, a column left out
 // of a column list NULL.
 func (s *Session) valuesByCast(ctx context.Context, target string, x *sqlparse.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
 	width := len(x.Rows[0])
 	names := x.Columns
+	if len(fields) == 0 {
+		// A table without declared columns: the values keep their own
+		// types (typed ? parameters), under the listed names.
+		if len(names) == 0 {
+			return nil, fmt.Errorf("inserting into %s: the table has 0 columns () but VALUES gives %d", target, width)
+		}
+		for _, n := range names {
+			fields = append(fields, connectors.Field{Name: n})
+		}
+	}
 	if len(names) == 0 {
 		if len(fields) != width {
 			return nil, fmt.Errorf("inserting into %s: the table has %d columns (%s) but VALUES gives %d", target, len(fields), fieldList(fields), width)
@@ -162,9 +186,12 @@ func (s *Session) valuesByCast(ctx context.Context, target string, x *sqlparse.I
 	}
 	sel := &query.Select{From: v}
 	for _, f := range fields {
-		dt, err := sparktype.ParseType(f.Type)
-		if err != nil {
-			return nil, fmt.Errorf("inserting into %s: column %s: %w", target, f.Name, err)
+		var dt dataframe.DataType
+		if f.Type != "" {
+			var err error
+			if dt, err = sparktype.ParseType(f.Type); err != nil {
+				return nil, fmt.Errorf("inserting into %s: column %s: %w", target, f.Name, err)
+			}
 		}
 		var e query.Expr = &query.Literal{Raw: "NULL"}
 		if i, ok := pos[strings.ToLower(f.Name)]; ok {
@@ -172,7 +199,10 @@ func (s *Session) valuesByCast(ctx context.Context, target string, x *sqlparse.I
 		} else if len(x.Columns) == 0 {
 			return nil, fmt.Errorf("inserting into %s: no column %s (columns: %s)", target, f.Name, fieldList(fields))
 		}
-		sel.Items = append(sel.Items, query.SelectItem{Expr: &query.Cast{X: e, To: dt, TypeName: f.Type}, Alias: f.Name})
+		if f.Type != "" {
+			e = &query.Cast{X: e, To: dt, TypeName: f.Type}
+		}
+		sel.Items = append(sel.Items, query.SelectItem{Expr: e, Alias: f.Name})
 	}
 	for n := range pos {
 		found := false
@@ -189,6 +219,9 @@ func (s *Session) valuesByCast(ctx context.Context, target string, x *sqlparse.I
 // queryLiteral is an INSERT literal as the query engine types it (a
 // number's text as Spark types it: 1.5 is a decimal).
 func queryLiteral(l *sqlparse.Literal) (query.Expr, error) {
+	if l.Param != nil {
+		return l.Param, nil
+	}
 	switch v := l.Value.(type) {
 	case nil:
 		return &query.Literal{Raw: "NULL"}, nil

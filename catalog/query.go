@@ -312,13 +312,17 @@ func isNilReader(s TableReader) bool {
 // SQLFrames runs one SELECT, given as SQL text, over frames named by their
 // map keys and — when s is not nil — the session's catalog tables: SQL over
 // a Go program's frames (see docs/go-api.md). Frames stay the caller's; the
-// result is the caller's to release.
-func SQLFrames(ctx context.Context, s TableReader, text string, frames map[string]*dataframe.Frame) (*dataframe.Frame, error) {
-	st, err := sqlparse.ParseOne(text)
+// result is the caller's to release. args are the values of the text's ?
+// placeholders, as Session.ExecuteBatch takes them.
+func SQLFrames(ctx context.Context, s TableReader, text string, frames map[string]*dataframe.Frame, args ...any) (*dataframe.Frame, error) {
+	stmts, err := parseBatch(text, args)
 	if err != nil {
 		return nil, err
 	}
-	sel, ok := st.(*sqlparse.Select)
+	if len(stmts) != 1 {
+		return nil, fmt.Errorf("SQLFrames runs one SELECT; got %d statements", len(stmts))
+	}
+	sel, ok := stmts[0].(*sqlparse.Select)
 	if !ok || sel.Explain {
 		return nil, fmt.Errorf("SQLFrames runs one SELECT; got another statement")
 	}

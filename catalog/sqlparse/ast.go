@@ -146,6 +146,11 @@ type Literal struct {
 	Value any
 	Raw   string
 	Pos   Pos
+	// Param is the bound value of a ? placeholder, typed as the query
+	// engine types literals (a time.Time is a timestamp, []byte binary);
+	// nil for a literal written in the text. Value then holds its Go value
+	// (integers as int64, floats as float64).
+	Param *query.Literal
 }
 
 func (e *Literal) Position() Pos  { return e.Pos }

@@ -28,6 +28,7 @@ const (
 	Symbol         // punctuation and operators: ( ) , . ; * = != <> < <= > >= - + :
 	Illegal        // a character the dialect does not know, or an unterminated quote
 	HexString      // X'0A1B': a binary literal; Text is the hex digits
+	Param          // ?: a parameter placeholder, bound to a value passed with the text (see ParseParams)
 )
 
 // Token is one lexical token. Text is the identifier, the unquoted string
@@ -226,6 +227,9 @@ func (l *lexer) next() Token {
 		}
 	case c == '\'' || c == '"' || c == '`':
 		l.quoted(&tok, c, false)
+	case c == '?':
+		tok.Kind, tok.Text = Param, "?"
+		l.advance(1)
 	default:
 		two := ""
 		if l.off+1 < len(l.src) {

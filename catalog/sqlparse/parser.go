@@ -9,6 +9,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
@@ -35,8 +36,28 @@ func (e *SyntaxError) Is(target error) bool { return target == ErrSyntax }
 // with a mistake anywhere runs nothing. Tokens stream from the lexer to the
 // parser with a few tokens of look-ahead: a batch is never held as a token
 // list.
-func Parse(text string) ([]Statement, error) {
-	p := &parser{lx: newLexer(text), buf: make([]Token, 0, 4)}
+func Parse(text string) ([]Statement, error) { return ParseParams(text, nil) }
+
+// ParseParams is Parse for text with `?` placeholders: the i-th `?` of the
+// batch (outside quotes, back-quotes and comments) stands for params[i], a
+// typed literal, wherever a literal may stand — in an expression, a VALUES
+// row, a TBLPROPERTIES value or LOCATION (docs/go-api.md#parameters). The
+// value goes into the syntax tree, never into the text. A `?` without a
+// value is a syntax error at it; a value without a `?` is an error naming
+// it.
+func ParseParams(text string, params []*query.Literal) ([]Statement, error) {
+	p := &parser{lx: newLexer(text), buf: make([]Token, 0, 4), params: params}
+	out, err := p.batch()
+	if err != nil {
+		return nil, err
+	}
+	if p.nparams < len(params) {
+		return nil, fmt.Errorf("argument %d has no ? placeholder: %s given, the text has %s", p.nparams+1, plural(len(params), "argument"), plural(p.nparams, "placeholder"))
+	}
+	return out, nil
+}
+
+func (p *parser) batch() ([]Statement, error) {
 	var out []Statement
 	for {
 		// Blank statements (`;;`, only comments) are skipped, not counted.
@@ -86,6 +107,10 @@ type parser struct {
 	// lambda's body may use even where they are reserved words
 	// (`(left, right) -> …`).
 	lambdaParams []string
+	// params are the values of the batch's ? placeholders; nparams counts
+	// the placeholders read so far.
+	params  []*query.Literal
+	nparams int
 }
 
 // pop drops the first look-ahead token. The look-ahead is a few tokens
@@ -393,10 +418,16 @@ func (p *parser) createTable(base stmtBase) (Statement, error) {
 			haveLoc = true
 			p.next()
 			v := p.next()
-			if v.Kind != String {
+			switch v.Kind {
+			case String:
+				s.Location = v.Text
+			case Param:
+				if s.Location, err = p.textParam(v, "LOCATION"); err != nil {
+					return nil, err
+				}
+			default:
 				return nil, p.unexpected(v, "a quoted location")
 			}
-			s.Location = v.Text
 		case t.isKeyword("TBLPROPERTIES"):
 			if haveProps {
 				return nil, p.errorf(t.Pos, "TBLPROPERTIES given twice")
@@ -518,6 +549,11 @@ func (p *parser) properties() ([]Property, error) {
 			val = strings.ToLower(v.Text)
 		case v.Kind == Symbol && v.Text == "-" && p.peek().Kind == Number:
 			val = "-" + p.next().Text
+		case v.Kind == Param:
+			var err error
+			if val, err = p.textParam(v, "property "+strconv.Quote(key)); err != nil {
+				return nil, err
+			}
 		default:
 			// Not the token's text: it is likely the value itself, unquoted,
 			// and the value may be a secret.
@@ -796,6 +832,8 @@ func (p *parser) literal(want string) (*Literal, error) {
 		return &Literal{Value: false, Raw: "false", Pos: t.Pos}, nil
 	case t.isKeyword("NULL"):
 		return &Literal{Value: nil, Raw: "NULL", Pos: t.Pos}, nil
+	case t.Kind == Param:
+		return p.valuesParam(t)
 	}
 	return nil, p.unexpected(t, want)
 }

@@ -153,7 +153,7 @@ func TestParseErrors(t *testing.T) {
 		{"SELECT a FROM t x y", `statement 1, line 1, column 19: expected end of statement, found "y"`},
 		{"SELECT a FROM t AS WHERE", `statement 1, line 1, column 20: expected an alias after AS, found "WHERE"`},
 		{"SELECT a FROM t WHERE a = 1 b", `statement 1, line 1, column 29: expected end of statement, found "b"`},
-		{"SELECT a FROM t WHERE a ? 1", `statement 1, line 1, column 25: unexpected character '?'`},
+		{"SELECT a FROM t WHERE a @ 1", `statement 1, line 1, column 25: unexpected character '@'`},
 		{"SELECT a FROM t WHERE a = 12x", `statement 1, line 1, column 27: invalid number "12x"`},
 		{"CREATE TABLE t (a int,)", `statement 1, line 1, column 23: expected a column name, found ")"`},
 		{"CREATE TABLE t (a foo)", `statement 1, line 1, column 19: column a: invalid type "foo" at position 3: unknown type "foo"`},

@@ -1029,6 +1029,9 @@ func (p *parser) primary() (query.Expr, error) {
 	case t.Kind == HexString:
 		p.next()
 		return p.hexLiteral(t)
+	case t.Kind == Param:
+		p.next()
+		return p.param(t)
 	case t.isKeyword("EXISTS") && p.peekAt(1).Text == "(":
 		p.next()
 		if p.startsSubquery(1) {

@@ -101,6 +101,11 @@ func TestDemoTour(t *testing.T) {
 		require.Contains(t, out, `{"num_affected_rows":1,"num_inserted_rows":1,"num_updated_rows":0}`)
 		require.Contains(t, out, `"last_value": "2024-07-01T08:00:00Z" (kept by pg.activities in sluice_demo_`)
 		require.Contains(t, out, "  4 rows in sluice_demo_")
+		// The DSN, like the key, is a reference to a file only its owner reads.
+		require.Contains(t, out, "'svc.jdbc.url'      = '${file:"+filepath.Join(tmp, "sluice-demo", "postgres-dsn")+"}'")
+		st, err := os.Stat(filepath.Join(tmp, "sluice-demo", "postgres-dsn"))
+		require.NoError(t, err)
+		require.Equal(t, os.FileMode(0o600), st.Mode().Perm())
 	}
 	// Five sidecar records, each once: the duplicate and the obsolete one were discarded.
 	require.Equal(t, 5, len(regexp.MustCompile(`(?m)^  \|  \d\|  wbh-demo-\d\|`).FindAllString(out, -1)), out)

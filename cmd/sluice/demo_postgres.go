@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -48,6 +49,13 @@ func (d *demo) stepPostgres(ctx context.Context) error {
 			_ = demoDropSchema(context.WithoutCancel(ctx), dsn, schema)
 		}()
 	}
+	// The DSN may hold a password: like the API key, the catalog keeps a
+	// reference to a file only its owner reads (docs/restapi.md#secret-references).
+	dsnFile := filepath.Join(d.dir, "postgres-dsn")
+	if err := os.WriteFile(dsnFile, []byte(dsn+"\n"), 0o600); err != nil {
+		return fmt.Errorf("writing the DSN file: %w", err)
+	}
+	dsnRef := "${file:" + dsnFile + "}"
 	d.say("The same feed into a PostgreSQL table (%s.activities), merged on id. The", schema)
 	d.say("state now lives in the target database, in %s.sluice_state, committed in the same", schema)
 	d.say("transaction as the rows: a crash anywhere leaves both or neither (docs/jdbc.md).")
@@ -65,14 +73,14 @@ func (d *demo) stepPostgres(ctx context.Context) error {
   'svc.restapi.incremental.cursor' = 'snippet.publishedAt',
   'svc.restapi.incremental.param'  = 'publishedAfter',
   'svc.restapi.primary.key'        = 'id'
-)`, d.api.url, demoChannel, d.apiKey, demoActivitiesPattern),
+)`, d.api.url, demoChannel, d.keyRef, demoActivitiesPattern),
 		fmt.Sprintf(`CREATE TABLE pg.activities TBLPROPERTIES (
   'svc.storage.type'  = 'JDBC',
   'svc.jdbc.url'      = '%s',
   'svc.jdbc.dbtable'  = '%s.activities',
   'svc.jdbc.mode'     = 'merge',
   'svc.jdbc.merge.key'= 'id'
-)`, dsn, schema),
+)`, dsnRef, schema),
 	}
 	run := func(stmt string) error {
 		d.echo(red.String(stmt))

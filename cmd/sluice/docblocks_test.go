@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"gopkg.in/yaml.v3"
 
+	"github.com/sluicedata/sluice/connectors/jdbc/jdbctest"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 )
 
@@ -33,17 +34,30 @@ import (
 // the checkout's top-level entries appear as symlinks, so paths such as
 // pipelines/examples/… work. The directory starts with fixtures the
 // examples name (docFixtures): subscriptions.json and events.ndjson, the
-// tables yt.subs, api.events, shop.orders, hr.employees and hr.departments,
+// tables yt.subs, api.events, api.orders (incremental RESTAPI), shop.orders,
+// hr.employees and hr.departments,
 // and an empty notification store .sluice/notifications.db. A loopback
 // server stands in for the APIs the docs call 127.0.0.1:8765 (it serves
 // catalog/testdata, the recorded YouTube answers) and
 // https://api.example.com (a small tickets API, /tickets and
-// /tickets/{id}/comments): both are replaced by the server's address
-// wherever they appear, in commands and expected output alike.
+// /tickets/{id}/comments, the guide's /v1/tickets, /orders): both are
+// replaced by the server's address wherever they appear, in commands and
+// expected output alike.
+//
+// Database URLs on the host db.internal (postgres://app@db.internal:5432/shop,
+// mysql://etl@db.internal:3306/shop, in any block that runs) stand for a
+// scratch database of the file's own on the local server that
+// SLUICE_TEST_POSTGRES_DSN / SLUICE_TEST_MYSQL_DSN name (connectors/jdbc/jdbctest:
+// created for the file, dropped after it); the whole URL is replaced. The
+// MySQL one holds the table orders, the shop database of docs/jdbc.md. A
+// file that needs a database whose variable is unset is skipped, and the
+// test says so.
 //
 //   - sh: each command runs: `sluice …` and `go run ./cmd/sluice …` on the
 //     built binary, `export K=V` and `K=V sluice …` set the environment,
-//     `go install/build ./cmd/sluice` are what the test did to build it.
+//     `go install/build ./cmd/sluice` are what the test did to build it,
+//     `go test ./...` is the suite this test is part of (both listed at
+//     the end, not run).
 //     Anything else (pipes, curl, python) needs a marker.
 //   - console: `$ command` lines run; the lines after each are its
 //     expected output (stdout and stderr as a terminal shows them), `…`
@@ -71,6 +85,70 @@ const (
 	docFixtureAddr   = "127.0.0.1:8765"
 	docExampleAPIURL = "https://api.example.com"
 )
+
+// docDBURLRE matches the database URLs the docs write for the reader's
+// own database (host db.internal); the scheme picks the server.
+var docDBURLRE = regexp.MustCompile(`\b(postgres|postgresql|mysql|mariadb)://[^\s'"/@` + "`" + `]*@db\.internal(?::\d+)?(?:/[^\s'"` + "`" + `]*)?`)
+
+// docDBDialect is the server of a docs database URL: "postgres" or "mysql".
+func docDBDialect(url string) string {
+	if strings.HasPrefix(url, "postgres") {
+		return "postgres"
+	}
+	return "mysql"
+}
+
+// docDatabases lists the servers the blocks that run need.
+func docDatabases(blocks []docBlock) []string {
+	need := map[string]bool{}
+	for _, b := range blocks {
+		if strings.HasPrefix(b.marker, "not run:") {
+			continue
+		}
+		for _, u := range docDBURLRE.FindAllString(b.text, -1) {
+			need[docDBDialect(u)] = true
+		}
+	}
+	var out []string
+	for _, d := range []string{"postgres", "mysql"} {
+		if need[d] {
+			out = append(out, d)
+		}
+	}
+	return out
+}
+
+// docMySQLShop is the table the scratch MySQL database starts with: the
+// shop's orders that docs/jdbc.md reads incrementally.
+var docMySQLShop = []string{
+	`CREATE TABLE orders (amount decimal(10,2), created_at datetime(6), id bigint PRIMARY KEY,
+	  status varchar(20), updated_at datetime(6))`,
+	`INSERT INTO orders VALUES
+	  (19.90, '2024-05-01 09:00:00', 101, 'paid',    '2024-05-01 09:05:00'),
+	  (5.00,  '2024-05-02 11:30:00', 102, 'pending', '2024-05-02 11:30:00'),
+	  (42.00, '2024-05-03 15:10:00', 103, 'shipped', '2024-05-04 08:00:00')`,
+}
+
+// docScratchDatabases gives the file a scratch database on each server
+// its blocks name, or skips the file (with a message) when a server's
+// variable is unset.
+func docScratchDatabases(t *testing.T, file string, blocks []docBlock) (map[string]string, string) {
+	dbs := map[string]string{}
+	for _, d := range docDatabases(blocks) {
+		env := map[string]string{"postgres": jdbctest.PostgresEnv, "mysql": jdbctest.MySQLEnv}[d]
+		if os.Getenv(env) == "" {
+			return nil, fmt.Sprintf("%s: every block skipped: its examples load a %s database (db.internal) and %s is not set", file, d, env)
+		}
+		if d == "postgres" {
+			dbs[d] = jdbctest.Postgres(t).URL
+			continue
+		}
+		db := jdbctest.MySQL(t)
+		db.Exec(t, docMySQLShop...)
+		dbs[d] = db.URL
+	}
+	return dbs, ""
+}
 
 // docBlock is one fenced code block of a markdown file.
 type docBlock struct {
@@ -142,11 +220,21 @@ type docRun struct {
 	wd      string
 	fixture string // host:port of the fixture API
 	env     map[string]string
-	n       int // blocks written to files so far
+	dbs     map[string]string // "postgres"/"mysql" → the scratch database's URL
+	n       int               // blocks written to files so far
+	// accepted lists the commands taken as done without running them
+	// (building the binary, the test suite itself), for the test's list.
+	accepted []string
 }
 
 func (r *docRun) subst(s string) string {
 	s = strings.ReplaceAll(s, docExampleAPIURL, "http://"+r.fixture)
+	s = docDBURLRE.ReplaceAllStringFunc(s, func(u string) string {
+		if db, ok := r.dbs[docDBDialect(u)]; ok {
+			return db
+		}
+		return u
+	})
 	return strings.ReplaceAll(s, docFixtureAddr, r.fixture)
 }
 
@@ -375,6 +463,8 @@ func sluiceArgs(words []string) (args []string, run bool, err error) {
 		return words[3:], true, nil
 	case len(words) >= 3 && words[0] == "go" && (words[1] == "install" || words[1] == "build") && words[len(words)-1] == "./cmd/sluice":
 		return nil, false, nil // what the test itself did to build the binary
+	case len(words) == 3 && words[0] == "go" && words[1] == "test" && words[2] == "./...":
+		return nil, false, nil // the suite this test is part of
 	}
 	return nil, false, fmt.Errorf("`%s` is not a sluice command the doc test can run: use sluice, or put <!-- not run: why --> on the line above the block", strings.Join(words, " "))
 }
@@ -425,6 +515,7 @@ func (r *docRun) runShell(b docBlock, text string, line0 int, rule exitRule) (st
 			return "", 0, fmt.Errorf("line %d: %w", b.line+line0+c.line+1, err)
 		}
 		if !run {
+			r.accepted = append(r.accepted, fmt.Sprintf("%s:%d: `%s`", b.file, b.line+line0+c.line+1, strings.Join(words, " ")))
 			continue
 		}
 		out, code, err = r.exec(args, extra)
@@ -612,12 +703,13 @@ func (r *docRun) runYAML(b docBlock, wantFail, run bool) error {
 	return nil
 }
 
+// docBlockLangs are the languages of the blocks that run.
+var docBlockLangs = map[string]struct{}{"sh": {}, "shell": {}, "bash": {}, "console": {}, "sql": {}, "yaml": {}, "yml": {}}
+
 // runBlock runs one block; ran says whether it was run (or saved for a
 // later block), false for a block of another language.
 func (r *docRun) runBlock(b docBlock) (ran bool, err error) {
-	switch b.lang {
-	case "sh", "shell", "bash", "console", "sql", "yaml", "yml":
-	default:
+	if _, ok := docBlockLangs[b.lang]; !ok {
 		return false, nil
 	}
 	marker := b.marker
@@ -724,6 +816,59 @@ func fixtureAPI(t *testing.T) string {
 			{"author": "ana", "body": "Looking into ticket " + r.PathValue("id")},
 		}})
 	})
+	// The guide's API (docs/guide-api-to-postgres.md): a bearer token,
+	// records under data, two per page, updated_since inclusive.
+	guide := []map[string]any{
+		{"id": 15, "subject": "Refund not received", "status": "closed", "priority": "low", "requester": map[string]any{"email": "ana@example.com"}, "updated_at": "2024-04-28T10:00:00Z"},
+		{"id": 16, "subject": "Cannot log in", "status": "open", "priority": "high", "requester": map[string]any{"email": "lin@example.com"}, "updated_at": "2024-04-30T16:20:00Z"},
+		{"id": 17, "subject": "Export to CSV", "status": "open", "priority": "normal", "requester": map[string]any{"email": "sam@example.com"}, "updated_at": "2024-05-02T08:00:00Z"},
+		{"id": 18, "subject": "Win a prize!!!", "status": "spam", "priority": "low", "requester": map[string]any{"email": "x@spam.example"}, "updated_at": "2024-05-02T08:00:00Z"},
+	}
+	mux.HandleFunc("GET /v1/tickets", func(w http.ResponseWriter, r *http.Request) {
+		if tok, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); !ok || tok == "" {
+			http.Error(w, `{"error": "a bearer token is required"}`, http.StatusUnauthorized)
+			return
+		}
+		since := r.URL.Query().Get("updated_since")
+		var match []map[string]any
+		for _, tk := range guide {
+			if tk["updated_at"].(string) >= since {
+				match = append(match, tk)
+			}
+		}
+		page := 1
+		if p := r.URL.Query().Get("page"); p != "" {
+			if _, err := fmt.Sscan(p, &page); err != nil || page < 1 {
+				http.Error(w, `{"error": "bad page"}`, http.StatusBadRequest)
+				return
+			}
+		}
+		data, next := []map[string]any{}, any(nil)
+		if lo := (page - 1) * 2; lo < len(match) {
+			data = match[lo:min(lo+2, len(match))]
+			if lo+2 < len(match) {
+				next = page + 1
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"data": data, "next_page": next})
+	})
+	// The orders of docs/jdbc.md's api.orders.
+	mux.HandleFunc("GET /orders", func(w http.ResponseWriter, r *http.Request) {
+		since := r.URL.Query().Get("updated_since")
+		var out []map[string]any
+		for _, o := range []map[string]any{
+			{"id": 1, "status": "paid", "amount": 19.9, "created_at": "2023-12-30T10:00:00Z", "updated_at": "2024-01-02T09:00:00Z"},
+			{"id": 2, "status": "paid", "amount": 5.0, "created_at": "2024-01-03T11:00:00Z", "updated_at": "2024-01-03T11:05:00Z"},
+			{"id": 3, "status": "pending", "amount": 42.0, "created_at": "2024-01-04T15:00:00Z", "updated_at": "2024-01-04T15:00:00Z"},
+		} {
+			if o["updated_at"].(string) >= since {
+				out = append(out, o)
+			}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(map[string]any{"orders": out})
+	})
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = srv.Serve(ln) }()
 	t.Cleanup(func() { _ = srv.Close() })
@@ -778,6 +923,11 @@ CREATE TABLE yt.subs TBLPROPERTIES ('svc.storage.type'='RESTAPI',
 CREATE TABLE api.events (id long, type string, day string, user string)
   TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='fixtures/events.parquet');
 CREATE TABLE shop.orders TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='fixtures/orders.parquet');
+CREATE TABLE api.orders TBLPROPERTIES ('svc.storage.type'='RESTAPI',
+  'svc.restapi.url'='http://` + fixture + `/orders', 'svc.restapi.parse.payload'='true',
+  'svc.restapi.records.path'='orders', 'svc.restapi.incremental.cursor'='updated_at',
+  'svc.restapi.incremental.param'='updated_since', 'svc.restapi.incremental.initial'='2024-01-01T00:00:00Z',
+  'svc.restapi.primary.key'='id');
 CREATE TABLE hr.employees (name string, title string, dept long, salary long)
   TBLPROPERTIES ('svc.storage.type'='PARQUET', 'svc.parquet.path'='fixtures/employees.parquet');
 CREATE TABLE hr.departments (id long, department string)
@@ -809,20 +959,26 @@ func TestDocBlocks(t *testing.T) {
 	fixtures, err := buildDocFixtures(bin, fixture)
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = os.RemoveAll(fixtures) })
-	type tally struct{ ran, marked int }
+	type tally struct{ ran, marked, skipped int }
 	var mu sync.Mutex
 	counts := map[string]*tally{}
-	var notRun []string
+	var notRun, accepted, skipped []string
 	t.Cleanup(func() {
-		var ran, marked int
+		var ran, marked, skippedBlocks int
 		for _, c := range counts {
 			ran += c.ran
 			marked += c.marked
+			skippedBlocks += c.skipped
 		}
-		t.Logf("README.md and docs/: %d blocks run, %d marked not run", ran, marked)
-		sort.Strings(notRun)
-		for _, n := range notRun {
-			t.Logf("  not run: %s", n)
+		t.Logf("README.md and docs/: %d blocks run, %d marked not run, %d skipped (no database)", ran, marked, skippedBlocks)
+		for _, list := range []struct {
+			what  string
+			items []string
+		}{{"not run", notRun}, {"accepted, not run", accepted}, {"skipped", skipped}} {
+			sort.Strings(list.items)
+			for _, n := range list.items {
+				t.Logf("  %s: %s", list.what, n)
+			}
 		}
 	})
 	for _, path := range docFiles(t) {
@@ -837,12 +993,27 @@ func TestDocBlocks(t *testing.T) {
 			mu.Lock()
 			counts[rel] = c
 			mu.Unlock()
-			r := &docRun{bin: bin, wd: scratchDir(t, fixtures), fixture: fixture, env: map[string]string{}}
+			dbs, skip := docScratchDatabases(t, rel, blocks)
+			if skip != "" {
+				mu.Lock()
+				for _, b := range blocks {
+					if _, ok := docBlockLangs[b.lang]; ok {
+						c.skipped++
+					}
+				}
+				skipped = append(skipped, skip)
+				mu.Unlock()
+				t.Skip(skip)
+			}
+			r := &docRun{bin: bin, wd: scratchDir(t, fixtures), fixture: fixture, env: map[string]string{}, dbs: dbs}
+			defer func() {
+				mu.Lock()
+				accepted = append(accepted, r.accepted...)
+				mu.Unlock()
+			}()
 			for _, b := range blocks {
 				if reason, ok := strings.CutPrefix(b.marker, "not run:"); ok {
-					switch b.lang {
-					case "sh", "shell", "bash", "console", "sql", "yaml", "yml":
-					default:
+					if _, ok := docBlockLangs[b.lang]; !ok {
 						t.Errorf("%s: <!-- not run --> on a %q block, which the test never runs anyway", b.where(), b.lang)
 					}
 					if strings.TrimSpace(reason) == "" {
@@ -929,4 +1100,43 @@ func TestMatchOutput(t *testing.T) {
 	require.NoError(t, matchOutput("", got))
 	err := matchOutput("+---+\n|  b|", got)
 	require.ErrorContains(t, err, "the output differs from the doc's")
+}
+
+func TestDocDatabases(t *testing.T) {
+	t.Parallel()
+	blocks := []docBlock{
+		{lang: "sql", text: "'svc.jdbc.url'='postgres://loader@db.internal:5432/warehouse?sslmode=require'"},
+		{lang: "sh", marker: "not run: a server", text: "sluice x 'mysql://etl@db.internal:3306/shop'"},
+		{lang: "console", text: "$ sluice serve --store 'mysql://sluice:s3cret@mysql.internal/sluice'"},
+	}
+	require.Equal(t, []string{"postgres"}, docDatabases(blocks))
+	blocks[1].marker = ""
+	require.Equal(t, []string{"postgres", "mysql"}, docDatabases(blocks))
+
+	r := &docRun{fixture: "127.0.0.1:1", dbs: map[string]string{"postgres": "postgres://postgres@127.0.0.1:5432/sluice_t_1?sslmode=disable"}}
+	require.Equal(t,
+		"'svc.jdbc.url'='postgres://postgres@127.0.0.1:5432/sluice_t_1?sslmode=disable', 'mysql://etl@db.internal:3306/shop', http://127.0.0.1:1/v1",
+		r.subst("'svc.jdbc.url'='postgresql://app@db.internal/shop', 'mysql://etl@db.internal:3306/shop', https://api.example.com/v1"))
+}
+
+// TestREADMEStart keeps the README's first lines what a newcomer runs:
+// the title, then a block of the demo and the test suite, no marker
+// between (TestDocBlocks runs the demo and lists `go test ./...`).
+func TestREADMEStart(t *testing.T) {
+	t.Parallel()
+	data, err := os.ReadFile("../../README.md")
+	require.NoError(t, err)
+	blocks, err := parseDocBlocks("README.md", string(data))
+	require.NoError(t, err)
+	require.NotEmpty(t, blocks)
+	first := blocks[0]
+	require.True(t, strings.HasPrefix(string(data), "# Sluice\n\n```sh\n"), "README.md starts: # Sluice, a blank line, the sh block")
+	require.Equal(t, "", first.marker)
+	cmds, err := shellCommands(first.text, func(string) (string, bool) { return "", false })
+	require.NoError(t, err)
+	var got []string
+	for _, c := range cmds {
+		got = append(got, strings.Join(c.words, " "))
+	}
+	require.Equal(t, []string{"go run ./cmd/sluice demo", "go test ./..."}, got)
 }

@@ -66,7 +66,9 @@ func (c *Connector) ReadStream(ctx context.Context, ds *connectors.Dataset) (dat
 
 // ReadScan streams the columns req asks for, with the filters the
 // database evaluates exactly pushed into its WHERE clause and the limit
-// when every filter is (docs/jdbc.md#pushdown).
+// when every filter is (docs/jdbc.md#pushdown). The schema is known when
+// it returns; the SELECT is sent on the stream's first Next, so a stream
+// a query's planning opens for the schema alone sends no statement.
 func (c *Connector) ReadScan(ctx context.Context, ds *connectors.Dataset, req scan.Request) (dataframe.Stream, scan.Applied, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, scan.Applied{}, err
@@ -75,7 +77,7 @@ func (c *Connector) ReadScan(ctx context.Context, ds *connectors.Dataset, req sc
 	if err != nil {
 		return nil, scan.Applied{}, err
 	}
-	return p.stream(ctx, nil), applied, nil
+	return p.deferred(ctx), applied, nil
 }
 
 // Incremental reports whether the properties name a cursor column.

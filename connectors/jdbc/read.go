@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/sluicedata/sluice/connectors"
@@ -549,4 +550,64 @@ func cellText(c cells.Column, i int) (string, bool) {
 		return time.UnixMicro(c.Micros(i)).UTC().Format(time.RFC3339Nano), true
 	}
 	return string(c.AppendText(nil, i)), true
+}
+
+// deferredStream is a read whose SELECT is sent on the first Next: the
+// query engine opens each table once for its schema while it plans, then
+// again with the columns, filters and limit it pushes down
+// (docs/sql.md#pushdown); the first stream, never read, must not start a
+// scan of the whole table. Released unread, it closes the planning
+// connection.
+type deferredStream struct {
+	refs   atomic.Int64
+	ctx    context.Context
+	p      *readPlan
+	s      dataframe.Stream // nil until the first Next
+	closed bool
+}
+
+func (p *readPlan) deferred(ctx context.Context) dataframe.Stream {
+	d := &deferredStream{ctx: ctx, p: p}
+	d.refs.Store(1)
+	return d
+}
+
+func (d *deferredStream) Schema() *dataframe.Schema { return d.p.schema }
+
+func (d *deferredStream) Next() bool {
+	if d.closed {
+		return false
+	}
+	if d.s == nil {
+		d.s = d.p.stream(d.ctx, nil)
+	}
+	return d.s.Next()
+}
+
+func (d *deferredStream) Record() dataframe.Record {
+	if d.s == nil {
+		return nil
+	}
+	return d.s.Record()
+}
+
+func (d *deferredStream) Err() error {
+	if d.s == nil {
+		return nil
+	}
+	return d.s.Err()
+}
+
+func (d *deferredStream) Retain() { d.refs.Add(1) }
+
+func (d *deferredStream) Release() {
+	if d.refs.Add(-1) != 0 {
+		return
+	}
+	d.closed = true
+	if d.s != nil {
+		d.s.Release()
+		return
+	}
+	d.p.c.close()
 }

@@ -134,8 +134,14 @@ func TestReadScanPushdown(t *testing.T) {
 		req.Limit = 5
 		s, applied, err = (&jdbc.Connector{}).ReadScan(ctx(t), ds, req)
 		require.NoError(t, err)
-		s.Release()
 		require.True(t, applied.Limit)
+		require.Equal(t, 2, s.Schema().NumFields(), "the schema before any statement")
+		s.Release()
+		require.NotContains(t, log.String(), "LIMIT 5", "a stream released unread sends no SELECT")
+		s, _, err = (&jdbc.Connector{}).ReadScan(ctx(t), ds, req)
+		require.NoError(t, err)
+		require.True(t, s.Next())
+		s.Release()
 		require.Contains(t, log.String(), "LIMIT 5")
 	})
 }
