@@ -9,6 +9,8 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
+
+	"github.com/sluicedata/sluice/dataframe/internal/frametest"
 )
 
 // decimalFrame is one frame of decimal columns, flat and nested, with the
@@ -42,9 +44,7 @@ func decimalFrame(t *testing.T, mem memory.Allocator) *Frame {
 // maps too.
 func TestWriteTableDecimalScale(t *testing.T) {
 	t.Parallel()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	f := decimalFrame(t, mem)
+	f := decimalFrame(t, frametest.CheckedAlloc(t))
 	defer f.Release()
 	var out bytes.Buffer
 	require.NoError(t, WriteTable(&out, f, TableOptions{}))
@@ -63,18 +63,11 @@ func TestWriteTableDecimalScale(t *testing.T) {
 // writers do.
 func TestAppendJSONValueDecimalScale(t *testing.T) {
 	t.Parallel()
-	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
-	defer mem.AssertSize(t, 0)
-	f := decimalFrame(t, mem)
+	f := decimalFrame(t, frametest.CheckedAlloc(t))
 	defer f.Release()
-	var rows []string
-	require.NoError(t, f.EachRowJSON(func(_ int64, obj []byte) error {
-		rows = append(rows, string(obj))
-		return nil
-	}))
 	require.Equal(t, []string{
 		`{"price":19.90,"tiny":0.000000000000000000,"whole":99999999999999999999999999999999999999,"wide":1234567890123456789012345678901234567890123456789012345678901234567.800,"list":[1.50,-0.05],"st":{"d":2.0},"m":{"k":3.00}}`,
 		`{"price":-0.05,"tiny":0.000000000000000001,"whole":-12,"wide":-0.001,"list":[],"st":{"d":null},"m":{}}`,
 		`{"price":null,"tiny":-123.450000000000000000,"whole":0,"wide":0.000,"list":null,"st":null,"m":null}`,
-	}, rows)
+	}, frametest.RowsJSON(t, f))
 }
