@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
@@ -18,13 +17,7 @@ import (
 // A dataset described in Go, read without a catalog: the typed form of
 // Gimel's USER provider.
 func ExampleSession_ReadDataset() {
-	body, err := os.ReadFile("testdata/youtube_subscriptions_by_channel_p1.json")
-	if err != nil {
-		panic(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write(body)
-	}))
+	srv := serveFixture("youtube_subscriptions_by_channel_p1.json")
 	defer srv.Close()
 
 	s := catalog.NewSession(nil)
@@ -52,15 +45,8 @@ func ExampleSession_ReadDataset() {
 
 // Statements without rows: no frame to release, a summary instead.
 func ExampleSession_Exec() {
-	dir, err := os.MkdirTemp("", "catalog-exec")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	cat, err := catalog.Open(filepath.Join(dir, "catalog"))
-	if err != nil {
-		panic(err)
-	}
+	cat, dir, done := exampleCatalog()
+	defer done()
 	s := catalog.NewSession(cat)
 	res, err := s.Exec(context.Background(), `
 		CREATE TABLE lake.events (id long, kind string)

@@ -3,8 +3,6 @@ package catalog_test
 import (
 	"context"
 	"fmt"
-	"net/http"
-	"net/http/httptest"
 	"os"
 
 	"github.com/sluicedata/sluice/catalog"
@@ -18,13 +16,7 @@ import (
 // DataSetProperties passed under `<name>.dataSetProperties`, no catalog
 // table needed.
 func ExampleSession_Read() {
-	body, err := os.ReadFile("testdata/youtube_subscriptions_by_channel_p1.json")
-	if err != nil {
-		panic(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write(body)
-	}))
+	srv := serveFixture("youtube_subscriptions_by_channel_p1.json")
 	defer srv.Close()
 
 	s := catalog.NewSession(nil) // USER mode needs no catalog
@@ -64,24 +56,10 @@ func ExampleSession_Read() {
 
 // SQL over the catalog: create a table, then query it.
 func ExampleSession_ExecuteBatch() {
-	body, err := os.ReadFile("testdata/youtube_channels_info.json")
-	if err != nil {
-		panic(err)
-	}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = w.Write(body)
-	}))
+	srv := serveFixture("youtube_channels_info.json")
 	defer srv.Close()
-	dir, err := os.MkdirTemp("", "catalog-example")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-
-	cat, err := catalog.Open(dir)
-	if err != nil {
-		panic(err)
-	}
+	cat, _, done := exampleCatalog()
+	defer done()
 	s := catalog.NewSession(cat)
 	f, err := s.ExecuteBatch(context.Background(), `
 		CREATE EXTERNAL TABLE yt.channels TBLPROPERTIES (

@@ -15,19 +15,12 @@ import (
 // typed literal, never as SQL text — a path with a quote needs no escaping,
 // and a value that looks like SQL stays a value.
 func ExampleSession_ExecuteBatch_parameters() {
-	dir, err := os.MkdirTemp("", "catalog-params")
-	if err != nil {
-		panic(err)
-	}
-	defer os.RemoveAll(dir)
-	cat, err := catalog.Open(filepath.Join(dir, "catalog"))
-	if err != nil {
-		panic(err)
-	}
+	cat, dir, done := exampleCatalog()
+	defer done()
 	s := catalog.NewSession(cat)
 	ctx := context.Background()
 
-	_, err = s.Exec(ctx, `CREATE TABLE lake.events (id long, kind string, at timestamp, amount decimal(10,2))
+	_, err := s.Exec(ctx, `CREATE TABLE lake.events (id long, kind string, at timestamp, amount decimal(10,2))
 		TBLPROPERTIES ('svc.storage.type' = 'PARQUET', 'svc.parquet.path' = ?)`,
 		filepath.Join(dir, "it's here", "events.parquet"))
 	if err != nil {

@@ -209,10 +209,13 @@ func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int) {
 			writeSparkCell(sb, vals, int(j))
 		}
 		sb.WriteByte(']')
+	case *array.Decimal128, *array.Decimal256:
+		var buf [80]byte
+		sb.Write(appendDecimal(buf[:0], a, i)) // with its scale: 19.90
 	case *array.Dictionary:
 		writeSparkCell(sb, a.Dictionary(), a.GetValueIndex(i))
 	default:
-		// Integers, booleans, decimals: Arrow's text is Spark's.
+		// Integers, booleans: Arrow's text is Spark's.
 		sb.WriteString(escapeMeta(arr.ValueStr(i)))
 	}
 }

@@ -161,10 +161,8 @@ func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool) []byte 
 		return jsontext.AppendBase64(dst, a.Value(i))
 	case *array.FixedSizeBinary:
 		return jsontext.AppendBase64(dst, a.Value(i))
-	case *array.Decimal128:
-		return append(dst, a.Value(i).ToString(a.DataType().(*arrow.Decimal128Type).Scale)...)
-	case *array.Decimal256:
-		return append(dst, a.Value(i).ToString(a.DataType().(*arrow.Decimal256Type).Scale)...)
+	case *array.Decimal128, *array.Decimal256:
+		return appendDecimal(dst, a, i)
 	case *array.Struct:
 		st := a.DataType().(*arrow.StructType)
 		dst = append(dst, '{')
@@ -328,4 +326,17 @@ func IsNested(dt arrow.DataType) bool {
 // otherwise for it.
 func IsNull(arr arrow.Array, i int) bool {
 	return arr.DataType().ID() == arrow.NULL || arr.IsNull(i)
+}
+
+// appendDecimal appends decimal cell i of arr (a Decimal128 or Decimal256
+// array) as Spark writes it: plain digits with the type's scale (19.90).
+func appendDecimal(dst []byte, arr arrow.Array, i int) []byte {
+	switch a := arr.(type) {
+	case *array.Decimal128:
+		return sparktype.AppendDecimal128(dst, a.Value(i), a.DataType().(*arrow.Decimal128Type).Scale)
+	case *array.Decimal256:
+		var buf [80]byte
+		return sparktype.AppendDecimal(dst, a.Value(i).BigInt().Append(buf[:0], 10), a.DataType().(*arrow.Decimal256Type).Scale)
+	}
+	panic("appendDecimal of " + arr.DataType().String())
 }

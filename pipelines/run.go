@@ -180,7 +180,7 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 	}
 	// Incremental reads move their state once every write is in place; a
 	// pipeline without a write delivers nothing (docs/incremental.md).
-	if hasWrite(p) {
+	if writeCount(p) > 0 {
 		if err := delivery.Commit(ctx); err != nil {
 			return nil, fmt.Errorf("pipeline %s: the writes are done, but the incremental state was not stored (the next run reads the rows again): %w", p.Name, err)
 		}
@@ -733,6 +733,7 @@ func (c *countStream) Next() bool {
 	return true
 }
 
+// writeCount is the number of write steps of p.
 func writeCount(p *Pipeline) int {
 	n := 0
 	for _, s := range p.Steps {
@@ -741,15 +742,6 @@ func writeCount(p *Pipeline) int {
 		}
 	}
 	return n
-}
-
-func hasWrite(p *Pipeline) bool {
-	for _, s := range p.Steps {
-		if s.Kind == KindWrite {
-			return true
-		}
-	}
-	return false
 }
 
 func targetSuffix(t string) string {

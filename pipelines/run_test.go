@@ -28,6 +28,7 @@ import (
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
 	"github.com/sluicedata/sluice/dataframe/jsonframe"
+	"github.com/sluicedata/sluice/internal/propref"
 	"github.com/sluicedata/sluice/notifications"
 	"github.com/sluicedata/sluice/notifications/sqlstore"
 	"github.com/sluicedata/sluice/pipelines"
@@ -599,4 +600,32 @@ steps:
 	require.NoError(t, err)
 	defer back.Output.Release()
 	require.Equal(t, int64(10), back.Output.NumRows())
+}
+
+// TestPropertyLiteralDollarBrace: a property value is reference syntax
+// (docs/catalog.md#secret-references), read once by the session: `$${` in
+// the pipeline and a `${` inside a variable's value reach the connector as
+// a literal `${`, never as a reference to resolve.
+func TestPropertyLiteralDollarBrace(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "d${env:SLUICE_TEST_NOT_SET}")
+	require.NoError(t, os.Mkdir(dir, 0o755))
+	in, err := jsonframe.FromValues([]string{"id"}, [][]any{{int64(1)}, {int64(2)}})
+	require.NoError(t, err)
+	require.NoError(t, parquet.WriteFileAtomic(filepath.Join(dir, "costs ${x}.parquet"), in, ""))
+	in.Release()
+	src := `
+name: literal
+steps:
+  - read:
+      type: PARQUET
+      properties: {svc.parquet.path: "${DIR}/costs $${x}.parquet"}
+`
+	p, err := pipelines.Parse("test.yaml", []byte(src), func(k string) string { return map[string]string{"DIR": dir}[k] })
+	require.NoError(t, err)
+	require.Equal(t, propref.Escape(dir)+"/costs $${x}.parquet", p.Steps[0].Read.Properties["svc.parquet.path"])
+	res, err := pipelines.Run(context.Background(), p, pipelines.Options{Session: newSession(t)})
+	require.NoError(t, err)
+	defer res.Output.Release()
+	require.Equal(t, []string{`{"id":1}`, `{"id":2}`}, jsonRows(t, res.Output))
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors/parquet"
 	"github.com/sluicedata/sluice/dataframe/query"
+	"github.com/sluicedata/sluice/internal/propref"
 	"github.com/sluicedata/sluice/internal/suggest"
 )
 
@@ -388,14 +389,22 @@ func contains(list []string, s string) bool {
 // str decodes a scalar as text, interpolating environment references.
 // Numbers and booleans are accepted as their text.
 func (d *decoder) str(n *yaml.Node, what string) (string, error) {
+	if err := d.scalar(n, what); err != nil {
+		return "", err
+	}
+	return d.interpolate(resolve(n), what)
+}
+
+// scalar checks that n (or what it aliases) is a text, number or boolean.
+func (d *decoder) scalar(n *yaml.Node, what string) error {
 	n = resolve(n)
 	if n.Kind != yaml.ScalarNode || n.Tag == "!!null" {
-		return "", d.errf(n, "%s: want a string, got %s", what, kindName(n))
+		return d.errf(n, "%s: want a string, got %s", what, kindName(n))
 	}
 	if n.Tag == "!!binary" {
-		return "", d.errf(n, "%s: want a string, got binary data", what)
+		return d.errf(n, "%s: want a string, got binary data", what)
 	}
-	return d.interpolate(n, what)
+	return nil
 }
 
 // nonEmpty is str that rejects an empty value.
@@ -461,7 +470,11 @@ func (d *decoder) props(n *yaml.Node, what string) (map[string]string, []string,
 		if strings.TrimSpace(f.key) == "" {
 			return nil, nil, d.errf(f.keyN, "%s: empty property name", what)
 		}
-		v, err := d.str(f.value, what+"."+f.key)
+		// A property value is reference syntax: `$${` stays as written.
+		if err := d.scalar(f.value, what+"."+f.key); err != nil {
+			return nil, nil, err
+		}
+		v, err := d.expand(resolve(f.value), what+"."+f.key, propref.Escape)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -471,53 +484,50 @@ func (d *decoder) props(n *yaml.Node, what string) (map[string]string, []string,
 	return m, order, nil
 }
 
-// interpolate replaces ${VAR} and ${VAR:default} in a scalar's value.
+// interpolate replaces ${VAR} and ${VAR:default} in a scalar's value and
+// writes `$${` as `${`. The secret references ${env:…} and ${file:…} are
+// left as written: the session resolves them at each read or write
+// (docs/catalog.md#secret-references).
 func (d *decoder) interpolate(n *yaml.Node, what string) (string, error) {
+	return d.expand(n, what, func(s string) string { return s })
+}
+
+// expand is interpolate with literal text and variables' values passed
+// through quote: propref.Escape for a property value, which the session
+// reads as reference syntax again, so that `$${` and a `${` in a variable's
+// value stay literal there.
+func (d *decoder) expand(n *yaml.Node, what string, quote func(string) string) (string, error) {
 	s := n.Value
 	if !strings.Contains(s, "${") {
 		return s, nil
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), nil
-		}
-		if i > 0 && s[i-1] == '$' {
-			// `$${` is an escaped, literal `${`.
-			b.WriteString(s[:i-1])
-			b.WriteString("${")
-			s = s[i+2:]
-			continue
-		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i:], '}')
-		if end < 0 {
-			return "", d.errf(n, "%s: unterminated ${ in %q", what, n.Value)
-		}
-		ref := s[i+2 : i+end]
+	err := propref.Scan(s, func(text string) { b.WriteString(quote(text)) }, func(ref string) error {
 		if strings.HasPrefix(ref, "env:") || strings.HasPrefix(ref, "file:") {
-			// A secret reference: the session resolves it at each read or
-			// write (docs/catalog.md#secret-references).
-			b.WriteString(s[i : i+end+1])
-			s = s[i+end+1:]
-			continue
+			b.WriteString("${" + ref + "}")
+			return nil
 		}
 		name, def, hasDef := strings.Cut(ref, ":")
 		if !envName.MatchString(name) {
-			return "", d.errf(n, "%s: ${%s}: %q is not an environment variable name", what, ref, name)
+			return d.errf(n, "%s: ${%s}: %q is not an environment variable name", what, ref, name)
 		}
 		v := d.getenv(name)
 		if v == "" {
 			if !hasDef {
-				return "", d.errf(n, "%s: environment variable %s is not set (give a default with ${%s:default})", what, name, name)
+				return d.errf(n, "%s: environment variable %s is not set (give a default with ${%s:default})", what, name, name)
 			}
 			v = def
 		}
-		b.WriteString(v)
-		s = s[i+end+1:]
+		b.WriteString(quote(v))
+		return nil
+	})
+	if errors.Is(err, propref.ErrUnclosed) {
+		return "", d.errf(n, "%s: unterminated ${ in %q", what, n.Value)
 	}
+	if err != nil {
+		return "", err
+	}
+	return b.String(), nil
 }
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)

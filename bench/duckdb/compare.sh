@@ -13,23 +13,14 @@ set -euo pipefail
 
 MB=${MB:-200}
 RUNS=${RUNS:-3}
-STEP_TIMEOUT=${STEP_TIMEOUT:-900}                             # seconds, per step
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-duckdb.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$root"
 # shellcheck source=bench/duckdb/npm.sh
-source "$root/bench/duckdb/npm.sh"
-
-for tool in go node npm; do
-  command -v "$tool" >/dev/null || { echo "compare.sh: $tool is required" >&2; exit 1; }
-done
+source "$(dirname "${BASH_SOURCE[0]}")/npm.sh"
+bench_start
 
 echo "== setup (in $work)"
-duckdb_npm "$work/npm" "$here/duck.mjs"
-timeout "$STEP_TIMEOUT" go build -o "$work/sluice" ./cmd/sluice
+duckdb_npm "$work/npm" "$root/bench/duckdb/duck.mjs"
+bench_build_sluice
 timeout "$STEP_TIMEOUT" go run ./bench/duckdb/gen -mb "$MB" -o "$work/in.ndjson"
 in_bytes=$(stat -c %s "$work/in.ndjson")
 in_rows=$(wc -l <"$work/in.ndjson")
@@ -40,20 +31,19 @@ now() { date +%s.%N; }
 
 best_duck=""
 best_sluice=""
-min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b < a) print b; else print a }'; }
 
 for run in $(seq 1 "$RUNS"); do
   rm -f "$work/duck.parquet" "$work/sluice.parquet"
   # DuckDB: the COPY statement alone (its process start and extension load
   # are not counted, which favours DuckDB).
-  d=$(duck convert "$work/in.ndjson" "$work/duck.parquet" | sed -E 's/.*"seconds":([0-9.eE+-]+).*/\1/')
+  d=$(duck convert "$work/in.ndjson" "$work/duck.parquet" >"$work/d.json"; duck_seconds "$work/d.json")
   # sluice: the whole process, from exec to the renamed file.
   t0=$(now)
   timeout "$STEP_TIMEOUT" "$work/sluice" convert "$work/in.ndjson" "$work/sluice.parquet" 2>/dev/null
   s=$(awk -v a="$t0" -v b="$(now)" 'BEGIN { printf "%.3f", b - a }')
   printf 'run %d: duckdb %.3fs  sluice %.3fs\n' "$run" "$d" "$s"
-  best_duck=$(min "$best_duck" "$d")
-  best_sluice=$(min "$best_sluice" "$s")
+  best_duck=$(bench_min "$best_duck" "$d")
+  best_sluice=$(bench_min "$best_sluice" "$s")
 done
 
 echo "== result (best of $RUNS)"

@@ -19,33 +19,15 @@ RUNS=${RUNS:-2}
 STEP_TIMEOUT=${STEP_TIMEOUT:-1800}
 LIMIT_KB=$((512 * 1024)) # the RSS bound sluice must stay under
 
-here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-large.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$root"
 # shellcheck source=bench/duckdb/npm.sh
-source "$root/bench/duckdb/npm.sh"
-
-for tool in go node npm /usr/bin/time; do
-  command -v "$tool" >/dev/null || { echo "large.sh: $tool is required" >&2; exit 1; }
-done
+source "$(dirname "${BASH_SOURCE[0]}")/../duckdb/npm.sh"
+bench_start /usr/bin/time
 
 echo "== setup (in $work; $(df -h --output=avail "$work" | tail -1 | tr -d ' ') free)"
 duckdb_npm "$work/npm" "$root/bench/duckdb/duck.mjs"
-timeout "$STEP_TIMEOUT" go build -o "$work/sluice" ./cmd/sluice
+bench_build_sluice
 timeout "$STEP_TIMEOUT" go build -o "$work/gen" ./bench/duckdb/gen
 echo "$(nproc) CPUs; DuckDB via @duckdb/node-api $DUCKDB_NODE_API_VERSION; load at start: $(cut -d' ' -f1-3 /proc/loadavg)"
-
-# measure OUT CMD…: runs CMD under GNU time; prints "seconds kb".
-measure() {
-  local out=$1
-  shift
-  /usr/bin/time -o "$work/time.txt" -f '%e %M' timeout "$STEP_TIMEOUT" "$@" >"$out" 2>&1
-  cat "$work/time.txt"
-}
-min() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 < a + 0) print b; else print a }'; }
-maxv() { awk -v a="$1" -v b="$2" 'BEGIN { if (a == "" || b + 0 > a + 0) print b; else print a }'; }
 
 fail=0
 declare -A wall
@@ -58,13 +40,15 @@ for mb in $SIZES; do
   for run in $(seq 1 "$RUNS"); do
     rm -f "$work/duck.parquet" "$work/sluice.parquet"
     # DuckDB: the whole node process (its COPY alone is in duck.log).
-    read -r d dk < <(cd "$work/npm" && measure "$work/duck.log" node duck.mjs convert "$in" "$work/duck.parquet")
-    c=$(sed -E 's/.*"seconds":([0-9.eE+-]+).*/\1/' "$work/duck.log")
+    bench_time node "$work/npm/duck.mjs" convert "$in" "$work/duck.parquet" >"$work/duck.log" 2>&1
+    d=$wall dk=$rss
+    c=$(duck_seconds "$work/duck.log")
     rm -f "$work/duck.parquet"
-    read -r s sk < <(measure "$work/sluice.log" "$work/sluice" convert "$in" "$work/sluice.parquet")
+    bench_time "$work/sluice" convert "$in" "$work/sluice.parquet" >"$work/sluice.log" 2>&1
+    s=$wall sk=$rss
     grep -q "^wrote $rows rows" "$work/sluice.log" || { echo "sluice failed: $(cat "$work/sluice.log")" >&2; exit 1; }
-    bd=$(min "$bd" "$d"); bc=$(min "$bc" "$c"); bs=$(min "$bs" "$s")
-    md=$(maxv "$md" "$dk"); ms=$(maxv "$ms" "$sk")
+    bd=$(bench_min "$bd" "$d"); bc=$(bench_min "$bc" "$c"); bs=$(bench_min "$bs" "$s")
+    md=$(bench_max "$md" "$dk"); ms=$(bench_max "$ms" "$sk")
   done
   load=$(cut -d' ' -f1 /proc/loadavg)
   wall[$mb]=$bs

@@ -61,6 +61,36 @@ func (y *ytServer) addUpload(u demoUpload) {
 
 const demoActivitiesPattern = "{svc.restapi.baseURL}/activities?part=snippet&channelId={svc.restapi.channelId}&maxResults=50&key={svc.restapi.accessKey}"
 
+// activitiesTable is the CREATE TABLE of a RESTAPI table over the demo's
+// activities feed: the properties every such table shares (the key as a
+// file reference), then props, name-value pairs (the channel, the cursor,
+// the fan-out).
+func (d *demo) activitiesTable(name string, props ...[2]string) string {
+	all := append([][2]string{
+		{"svc.storage.type", "RESTAPI"},
+		{"svc.restapi.baseURL", d.api.url + "/youtube/v3"},
+		{"svc.restapi.accessKey", d.keyRef},
+		{"svc.restapi.url.pattern", "svc.restapi.pattern.activities"},
+		{"svc.restapi.pattern.activities", demoActivitiesPattern},
+		{"svc.restapi.parse.payload", "true"},
+		{"svc.restapi.records.path", "items"},
+	}, props...)
+	width := 0
+	for _, p := range all {
+		width = max(width, len(p[0])+2)
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "CREATE TABLE %s TBLPROPERTIES (", name)
+	for i, p := range all {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, "\n  %-*s = '%s'", width, "'"+p[0]+"'", p[1])
+	}
+	b.WriteString("\n)")
+	return b.String()
+}
+
 // ---- step: incremental load into merged Parquet -------------------------
 
 func (d *demo) stepIncremental(ctx context.Context) error {
@@ -70,20 +100,12 @@ func (d *demo) stepIncremental(ctx context.Context) error {
 	d.say("sent again replaces itself instead of doubling (docs/incremental.md).")
 	s := d.session()
 	file := filepath.Join(d.dir, "out", "activities.parquet")
-	create := fmt.Sprintf(`CREATE TABLE yt.activities TBLPROPERTIES (
-  'svc.storage.type'               = 'RESTAPI',
-  'svc.restapi.baseURL'            = '%s/youtube/v3',
-  'svc.restapi.channelId'          = '%s',
-  'svc.restapi.accessKey'          = '%s',
-  'svc.restapi.url.pattern'        = 'svc.restapi.pattern.activities',
-  'svc.restapi.pattern.activities' = '%s',
-  'svc.restapi.parse.payload'      = 'true',
-  'svc.restapi.records.path'       = 'items',
-  'svc.restapi.incremental.cursor' = 'snippet.publishedAt',
-  'svc.restapi.incremental.param'  = 'publishedAfter',
-  'svc.restapi.incremental.initial'= '2024-01-01T00:00:00Z',
-  'svc.restapi.primary.key'        = 'id'
-)`, d.api.url, demoChannel, d.keyRef, demoActivitiesPattern)
+	create := d.activitiesTable("yt.activities",
+		[2]string{"svc.restapi.channelId", demoChannel},
+		[2]string{"svc.restapi.incremental.cursor", "snippet.publishedAt"},
+		[2]string{"svc.restapi.incremental.param", "publishedAfter"},
+		[2]string{"svc.restapi.incremental.initial", "2024-01-01T00:00:00Z"},
+		[2]string{"svc.restapi.primary.key", "id"})
 	if err := d.sql(ctx, s, create, nil); err != nil {
 		return err
 	}
@@ -145,19 +167,11 @@ func (d *demo) stepFanout(ctx context.Context) error {
 	d.say("activities of each channel in lake.subscriptions (the Parquet file of step 4), four")
 	d.say("requests at a time, rows in the parent's order with the value in _parent_channelId.")
 	s := d.session()
-	create := fmt.Sprintf(`CREATE TABLE yt.subscribed_activities TBLPROPERTIES (
-  'svc.storage.type'               = 'RESTAPI',
-  'svc.restapi.baseURL'            = '%s/youtube/v3',
-  'svc.restapi.accessKey'          = '%s',
-  'svc.restapi.url.pattern'        = 'svc.restapi.pattern.activities',
-  'svc.restapi.pattern.activities' = '%s',
-  'svc.restapi.parse.payload'      = 'true',
-  'svc.restapi.records.path'       = 'items',
-  'svc.restapi.fanout.from'        = 'lake.subscriptions',
-  'svc.restapi.fanout.column'      = 'channelId',
-  'svc.restapi.fanout.token'       = 'svc.restapi.channelId',
-  'svc.restapi.fanout.concurrency' = '4'
-)`, d.api.url, d.keyRef, demoActivitiesPattern)
+	create := d.activitiesTable("yt.subscribed_activities",
+		[2]string{"svc.restapi.fanout.from", "lake.subscriptions"},
+		[2]string{"svc.restapi.fanout.column", "channelId"},
+		[2]string{"svc.restapi.fanout.token", "svc.restapi.channelId"},
+		[2]string{"svc.restapi.fanout.concurrency", "4"})
 	if err := d.sql(ctx, s, create, nil); err != nil {
 		return err
 	}

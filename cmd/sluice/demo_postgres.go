@@ -61,19 +61,11 @@ func (d *demo) stepPostgres(ctx context.Context) error {
 	d.say("transaction as the rows: a crash anywhere leaves both or neither (docs/jdbc.md).")
 	s := d.session()
 	stmts := []string{
-		fmt.Sprintf(`CREATE TABLE yt.activities_pg TBLPROPERTIES (
-  'svc.storage.type'               = 'RESTAPI',
-  'svc.restapi.baseURL'            = '%s/youtube/v3',
-  'svc.restapi.channelId'          = '%s',
-  'svc.restapi.accessKey'          = '%s',
-  'svc.restapi.url.pattern'        = 'svc.restapi.pattern.activities',
-  'svc.restapi.pattern.activities' = '%s',
-  'svc.restapi.parse.payload'      = 'true',
-  'svc.restapi.records.path'       = 'items',
-  'svc.restapi.incremental.cursor' = 'snippet.publishedAt',
-  'svc.restapi.incremental.param'  = 'publishedAfter',
-  'svc.restapi.primary.key'        = 'id'
-)`, d.api.url, demoChannel, d.keyRef, demoActivitiesPattern),
+		d.activitiesTable("yt.activities_pg",
+			[2]string{"svc.restapi.channelId", demoChannel},
+			[2]string{"svc.restapi.incremental.cursor", "snippet.publishedAt"},
+			[2]string{"svc.restapi.incremental.param", "publishedAfter"},
+			[2]string{"svc.restapi.primary.key", "id"}),
 		fmt.Sprintf(`CREATE TABLE pg.activities TBLPROPERTIES (
   'svc.storage.type'  = 'JDBC',
   'svc.jdbc.url'      = '%s',

@@ -9,9 +9,7 @@ import (
 	"context"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,30 +18,6 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe/fileio"
 )
-
-type accLog struct {
-	mu   sync.Mutex
-	uris []string
-	hdr  []http.Header
-}
-
-func accServe(t *testing.T, h func(n int, w http.ResponseWriter, r *http.Request)) (*httptest.Server, *accLog) {
-	t.Helper()
-	l := &accLog{}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		_, _ = io.Copy(io.Discard, r.Body)
-		l.mu.Lock()
-		l.uris = append(l.uris, r.URL.RequestURI())
-		l.hdr = append(l.hdr, r.Header.Clone())
-		n := len(l.uris)
-		l.mu.Unlock()
-		h(n, w, r)
-	}))
-	t.Cleanup(srv.Close)
-	return srv, l
-}
-
-func (l *accLog) count() int { l.mu.Lock(); defer l.mu.Unlock(); return len(l.uris) }
 
 func accProps(kv ...string) connectors.Props {
 	p := connectors.Props{"svc.storage.type": "RESTAPI", "svc.restapi.retry.wait.min": "1ms", "svc.restapi.retry.wait.max": "5ms"}
@@ -72,7 +46,7 @@ func accRead(t *testing.T, p connectors.Props) (string, error) {
 
 func TestAcceptanceURLRules(t *testing.T) {
 	t.Parallel()
-	srv, l := accServe(t, func(_ int, w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{}`) })
+	srv, l := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { _, _ = io.WriteString(w, `{}`) })
 	// url wins over a pattern (which is then ignored, even when broken).
 	_, err := accRead(t, accProps("svc.restapi.url", srv.URL+"/direct", "svc.restapi.url.pattern", "svc.restapi.pattern.none"))
 	require.NoError(t, err)
@@ -86,7 +60,7 @@ func TestAcceptanceURLRules(t *testing.T) {
 		"svc.restapi.inner", "a%2Fb",
 	))
 	require.NoError(t, err)
-	require.Equal(t, []string{"/direct", "/v3/subs?part=snippet%2CcontentDetails&id=a%2Fb"}, l.uris)
+	require.Equal(t, []string{"/direct", "/v3/subs?part=snippet%2CcontentDetails&id=a%2Fb"}, l.uris())
 	// The unresolved token error names token and pattern; nothing is sent.
 	_, err = accRead(t, accProps("svc.restapi.url.pattern", "svc.restapi.pattern.x", "svc.restapi.pattern.x", srv.URL+"/{svc.restapi.missing}"))
 	require.ErrorContains(t, err, "svc.restapi.missing")
@@ -102,7 +76,7 @@ func TestAcceptanceURLRules(t *testing.T) {
 
 func TestAcceptanceHeadersAndSecrets(t *testing.T) {
 	t.Parallel()
-	srv, l := accServe(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, "denied", 401) })
+	srv, l := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { http.Error(w, "denied", 401) })
 	_, err := accRead(t, accProps("svc.restapi.url", srv.URL+"/x?token=tk-SECRET-1&pw=pw-SECRET-2",
 		"svc.restapi.header.Authorization", "Bearer ab-SECRET-3",
 		"svc.restapi.header.X-Api-Key", "hk-SECRET-4",
@@ -111,15 +85,15 @@ func TestAcceptanceHeadersAndSecrets(t *testing.T) {
 	require.Error(t, err)
 	require.Contains(t, err.Error(), "401")
 	require.NotContains(t, err.Error(), "SECRET")
-	require.Equal(t, "Bearer ab-SECRET-3", l.hdr[0].Get("Authorization"))
-	require.Equal(t, "hk-SECRET-4", l.hdr[0].Get("X-Api-Key"))
+	require.Equal(t, "Bearer ab-SECRET-3", l.all()[0].Header.Get("Authorization"))
+	require.Equal(t, "hk-SECRET-4", l.all()[0].Header.Get("X-Api-Key"))
 }
 
 func TestAcceptanceRetryAfterCappedAndTimeouts(t *testing.T) {
 	t.Parallel()
 	t.Run("Retry-After is capped at wait.max", func(t *testing.T) {
 		t.Parallel()
-		srv, l := accServe(t, func(n int, w http.ResponseWriter, _ *http.Request) {
+		srv, l := newServer(t, func(w http.ResponseWriter, _ *http.Request, n int) {
 			if n == 1 {
 				w.Header().Set("Retry-After", "86400")
 				http.Error(w, "later", 503)
@@ -135,7 +109,7 @@ func TestAcceptanceRetryAfterCappedAndTimeouts(t *testing.T) {
 		t.Parallel()
 		release := make(chan struct{})
 		t.Cleanup(func() { close(release) })
-		srv, l := accServe(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		srv, l := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 			if n == 1 {
 				select {
 				case <-release:
@@ -152,7 +126,7 @@ func TestAcceptanceRetryAfterCappedAndTimeouts(t *testing.T) {
 	})
 	t.Run("a retried page is not a page", func(t *testing.T) {
 		t.Parallel()
-		srv, l := accServe(t, func(n int, w http.ResponseWriter, r *http.Request) {
+		srv, l := newServer(t, func(w http.ResponseWriter, r *http.Request, n int) {
 			switch {
 			case r.URL.Query().Get("p") == "":
 				_, _ = io.WriteString(w, `{"next":"t2","items":[{"a":1}]}`)
@@ -173,7 +147,7 @@ func TestAcceptanceRetryAfterCappedAndTimeouts(t *testing.T) {
 
 func TestAcceptanceParsedPages(t *testing.T) {
 	t.Parallel()
-	srv, _ := accServe(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	srv, _ := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		switch r.URL.Query().Get("p") {
 		case "":
 			_, _ = io.WriteString(w, `{"next":"2","items":[{"a":1}]}`)
@@ -193,7 +167,7 @@ func TestAcceptanceParsedPages(t *testing.T) {
 func TestAcceptanceMaxResponseBytes(t *testing.T) {
 	t.Parallel()
 	big := `{"a":"` + strings.Repeat("x", 200) + `"}`
-	srv, _ := accServe(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	srv, _ := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		if r.URL.Path == "/chunked" {
 			w.(http.Flusher).Flush()
 		}
@@ -211,7 +185,7 @@ func TestAcceptanceMaxResponseBytes(t *testing.T) {
 
 func TestAcceptanceBadProperties(t *testing.T) {
 	t.Parallel()
-	srv, l := accServe(t, func(_ int, w http.ResponseWriter, _ *http.Request) { _, _ = io.WriteString(w, `{}`) })
+	srv, l := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { _, _ = io.WriteString(w, `{}`) })
 	for _, kv := range [][2]string{
 		{"svc.restapi.parse.payload", "maybe"},
 		{"svc.restapi.paginate.max.pages", "0"},
@@ -227,7 +201,7 @@ func TestAcceptanceBadProperties(t *testing.T) {
 
 func TestAcceptanceURLPasswordRedacted(t *testing.T) {
 	t.Parallel()
-	srv, l := accServe(t, func(_ int, w http.ResponseWriter, _ *http.Request) { http.Error(w, "no", 403) })
+	srv, l := newServer(t, func(w http.ResponseWriter, _ *http.Request, _ int) { http.Error(w, "no", 403) })
 	u := strings.Replace(srv.URL, "http://", "http://user:pa55-SECRET@", 1)
 	_, err := accRead(t, accProps("svc.restapi.url", u+"/x"))
 	require.Error(t, err)
@@ -235,12 +209,12 @@ func TestAcceptanceURLPasswordRedacted(t *testing.T) {
 	require.Contains(t, err.Error(), "user:***@")
 	require.NotContains(t, err.Error(), "pa55-SECRET")
 	require.Equal(t, 1, l.count())
-	require.Equal(t, "Basic "+"dXNlcjpwYTU1LVNFQ1JFVA==", l.hdr[0].Get("Authorization"))
+	require.Equal(t, "Basic "+"dXNlcjpwYTU1LVNFQ1JFVA==", l.all()[0].Header.Get("Authorization"))
 }
 
 func TestAcceptanceURLQuerySecretRedacted(t *testing.T) {
 	t.Parallel()
-	srv, l := accServe(t, func(_ int, w http.ResponseWriter, r *http.Request) {
+	srv, l := newServer(t, func(w http.ResponseWriter, r *http.Request, _ int) {
 		http.Error(w, "bad key "+r.URL.Query().Get("key"), 400)
 	})
 	// The key is written into the URL itself, not in an accessKey property.

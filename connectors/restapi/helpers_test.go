@@ -52,6 +52,15 @@ func (r *recorder) all() []seen {
 	return append([]seen(nil), r.reqs...)
 }
 
+// uris lists the request URIs in arrival order.
+func (r *recorder) uris() []string {
+	var out []string
+	for _, s := range r.all() {
+		out = append(out, s.URI)
+	}
+	return out
+}
+
 func (r *recorder) count() int {
 	r.mu.Lock()
 	defer r.mu.Unlock()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/stretchr/testify/require"
 
 	"github.com/sluicedata/sluice/dataframe"
@@ -71,4 +72,20 @@ func TestReadHeaderOnly(t *testing.T) {
 	require.NoError(t, err)
 	require.Equal(t, []string{"a", "b"}, f.ColumnNames())
 	require.Zero(t, f.NumRows())
+}
+
+// A decimal is written with its type's scale, as Spark's CSV writer does:
+// decimal(10,2) 19.9 is 19.90.
+func TestWriteDecimalScale(t *testing.T) {
+	t.Parallel()
+	mem := frametest.CheckedAlloc(t)
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "price", Type: &arrow.Decimal128Type{Precision: 10, Scale: 2}, Nullable: true},
+		{Name: "rate", Type: &arrow.Decimal128Type{Precision: 38, Scale: 18}, Nullable: true},
+	}, nil)
+	f := fixtures.FrameFromJSON(t, mem, schema, `[{"price": "19.9", "rate": "0"}, {"price": "-0.05", "rate": null}, {"price": "20", "rate": "1.5"}]`, 3)
+	defer f.Release()
+	var buf bytes.Buffer
+	require.NoError(t, Write(&buf, f))
+	require.Equal(t, "price,rate\n19.90,0.000000000000000000\n-0.05,\n20.00,1.500000000000000000\n", buf.String())
 }

@@ -1,6 +1,7 @@
 package sparktype
 
 import (
+	"math"
 	"math/big"
 	"sort"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"unicode/utf16"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/stretchr/testify/require"
 )
 
@@ -213,4 +215,32 @@ func FuzzParseDecimal(f *testing.F) {
 		require.Equal(t, want.String(), n.BigInt().String(), "%q", s)
 		require.True(t, n.FitsInPrecision(int32(max(1, IntegerPrecision([]byte(s))))), "%q", s)
 	})
+}
+
+func TestAppendDecimal(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		unscaled string
+		scale    int32
+		want     string
+	}{
+		{"1990", 2, "19.90"}, {"2000", 2, "20.00"}, {"0", 2, "0.00"}, {"-5", 2, "-0.05"},
+		{"5", 3, "0.005"}, {"123", 3, "0.123"}, {"-1234", 3, "-1.234"}, {"0", 18, "0.000000000000000000"},
+		{"42", 0, "42"}, {"-42", 0, "-42"}, {"7", -2, "700"},
+	} {
+		require.Equal(t, tc.want, string(AppendDecimal([]byte("x"), []byte(tc.unscaled), tc.scale))[1:], "%s scale %d", tc.unscaled, tc.scale)
+	}
+	// decimal128: the int64 fast path and the big.Int one agree at the edges.
+	for _, tc := range []struct {
+		n    decimal128.Num
+		want string
+	}{
+		{decimal128.FromI64(math.MaxInt64), "92233720368547758.07"},
+		{decimal128.FromI64(math.MinInt64), "-92233720368547758.08"},
+		{decimal128.FromU64(math.MaxUint64), "184467440737095516.15"},
+		{decimal128.FromU64(math.MaxUint64).Negate(), "-184467440737095516.15"},
+		{decimal128.GetMaxValue(38).Negate(), "-" + strings.Repeat("9", 36) + ".99"},
+	} {
+		require.Equal(t, tc.want, string(AppendDecimal128(nil, tc.n, 2)))
+	}
 }

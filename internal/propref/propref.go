@@ -32,46 +32,66 @@ type Source struct {
 // OS is the process's environment and file system.
 var OS = Source{LookupEnv: os.LookupEnv, ReadFile: os.ReadFile}
 
-// Has reports whether s holds a reference (a `${` not written as `$${`).
-func Has(s string) bool {
-	for i := 0; i+1 < len(s); i++ {
-		if s[i] != '$' {
+// ErrUnclosed is returned (wrapped, with ErrReference) by Scan for a `${`
+// without its `}`.
+var ErrUnclosed = errors.New("not closed by }")
+
+// Scan is the one reader of the reference syntax: it walks s left to right,
+// calling lit with each run of literal text (`$${` written as `${`) and ref
+// with the inside of each `${…}` (without `${` and `}`, not checked: ref
+// decides what it means). It stops at ref's first error, and at a `${`
+// without its `}` with ErrUnclosed naming the start of it.
+func Scan(s string, lit func(text string), ref func(inner string) error) error {
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			if s != "" {
+				lit(s)
+			}
+			return nil
+		}
+		if i > 0 && s[i-1] == '$' {
+			lit(s[:i-1] + "${") // $${ → ${
+			s = s[i+2:]
 			continue
 		}
-		if s[i+1] == '$' && i+2 < len(s) && s[i+2] == '{' {
-			i += 2 // $${: a literal
-			continue
+		if i > 0 {
+			lit(s[:i])
 		}
-		if s[i+1] == '{' {
-			return true
+		end := strings.IndexByte(s[i:], '}')
+		if end < 0 {
+			return fmt.Errorf("%w %s: %w (write $${ for a literal ${)", ErrReference, quoteStart(s[i:]), ErrUnclosed)
 		}
+		if err := ref(s[i+2 : i+end]); err != nil {
+			return err
+		}
+		s = s[i+end+1:]
 	}
-	return false
+}
+
+// Escape writes s so that Scan reads it back as literal text: every `${`
+// becomes `$${`.
+func Escape(s string) string { return strings.ReplaceAll(s, "${", "$${") }
+
+var errStop = errors.New("stop")
+
+// Has reports whether s holds a reference (a `${` not written as `$${`,
+// closed or not).
+func Has(s string) bool {
+	return Scan(s, func(string) {}, func(string) error { return errStop }) != nil
 }
 
 // Only reports whether s is made of references alone (`${env:A}`,
 // `${env:A}${file:b}`): a value that holds no literal text of its own, so
 // no secret, whatever its property.
 func Only(s string) bool {
-	if s == "" {
-		return false
-	}
-	n := 0
-	for len(s) > 0 {
-		if !strings.HasPrefix(s, "${") {
-			return false
-		}
-		end := strings.IndexByte(s, '}')
-		if end < 0 {
-			return false
-		}
-		if _, _, err := parse(s[2:end]); err != nil {
-			return false
-		}
-		s = s[end+1:]
+	n, literal := 0, false
+	err := Scan(s, func(string) { literal = true }, func(inner string) error {
 		n++
-	}
-	return n > 0
+		_, _, err := parse(inner)
+		return err
+	})
+	return err == nil && !literal && n > 0
 }
 
 // Resolve replaces every reference in s by what it names and `$${` by
@@ -82,31 +102,15 @@ func Resolve(s string, src Source) (string, error) {
 		return s, nil
 	}
 	var b strings.Builder
-	for {
-		i := strings.Index(s, "${")
-		if i < 0 {
-			b.WriteString(s)
-			return b.String(), nil
-		}
-		if i > 0 && s[i-1] == '$' {
-			b.WriteString(s[:i]) // $${ → ${ : the first $ is already written
-			b.WriteString("{")
-			s = s[i+2:]
-			continue
-		}
-		b.WriteString(s[:i])
-		end := strings.IndexByte(s[i:], '}')
-		if end < 0 {
-			return "", fmt.Errorf("%w %s: not closed by } (write $${ for a literal ${)", ErrReference, quoteStart(s[i:]))
-		}
-		ref := s[i : i+end+1]
-		v, err := resolveOne(ref, src)
-		if err != nil {
-			return "", err
-		}
+	err := Scan(s, func(text string) { b.WriteString(text) }, func(inner string) error {
+		v, err := resolveOne(inner, src)
 		b.WriteString(v)
-		s = s[i+end+1:]
+		return err
+	})
+	if err != nil {
+		return "", err
 	}
+	return b.String(), nil
 }
 
 // quoteStart is the beginning of an unclosed reference, for its error.
@@ -117,8 +121,9 @@ func quoteStart(s string) string {
 	return s
 }
 
-func resolveOne(ref string, src Source) (string, error) {
-	kind, arg, err := parse(ref[2 : len(ref)-1])
+func resolveOne(inner string, src Source) (string, error) {
+	ref := "${" + inner + "}"
+	kind, arg, err := parse(inner)
 	if err != nil {
 		return "", fmt.Errorf("%w %s: %w", ErrReference, ref, err)
 	}

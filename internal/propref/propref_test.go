@@ -75,3 +75,14 @@ func TestHasAndOnly(t *testing.T) {
 		require.Equal(t, tc.only, Only(tc.in), tc.in)
 	}
 }
+
+func TestEscapeScansBackAsLiteral(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{"", "plain", "${env:TOKEN}", "a $${b} ${c", "$$${x}", "${"} {
+		esc := Escape(in)
+		require.False(t, Has(esc), in)
+		got, err := Resolve(esc, testSource)
+		require.NoError(t, err, in)
+		require.Equal(t, in, got, in)
+	}
+}
