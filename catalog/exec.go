@@ -381,7 +381,11 @@ func (s *Session) execInsert(ctx context.Context, x *sqlparse.Insert) (*datafram
 			return nil, err
 		}
 	} else {
-		if f, err = valuesFrame(target, x, fields); err != nil {
+		zone, err := settingZone(s)
+		if err != nil {
+			return nil, err
+		}
+		if f, err = valuesFrame(target, x, fields, zone); err != nil {
 			return nil, err
 		}
 	}
@@ -413,8 +417,8 @@ func WriteCountsFrame(res connectors.WriteResult) (*dataframe.Frame, error) {
 // them: a column list may name them in any order, and the columns it leaves
 // out are NULL, as Spark fills a column without a default. A target without
 // declared columns (or a column list naming others) keeps the literals'
-// own types.
-func valuesFrame(target string, x *sqlparse.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
+// own types. Text for a timestamp column is read in the session time zone.
+func valuesFrame(target string, x *sqlparse.Insert, fields []connectors.Field, zone *time.Location) (*dataframe.Frame, error) {
 	width := len(x.Rows[0])
 	names := x.Columns
 	// src[i] is the VALUES position feeding output column i (-1: NULL).
@@ -477,7 +481,7 @@ func valuesFrame(target string, x *sqlparse.Insert, fields []connectors.Field) (
 			if i < 0 {
 				continue
 			}
-			v, err := coerce(lits[i], outTypes[c])
+			v, err := coerce(lits[i], outTypes[c], zone)
 			if err != nil {
 				return nil, fmt.Errorf("inserting into %s: row %d, column %s: %w", target, r+1, outNames[c], err)
 			}
@@ -673,8 +677,9 @@ func fieldList(fields []connectors.Field) string {
 }
 
 // coerce turns a literal into a value of the column type typ ("" = keep the
-// literal's own type), as Spark's implicit casts on INSERT do.
-func coerce(lit *sqlparse.Literal, typ string) (any, error) {
+// literal's own type), as Spark's implicit casts on INSERT do; text for a
+// timestamp is a wall-clock time in the session time zone zone.
+func coerce(lit *sqlparse.Literal, typ string, zone *time.Location) (any, error) {
 	v := lit.Value
 	if v == nil || typ == "" {
 		return v, nil
@@ -709,8 +714,11 @@ func coerce(lit *sqlparse.Literal, typ string) (any, error) {
 		}
 	case "timestamp", "timestamp_ntz":
 		if s, ok := v.(string); ok {
-			if t, err := sparktype.ParseTimestamp(s); err == nil {
-				return t, nil
+			if strings.EqualFold(typ, "timestamp_ntz") {
+				zone = time.UTC // a wall-clock time as written
+			}
+			if us, ok := sparktype.ParseTimestampMicrosIn(s, zone); ok {
+				return time.UnixMicro(us).UTC(), nil
 			}
 			return nil, fmt.Errorf("%s is not a timestamp", lit.Raw)
 		}

@@ -120,9 +120,9 @@ func appendHiveString(dst []byte, arr arrow.Array, i int, nested bool) []byte {
 		return append(dst, '}')
 	case *array.Timestamp:
 		us := fn.TimestampMicros(a, i)
-		return fn.AppendTimestamp(dst, us)
+		return fn.AppendTimestamp(dst, us, nil)
 	}
-	return fn.AppendSparkString(dst, arr, i)
+	return fn.AppendSparkString(dst, arr, i, nil)
 }
 
 // functionExampleSkips are the documented examples the SQL front end

@@ -2,14 +2,15 @@ package main
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/sluicedata/sluice/catalog"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	_ "github.com/sluicedata/sluice/connectors/all"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query"
 )
 
 func init() {
@@ -74,6 +75,13 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 	defer f.Release()
 	out.whole = wholeCells(text)
 	out.count = stderrIsTerminal(env)
+	// Timestamps print in the session time zone, as spark-sql shows them
+	// (docs/sql.md#time-zone); Set has checked the value.
+	if v, ok := s.Get(query.TimeZoneSetting); ok {
+		if out.zone, err = query.ParseTimeZone(v); err != nil {
+			return err
+		}
+	}
 	return emitResult(env, &out, f)
 }
 

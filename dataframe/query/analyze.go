@@ -20,6 +20,8 @@ type analyzer struct {
 	ctx context.Context
 	r   Resolver
 	now time.Time
+	// zone is the session time zone (Options.TimeZone, never nil).
+	zone *time.Location
 	// views counts the temporary views being expanded (a guard against a
 	// view that names itself).
 	views int

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // exprResolver resolves expressions written over one scope into rexes:
@@ -53,7 +54,7 @@ func containsAgg(e Expr) bool {
 func (r *exprResolver) resolve(e Expr) (rex, error) {
 	switch x := e.(type) {
 	case *Literal:
-		return literalRex(x)
+		return r.a.literalRex(x)
 	case *boundColumn:
 		c := r.sc.cols[x.idx]
 		return &rCol{idx: x.idx, t: c.typ, name: c.name, pos: x.pos}, nil
@@ -116,8 +117,9 @@ func (r *exprResolver) resolve(e Expr) (rex, error) {
 	return nil, unsupported(e.Position(), fmt.Sprintf("the expression %s", e))
 }
 
-// literalRex checks a literal's value against its type.
-func literalRex(x *Literal) (rex, error) {
+// literalRex checks a literal's value against its type. A timestamp is
+// read (from its text) and named in the session time zone.
+func (a *analyzer) literalRex(x *Literal) (rex, error) {
 	t := x.Type
 	if t == nil {
 		t = tNull
@@ -157,6 +159,15 @@ func literalRex(x *Literal) (rex, error) {
 	}
 	if !ok {
 		return nil, errorf(x.Pos, "the literal %s: a Go %T is not a %s", x, x.Value, typeName(t))
+	}
+	if tt, isTS := t.(*arrow.TimestampType); isTS && tt.TimeZone != "" && x.Value != nil {
+		v := x.Value
+		if x.Text != "" {
+			if us, ok := sparktype.ParseTimestampMicrosIn(x.Text, a.zone); ok {
+				v = time.UnixMicro(us).UTC()
+			}
+		}
+		return &rLit{v: v, t: t, name: prettyLiteralIn(v, t, a.zone)}, nil
 	}
 	return &rLit{v: x.Value, t: t}, nil
 }

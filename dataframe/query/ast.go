@@ -39,10 +39,13 @@ type Column struct {
 // int64, float32, float64, string, []byte (binary), decimal128.Num (Type is
 // then a *arrow.Decimal128Type) or time.Time (a date or a timestamp, UTC);
 // Type is its Arrow type. Raw is the text as written, for messages.
+// Text is a TIMESTAMP literal's text: the analyser reads it again in the
+// session time zone (Value is its reading in UTC), see docs/sql.md#time-zone.
 type Literal struct {
 	Value any
 	Type  arrow.DataType
 	Raw   string
+	Text  string
 	Pos   Pos
 }
 

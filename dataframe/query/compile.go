@@ -108,7 +108,7 @@ func compile(e rex) (*cexpr, error) {
 		to, pos, src := x.to, x.pos, x.src
 		return &cexpr{typ: to, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
 			return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
-				r, err := fn.Cast(ec.mem, a, to)
+				r, err := ec.fctx.Cast(a, to)
 				if err != nil {
 					return nil, errorf(pos, "%s: %v", src, err)
 				}
@@ -231,7 +231,7 @@ func (a *analyzer) fold(e rex) rex {
 	if err != nil {
 		return e
 	}
-	v, ok := evalConst(ce, a.now)
+	v, ok := evalConst(ce, a.now, a.zone)
 	if !ok {
 		return e
 	}
@@ -240,7 +240,7 @@ func (a *analyzer) fold(e rex) rex {
 
 // evalConst evaluates a constant expression; ok is false when it fails or
 // its value is not a scalar a literal can hold.
-func evalConst(ce *cexpr, now time.Time) (v any, ok bool) {
+func evalConst(ce *cexpr, now time.Time, zone *time.Location) (v any, ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
@@ -249,7 +249,7 @@ func evalConst(ce *cexpr, now time.Time) (v any, ok bool) {
 	rec := array.NewRecord(oneRow, nil, 1)
 	defer rec.Release()
 	mem := memory.DefaultAllocator
-	arr, err := ce.eval(&ectx{mem: mem, fctx: &fn.Ctx{Mem: mem, Now: now}}, rec)
+	arr, err := ce.eval(&ectx{mem: mem, fctx: &fn.Ctx{Mem: mem, Now: now, Zone: zone}}, rec)
 	if err != nil {
 		return nil, false
 	}

@@ -180,7 +180,7 @@ func bindAssertTrue(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: arrow.Null, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		for i := 0; i < n; i++ {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			if r.null(0) || !r.boolean(0, false) {
 				msg := "the assertion is not true"
 				if len(a) == 2 && !r.null(1) {
@@ -257,12 +257,12 @@ func bindNullIf(args []fn.Arg) (fn.Bound, error) {
 		return fn.Bound{}, err
 	}
 	return fn.Bound{Type: args[0].Type, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		l, err := fn.Cast(ctx.Mem, a[0], t)
+		l, err := ctx.Cast(a[0], t)
 		if err != nil {
 			return nil, err
 		}
 		defer l.Release()
-		r, err := fn.Cast(ctx.Mem, a[1], t)
+		r, err := ctx.Cast(a[1], t)
 		if err != nil {
 			return nil, err
 		}
