@@ -280,7 +280,7 @@ func (r *exprResolver) index(x *Index) (rex, error) {
 				return nil, err
 			}
 		}
-		return r.bindCall(s, []rex{in, idx}, x.X.Position(), x.String(), in.sql()+"["+idx.sql()+"]", false)
+		return r.bindCall(s, []rex{in, idx}, x.X.Position(), x.String(), in.sql()+"["+idx.sql()+"]")
 	case *arrow.ListType:
 		if isNull(idx.Type()) || isString(idx.Type()) {
 			if idx, err = r.implicitCast(idx, tInt, x.Index); err != nil {
@@ -434,7 +434,7 @@ func (r *exprResolver) binary(x *Binary) (rex, error) {
 		return r.compare(op, l, rr, x)
 	case "||":
 		if s, ok := fn.Lookup("concat"); ok {
-			return r.bindCall(s, []rex{l, rr}, x.Pos, x.String(), "concat("+l.sql()+", "+rr.sql()+")", false)
+			return r.bindCall(s, []rex{l, rr}, x.Pos, x.String(), "concat("+l.sql()+", "+rr.sql()+")")
 		}
 		return nil, unsupported(x.Pos, "||")
 	case "+", "-", "*", "/", "%":
@@ -545,7 +545,7 @@ func (r *exprResolver) dateArith(op string, l, rr rex, x *Binary) (rex, bool, er
 	if isNull(n.Type()) {
 		n, _ = r.implicitCast(n, tInt, x)
 	}
-	e, err := r.bindCall(s, []rex{date, n}, x.Pos, x.String(), name+"("+date.sql()+", "+n.sql()+")", false)
+	e, err := r.bindCall(s, []rex{date, n}, x.Pos, x.String(), name+"("+date.sql()+", "+n.sql()+")")
 	return e, true, err
 }
 
@@ -620,7 +620,20 @@ func (r *exprResolver) like(x *Like) (rex, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &rLike{x: in, pat: pat, esc: '\\', fold: x.ILike, regex: x.Regex}
+	if x.Regex {
+		// RLIKE and REGEXP are the rlike function (Java's regular
+		// expressions: RE2, else a backtracking engine), named `a RLIKE b`.
+		s, _ := fn.Lookup("rlike")
+		out, err := r.bindCall(s, []rex{in, pat}, x.Pos, x.String(), in.sql()+" RLIKE "+pat.sql())
+		if err != nil {
+			return nil, err
+		}
+		if x.Not {
+			out = r.a.fold(&rNot{x: out})
+		}
+		return out, nil
+	}
+	l := &rLike{x: in, pat: pat, esc: '\\', fold: x.ILike}
 	if x.Escape != 0 {
 		l.esc, l.escSet = x.Escape, true
 	}
@@ -651,7 +664,7 @@ func (r *exprResolver) likeAll(x *Like, in rex) (rex, error) {
 			return nil, err
 		}
 		if lit, ok := p.(*rLit); ok && lit.v != nil {
-			if _, err := likeRegexp(lit.v.(string), '\\', x.ILike); err != nil {
+			if _, err := fn.LikeRegexp(lit.v.(string), '\\', x.ILike); err != nil {
 				return nil, errorf(pe.Position(), "%s: %v", x, err)
 			}
 		}
@@ -797,8 +810,7 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if s.Pretty != nil {
 		pretty = s.Pretty(names)
 	}
-	volatile := name == "rand" || name == "random" || name == "uuid" || name == "randn" || name == "shuffle"
-	return r.bindCall(s, args, x.Pos, x.String(), pretty, volatile)
+	return r.bindCall(s, args, x.Pos, x.String(), pretty)
 }
 
 // expandStars replaces `*` and `t.*` among a call's arguments by the
@@ -827,11 +839,12 @@ func (r *exprResolver) expandStars(args []Expr) ([]Expr, error) {
 }
 
 // bindCall binds a scalar function to its arguments, casting them as Bind
-// asks.
-func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty string, volatile bool) (rex, error) {
+// asks. A call of a non-deterministic function (fn.Scalar.Nondeterministic:
+// rand, uuid, shuffle) is never folded nor moved.
+func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty string) (rex, error) {
 	fargs := make([]fn.Arg, len(args))
 	for i, a := range args {
-		fargs[i] = fn.Arg{Type: a.Type()}
+		fargs[i] = fn.Arg{Type: a.Type(), Name: argName(a)}
 		if lit, ok := a.(*rLit); ok {
 			fargs[i].Const, fargs[i].Value = true, lit.v
 		}
@@ -854,11 +867,28 @@ func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty st
 			args[i] = r.a.fold(&rCast{x: args[i], to: t, pos: pos, src: src})
 		}
 	}
-	c := &rCall{name: s.Name, pretty: pretty, b: b, args: args, volatile: volatile, pos: pos, src: src}
-	if volatile {
+	c := &rCall{name: s.Name, pretty: pretty, b: b, args: args, volatile: s.Nondeterministic, pos: pos, src: src}
+	if c.volatile {
 		return c, nil
 	}
 	return r.a.fold(c), nil
+}
+
+// argName is the name Spark gives an argument that is a named expression
+// (a column, a struct field, a lambda variable, an outer column): struct(a,
+// s.f) has fields a and f. Other arguments have none.
+func argName(a rex) string {
+	switch x := a.(type) {
+	case *rCol:
+		return x.name
+	case *rField:
+		return x.name
+	case *rLambdaVar:
+		return x.name
+	case *rOuter:
+		return x.name
+	}
+	return ""
 }
 
 // castAliases are Spark's cast functions (FunctionRegistry.castAlias).

@@ -604,50 +604,9 @@ func compileIn(x *rIn) (*cexpr, error) {
 	}}, nil
 }
 
-// likeRegexp translates a LIKE pattern (% any run, _ any one character,
-// esc quoting the next %, _ or itself) into an anchored regular expression.
-func likeRegexp(pat string, esc rune, fold bool) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("(?s)")
-	if fold {
-		b.WriteString("(?i)")
-	}
-	b.WriteString("^")
-	rs := []rune(pat)
-	for i := 0; i < len(rs); i++ {
-		ch := rs[i]
-		switch {
-		case ch == esc:
-			if i+1 >= len(rs) {
-				return nil, fmt.Errorf("the pattern %q ends with the escape character", pat)
-			}
-			i++
-			if rs[i] != '%' && rs[i] != '_' && rs[i] != esc {
-				return nil, fmt.Errorf("the escape character in %q may only precede %%, _ or itself", pat)
-			}
-			b.WriteString(regexp.QuoteMeta(string(rs[i])))
-		case ch == '%':
-			b.WriteString(".*")
-		case ch == '_':
-			b.WriteString(".")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(ch)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
-}
-
 // compilePattern is the regular expression of one pattern of l.
 func (l *rLike) compilePattern(p string) (*regexp.Regexp, error) {
-	if l.regex {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, fmt.Errorf("the regular expression %q: %v", p, err)
-		}
-		return re, nil
-	}
-	return likeRegexp(p, l.esc, l.fold)
+	return fn.LikeRegexp(p, l.esc, l.fold)
 }
 
 func compileLike(x *rLike) (*cexpr, error) {
@@ -716,7 +675,7 @@ func compileLikeAll(x *rLikeAll) (*cexpr, error) {
 		if re, ok := cache[p]; ok {
 			return re, nil
 		}
-		re, err := likeRegexp(p, '\\', x.fold)
+		re, err := fn.LikeRegexp(p, '\\', x.fold)
 		if err != nil {
 			return nil, err
 		}
@@ -907,7 +866,7 @@ func takeNullable(mem memory.Allocator, arr arrow.Array, idx []int64, valid []bo
 		all = all && v
 	}
 	if arr.Len() == 0 {
-		return array.MakeArrayOfNull(mem, arr.DataType(), len(idx)), nil
+		return fn.NullArray(mem, arr.DataType(), len(idx)), nil
 	}
 	if !all {
 		for i, v := range valid {

@@ -5,6 +5,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // joinOp is a hash join: the right side is read into memory and hashed on
@@ -115,7 +116,7 @@ func (o *joinOp) buildSide() error {
 func emptyColumns(mem memory.Allocator, s *arrow.Schema) []arrow.Array {
 	cols := make([]arrow.Array, s.NumFields())
 	for i, f := range s.Fields() {
-		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
+		cols[i] = fn.NullArray(mem, f.Type, 0)
 	}
 	return cols
 }
@@ -296,7 +297,7 @@ func (o *joinOp) pairs(rec arrow.Record, li, ri []int64, rvalid []bool) (arrow.R
 	}
 	for k, c := range o.lcols {
 		if rec == nil {
-			cols = append(cols, array.MakeArrayOfNull(o.e.mem, o.pairSchema.Field(k).Type, len(ri)))
+			cols = append(cols, fn.NullArray(o.e.mem, o.pairSchema.Field(k).Type, len(ri)))
 			continue
 		}
 		a, err := dataframe.Take(o.e.mem, rec.Column(c), li)

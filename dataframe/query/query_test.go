@@ -277,6 +277,17 @@ func TestIssueRegressions(t *testing.T) {
 		{q: "SELECT a, b FROM (SELECT 1, 2) AS t(a, b)", rows: []string{"1\t2"}},
 		{q: "SELECT * FROM VALUES (1, 'a'), (2, 'b') AS v(n, s) ORDER BY n DESC LIMIT 2 - 1", schema: "struct<n:int,s:string>", rows: []string{"2\tb"}},
 		{q: "SELECT name || '-' FROM emp WHERE dept = 2", schema: "struct<concat(name, -):string>", rows: []string{"cy-"}},
+		// A NULL of a type with void parts is a constant like any other.
+		{q: "SELECT if(dept > 1, NULL, named_struct('a', NULL)), if(dept > 1, NULL, map(1, NULL)) FROM emp WHERE dept IS NOT NULL ORDER BY name",
+			rows: []string{"{null}\t{1 -> null}", "{null}\t{1 -> null}", "NULL\tNULL"}},
+		// struct() and arrays_zip name fields after named arguments.
+		{q: "SELECT struct(name, dept), arrays_zip(tags, tags) FROM emp WHERE dept = 2",
+			schema: "struct<struct(name, dept):struct<name:string,dept:long>,arrays_zip(tags, tags):array<struct<tags:string,tags:string>>>",
+			rows:   []string{"{cy, 2}\t[{c, c}]"}},
+		// rand() and uuid() are evaluated per row, never folded.
+		{q: "SELECT count(DISTINCT rand()), count(DISTINCT uuid()), count(DISTINCT shuffle(array(1, 2, 3, 4, 5, 6, 7, 8, 9, 10))) > 1 FROM emp",
+			rows: []string{"4\t4\ttrue"}},
+		{q: "SELECT equal_null(dept, 1) FROM emp WHERE name = 'ann'", schema: "struct<(dept <=> 1):boolean>", rows: []string{"true"}},
 	})
 	_, err := sqlparse.ParseOne("SELECT 1 FROM emp, depts WHERE DATE '2020-01-01x' IS NULL")
 	require.ErrorContains(t, err, "'2020-01-01x' is not a valid DATE literal")

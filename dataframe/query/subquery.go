@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/bitutil"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // How a subquery the rewrites did not turn into a join runs: its plan runs
@@ -227,7 +228,7 @@ func (r *subRun) compute(ec *ectx, s *rSubquery, phys *node, m *subMemo, binding
 		}
 		var v arrow.Array
 		if rows == 0 {
-			v = array.MakeArrayOfNull(r.e.mem, s.t, 1)
+			v = fn.NullArray(r.e.mem, s.t, 1)
 		} else {
 			v = array.NewSlice(recs[0].Column(0), 0, 1)
 		}

@@ -81,7 +81,7 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int, loc *time.Location) [
 }
 
 func appendElem(dst []byte, arr arrow.Array, i int, loc *time.Location) []byte {
-	if arr.IsNull(i) {
+	if arr.IsNull(i) || arr.DataType().ID() == arrow.NULL { // a void array has no bitmap
 		return append(dst, "null"...)
 	}
 	return AppendSparkString(dst, arr, i, loc)

@@ -54,7 +54,14 @@ func init() {
 	def(fn.Scalar{Name: "equal_null", Group: gPredicate, Signature: "equal_null(expr1, expr2)", Returns: "boolean",
 		Bind: bindEqualNull, Doc: "`expr1 = expr2`, with NULL equal to NULL and never NULL itself. `expr1 <=> expr2` is the same.",
 		Examples: ex("equal_null(3, 3)", "true", "equal_null(1, '11')", "false", "equal_null(true, NULL)", "false",
-			"equal_null(NULL, 'abc')", "false", "equal_null(NULL, NULL)", "true")})
+			"equal_null(NULL, 'abc')", "false", "equal_null(NULL, NULL)", "true")},
+		// Spark replaces it by <=> before naming the column.
+		pretty(func(_ string, args []string) string {
+			if len(args) != 2 {
+				return callName("equal_null", args)
+			}
+			return "(" + args[0] + " <=> " + args[1] + ")"
+		}))
 	def(fn.Scalar{Name: "assert_true", Group: gMisc, Signature: "assert_true(expr[, message])", Returns: "void",
 		Bind: bindAssertTrue, Doc: "NULL when `expr` is true; otherwise the query fails with `message`.",
 		Examples: ex("assert_true(0 < 1)", "NULL")},
