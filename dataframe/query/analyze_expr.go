@@ -743,6 +743,7 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if x.Over != nil {
 		return r.windowCall(x)
 	}
+	x = unitCall(x)
 	name := strings.ToLower(x.Name)
 	if winFuncs[name] {
 		return nil, errorf(x.Pos, "%s is a window function: it needs OVER (…)", x)
@@ -793,7 +794,7 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if x.Nulls != "" {
 		return nil, errorf(x.Pos, "%s: the function %s does not take %s NULLS", x, name, x.Nulls)
 	}
-	argExprs, err := r.expandStars(x.Args)
+	argExprs, fieldNames, err := r.expandStarsNamed(x.Args, x.ArgNames)
 	if err != nil {
 		return nil, err
 	}
@@ -810,7 +811,74 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if s.Pretty != nil {
 		pretty = s.Pretty(names)
 	}
-	return r.bindCall(s, args, x.Pos, x.String(), pretty)
+	if fieldNames != nil {
+		// struct(x AS a, …): the fields take the names given.
+		for i, n := range fieldNames {
+			if n != "" {
+				names[i] += " AS " + n
+			}
+		}
+		pretty = name + "(" + strings.Join(names, ", ") + ")"
+	}
+	return r.bindCallNamed(s, args, fieldNames, x.Pos, x.String(), pretty)
+}
+
+// unitCalls are the functions whose first argument is a datetime unit
+// keyword (Spark's grammar: DATEADD(DAY, 1, d)), and the function each
+// is: Spark names them after it.
+var unitCalls = map[string]string{
+	"timestampadd": "timestampadd", "dateadd": "timestampadd", "date_add": "timestampadd",
+	"timestampdiff": "timestampdiff", "datediff": "timestampdiff", "date_diff": "timestampdiff",
+}
+
+// datetimeUnits are the unit keywords of unitCalls.
+var datetimeUnits = map[string]bool{
+	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "DAYOFYEAR": true,
+	"HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true,
+}
+
+// unitCall reads DATEADD(DAY, n, d) and its kind — a unit keyword, which
+// the parser sees as a column name — as timestampadd('DAY', n, d); other
+// calls are returned as they are.
+func unitCall(x *Call) *Call {
+	fn, ok := unitCalls[strings.ToLower(x.Name)]
+	if !ok || len(x.Args) != 3 {
+		return x
+	}
+	col, ok := x.Args[0].(*Column)
+	if !ok || len(col.Path) != 1 || !datetimeUnits[strings.ToUpper(col.Path[0])] {
+		return x
+	}
+	unit := strings.ToUpper(col.Path[0])
+	c := *x
+	c.Name = fn
+	c.Args = append([]Expr{&Literal{Value: unit, Type: tString, Raw: unit, Pos: col.Pos}}, x.Args[1:]...)
+	return &c
+}
+
+// expandStarsNamed is expandStars keeping names (struct's AS names, nil
+// for none) in step with the arguments: an expanded star's are "".
+func (r *exprResolver) expandStarsNamed(args []Expr, names []string) ([]Expr, []string, error) {
+	if names == nil {
+		out, err := r.expandStars(args)
+		return out, nil, err
+	}
+	var outArgs []Expr
+	var outNames []string
+	for i, a := range args {
+		ex, err := r.expandStars([]Expr{a})
+		if err != nil {
+			return nil, nil, err
+		}
+		outArgs = append(outArgs, ex...)
+		for range ex {
+			outNames = append(outNames, "")
+		}
+		if len(ex) == 1 && i < len(names) {
+			outNames[len(outNames)-1] = names[i]
+		}
+	}
+	return outArgs, outNames, nil
 }
 
 // expandStars replaces `*` and `t.*` among a call's arguments by the
@@ -831,6 +899,14 @@ func (r *exprResolver) expandStars(args []Expr) ([]Expr, error) {
 			found = true
 			out = append(out, &boundColumn{idx: i, name: c.name, pos: st.Pos})
 		}
+		if !found && st.Qualifier != "" {
+			fields, ok, err := r.structStar(st)
+			if err != nil {
+				return nil, err
+			}
+			found = ok
+			out = append(out, fields...)
+		}
 		if !found {
 			return nil, errorf(st.Pos, "%s matches no column", st)
 		}
@@ -838,13 +914,46 @@ func (r *exprResolver) expandStars(args []Expr) ([]Expr, error) {
 	return out, nil
 }
 
+// structStar expands `s.*` where s names a struct column (not a table):
+// its fields, as Spark expands a struct's star. ok is false when the
+// qualifier is no column.
+func (r *exprResolver) structStar(st *Star) ([]Expr, bool, error) {
+	path := strings.Split(st.Qualifier, ".")
+	if _, _, err := r.sc.resolve(path, st.Pos); err != nil {
+		return nil, false, nil
+	}
+	col := &Column{Path: path, Pos: st.Pos}
+	e, err := r.resolve(col)
+	if err != nil {
+		return nil, false, err
+	}
+	t, ok := e.Type().(*arrow.StructType)
+	if !ok {
+		return nil, false, errorf(st.Pos, "%s: %s is %s, not a struct or a table", st, st.Qualifier, typeName(e.Type()))
+	}
+	out := make([]Expr, t.NumFields())
+	for i, f := range t.Fields() {
+		out[i] = &Field{X: col, Name: f.Name, Pos: st.Pos}
+	}
+	return out, true, nil
+}
+
 // bindCall binds a scalar function to its arguments, casting them as Bind
 // asks. A call of a non-deterministic function (fn.Scalar.Nondeterministic:
 // rand, uuid, shuffle) is never folded nor moved.
 func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty string) (rex, error) {
+	return r.bindCallNamed(s, args, nil, pos, src, pretty)
+}
+
+// bindCallNamed is bindCall with names for the arguments (struct's AS
+// names; "" or a nil slice: the argument's own, argName).
+func (r *exprResolver) bindCallNamed(s fn.Scalar, args []rex, names []string, pos Pos, src, pretty string) (rex, error) {
 	fargs := make([]fn.Arg, len(args))
 	for i, a := range args {
 		fargs[i] = fn.Arg{Type: a.Type(), Name: argName(a)}
+		if i < len(names) && names[i] != "" {
+			fargs[i].Name = names[i]
+		}
 		if lit, ok := a.(*rLit); ok {
 			fargs[i].Const, fargs[i].Value = true, lit.v
 		}

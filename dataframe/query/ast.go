@@ -137,8 +137,11 @@ type Field struct {
 // (`count(DISTINCT x)`, `count(*)`, `sum(x) FILTER (WHERE p)`), a window
 // function (`rank() OVER (…)`, see ast_window.go) or a generator (explode).
 type Call struct {
-	Name     string // as written
-	Args     []Expr
+	Name string // as written
+	Args []Expr
+	// ArgNames, when not nil, name the arguments of struct(x AS a, …)
+	// ("" for an argument without AS); the struct's fields take them.
+	ArgNames []string
 	Distinct bool
 	Star     bool // count(*)
 	// WithinGroup is the ordering of `percentile_cont(p) WITHIN GROUP
@@ -273,6 +276,9 @@ func (e *Call) String() string {
 	parts := make([]string, len(e.Args))
 	for i, x := range e.Args {
 		parts[i] = x.String()
+		if i < len(e.ArgNames) && e.ArgNames[i] != "" {
+			parts[i] += " AS " + e.ArgNames[i]
+		}
 	}
 	d := ""
 	if e.Distinct {

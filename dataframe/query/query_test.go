@@ -364,3 +364,40 @@ func slicedFrame(t testing.TB, f *dataframe.Frame, n int64) *dataframe.Frame {
 	t.Cleanup(out.Release)
 	return out
 }
+
+// Spark's keyword forms and named struct fields, with the names and
+// answers of its golden files (struct.sql, date.sql, bitwise.sql,
+// string-functions.sql).
+func TestSparkSyntaxForms(t *testing.T) {
+	t.Parallel()
+	st := frame(t, `{"id":1,"st":{"c":"gamma","d":"delta"}}
+`)
+	r := tables(map[string]*dataframe.Frame{"tbl_x": st})
+	check(t, r, []qcase{
+		{q: "SELECT STRUCT('alpha' AS A, 'beta' AS B) ST", rows: []string{"{alpha, beta}"}},
+		{q: "SELECT ID, STRUCT(ST.*, CAST(ID AS STRING) AS E) NST FROM tbl_x", rows: []string{"1\t{gamma, delta, 1}"}},
+		{q: "SELECT ID, STRUCT(ST.C as STC, ST.D as STD).STD FROM tbl_x", schema: "struct<id:bigint,struct(st.c AS STC, st.d AS STD).STD:string>", rows: []string{"1\tdelta"}},
+		{q: "SELECT st.* FROM tbl_x", schema: "struct<c:string,d:string>", rows: []string{"gamma\tdelta"}},
+		{q: "SELECT dateadd(HOUR, -1, timestamp'2022-02-25 01:02:03')", schema: "struct<timestampadd(HOUR, -1, TIMESTAMP '2022-02-25 01:02:03'):timestamp>",
+			rows: []string{"2022-02-25 00:02:03"}},
+		{q: "SELECT datediff(QUARTER, date'2022-02-25', date'2023-05-25')", schema: "struct<timestampdiff(QUARTER, DATE '2022-02-25', DATE '2023-05-25'):bigint>",
+			rows: []string{"5"}},
+		{q: "SELECT position('bar' IN 'foobarbar'), substring('Spark SQL' FROM 5 FOR 1), overlay('Spark SQL' PLACING '_' FROM 6)",
+			schema: "struct<position(bar, foobarbar, 1):int,substring(Spark SQL, 5, 1):string,overlay(Spark SQL, _, 6, -1):string>",
+			rows:   []string{"4\tk\tSpark_SQL"}},
+		{q: "SELECT left('Spark SQL', 3), right('Spark SQL', 3), rlike('1a 2b 14m', '\\\\d+b'), regexp('1a', '(a)\\\\1?')",
+			schema: "struct<left(Spark SQL, 3):string,right(Spark SQL, 3):string,RLIKE(1a 2b 14m, \\d+b):boolean,REGEXP(1a, (a)\\1?):boolean>",
+			rows:   []string{"Spa\tSQL\ttrue\ttrue"}},
+		{q: "SELECT bit_and(x), bit_or(x), bit_xor(x), bit_xor(DISTINCT x), bit_xor(CAST(x AS TINYINT)) FROM VALUES (1), (3), (3), (NULL) AS t(x)",
+			schema: "struct<bit_and(x):int,bit_or(x):int,bit_xor(x):int,bit_xor(DISTINCT x):int,bit_xor(CAST(x AS TINYINT)):tinyint>",
+			rows:   []string{"1\t3\t1\t2\t1"}},
+		{q: "SELECT bit_xor(x) FROM VALUES (1) AS t(x) WHERE x > 1", rows: []string{"NULL"}},
+	})
+	for _, bad := range []string{
+		"SELECT bit_xor(1.5)", // integral only
+		"SELECT date_add('2011-11-11', id) FROM (SELECT '1' AS id)", // a string column of days
+	} {
+		_, err := run(t, bad, r)
+		require.Error(t, err, bad)
+	}
+}

@@ -266,7 +266,8 @@ func floorDiv(a, b int64) int64 {
 
 // ParseZone reads a time zone as Spark's timestamp texts write it: Z, UTC,
 // GMT, UT, an offset (+h, +hh, +hh:mm, +hhmm, optionally after UTC/GMT/UT)
-// or a region id (Europe/Paris). A leading space is allowed.
+// or a region id (Europe/Paris), or one of Java's three-letter ids (PST,
+// CST, EST: ZoneId.SHORT_IDS). A leading space is allowed.
 func ParseZone(z string) (*time.Location, bool) {
 	z = strings.TrimPrefix(z, " ")
 	if z == "" {
@@ -289,11 +290,30 @@ func ParseZone(z string) (*time.Location, bool) {
 	if z[0] == '+' || z[0] == '-' {
 		return parseOffset(z)
 	}
+	if id, ok := shortZoneIDs[z]; ok {
+		z = id
+		if id[0] == '-' {
+			return parseOffset(id)
+		}
+	}
 	loc, err := time.LoadLocation(z)
 	if err != nil || z == "Local" {
 		return nil, false
 	}
 	return loc, true
+}
+
+// shortZoneIDs are the three-letter zone names Java's ZoneId.SHORT_IDS
+// maps, which Spark accepts wherever it reads a zone (`PST`, `CST`).
+var shortZoneIDs = map[string]string{
+	"ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires",
+	"ART": "Africa/Cairo", "AST": "America/Anchorage", "BET": "America/Sao_Paulo", "BST": "Asia/Dhaka",
+	"CAT": "Africa/Harare", "CNT": "America/St_Johns", "CST": "America/Chicago", "CTT": "Asia/Shanghai",
+	"EAT": "Africa/Addis_Ababa", "ECT": "Europe/Paris", "IET": "America/Indiana/Indianapolis",
+	"IST": "Asia/Kolkata", "JST": "Asia/Tokyo", "MIT": "Pacific/Apia", "NET": "Asia/Yerevan",
+	"NST": "Pacific/Auckland", "PLT": "Asia/Karachi", "PNT": "America/Phoenix", "PRT": "America/Puerto_Rico",
+	"PST": "America/Los_Angeles", "SST": "Pacific/Guadalcanal", "VST": "Asia/Ho_Chi_Minh",
+	"EST": "-05:00", "MST": "-07:00", "HST": "-10:00",
 }
 
 func parseOffset(z string) (*time.Location, bool) {

@@ -57,7 +57,7 @@ func defDatetime() {
 	def(fn.Scalar{Name: "date_add", Group: gDatetime, Signature: "date_add(start_date, num_days)", Returns: "date",
 		Bind: bindDateAddDays(1),
 		Doc: "The date `num_days` after `start_date` (strings and timestamps convert to a date). `num_days` is an int, smallint " +
-			"or tinyint, or a string: a literal one must hold a whole number (`'1.2'` is an error). With three arguments it is " +
+			"or tinyint, or a string literal holding a whole number (`'1.2'` is an error; a column of strings is refused). With three arguments it is " +
 			"`timestampadd`.",
 		Examples: ex("date_add('2016-07-30', 1)", "2016-07-31", "date_add(DATE '2016-07-30', -31)", "2016-06-29")},
 		aliases("dateadd"), pretty(namedAs("date_add")))
@@ -298,8 +298,8 @@ func bindNow(t arrow.DataType) bindFunc {
 // bindDateAddDays is date_add (sign 1) and date_sub (-1). As Spark's
 // DateAdd/DateSub, the days are an int, smallint or tinyint (a bigint,
 // decimal or double is refused, not narrowed) or a string: a literal one
-// must be a whole int (Spark's SECOND_FUNCTION_ARGUMENT_NOT_INTEGER), a
-// column of strings casts, giving NULL where a value is not a number.
+// must be a whole int (Spark's SECOND_FUNCTION_ARGUMENT_NOT_INTEGER); a
+// column of strings is refused, as Spark refuses it.
 func bindDateAddDays(sign int64) bindFunc {
 	return func(args []fn.Arg) (fn.Bound, error) {
 		if len(args) == 3 && sign > 0 {
@@ -309,10 +309,13 @@ func bindDateAddDays(sign int64) bindFunc {
 			switch dt := args[1].Type; dt.ID() {
 			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.NULL:
 			case arrow.STRING, arrow.LARGE_STRING:
-				if s, null, ok := constString(args[1]); ok && !null {
-					if _, ok := parseIntExact(s); !ok {
-						return fn.Bound{}, fmt.Errorf("argument 2 must be a whole number of days, got '%s'", s)
-					}
+				// Only a literal: Spark refuses a column of strings.
+				s, null, ok := constString(args[1])
+				if !ok {
+					return fn.Bound{}, argErr(1, args[1], "an int, smallint or tinyint number of days (a string only as a literal)")
+				}
+				if _, ok := parseIntExact(s); !null && !ok {
+					return fn.Bound{}, fmt.Errorf("argument 2 must be a whole number of days, got '%s'", s)
 				}
 			default:
 				return fn.Bound{}, argErr(1, args[1], "an int, smallint or tinyint number of days")

@@ -2,6 +2,7 @@ package functions
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
@@ -463,6 +464,22 @@ type parsed struct {
 	nanos                 int
 	pm, hasAmPm, hour12   bool
 	loc                   *time.Location
+	// got maps a letter already read to its value: a second field of the
+	// same letter must agree (java.time refuses a conflict).
+	got map[byte]int
+}
+
+// agree records the value v of letter l; false when an earlier field of
+// the same letter read another value.
+func (st *parsed) agree(l byte, v int) bool {
+	if prev, ok := st.got[l]; ok {
+		return prev == v
+	}
+	if st.got == nil {
+		st.got = map[byte]int{}
+	}
+	st.got[l] = v
+	return true
 }
 
 // parse reads s with the pattern; the whole text must match. It returns
@@ -522,6 +539,7 @@ func parseFields(fields []dtField, s string, i int, st *parsed) (int, bool) {
 		if f.letter == 0 {
 			if f.optional != nil {
 				saved := *st
+				saved.got = maps.Clone(st.got)
 				if j, ok := parseFields(f.optional, s, i, st); ok {
 					i = j
 				} else {
@@ -654,8 +672,34 @@ func parseFields(fields []dtField, s string, i int, st *parsed) (int, bool) {
 		if !ok {
 			return 0, false
 		}
+		if v, numeric := fieldValue(f.letter, st); numeric && !st.agree(f.letter, v) {
+			return 0, false
+		}
 	}
 	return i, true
+}
+
+// fieldValue is the value a numeric letter just read into st.
+func fieldValue(l byte, st *parsed) (int, bool) {
+	switch l {
+	case 'y':
+		return st.year, true
+	case 'M', 'L':
+		return st.month, true
+	case 'd':
+		return st.day, true
+	case 'D':
+		return st.doy, true
+	case 'H', 'k', 'h', 'K':
+		return st.hour, true
+	case 'm':
+		return st.minute, true
+	case 's':
+		return st.second, true
+	case 'S':
+		return st.nanos, true
+	}
+	return 0, false
 }
 
 var (
