@@ -352,6 +352,9 @@ func (s *Session) execInsert(ctx context.Context, x *sqlparse.Insert) (*datafram
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", target, err)
 	}
+	if o, ok := r.conn.(connectors.Overwriter); x.Overwrite && !(ok && o.Overwrites()) {
+		return nil, fmt.Errorf("INSERT OVERWRITE %s: a %s table cannot replace its rows (INSERT INTO adds to them)", target, r.typ)
+	}
 	fields := r.ds.Fields
 	if sr, ok := r.conn.(connectors.SchemaReader); ok && len(fields) == 0 && x.Query == nil {
 		// A database table knows its columns: VALUES takes them from it.
@@ -391,8 +394,8 @@ func (s *Session) execInsert(ctx context.Context, x *sqlparse.Insert) (*datafram
 	}
 	defer f.Release()
 	// INSERT INTO writes with the table's mode (append unless it says
-	// merge); INSERT OVERWRITE, once the parser has it, passes true.
-	res, err := s.write(WithDelivery(ctx, d), target, f, nil, false)
+	// merge); INSERT OVERWRITE replaces the table's rows whatever it says.
+	res, err := s.write(WithDelivery(ctx, d), target, f, nil, x.Overwrite)
 	if err != nil {
 		return nil, err
 	}

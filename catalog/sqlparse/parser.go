@@ -959,17 +959,19 @@ func (p *parser) number(t Token, sign string) (*Literal, error) {
 
 func (p *parser) insert(base stmtBase) (Statement, error) {
 	p.next() // INSERT
-	if t := p.peek(); t.isKeyword("OVERWRITE") {
-		return nil, p.errorf(t.Pos, "INSERT OVERWRITE is not supported; use INSERT INTO")
-	}
-	if _, err := p.expectKeyword("INTO"); err != nil {
-		return nil, err
+	s := &Insert{stmtBase: base}
+	if p.acceptKeyword("OVERWRITE") {
+		s.Overwrite = true
+	} else if _, err := p.expectKeyword("INTO"); err != nil {
+		return nil, p.unexpected(p.peek(), "INTO or OVERWRITE")
 	}
 	p.acceptKeyword("TABLE")
-	s := &Insert{stmtBase: base}
 	var err error
 	if s.Table, err = p.tableName(); err != nil {
 		return nil, err
+	}
+	if t := p.peek(); s.Overwrite && (t.isKeyword("PARTITION") || t.isKeyword("IF")) {
+		return nil, p.errorf(t.Pos, "INSERT OVERWRITE … %s is not supported", strings.ToUpper(t.Text))
 	}
 	if p.acceptSymbol("(") {
 		seen := map[string]bool{}
