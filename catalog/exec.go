@@ -613,7 +613,7 @@ func alignQuery(target string, f *dataframe.Frame, listed []string, fields []con
 		names[i] = fd.Name
 	}
 	if err := replace(dataframe.WithColumnNames(f, names)); err != nil {
-		return fail("%v", err)
+		return fail("%w", err)
 	}
 	if len(fields) == 0 || len(listed) == 0 {
 		return f, nil
@@ -633,7 +633,7 @@ func alignQuery(target string, f *dataframe.Frame, listed []string, fields []con
 	}
 	if len(consts) > 0 {
 		if err := replace(dataframe.WithConstants(nil, f, consts)); err != nil {
-			return fail("%v", err)
+			return fail("%w", err)
 		}
 	}
 	idx := make([]int, len(fields))
@@ -647,7 +647,7 @@ func alignQuery(target string, f *dataframe.Frame, listed []string, fields []con
 		}
 	}
 	if err := replace(dataframe.KeepColumns(f, idx)); err != nil {
-		return fail("%v", err)
+		return fail("%w", err)
 	}
 	return f, nil
 }

@@ -660,7 +660,7 @@ func toDataSetProperties(v any) (connectors.DataSetProperties, error) {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return connectors.DataSetProperties{}, fmt.Errorf("not a DataSetProperties JSON object: %v", err)
+		return connectors.DataSetProperties{}, fmt.Errorf("not a DataSetProperties JSON object: %w", err)
 	}
 	out := connectors.DataSetProperties{Type: raw.DatasetType, Props: map[string]string{}}
 	if out.Type == "" {

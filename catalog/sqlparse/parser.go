@@ -20,7 +20,12 @@ type SyntaxError struct {
 	Statement int
 	Pos       Pos
 	Msg       string
+	// Err is the error the message wraps (a literal's or a type's), or nil.
+	Err error
 }
+
+// Unwrap is the error the syntax error wraps.
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("statement %d, line %d, column %d: %s", e.Statement, e.Pos.Line, e.Pos.Col, e.Msg)
@@ -167,7 +172,14 @@ func (p *parser) skipToEnd() int {
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) error {
-	return &SyntaxError{Statement: p.n, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	w := fmt.Errorf(format, args...) // a %w argument stays wrapped
+	var inner error
+	if u := errors.Unwrap(w); u != nil {
+		inner = u
+	} else if _, multi := w.(interface{ Unwrap() []error }); multi {
+		inner = w
+	}
+	return &SyntaxError{Statement: p.n, Pos: pos, Msg: w.Error(), Err: inner}
 }
 
 // unexpected reports t where something else was wanted.
@@ -463,7 +475,7 @@ done:
 	typ := p.lx.src[first.Pos.Offset:last.End]
 	dt, err := sparktype.ParseType(typ)
 	if err != nil {
-		return ColumnDef{}, p.errorf(first.Pos, "column %s: %v", name.Text, err)
+		return ColumnDef{}, p.errorf(first.Pos, "column %s: %w", name.Text, err)
 	}
 	return ColumnDef{Name: name.Text, Type: sparktype.Name(dt), Pos: name.Pos}, nil
 }

@@ -1414,7 +1414,7 @@ func (p *parser) castExpr() (query.Expr, error) {
 	name := b.String()
 	dt, err := sparktype.ParseType(name)
 	if err != nil {
-		return nil, p.errorf(start.Pos, "CAST to %s: %v", name, err)
+		return nil, p.errorf(start.Pos, "CAST to %s: %w", name, err)
 	}
 	return &query.Cast{X: x, To: dt, TypeName: strings.ToUpper(name), Pos: t.Pos}, nil
 }
@@ -1424,7 +1424,7 @@ func (p *parser) castExpr() (query.Expr, error) {
 func (p *parser) numberLiteral(t Token, sign string) (*query.Literal, error) {
 	lit, err := query.NumberLiteral(sign + t.Text)
 	if err != nil {
-		return nil, p.errorf(t.Pos, "%v", err)
+		return nil, p.errorf(t.Pos, "%w", err)
 	}
 	lit.Raw, lit.Pos = sign+t.Raw, t.Pos
 	return lit, nil
@@ -1444,7 +1444,7 @@ func (p *parser) typedLiteral(kw, val Token) (query.Expr, error) {
 		lit, err = query.TimestampLiteral(val.Text)
 	}
 	if err != nil {
-		return nil, p.errorf(val.Pos, "%s %v", val.Raw, err)
+		return nil, p.errorf(val.Pos, "%s %w", val.Raw, err)
 	}
 	lit.Raw, lit.Pos = strings.ToUpper(kw.Text)+" "+val.Raw, kw.Pos
 	return lit, nil
@@ -1454,7 +1454,7 @@ func (p *parser) typedLiteral(kw, val Token) (query.Expr, error) {
 func (p *parser) hexLiteral(t Token) (query.Expr, error) {
 	lit, err := query.BinaryLiteral(t.Text)
 	if err != nil {
-		return nil, p.errorf(t.Pos, "%s %v", t.Raw, err)
+		return nil, p.errorf(t.Pos, "%s %w", t.Raw, err)
 	}
 	lit.Raw, lit.Pos = t.Raw, t.Pos
 	return lit, nil

@@ -476,7 +476,7 @@ func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
 	}
 	lt, rt, res, err := arithTypes(op, l, rr)
 	if err != nil {
-		return nil, errorf(x.Pos, "%s: %v", x, err)
+		return nil, errorf(x.Pos, "%s: %w", x, err)
 	}
 	if l, err = r.implicitCast(l, lt, x.L); err != nil {
 		return nil, err
@@ -640,7 +640,7 @@ func (r *exprResolver) like(x *Like) (rex, error) {
 	if lit, ok := pat.(*rLit); ok {
 		if p, isStr := lit.v.(string); isStr {
 			if _, err := l.compilePattern(p); err != nil {
-				return nil, errorf(x.Pattern.Position(), "%s: %v", x, err)
+				return nil, errorf(x.Pattern.Position(), "%s: %w", x, err)
 			}
 		}
 	}
@@ -665,7 +665,7 @@ func (r *exprResolver) likeAll(x *Like, in rex) (rex, error) {
 		}
 		if lit, ok := p.(*rLit); ok && lit.v != nil {
 			if _, err := fn.LikeRegexp(lit.v.(string), '\\', x.ILike); err != nil {
-				return nil, errorf(pe.Position(), "%s: %v", x, err)
+				return nil, errorf(pe.Position(), "%s: %w", x, err)
 			}
 		}
 		l.pats = append(l.pats, p)
@@ -960,7 +960,7 @@ func (r *exprResolver) bindCallNamed(s fn.Scalar, args []rex, names []string, po
 	}
 	b, err := s.Bind(fargs)
 	if err != nil {
-		return nil, errorf(pos, "%s: %v", src, err)
+		return nil, errorf(pos, "%s: %w", src, err)
 	}
 	if b.Args != nil {
 		if len(b.Args) != len(args) {

@@ -88,7 +88,7 @@ func (a *analyzer) tableRef(x *TableRef, ctes *cteScope) (rel, error) {
 				if a.views > 0 {
 					return rel{}, err // the outermost view names itself
 				}
-				return rel{}, errorf(x.Pos, "view %s: %v", what, err)
+				return rel{}, errorf(x.Pos, "view %s: %w", what, err)
 			}
 			if in, err = renameColumns(in, cols, "view "+what, x.Pos); err != nil {
 				return rel{}, err

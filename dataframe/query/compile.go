@@ -110,7 +110,7 @@ func compile(e rex) (*cexpr, error) {
 			return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
 				r, err := ec.fctx.Cast(a, to)
 				if err != nil {
-					return nil, errorf(pos, "%s: %v", src, err)
+					return nil, errorf(pos, "%s: %w", src, err)
 				}
 				return r, nil
 			})
@@ -649,7 +649,7 @@ func compileLike(x *rLike) (*cexpr, error) {
 			})
 			if bad != nil {
 				out.Release()
-				return nil, fmt.Errorf("%s: %v", x.sql(), bad)
+				return nil, fmt.Errorf("%s: %w", x.sql(), bad)
 			}
 			return out, nil
 		})
@@ -739,7 +739,7 @@ func compileLikeAll(x *rLikeAll) (*cexpr, error) {
 		})
 		if bad != nil {
 			out.Release()
-			return nil, fmt.Errorf("%s: %v", x.name, bad)
+			return nil, fmt.Errorf("%s: %w", x.name, bad)
 		}
 		return out, nil
 	}}, nil
@@ -908,7 +908,7 @@ func compileCall(x *rCall) (*cexpr, error) {
 		}
 		r, err := b.Eval(ec.fctx, vals, int(rec.NumRows()))
 		if err != nil {
-			return nil, errorf(pos, "%s: %v", src, err)
+			return nil, errorf(pos, "%s: %w", src, err)
 		}
 		return r, nil
 	}}, nil

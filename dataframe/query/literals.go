@@ -87,7 +87,7 @@ func NumberLiteral(text string) (*Literal, error) {
 	}
 	v, dt, err := decimalLiteral(num)
 	if err != nil {
-		return nil, fmt.Errorf("the decimal literal %s: %v", text, err)
+		return nil, fmt.Errorf("the decimal literal %s: %w", text, err)
 	}
 	return lit(v, dt)
 }

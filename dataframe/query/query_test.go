@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -400,4 +401,20 @@ func TestSparkSyntaxForms(t *testing.T) {
 		_, err := run(t, bad, r)
 		require.Error(t, err, bad)
 	}
+}
+
+// TestErrorsWrap: an error a query reports keeps the error it comes from
+// (the regular expression engine's syntax error is at the end of its chain).
+func TestErrorsWrap(t *testing.T) {
+	t.Parallel()
+	_, err := run(t, "SELECT 'a' RLIKE '('", testTables(t))
+	require.Error(t, err)
+	var qe *query.Error
+	require.ErrorAs(t, err, &qe)
+	inner := err
+	for errors.Unwrap(inner) != nil {
+		inner = errors.Unwrap(inner)
+	}
+	require.NotSame(t, err, inner)
+	require.Equal(t, "error parsing regexp: missing closing ) in `(`", inner.Error())
 }

@@ -264,7 +264,7 @@ func bindURLDecode(args []fn.Arg) (fn.Bound, error) {
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
 			v, err := url.QueryUnescape(row{a: a, i: i}.str(0, ""))
 			if err != nil {
-				return nil, false, fmt.Errorf("cannot decode %q: %v", row{a: a, i: i}.str(0, ""), err)
+				return nil, false, fmt.Errorf("cannot decode %q: %w", row{a: a, i: i}.str(0, ""), err)
 			}
 			return append(dst, v...), true, nil
 		})
