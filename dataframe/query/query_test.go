@@ -211,6 +211,8 @@ func TestFusedOperatorsAgree(t *testing.T) {
 		"SELECT d.g, d.name, count(*) AS n, max(f.x) AS mx FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.g, d.name":         "(grouped by build row)",
 		"SELECT d.g, collect_list(d.name) AS names FROM fact f JOIN dim d ON d.k = f.k GROUP BY d.g":                         "(grouped by build row)",
 		"SELECT count(DISTINCT d.g) AS n FROM fact f JOIN dim d ON d.k = f.k GROUP BY d.name HAVING count(DISTINCT d.g) > 0": "(grouped by build row)",
+		"SELECT d.name, sum(f.x) AS sx FROM fact f JOIN dim d ON f.k = d.k AND f.x < d.g GROUP BY d.name":                    "(grouped by build row)",
+		"SELECT d.name, count(*) AS n FROM fact f JOIN dim d ON f.k = d.k WHERE f.s <> 't' GROUP BY d.name":                  "(grouped by build row)",
 		"SELECT k, s, x FROM fact ORDER BY x DESC LIMIT 3":                                                                   "(sort keys first)",
 		"SELECT k, s, x * 2 FROM fact ORDER BY x * 2 LIMIT 2 OFFSET 1":                                                       "(sort keys first)",
 	} {

@@ -354,7 +354,7 @@ func (m *subMemo) inOut(ec *ectx, lhs []arrow.Array, gids []int32, n int) (arrow
 				keys[k] = t
 			}
 		}
-		found := s.g.lookup(keys, k)
+		found := s.g.lookup(keys, k, nil)
 		if len(byGroup) > 1 {
 			releaseAll(keys)
 		}
