@@ -55,6 +55,9 @@ type cteScope struct {
 	query   Query
 	outer   *cteScope // the CTEs visible to its query
 	next    *cteScope
+	// shared is the query's one plan when it is not deterministic: every
+	// reference reads the same rows (shared.go).
+	shared *sharedCTE
 }
 
 // checkCTEs analyses every WITH query, used or not (Spark refuses a query

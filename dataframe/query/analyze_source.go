@@ -68,6 +68,13 @@ func (a *analyzer) tableRef(x *TableRef, ctes *cteScope) (rel, error) {
 				if err != nil {
 					return rel{}, err
 				}
+				if c.shared != nil || nondeterministicPlan(in.n) {
+					if c.shared == nil {
+						c.shared = &sharedCTE{name: c.name, in: in.n}
+					}
+					c.shared.refs++
+					in.n = &lShared{cte: c.shared, out: in.n.fields()}
+				}
 				if in, err = renameColumns(in, c.columns, "the WITH query "+c.name, x.Pos); err != nil {
 					return rel{}, err
 				}

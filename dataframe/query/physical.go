@@ -115,6 +115,8 @@ func (pp *physPlanner) build(n lnode) (*node, error) {
 		return pp.physExpand(x)
 	case *lTopOne:
 		return pp.physTopOne(x)
+	case *lShared:
+		return pp.physShared(x)
 	case *lGenerate:
 		return pp.unary(x.in, []rex{x.list}, func(in *node, c []*cexpr) *node {
 			out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}

@@ -420,3 +420,24 @@ func TestErrorsWrap(t *testing.T) {
 	require.NotSame(t, err, inner)
 	require.Equal(t, "error parsing regexp: missing closing ) in `(`", inner.Error())
 }
+
+// TestSharedCTE: a WITH query calling rand() that is read twice gives both
+// readers the same rows (cte.sql: 4, not 8); read once it is inlined.
+func TestSharedCTE(t *testing.T) {
+	t.Parallel()
+	r := testTables(t)
+	check(t, r, []qcase{
+		{q: "SELECT count(*) FROM (WITH q1(x) AS (SELECT random() FROM range(1, 5)) SELECT * FROM q1 UNION SELECT * FROM q1) ss", rows: []string{"4"}},
+		{q: "WITH q AS (SELECT name, rand() AS r FROM emp) SELECT count(*) FROM q a JOIN q b ON a.r = b.r", rows: []string{"4"}},
+		{q: "WITH q AS (SELECT rand() AS r FROM emp) SELECT count(*) FROM q WHERE r IN (SELECT r FROM q)", rows: []string{"4"}},
+	})
+	for q, shared := range map[string]bool{
+		"WITH q AS (SELECT rand() AS r FROM emp) SELECT * FROM q UNION ALL SELECT * FROM q": true,
+		"WITH q AS (SELECT rand() AS r FROM emp) SELECT * FROM q":                           false,
+		"WITH q AS (SELECT sal AS r FROM emp) SELECT * FROM q UNION ALL SELECT * FROM q":    false,
+	} {
+		plan, err := query.Compile(context.Background(), parse(t, q), r, query.Options{})
+		require.NoError(t, err, q)
+		require.Equal(t, shared, strings.Contains(plan.Explain(), "Shared q"), q)
+	}
+}

@@ -23,6 +23,8 @@ type subRun struct {
 	e    *env
 	mu   sync.Mutex
 	memo map[int64]*subMemo
+	// shared are the rows of the shared WITH queries computed (shared.go).
+	shared map[*sharedCTE][]arrow.Record
 }
 
 // subMemo is one subquery's answers, per distinct tuple of outer values.
@@ -54,6 +56,12 @@ func (r *subRun) release() {
 		m.release()
 	}
 	r.memo = nil
+	for _, recs := range r.shared {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}
+	r.shared = nil
 }
 
 func (m *subMemo) release() {
