@@ -55,6 +55,10 @@ type settingGetter interface {
 	Get(key string) (string, bool)
 }
 
+// TimeZone is the session time zone, spark.sql.session.timeZone (UTC when
+// it is not set): where timestamps are read and shown (docs/sql.md#time-zone).
+func (s *Session) TimeZone() (*time.Location, error) { return settingZone(s) }
+
 // settingZone is the session time zone of spark.sql.session.timeZone, UTC
 // when it is not set (docs/sql.md#time-zone).
 func settingZone(g settingGetter) (*time.Location, error) {

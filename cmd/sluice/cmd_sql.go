@@ -10,7 +10,6 @@ import (
 	"github.com/sluicedata/sluice/catalog/sqlparse"
 	_ "github.com/sluicedata/sluice/connectors/all"
 	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/query"
 )
 
 func init() {
@@ -76,11 +75,9 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 	out.whole = wholeCells(text)
 	out.count = stderrIsTerminal(env)
 	// Timestamps print in the session time zone, as spark-sql shows them
-	// (docs/sql.md#time-zone); Set has checked the value.
-	if v, ok := s.Get(query.TimeZoneSetting); ok {
-		if out.zone, err = query.ParseTimeZone(v); err != nil {
-			return err
-		}
+	// (docs/sql.md#time-zone).
+	if out.zone, err = s.TimeZone(); err != nil {
+		return err
 	}
 	return emitResult(env, &out, f)
 }
