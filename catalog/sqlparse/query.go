@@ -1287,25 +1287,8 @@ func (p *parser) trimForm(c *query.Call) (bool, error) {
 	if side == "" {
 		// TRIM(chars FROM s) is told from trim(s) by the FROM after the
 		// first argument.
-		k, depth := 0, 0
-		for {
-			n := p.peekAt(k)
-			if n.Kind == EOF || depth == 0 && n.Kind == Symbol && (n.Text == ")" || n.Text == ",") {
-				return false, nil
-			}
-			if depth == 0 && n.isKeyword("FROM") {
-				break
-			}
-			if n.Kind == Symbol && n.Text == "(" {
-				depth++
-			}
-			if n.Kind == Symbol && n.Text == ")" {
-				depth--
-			}
-			k++
-			if k > 64 {
-				return false, nil
-			}
+		if !p.keywordAhead("FROM") {
+			return false, nil
 		}
 		side = "trim"
 	} else {
