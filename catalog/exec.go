@@ -368,6 +368,9 @@ func (s *Session) execInsert(ctx context.Context, x *sqlparse.Insert) (*datafram
 	if err != nil {
 		return nil, fmt.Errorf("writing %s: %w", target, err)
 	}
+	if o, ok := r.conn.(connectors.Overwriter); x.Overwrite && !(ok && o.Overwrites()) {
+		return nil, fmt.Errorf("INSERT OVERWRITE %s: a %s table cannot replace its rows (INSERT INTO adds to them)", target, r.typ)
+	}
 	fields := r.ds.Fields
 	if sr, ok := r.conn.(connectors.SchemaReader); ok && len(fields) == 0 && x.Query == nil {
 		// A database table knows its columns: VALUES takes them from it.
@@ -397,14 +400,18 @@ func (s *Session) execInsert(ctx context.Context, x *sqlparse.Insert) (*datafram
 			return nil, err
 		}
 	} else {
-		if f, err = valuesFrame(target, x, fields); err != nil {
+		zone, err := settingZone(s)
+		if err != nil {
+			return nil, err
+		}
+		if f, err = valuesFrame(target, x, fields, zone); err != nil {
 			return nil, err
 		}
 	}
 	defer f.Release()
 	// INSERT INTO writes with the table's mode (append unless it says
-	// merge); INSERT OVERWRITE, once the parser has it, passes true.
-	res, err := s.write(WithDelivery(ctx, d), target, f, nil, false)
+	// merge); INSERT OVERWRITE replaces the table's rows whatever it says.
+	res, err := s.write(WithDelivery(ctx, d), target, f, nil, x.Overwrite)
 	if err != nil {
 		return nil, err
 	}
@@ -429,8 +436,8 @@ func WriteCountsFrame(res connectors.WriteResult) (*dataframe.Frame, error) {
 // them: a column list may name them in any order, and the columns it leaves
 // out are NULL, as Spark fills a column without a default. A target without
 // declared columns (or a column list naming others) keeps the literals'
-// own types.
-func valuesFrame(target string, x *sqlparse.Insert, fields []connectors.Field) (*dataframe.Frame, error) {
+// own types. Text for a timestamp column is read in the session time zone.
+func valuesFrame(target string, x *sqlparse.Insert, fields []connectors.Field, zone *time.Location) (*dataframe.Frame, error) {
 	width := len(x.Rows[0])
 	names := x.Columns
 	// src[i] is the VALUES position feeding output column i (-1: NULL).
@@ -493,7 +500,7 @@ func valuesFrame(target string, x *sqlparse.Insert, fields []connectors.Field) (
 			if i < 0 {
 				continue
 			}
-			v, err := coerce(lits[i], outTypes[c])
+			v, err := coerce(lits[i], outTypes[c], zone)
 			if err != nil {
 				return nil, fmt.Errorf("inserting into %s: row %d, column %s: %w", target, r+1, outNames[c], err)
 			}
@@ -622,7 +629,7 @@ func alignQuery(target string, f *dataframe.Frame, listed []string, fields []con
 		names[i] = fd.Name
 	}
 	if err := replace(dataframe.WithColumnNames(f, names)); err != nil {
-		return fail("%v", err)
+		return fail("%w", err)
 	}
 	if len(fields) == 0 || len(listed) == 0 {
 		return f, nil
@@ -642,7 +649,7 @@ func alignQuery(target string, f *dataframe.Frame, listed []string, fields []con
 	}
 	if len(consts) > 0 {
 		if err := replace(dataframe.WithConstants(nil, f, consts)); err != nil {
-			return fail("%v", err)
+			return fail("%w", err)
 		}
 	}
 	idx := make([]int, len(fields))
@@ -656,7 +663,7 @@ func alignQuery(target string, f *dataframe.Frame, listed []string, fields []con
 		}
 	}
 	if err := replace(dataframe.KeepColumns(f, idx)); err != nil {
-		return fail("%v", err)
+		return fail("%w", err)
 	}
 	return f, nil
 }
@@ -689,8 +696,9 @@ func fieldList(fields []connectors.Field) string {
 }
 
 // coerce turns a literal into a value of the column type typ ("" = keep the
-// literal's own type), as Spark's implicit casts on INSERT do.
-func coerce(lit *sqlparse.Literal, typ string) (any, error) {
+// literal's own type), as Spark's implicit casts on INSERT do; text for a
+// timestamp is a wall-clock time in the session time zone zone.
+func coerce(lit *sqlparse.Literal, typ string, zone *time.Location) (any, error) {
 	v := lit.Value
 	if v == nil || typ == "" {
 		return v, nil
@@ -725,8 +733,11 @@ func coerce(lit *sqlparse.Literal, typ string) (any, error) {
 		}
 	case "timestamp", "timestamp_ntz":
 		if s, ok := v.(string); ok {
-			if t, err := sparktype.ParseTimestamp(s); err == nil {
-				return t, nil
+			if strings.EqualFold(typ, "timestamp_ntz") {
+				zone = time.UTC // a wall-clock time as written
+			}
+			if us, ok := sparktype.ParseTimestampMicrosIn(s, zone); ok {
+				return time.UnixMicro(us).UTC(), nil
 			}
 			return nil, fmt.Errorf("%s is not a timestamp", lit.Raw)
 		}

@@ -20,6 +20,10 @@ import (
 // LOCATION), which INSERT INTO appends to and DROP TABLE removes (see
 // docs/catalog.md#managed-tables).
 
+// managedFormats are the USING formats a managed table without LOCATION
+// may name; Sluice stores each in Parquet (docs/sql.md#statements).
+var managedFormats = map[string]bool{"parquet": true, "json": true, "csv": true, "orc": true, "avro": true, "text": true, "delta": true}
+
 // managedDir is where a managed table's files live when it has no
 // LOCATION.
 func (s *Session) managedDir(cat *Catalog, ns, name string) string {
@@ -29,7 +33,15 @@ func (s *Session) managedDir(cat *Catalog, ns, name string) string {
 func (s *Session) execCreateManaged(ctx context.Context, cat *Catalog, x *sqlparse.CreateTable) (*dataframe.Frame, error) {
 	name := tableRef(x.Table)
 	if !strings.EqualFold(x.Using, "parquet") {
-		return nil, fmt.Errorf("creating %s: USING %s is not supported (USING parquet is)", name, x.Using)
+		// Sluice keeps every managed table in Parquet: a table whose files
+		// it owns may say another format (USING json, as Spark's tests
+		// do), but at a LOCATION the files would not be what it says.
+		if !managedFormats[strings.ToLower(x.Using)] {
+			return nil, fmt.Errorf("creating %s: USING %s is not supported (USING parquet is)", name, x.Using)
+		}
+		if x.Location != "" {
+			return nil, fmt.Errorf("creating %s: USING %s with LOCATION is not supported: Sluice stores managed tables as Parquet (use USING parquet)", name, x.Using)
+		}
 	}
 	for _, p := range x.Properties {
 		if strings.HasPrefix(p.Key, "svc.storage.") || strings.HasPrefix(p.Key, "svc.parquet.path") {
@@ -63,7 +75,7 @@ func (s *Session) execCreateManaged(ctx context.Context, cat *Catalog, x *sqlpar
 			t.Columns = append(t.Columns, Column{Name: f.Name, Type: sparktype.Name(f.Type)})
 		}
 	case len(x.Columns) == 0:
-		return nil, fmt.Errorf("creating %s: USING parquet needs a column list or AS query", name)
+		return nil, fmt.Errorf("creating %s: USING %s needs a column list or AS query", name, x.Using)
 	default:
 		for _, c := range x.Columns {
 			dt, err := sparktype.ParseType(c.Type)
@@ -84,6 +96,9 @@ func (s *Session) execCreateManaged(ctx context.Context, cat *Catalog, x *sqlpar
 	t.Properties["svc.storage.type"] = "PARQUET"
 	t.Properties["svc.parquet.path"] = dir
 	t.Properties["svc.parquet.mode"] = "append"
+	if !strings.EqualFold(x.Using, "parquet") {
+		t.Properties["provider"] = strings.ToLower(x.Using) // as written; stored as Parquet
+	}
 	if err := cat.Create(ctx, t, false); err != nil {
 		return nil, err
 	}

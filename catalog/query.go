@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
@@ -36,12 +37,36 @@ func (s *Session) compileQuery(ctx context.Context, q query.Query) (*query.Plan,
 		}
 		opts.SortMemory = n
 	}
+	zone, err := settingZone(s)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.TimeZone = zone
 	plan, err := query.Compile(ctx, q, r, opts)
 	if err != nil {
 		r.release()
 		return nil, nil, err
 	}
 	return plan, r.release, nil
+}
+
+// settingGetter reads a session setting (a Session).
+type settingGetter interface {
+	Get(key string) (string, bool)
+}
+
+// TimeZone is the session time zone, spark.sql.session.timeZone (UTC when
+// it is not set): where timestamps are read and shown (docs/sql.md#time-zone).
+func (s *Session) TimeZone() (*time.Location, error) { return settingZone(s) }
+
+// settingZone is the session time zone of spark.sql.session.timeZone, UTC
+// when it is not set (docs/sql.md#time-zone).
+func settingZone(g settingGetter) (*time.Location, error) {
+	v, ok := g.Get(query.TimeZoneSetting)
+	if !ok {
+		return time.UTC, nil
+	}
+	return query.ParseTimeZone(v)
 }
 
 // TableReader reads catalog tables by name: a Session, or a pipeline's.
@@ -253,11 +278,19 @@ func QueryFrames(ctx context.Context, s TableReader, q query.Query, frames map[s
 	for k, f := range frames {
 		r.frames[strings.ToLower(k)] = f
 	}
+	var opts query.Options
 	if s != nil && !isNilReader(s) {
 		r.session = &sessionTables{s: s}
 		defer r.session.release()
+		if g, ok := s.(settingGetter); ok {
+			zone, err := settingZone(g)
+			if err != nil {
+				return nil, err
+			}
+			opts.TimeZone = zone
+		}
 	}
-	plan, err := query.Compile(ctx, q, r, query.Options{})
+	plan, err := query.Compile(ctx, q, r, opts)
 	if err != nil {
 		return nil, err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/internal/propref"
 )
 
@@ -83,11 +84,17 @@ func (s *Session) SetLogOutput(w io.Writer) {
 	s.logW = w
 }
 
-// Set stores a setting. Any value is accepted; an invalid provider fails the
-// next read or write. Keys are case-sensitive.
+// Set stores a setting. Any value is accepted, but for the session time
+// zone (query.TimeZoneSetting), which must name one; an invalid provider
+// fails the next read or write. Keys are case-sensitive.
 func (s *Session) Set(key, value string) error {
 	if strings.TrimSpace(key) == "" {
 		return errors.New("setting key is empty")
+	}
+	if key == query.TimeZoneSetting {
+		if _, err := query.ParseTimeZone(value); err != nil {
+			return err
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -653,7 +660,7 @@ func toDataSetProperties(v any) (connectors.DataSetProperties, error) {
 	dec.DisallowUnknownFields()
 	dec.UseNumber()
 	if err := dec.Decode(&raw); err != nil {
-		return connectors.DataSetProperties{}, fmt.Errorf("not a DataSetProperties JSON object: %v", err)
+		return connectors.DataSetProperties{}, fmt.Errorf("not a DataSetProperties JSON object: %w", err)
 	}
 	out := connectors.DataSetProperties{Type: raw.DatasetType, Props: map[string]string{}}
 	if out.Type == "" {

@@ -326,7 +326,7 @@ func renderFailures(all []caseResult) string {
 	examples("Rows differ", "values", "Same schema, other rows (rows joined by ` ¦ `, columns by tabs shown as spaces).", 40)
 	examples("Schema differs", "schema", "Column count, or names and types together, differ.", 25)
 	examples("Spark refuses, Sluice answers", "error-expected", "Spark's answer is an error; Sluice gave rows.", 40)
-	examples("Time zone", "timezone", "Right once timestamps are shown in UTC: Sluice reads and prints timestamps in UTC whatever spark.sql.session.timeZone says.", 10)
+	examples("Time zone", "timezone", "Right once timestamps are shown in UTC instead of the session time zone.", 10)
 	return b.String()
 }
 

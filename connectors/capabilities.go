@@ -63,6 +63,14 @@ type IncrementalStreamReader interface {
 	ReadIncrementalStream(ctx context.Context, ds *Dataset, prev *State) (s dataframe.Stream, state func() *State, err error)
 }
 
+// Overwriter is implemented by connectors whose writes honour
+// Dataset.Overwrite (SQL's INSERT OVERWRITE): the rows the target holds are
+// replaced. The catalog refuses INSERT OVERWRITE into a table of another
+// connector rather than appending to it.
+type Overwriter interface {
+	Overwrites() bool
+}
+
 // SchemaReader is implemented by connectors whose datasets know their own
 // columns (a database table): a catalog table that declares none takes
 // them from it where it needs them (INSERT … VALUES).

@@ -3,8 +3,9 @@
 // capabilities (Writer, StreamReader/StreamWriter, Validator, SpoolReader,
 // ScanReader for a query's pushdown, IncrementalReader and FanoutReader — see
 // docs/incremental.md —, StateStore for exactly-once loads — see
-// docs/jdbc.md —, SchemaReader), typed property getters and secret
-// redaction (a ${env:…}/${file:…} reference is no secret).
+// docs/jdbc.md —, SchemaReader, Overwriter for INSERT OVERWRITE), typed
+// property getters and secret redaction (a ${env:…}/${file:…} reference is
+// no secret).
 //
 // Connectors register themselves by type name in init(), like database/sql
 // drivers; import connectors/all to get them all:

@@ -24,6 +24,10 @@ type TableOptions struct {
 	// left-aligned as in Spark's show(truncate = false). The CLI uses 20.
 	// Defaults to 0.
 	Truncate int
+	// Location is the time zone timestamps are shown in, as Spark shows
+	// them in the session time zone (sluice sql passes
+	// spark.sql.session.timeZone). Defaults to UTC (when nil).
+	Location *time.Location
 }
 
 // WriteTable prints f the way Spark's Dataset.show does: a +---+ bordered
@@ -34,7 +38,7 @@ type TableOptions struct {
 // Nested cells print as Spark prints them, not as JSON: a list as
 // "[a, b, null]", a struct as "{x, 1}" (values only, in field order), a map
 // as "{k -> v}". Doubles print like Java ("1.0", "1.0E10"), timestamps as
-// "2006-01-02 15:04:05" in UTC (with a fraction when there is one), binary
+// "2006-01-02 15:04:05" in o.Location, UTC by default (with a fraction when there is one), binary
 // as "[0A FF]". Control characters in strings are escaped ("\n") so a cell
 // stays on one line.
 func WriteTable(w io.Writer, f *Frame, o TableOptions) error {
@@ -64,7 +68,7 @@ func WriteTable(w io.Writer, f *Frame, o TableOptions) error {
 			row := make([]string, ncol)
 			for c := 0; c < ncol; c++ {
 				sb.Reset()
-				writeSparkCell(&sb, rec.Column(c), i)
+				writeSparkCell(&sb, rec.Column(c), i, o.Location)
 				row[c] = TruncateCell(sb.String(), o.Truncate)
 			}
 			rows = append(rows, row)
@@ -145,7 +149,7 @@ func escapeMeta(s string) string { return sparktype.EscapeName(s) }
 
 // writeSparkCell writes cell i of arr as Spark's show() renders it; nulls,
 // also inside nested values, print as "null".
-func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int) {
+func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int, loc *time.Location) {
 	if IsNull(arr, i) {
 		sb.WriteString("null")
 		return
@@ -164,8 +168,12 @@ func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int) {
 	case *array.Float16:
 		sb.WriteString(javaDouble(float64(a.Value(i).Float32()), 32))
 	case *array.Timestamp:
-		unit := a.DataType().(*arrow.TimestampType).Unit
-		sb.WriteString(sparkTimestamp(a.Value(i).ToTime(unit)))
+		tt := a.DataType().(*arrow.TimestampType)
+		t := a.Value(i).ToTime(tt.Unit).UTC()
+		if loc != nil && tt.TimeZone != "" { // timestamp_ntz: as stored
+			t = t.In(loc)
+		}
+		sb.WriteString(t.Format("2006-01-02 15:04:05.999999999"))
 	case *array.Date32:
 		sb.WriteString(a.Value(i).ToTime().UTC().Format("2006-01-02"))
 	case *array.Date64:
@@ -182,7 +190,7 @@ func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int) {
 			if k > 0 {
 				sb.WriteString(", ")
 			}
-			writeSparkCell(sb, a.Field(k), i)
+			writeSparkCell(sb, a.Field(k), i, loc)
 		}
 		sb.WriteByte('}')
 	case *array.Map:
@@ -193,9 +201,9 @@ func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int) {
 			if j > start {
 				sb.WriteString(", ")
 			}
-			writeSparkCell(sb, keys, int(j))
+			writeSparkCell(sb, keys, int(j), loc)
 			sb.WriteString(" -> ")
-			writeSparkCell(sb, items, int(j))
+			writeSparkCell(sb, items, int(j), loc)
 		}
 		sb.WriteByte('}')
 	case array.ListLike:
@@ -206,14 +214,14 @@ func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int) {
 			if j > start {
 				sb.WriteString(", ")
 			}
-			writeSparkCell(sb, vals, int(j))
+			writeSparkCell(sb, vals, int(j), loc)
 		}
 		sb.WriteByte(']')
 	case *array.Decimal128, *array.Decimal256:
 		var buf [80]byte
 		sb.Write(appendDecimal(buf[:0], a, i)) // with its scale: 19.90
 	case *array.Dictionary:
-		writeSparkCell(sb, a.Dictionary(), a.GetValueIndex(i))
+		writeSparkCell(sb, a.Dictionary(), a.GetValueIndex(i), loc)
 	default:
 		// Integers, booleans: Arrow's text is Spark's.
 		sb.WriteString(escapeMeta(arr.ValueStr(i)))
@@ -231,12 +239,6 @@ func writeSparkBinary(sb *strings.Builder, b []byte) {
 		sb.WriteByte(hex[c&0xf])
 	}
 	sb.WriteByte(']')
-}
-
-// sparkTimestamp is Spark's timestamp text in UTC: seconds, then the
-// fraction without trailing zeros when there is one.
-func sparkTimestamp(t time.Time) string {
-	return t.UTC().Format("2006-01-02 15:04:05.999999999")
 }
 
 // javaDouble formats f as Java's Double.toString (and so Spark) does:

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -103,17 +104,24 @@ func ValueAt(arr arrow.Array, i int) any {
 // "Infinity" and "-Infinity". Timestamps are RFC 3339 UTC strings with
 // milliseconds; binary is base64.
 func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
-	return appendJSONValue(dst, arr, i, false)
+	return appendJSONValue(dst, arr, i, false, nil)
+}
+
+// AppendJSONValueIn is AppendJSONValue with timestamps written as their
+// wall-clock time in loc with its offset (`2016-03-11T20:54:00.000-08:00`),
+// as Spark writes JSON and CSV in the session time zone. nil is UTC.
+func AppendJSONValueIn(dst []byte, arr arrow.Array, i int, loc *time.Location) []byte {
+	return appendJSONValue(dst, arr, i, false, loc)
 }
 
 // AppendJSONValueOmitNulls is AppendJSONValue with the struct fields that
 // are null left out, as Spark's to_json writes them (a database's JSON
 // column, docs/jdbc.md#types).
 func AppendJSONValueOmitNulls(dst []byte, arr arrow.Array, i int) []byte {
-	return appendJSONValue(dst, arr, i, true)
+	return appendJSONValue(dst, arr, i, true, nil)
 }
 
-func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool) []byte {
+func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool, loc *time.Location) []byte {
 	if IsNull(arr, i) {
 		return append(dst, "null"...)
 	}
@@ -149,8 +157,11 @@ func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool) []byte 
 	case *array.Boolean:
 		return strconv.AppendBool(dst, a.Value(i))
 	case *array.Timestamp:
-		unit := a.DataType().(*arrow.TimestampType).Unit
-		return jsontext.AppendTime(dst, a.Value(i).ToTime(unit))
+		tt := a.DataType().(*arrow.TimestampType)
+		if tt.TimeZone == "" { // timestamp_ntz: a wall-clock time, no offset
+			return jsontext.AppendTime(dst, a.Value(i).ToTime(tt.Unit))
+		}
+		return jsontext.AppendTimeIn(dst, a.Value(i).ToTime(tt.Unit), loc)
 	case *array.Date32:
 		return append(a.Value(i).ToTime().UTC().AppendFormat(append(dst, '"'), "2006-01-02"), '"')
 	case *array.Date64:
@@ -177,7 +188,7 @@ func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool) []byte 
 			first = false
 			dst = jsontext.AppendString(dst, st.Field(k).Name)
 			dst = append(dst, ':')
-			dst = appendJSONValue(dst, a.Field(k), i, omitNulls)
+			dst = appendJSONValue(dst, a.Field(k), i, omitNulls, loc)
 		}
 		return append(dst, '}')
 	case *array.Map:
@@ -194,7 +205,7 @@ func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool) []byte 
 				dst = jsontext.AppendString(dst, fmt.Sprint(ValueAt(keys, int(j))))
 			}
 			dst = append(dst, ':')
-			dst = appendJSONValue(dst, items, int(j), omitNulls)
+			dst = appendJSONValue(dst, items, int(j), omitNulls, loc)
 		}
 		return append(dst, '}')
 	case array.ListLike:
@@ -205,11 +216,11 @@ func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool) []byte 
 			if j > start {
 				dst = append(dst, ',')
 			}
-			dst = appendJSONValue(dst, vals, int(j), omitNulls)
+			dst = appendJSONValue(dst, vals, int(j), omitNulls, loc)
 		}
 		return append(dst, ']')
 	case *array.Dictionary:
-		return appendJSONValue(dst, a.Dictionary(), a.GetValueIndex(i), omitNulls)
+		return appendJSONValue(dst, a.Dictionary(), a.GetValueIndex(i), omitNulls, loc)
 	}
 	return jsontext.AppendString(dst, arr.ValueStr(i))
 }
@@ -238,6 +249,14 @@ func (f *Frame) EachRowJSON(fn func(row int64, obj []byte) error) error {
 type RowJSON struct {
 	keys [][]byte // `"name":` per column
 	buf  []byte
+	loc  *time.Location
+}
+
+// InZone makes rj write timestamps in loc, as AppendJSONValueIn; it
+// returns rj.
+func (rj *RowJSON) InZone(loc *time.Location) *RowJSON {
+	rj.loc = loc
+	return rj
 }
 
 // NewRowJSON prepares the keys of schema.
@@ -262,7 +281,7 @@ func (rj *RowJSON) Each(rec arrow.Record, fn func(obj []byte) error) error {
 				buf = append(buf, ',')
 			}
 			buf = append(buf, rj.keys[c]...)
-			buf = AppendJSONValue(buf, col, i)
+			buf = appendJSONValue(buf, col, i, false, rj.loc)
 		}
 		buf = append(buf, '}')
 		rj.buf = buf

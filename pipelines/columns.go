@@ -151,7 +151,7 @@ func (c *columnCheck) step(s *Step) (*dataframe.Schema, error) {
 	st, err := rowStep(s, empty, dataframe.DefaultAllocator)
 	if err != nil {
 		empty.Release()
-		return nil, errors.New(strings.TrimPrefix(err.Error(), "dataframe: "))
+		return nil, &relabeled{msg: strings.TrimPrefix(err.Error(), "dataframe: "), err: err}
 	}
 	defer st.Release()
 	return st.Schema(), nil
@@ -201,3 +201,13 @@ func (c *columnCheck) query(s *Step) (*dataframe.Schema, error) {
 	}
 	return plan.Schema(), nil
 }
+
+// relabeled is an error with another text that still wraps it (a
+// dataframe error without its package prefix).
+type relabeled struct {
+	msg string
+	err error
+}
+
+func (e *relabeled) Error() string { return e.msg }
+func (e *relabeled) Unwrap() error { return e.err }

@@ -162,7 +162,7 @@ func (q *queryInputs) timed() []*stepStream {
 // before the user's text (a filter's SELECT), for error positions.
 func (r *runner) runQuery(ctx context.Context, s *Step, q query.Query, prefix string) (dataframe.Stream, *queryInputs, error) {
 	in := r.newQueryInputs(s)
-	plan, err := query.Compile(ctx, q, in, query.Options{Mem: r.mem})
+	plan, err := query.Compile(ctx, q, in, query.Options{Mem: r.mem, TimeZone: r.zone})
 	if err == nil {
 		var st dataframe.Stream
 		if st, err = plan.Run(ctx); err == nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/sluicedata/sluice/connectors"
 	"github.com/sluicedata/sluice/connectors/restapi"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/internal/termline"
 )
 
@@ -154,6 +155,14 @@ func Run(ctx context.Context, p *Pipeline, opts Options) (res *Result, err error
 	if err := r.applySettings(); err != nil {
 		return nil, err
 	}
+	// The session time zone of the sql steps (docs/sql.md#time-zone).
+	if g, ok := r.opts.Session.(interface{ Get(string) (string, bool) }); ok {
+		if v, set := g.Get(query.TimeZoneSetting); set {
+			if r.zone, err = query.ParseTimeZone(v); err != nil {
+				return nil, fmt.Errorf("pipeline %s: %w", r.p.Name, err)
+			}
+		}
+	}
 	for _, s := range p.order {
 		for _, in := range s.inputs {
 			r.uses[in]++
@@ -211,6 +220,7 @@ type runner struct {
 	p       *Pipeline
 	opts    Options
 	mem     dataframe.Allocator
+	zone    *time.Location     // the session time zone (nil: UTC)
 	outs    map[string]*output // live outputs
 	uses    map[string]int     // remaining readers of each output
 	keep    string             // the step whose output is Result.Output ("": none)

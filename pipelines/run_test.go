@@ -629,3 +629,26 @@ steps:
 	defer res.Output.Release()
 	require.Equal(t, []string{`{"id":1}`, `{"id":2}`}, jsonRows(t, res.Output))
 }
+
+// TestRunSessionTimeZone: a pipeline's spark.sql.session.timeZone setting
+// reaches its sql steps (docs/sql.md#time-zone).
+func TestRunSessionTimeZone(t *testing.T) {
+	t.Parallel()
+	src := sourceParquet(t, t.TempDir())
+	yaml := `
+name: zone
+settings:
+  spark.sql.session.timeZone: America/Los_Angeles
+steps:
+  - id: src
+    read: {type: PARQUET, properties: {svc.parquet.path: ` + src + `}}
+  - id: q
+    sql: SELECT CAST(TIMESTAMP '2016-03-12 04:54:00Z' AS STRING) AS s, current_timezone() AS z FROM src LIMIT 1
+`
+	res, err := run(t, yaml, nil, pipelines.Options{})
+	require.NoError(t, err)
+	defer res.Output.Release()
+	require.Equal(t, []string{`{"s":"2016-03-11 20:54:00","z":"America/Los_Angeles"}`}, jsonRows(t, res.Output))
+	_, err = run(t, yaml, nil, pipelines.Options{Settings: map[string]string{"spark.sql.session.timeZone": "Mars/Olympus"}})
+	require.ErrorContains(t, err, "not a time zone")
+}

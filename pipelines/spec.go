@@ -34,7 +34,11 @@ type Error struct {
 	File string // may be empty
 	Pos  Pos    // zero when the error is not about one place
 	Msg  string
+	Err  error // the error the message wraps, or nil
 }
+
+// Unwrap is the error e wraps.
+func (e *Error) Unwrap() error { return e.Err }
 
 func (e *Error) Error() string {
 	var b strings.Builder

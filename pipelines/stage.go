@@ -73,7 +73,7 @@ func (r *runner) stageFile(ctx context.Context, w *WriteStep, in dataframe.Strea
 // stagePlain writes in, batch by batch, in w.Format to a staged file for
 // final.
 func (r *runner) stagePlain(ctx context.Context, w *WriteStep, final string, in dataframe.Stream) (st staged, err error) {
-	opts := fileio.FileOptions{Allocator: r.mem}
+	opts := fileio.FileOptions{Allocator: r.mem, TimeZone: r.zone}
 	if w.Format == "parquet" {
 		opts.Parquet.Compression = w.Compression
 	}

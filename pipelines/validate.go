@@ -16,7 +16,8 @@ import (
 // Parse calls it; call it again after changing a Pipeline by hand.
 func Validate(p *Pipeline) error {
 	errf := func(pos Pos, format string, args ...any) error {
-		return &Error{File: p.File, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+		w := fmt.Errorf(format, args...) // a %w argument stays wrapped
+		return &Error{File: p.File, Pos: pos, Msg: w.Error(), Err: errors.Unwrap(w)}
 	}
 	if p.Name == "" {
 		return errf(Pos{}, "pipeline: missing name")
@@ -83,7 +84,7 @@ func Validate(p *Pipeline) error {
 			}
 		default:
 			if err := s.checkKind(); err != nil {
-				return errf(s.Pos, "%s: %v", what, err)
+				return errf(s.Pos, "%s: %w", what, err)
 			}
 			if s.Kind == KindFilter {
 				w, err := parseFilter(s.Filter.Expr)

@@ -134,10 +134,12 @@ type Select struct {
 // Insert is INSERT INTO ns.t [(cols)] SELECT … | VALUES (…), ….
 type Insert struct {
 	stmtBase
-	Table   TableName
-	Columns []string // explicit column list, if any
-	Query   *Select  // set for INSERT … SELECT
-	Rows    [][]*Literal
+	// Overwrite is INSERT OVERWRITE: the rows replace the table's.
+	Overwrite bool
+	Table     TableName
+	Columns   []string // explicit column list, if any
+	Query     *Select  // set for INSERT … SELECT
+	Rows      [][]*Literal
 }
 
 // Literal is a value of INSERT … VALUES: nil, string, int64, float64 or

@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"os"
 	"strconv"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -19,7 +21,12 @@ type SyntaxError struct {
 	Statement int
 	Pos       Pos
 	Msg       string
+	// Err is the error the message wraps (a literal's or a type's), or nil.
+	Err error
 }
+
+// Unwrap is the error the syntax error wraps.
+func (e *SyntaxError) Unwrap() error { return e.Err }
 
 func (e *SyntaxError) Error() string {
 	return fmt.Sprintf("statement %d, line %d, column %d: %s", e.Statement, e.Pos.Line, e.Pos.Col, e.Msg)
@@ -190,7 +197,14 @@ func (p *parser) skipToEnd() int {
 }
 
 func (p *parser) errorf(pos Pos, format string, args ...any) error {
-	return &SyntaxError{Statement: p.n, Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	w := fmt.Errorf(format, args...) // a %w argument stays wrapped
+	var inner error
+	if u := errors.Unwrap(w); u != nil {
+		inner = u
+	} else if _, multi := w.(interface{ Unwrap() []error }); multi {
+		inner = w
+	}
+	return &SyntaxError{Statement: p.n, Pos: pos, Msg: w.Error(), Err: inner}
 }
 
 // unexpected reports t where something else was wanted.
@@ -492,7 +506,7 @@ done:
 	typ := p.lx.src[first.Pos.Offset:last.End]
 	dt, err := sparktype.ParseType(typ)
 	if err != nil {
-		return ColumnDef{}, p.errorf(first.Pos, "column %s: %v", name.Text, err)
+		return ColumnDef{}, p.errorf(first.Pos, "column %s: %w", name.Text, err)
 	}
 	return ColumnDef{Name: name.Text, Type: sparktype.Name(dt), Pos: name.Pos}, nil
 }
@@ -743,6 +757,9 @@ func (p *parser) describe(base stmtBase) (Statement, error) {
 // that is one quoted string is unquoted.
 func (p *parser) set(base stmtBase) (Statement, error) {
 	kw := p.next()
+	if p.peek().isKeyword("TIME") && p.peekAt(1).isKeyword("ZONE") {
+		return p.setTimeZone(base)
+	}
 	s := &Set{stmtBase: base}
 	raw := strings.TrimSpace(p.lx.rawText(kw.End, p.skipToEnd()))
 	if raw == "" {
@@ -758,6 +775,141 @@ func (p *parser) set(base stmtBase) (Statement, error) {
 		s.Value, s.HasValue = unquoteValue(strings.TrimSpace(val)), true
 	}
 	return s, nil
+}
+
+// TimeZoneKey is the setting SET TIME ZONE sets (query.TimeZoneSetting).
+const TimeZoneKey = "spark.sql.session.timeZone"
+
+// setTimeZone is Spark's SET TIME ZONE LOCAL | 'zone' | INTERVAL …, which
+// sets spark.sql.session.timeZone (docs/sql.md#time-zone): LOCAL is the
+// machine's zone, an interval a fixed offset within ±18 hours.
+func (p *parser) setTimeZone(base stmtBase) (Statement, error) {
+	p.next() // TIME
+	zone := p.next()
+	s := &Set{stmtBase: base, Key: TimeZoneKey, HasKey: true, HasValue: true}
+	t := p.next()
+	switch {
+	case t.isKeyword("LOCAL"):
+		s.Value = localZoneName()
+	case t.Kind == String:
+		s.Value = t.Text
+	case t.isKeyword("INTERVAL"):
+		off, err := p.zoneOffset(t)
+		if err != nil {
+			return nil, err
+		}
+		s.Value = off
+	case t.Kind == EOF:
+		return nil, p.errorf(posAfter(zone), "SET TIME ZONE wants LOCAL, a time zone string or an INTERVAL")
+	default:
+		return nil, p.unexpected(t, "LOCAL, a time zone string or an INTERVAL")
+	}
+	if end := p.peek(); end.Kind != EOF {
+		return nil, p.unexpected(end, "the end of the statement")
+	}
+	return s, nil
+}
+
+// zoneOffset reads the interval of SET TIME ZONE INTERVAL as an offset
+// (+hh:mm[:ss]): `'08:30' HOUR TO MINUTE`, `'-08' HOUR`, `10 HOURS`,
+// `1 HOUR 30 MINUTES`.
+func (p *parser) zoneOffset(kw Token) (string, error) {
+	unitSecs := map[string]int{"HOUR": 3600, "HOURS": 3600, "MINUTE": 60, "MINUTES": 60, "SECOND": 1, "SECONDS": 1}
+	secs := 0
+	if t := p.peek(); t.Kind == String {
+		// 'h[:m[:s]]' HOUR [TO MINUTE | TO SECOND], or 'n' UNIT.
+		p.next()
+		text := strings.TrimSpace(t.Text)
+		sign := 1
+		if text != "" && (text[0] == '-' || text[0] == '+') {
+			if text[0] == '-' {
+				sign = -1
+			}
+			text = text[1:]
+		}
+		u := p.next()
+		per, ok := unitSecs[strings.ToUpper(u.Text)]
+		if u.Kind != Ident || !ok {
+			return "", p.unexpected(u, "HOUR, MINUTE or SECOND")
+		}
+		parts := strings.Split(text, ":")
+		if p.acceptKeyword("TO") {
+			to := p.next()
+			if !to.isKeyword("MINUTE") && !to.isKeyword("SECOND") {
+				return "", p.unexpected(to, "MINUTE or SECOND")
+			}
+		}
+		mult := []int{per, per / 60, per / 3600}
+		for k, part := range parts {
+			n, err := strconv.Atoi(part)
+			if err != nil || n < 0 || k > 0 && n > 59 || k > 2 || mult[k] == 0 {
+				return "", p.errorf(t.Pos, "%s is not an interval of hours, minutes and seconds", t.Raw)
+			}
+			secs += n * mult[k]
+		}
+		secs *= sign
+	} else {
+		for n := 0; ; n++ {
+			t := p.peek()
+			if t.Kind == EOF && n > 0 {
+				break
+			}
+			sign := 1
+			if t.Kind == Symbol && (t.Text == "-" || t.Text == "+") {
+				p.next()
+				if t.Text == "-" {
+					sign = -1
+				}
+				t = p.peek()
+			}
+			v, err := strconv.Atoi(t.Text)
+			if t.Kind != Number || err != nil {
+				return "", p.unexpected(t, "a number of hours, minutes or seconds")
+			}
+			p.next()
+			u := p.next()
+			per, ok := unitSecs[strings.ToUpper(u.Text)]
+			if u.Kind != Ident || !ok {
+				return "", p.unexpected(u, "HOUR, MINUTE or SECOND")
+			}
+			secs += sign * v * per
+		}
+	}
+	if secs < -18*3600 || secs > 18*3600 {
+		return "", p.errorf(kw.Pos, "SET TIME ZONE INTERVAL: the offset must be within ±18 hours")
+	}
+	sign := byte('+')
+	if secs < 0 {
+		sign, secs = '-', -secs
+	}
+	off := fmt.Sprintf("%c%02d:%02d", sign, secs/3600, secs/60%60)
+	if secs%60 != 0 {
+		off += fmt.Sprintf(":%02d", secs%60)
+	}
+	return off, nil
+}
+
+// localZoneName is the machine's time zone as SET TIME ZONE LOCAL names
+// it: $TZ, else the region /etc/localtime links to, else its offset now.
+func localZoneName() string {
+	if tz := strings.TrimPrefix(os.Getenv("TZ"), ":"); tz != "" {
+		if _, err := time.LoadLocation(tz); err == nil {
+			return tz
+		}
+	}
+	if target, err := os.Readlink("/etc/localtime"); err == nil {
+		if i := strings.Index(target, "zoneinfo/"); i >= 0 {
+			if _, err := time.LoadLocation(target[i+len("zoneinfo/"):]); err == nil {
+				return target[i+len("zoneinfo/"):]
+			}
+		}
+	}
+	_, off := time.Now().Zone()
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	return fmt.Sprintf("%c%02d:%02d", sign, off/3600, off/60%60)
 }
 
 func (p *parser) reset(base stmtBase) (Statement, error) {
@@ -857,17 +1009,19 @@ func (p *parser) number(t Token, sign string) (*Literal, error) {
 
 func (p *parser) insert(base stmtBase) (Statement, error) {
 	p.next() // INSERT
-	if t := p.peek(); t.isKeyword("OVERWRITE") {
-		return nil, p.errorf(t.Pos, "INSERT OVERWRITE is not supported; use INSERT INTO")
-	}
-	if _, err := p.expectKeyword("INTO"); err != nil {
-		return nil, err
+	s := &Insert{stmtBase: base}
+	if p.acceptKeyword("OVERWRITE") {
+		s.Overwrite = true
+	} else if _, err := p.expectKeyword("INTO"); err != nil {
+		return nil, p.unexpected(p.peek(), "INTO or OVERWRITE")
 	}
 	p.acceptKeyword("TABLE")
-	s := &Insert{stmtBase: base}
 	var err error
 	if s.Table, err = p.tableName(); err != nil {
 		return nil, err
+	}
+	if t := p.peek(); s.Overwrite && (t.isKeyword("PARTITION") || t.isKeyword("IF")) {
+		return nil, p.errorf(t.Pos, "INSERT OVERWRITE … %s is not supported", strings.ToUpper(t.Text))
 	}
 	if p.acceptSymbol("(") {
 		seen := map[string]bool{}

@@ -1063,8 +1063,16 @@ func (p *parser) primary() (query.Expr, error) {
 		}
 		return &query.Column{Path: []string{t.Text}, Pos: t.Pos}, nil
 	}
+	if t.Kind == Ident && keywordFunctions[strings.ToUpper(t.Text)] && p.peekAt(1).Kind == Symbol && p.peekAt(1).Text == "(" {
+		p.next()
+		return p.call(t)
+	}
 	return nil, p.fail(t, "an expression")
 }
+
+// keywordFunctions are reserved words that are also function names where
+// an expression is wanted, as in Spark: left('abc', 1), rlike(s, p).
+var keywordFunctions = map[string]bool{"LEFT": true, "RIGHT": true, "LIKE": true, "ILIKE": true, "RLIKE": true, "REGEXP": true}
 
 func (p *parser) call(name Token) (query.Expr, error) {
 	p.next() // (
@@ -1088,6 +1096,12 @@ func (p *parser) call(name Token) (query.Expr, error) {
 			return c, err
 		}
 	}
+	if done, err := p.keywordForm(c); done || err != nil {
+		if err != nil {
+			return nil, err
+		}
+		return p.afterCall(c)
+	}
 	if t := p.peek(); t.Kind == Symbol && t.Text == "*" {
 		p.next()
 		c.Star = true
@@ -1097,8 +1111,12 @@ func (p *parser) call(name Token) (query.Expr, error) {
 		} else {
 			p.acceptKeyword("ALL")
 		}
+		arg := p.callArg
+		if strings.EqualFold(name.Text, "struct") {
+			arg = p.structArg(c)
+		}
 		var err error
-		if c.Args, err = commaList(p, p.callArg); err != nil {
+		if c.Args, err = commaList(p, arg); err != nil {
 			return nil, err
 		}
 		p.callNullsOption(c)
@@ -1109,6 +1127,39 @@ func (p *parser) call(name Token) (query.Expr, error) {
 		return nil, p.fail(p.peek(), `")" after the arguments of `+name.Text)
 	}
 	return p.afterCall(c)
+}
+
+// structArg reads an argument of STRUCT(x [AS] name, …), Spark's named
+// struct fields, keeping the names in c.ArgNames.
+func (p *parser) structArg(c *query.Call) func() (query.Expr, error) {
+	n := 0 // arguments read so far
+	return func() (query.Expr, error) {
+		n++
+		x, err := p.callArg()
+		if err != nil {
+			return nil, err
+		}
+		name := ""
+		if _, star := x.(*query.Star); !star {
+			if p.acceptKeyword("AS") {
+				t := p.next()
+				if t.Kind != Ident && t.Kind != QuotedID {
+					return nil, p.fail(t, "a field name after AS")
+				}
+				name = t.Text
+			} else if t := p.peek(); t.Kind == QuotedID || t.Kind == Ident && !isReserved(t) {
+				p.next()
+				name = t.Text
+			}
+		}
+		if name != "" && c.ArgNames == nil {
+			c.ArgNames = make([]string, n-1)
+		}
+		if c.ArgNames != nil {
+			c.ArgNames = append(c.ArgNames, name)
+		}
+		return x, nil
+	}
 }
 
 // callArg is a function argument: an expression, or `*` / `t.*` (which
@@ -1149,6 +1200,79 @@ func (p *parser) qualifiedStar() (*query.Star, bool) {
 	return nil, false
 }
 
+// keywordForms are the functions Spark also takes with keywords between
+// their arguments, and the keyword after the first.
+var keywordForms = map[string]string{"position": "IN", "substring": "FROM", "substr": "FROM", "overlay": "PLACING"}
+
+// keywordForm reads POSITION(sub IN str), SUBSTRING(str FROM pos [FOR
+// len]) and OVERLAY(str PLACING rep FROM pos [FOR len]) into the calls'
+// plain arguments. It reports false, having read nothing, for the
+// comma form.
+func (p *parser) keywordForm(c *query.Call) (bool, error) {
+	kw := keywordForms[strings.ToLower(c.Name)]
+	if kw == "" || !p.keywordAhead(kw) {
+		return false, nil
+	}
+	arg := func() error {
+		x, err := p.bitOr()
+		if err == nil {
+			c.Args = append(c.Args, x)
+		}
+		return err
+	}
+	if err := arg(); err != nil {
+		return true, err
+	}
+	if _, err := p.expectKeyword(kw); err != nil {
+		return true, err
+	}
+	if err := arg(); err != nil {
+		return true, err
+	}
+	if kw == "PLACING" {
+		if _, err := p.expectKeyword("FROM"); err != nil {
+			return true, err
+		}
+		if err := arg(); err != nil {
+			return true, err
+		}
+	}
+	if kw != "IN" && p.acceptKeyword("FOR") {
+		if err := arg(); err != nil {
+			return true, err
+		}
+	}
+	if _, err := p.expectSymbol(")"); err != nil {
+		return true, p.fail(p.peek(), `")" after the arguments of `+c.Name)
+	}
+	return true, nil
+}
+
+// keywordAhead says whether keyword kw comes before the call's closing
+// parenthesis or first comma, outside nested parentheses.
+func (p *parser) keywordAhead(kw string) bool {
+	depth := 0
+	for k := 0; k < 256; k++ {
+		n := p.peekAt(k)
+		switch {
+		case n.Kind == EOF:
+			return false
+		case n.Kind == Symbol && n.Text == "(":
+			depth++
+		case n.Kind == Symbol && n.Text == ")":
+			if depth == 0 {
+				return false
+			}
+			depth--
+		case depth == 0 && n.Kind == Symbol && n.Text == ",":
+			return false
+		case depth == 0 && n.isKeyword(kw):
+			return true
+		}
+	}
+	return false
+}
+
 // trimForm reads Spark's TRIM([BOTH | LEADING | TRAILING] [chars] FROM s)
 // into trim/ltrim/rtrim(chars, s) (the characters first, as the functions
 // take them). It reports false, having read nothing, for a plain trim(s).
@@ -1166,25 +1290,8 @@ func (p *parser) trimForm(c *query.Call) (bool, error) {
 	if side == "" {
 		// TRIM(chars FROM s) is told from trim(s) by the FROM after the
 		// first argument.
-		k, depth := 0, 0
-		for {
-			n := p.peekAt(k)
-			if n.Kind == EOF || depth == 0 && n.Kind == Symbol && (n.Text == ")" || n.Text == ",") {
-				return false, nil
-			}
-			if depth == 0 && n.isKeyword("FROM") {
-				break
-			}
-			if n.Kind == Symbol && n.Text == "(" {
-				depth++
-			}
-			if n.Kind == Symbol && n.Text == ")" {
-				depth--
-			}
-			k++
-			if k > 64 {
-				return false, nil
-			}
+		if !p.keywordAhead("FROM") {
+			return false, nil
 		}
 		side = "trim"
 	} else {
@@ -1293,7 +1400,7 @@ func (p *parser) castExpr() (query.Expr, error) {
 	name := b.String()
 	dt, err := sparktype.ParseType(name)
 	if err != nil {
-		return nil, p.errorf(start.Pos, "CAST to %s: %v", name, err)
+		return nil, p.errorf(start.Pos, "CAST to %s: %w", name, err)
 	}
 	return &query.Cast{X: x, To: dt, TypeName: strings.ToUpper(name), Pos: t.Pos}, nil
 }
@@ -1303,7 +1410,7 @@ func (p *parser) castExpr() (query.Expr, error) {
 func (p *parser) numberLiteral(t Token, sign string) (*query.Literal, error) {
 	lit, err := query.NumberLiteral(sign + t.Text)
 	if err != nil {
-		return nil, p.errorf(t.Pos, "%v", err)
+		return nil, p.errorf(t.Pos, "%w", err)
 	}
 	lit.Raw, lit.Pos = sign+t.Raw, t.Pos
 	return lit, nil
@@ -1323,7 +1430,7 @@ func (p *parser) typedLiteral(kw, val Token) (query.Expr, error) {
 		lit, err = query.TimestampLiteral(val.Text)
 	}
 	if err != nil {
-		return nil, p.errorf(val.Pos, "%s %v", val.Raw, err)
+		return nil, p.errorf(val.Pos, "%s %w", val.Raw, err)
 	}
 	lit.Raw, lit.Pos = strings.ToUpper(kw.Text)+" "+val.Raw, kw.Pos
 	return lit, nil
@@ -1333,7 +1440,7 @@ func (p *parser) typedLiteral(kw, val Token) (query.Expr, error) {
 func (p *parser) hexLiteral(t Token) (query.Expr, error) {
 	lit, err := query.BinaryLiteral(t.Text)
 	if err != nil {
-		return nil, p.errorf(t.Pos, "%s %v", t.Raw, err)
+		return nil, p.errorf(t.Pos, "%s %w", t.Raw, err)
 	}
 	lit.Raw, lit.Pos = t.Raw, t.Pos
 	return lit, nil

@@ -2,12 +2,12 @@ package main
 
 import (
 	"context"
-	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/sluicedata/sluice/catalog"
+	"github.com/sluicedata/sluice/catalog/sqlparse"
 	_ "github.com/sluicedata/sluice/connectors/all"
 	"github.com/sluicedata/sluice/dataframe"
 )
@@ -74,6 +74,11 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 	defer f.Release()
 	out.whole = wholeCells(text)
 	out.count = stderrIsTerminal(env)
+	// Timestamps print in the session time zone, as spark-sql shows them
+	// (docs/sql.md#time-zone).
+	if out.zone, err = s.TimeZone(); err != nil {
+		return err
+	}
 	return emitResult(env, &out, f)
 }
 

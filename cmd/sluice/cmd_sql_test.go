@@ -212,3 +212,27 @@ func TestSQLTruncateAndRowCount(t *testing.T) {
 	err := runSQLCommand(context.Background(), env, []string{"--catalog", dir, "--truncate", "x", "-e", "SELECT 1"})
 	require.ErrorContains(t, err, `--truncate "x"`)
 }
+
+// TestSQLTimeZoneOutput: sluice sql prints timestamps in the session time
+// zone — the table as spark-sql shows them, JSON and CSV with the zone's
+// offset as Spark writes them (docs/sql.md#time-zone).
+func TestSQLTimeZoneOutput(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	q := "SELECT TIMESTAMP '2016-03-12 04:54:00.5Z' AS t, TIMESTAMP_NTZ '2016-03-12 04:54:00' AS n"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-e", "SET TIME ZONE 'America/Los_Angeles'; " + q}, "|2016-03-11 20:54:00.5|2016-03-12 04:54:00|"},
+		{[]string{"--set", "spark.sql.session.timeZone=America/Los_Angeles", "--format", "json", "-e", q},
+			`{"t":"2016-03-11T20:54:00.500-08:00","n":"2016-03-12T04:54:00.000Z"}`},
+		{[]string{"--set", "spark.sql.session.timeZone=+09:00", "--format", "csv", "-e", q}, "t,n\n2016-03-12T13:54:00.500+09:00,2016-03-12T04:54:00.000Z\n"},
+		{[]string{"-e", q}, "|2016-03-12 04:54:00.5|2016-03-12 04:54:00|"},
+	} {
+		var stdout, stderr bytes.Buffer
+		env := &cliEnv{stdout: &stdout, stderr: &stderr, getenv: func(string) string { return "" }}
+		require.NoError(t, runSQLCommand(context.Background(), env, append([]string{"--catalog", dir, "--truncate", "false"}, c.args...)), stderr.String())
+		require.Contains(t, stdout.String(), c.want, c.args)
+	}
+}

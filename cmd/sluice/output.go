@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"time"
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/fileio"
@@ -33,6 +34,9 @@ type outputOptions struct {
 	// the rows): what a sampled or lenient read dropped. It is called once
 	// the stream has ended, when a streamed read's counts are complete.
 	note func() string
+	// zone is the time zone timestamps are printed in (table, CSV, JSON
+	// and -o text files): sluice sql's session time zone. nil is UTC.
+	zone *time.Location
 }
 
 func (o *outputOptions) register(fs *flag.FlagSet) {
@@ -95,7 +99,7 @@ func (o *outputOptions) emitFrame(ctx context.Context, env *cliEnv, f *dataframe
 // collects the stream (see docs/frames.md#memory).
 func (o *outputOptions) emitStream(ctx context.Context, env *cliEnv, s dataframe.Stream) error {
 	if o.out != "" {
-		return writeOut(ctx, env, o.out, s, fileio.FileOptions{}, o.note)
+		return writeOut(ctx, env, o.out, s, fileio.FileOptions{TimeZone: o.zone}, o.note)
 	}
 	if err := o.printStream(ctx, env, s); err != nil {
 		return err
@@ -114,10 +118,10 @@ func (o *outputOptions) printStream(ctx context.Context, env *cliEnv, s datafram
 	}
 	switch o.format {
 	case "json":
-		_, err := fileio.WriteStreamTo(ctx, env.stdout, s, "ndjson", fileio.FileOptions{})
+		_, err := fileio.WriteStreamTo(ctx, env.stdout, s, "ndjson", fileio.FileOptions{TimeZone: o.zone})
 		return err
 	case "csv":
-		_, err := fileio.WriteStreamTo(ctx, env.stdout, s, "csv", fileio.FileOptions{})
+		_, err := fileio.WriteStreamTo(ctx, env.stdout, s, "csv", fileio.FileOptions{TimeZone: o.zone})
 		return err
 	}
 	f, err := dataframe.Collect(s)
@@ -125,7 +129,7 @@ func (o *outputOptions) printStream(ctx context.Context, env *cliEnv, s datafram
 		return err
 	}
 	defer f.Release()
-	if err := dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: o.width()}); err != nil {
+	if err := dataframe.WriteTable(env.stdout, f, dataframe.TableOptions{MaxRows: o.rows, Truncate: o.width(), Location: o.zone}); err != nil {
 		return err
 	}
 	if o.count {

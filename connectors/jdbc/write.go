@@ -16,6 +16,10 @@ import (
 )
 
 // Write writes f to the dataset's table (see WriteStream).
+// Overwrites reports that writes honour Dataset.Overwrite (INSERT
+// OVERWRITE): the table's rows are replaced in one transaction.
+func (c *Connector) Overwrites() bool { return true }
+
 func (c *Connector) Write(ctx context.Context, ds *connectors.Dataset, f *dataframe.Frame) (connectors.WriteResult, error) {
 	s := f.Stream()
 	defer s.Release()

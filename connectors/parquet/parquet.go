@@ -57,6 +57,10 @@ var Properties = &connectors.PropertySet{
 // Properties returns the connector's property declaration.
 func (Connector) Properties() *connectors.PropertySet { return Properties }
 
+// Overwrites reports that writes honour Dataset.Overwrite (INSERT
+// OVERWRITE): the dataset's files are replaced.
+func (Connector) Overwrites() bool { return true }
+
 // Type is the connector's registered name.
 const Type = "PARQUET"
 

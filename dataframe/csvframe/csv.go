@@ -11,6 +11,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -54,7 +55,12 @@ func Write(w io.Writer, f *dataframe.Frame) error {
 type Writer struct {
 	bw         *bufio.Writer
 	line, cell []byte
+	loc        *time.Location
 }
+
+// InZone makes the writer write timestamps as their wall-clock time in loc
+// with its offset (dataframe.AppendJSONValueIn); nil is UTC.
+func (cw *Writer) InZone(loc *time.Location) { cw.loc = loc }
 
 // NewWriter writes the header row of schema to w and returns the writer of
 // its batches.
@@ -103,7 +109,7 @@ func (cw *Writer) Write(rec arrow.Record) error {
 			case *array.Int32:
 				line = strconv.AppendInt(line, int64(a.Value(i)), 10)
 			default:
-				cell = dataframe.AppendJSONValue(cell[:0], col, i)
+				cell = dataframe.AppendJSONValueIn(cell[:0], col, i, cw.loc)
 				if !dataframe.IsNested(col.DataType()) && len(cell) >= 2 && cell[0] == '"' {
 					// Scalars JSON quotes (timestamps, base64, NaN) hold
 					// no escapes: their bare text is the CSV value.

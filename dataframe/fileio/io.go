@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
@@ -38,6 +39,10 @@ type FileOptions struct {
 	Strict     bool
 	Mode       string
 	Stats      *jsonframe.ReadStats
+	// TimeZone is the zone CSV and JSON output write timestamps in, with
+	// its offset (`2016-03-11T20:54:00.000-08:00`), as Spark writes them
+	// in the session time zone. Defaults to UTC (when nil).
+	TimeZone *time.Location
 }
 
 func (o FileOptions) allocator() memory.Allocator {

@@ -70,11 +70,11 @@ func writerFor(path string, o FileOptions) (newBatchWriter, error) {
 	case formatArrow:
 		return newIPCWriter, nil
 	case formatCSV:
-		return newCSVWriter, nil
+		return inZone(newCSVWriter, o.TimeZone), nil
 	case formatNDJSON:
-		return newNDJSONWriter, nil
+		return inZone(newNDJSONWriter, o.TimeZone), nil
 	case formatJSON:
-		return newJSONArrayWriter, nil
+		return inZone(newJSONArrayWriter, o.TimeZone), nil
 	}
 	return nil, unknownFormat(path, ext, ".parquet, .arrow, .csv, .ndjson, .jsonl or .json")
 }

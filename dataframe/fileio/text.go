@@ -3,6 +3,7 @@ package fileio
 import (
 	"bufio"
 	"io"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 
@@ -13,10 +14,30 @@ import (
 // csvWriter adapts csvframe's writer to the batch writers of WriteStream.
 type csvWriter struct{ w *csvframe.Writer }
 
+// zoned is a text batch writer whose timestamps can be written in a zone.
+type zoned interface{ inZone(loc *time.Location) }
+
+// inZone makes open's writers write timestamps in loc (nil: UTC).
+func inZone(open newBatchWriter, loc *time.Location) newBatchWriter {
+	if loc == nil {
+		return open
+	}
+	return func(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
+		bw, err := open(w, schema)
+		if z, ok := bw.(zoned); ok && err == nil {
+			z.inZone(loc)
+		}
+		return bw, err
+	}
+}
+
 func newCSVWriter(w io.Writer, schema *arrow.Schema) (batchWriter, error) {
 	cw, err := csvframe.NewWriter(w, schema)
 	return csvWriter{cw}, err
 }
+
+func (c csvWriter) inZone(loc *time.Location)        { c.w.InZone(loc) }
+func (jw *jsonRowsWriter) inZone(loc *time.Location) { jw.rows.InZone(loc) }
 
 func (c csvWriter) write(rec arrow.Record) error { return c.w.Write(rec) }
 func (c csvWriter) close() error                 { return c.w.Flush() }

@@ -859,6 +859,7 @@ type buildGroups struct {
 	remap  []int32 // build group → output group, -1 before its first row
 	order  []int64 // output group → build group
 	groups int32
+	buf    []int32 // ids' result, reused batch to batch
 }
 
 func newBuildGroups(e *env, build arrow.Record, cols []int) (*buildGroups, error) {
@@ -883,7 +884,10 @@ func newBuildGroups(e *env, build arrow.Record, cols []int) (*buildGroups, error
 
 // ids returns the output group of each joined row, given its build row.
 func (b *buildGroups) ids(rows []int64) []int32 {
-	gids := make([]int32, len(rows))
+	if cap(b.buf) < len(rows) {
+		b.buf = make([]int32, len(rows))
+	}
+	gids := b.buf[:len(rows)]
 	for i, r := range rows {
 		bg := b.ofRow[r]
 		id := b.remap[bg]

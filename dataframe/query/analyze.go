@@ -20,6 +20,8 @@ type analyzer struct {
 	ctx context.Context
 	r   Resolver
 	now time.Time
+	// zone is the session time zone (Options.TimeZone, never nil).
+	zone *time.Location
 	// views counts the temporary views being expanded (a guard against a
 	// view that names itself).
 	views int
@@ -53,6 +55,9 @@ type cteScope struct {
 	query   Query
 	outer   *cteScope // the CTEs visible to its query
 	next    *cteScope
+	// shared is the query's one plan when it is not deterministic: every
+	// reference reads the same rows (shared.go).
+	shared *sharedCTE
 }
 
 // checkCTEs analyses every WITH query, used or not (Spark refuses a query

@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // exprResolver resolves expressions written over one scope into rexes:
@@ -53,7 +54,7 @@ func containsAgg(e Expr) bool {
 func (r *exprResolver) resolve(e Expr) (rex, error) {
 	switch x := e.(type) {
 	case *Literal:
-		return literalRex(x)
+		return r.a.literalRex(x)
 	case *boundColumn:
 		c := r.sc.cols[x.idx]
 		return &rCol{idx: x.idx, t: c.typ, name: c.name, pos: x.pos}, nil
@@ -116,8 +117,9 @@ func (r *exprResolver) resolve(e Expr) (rex, error) {
 	return nil, unsupported(e.Position(), fmt.Sprintf("the expression %s", e))
 }
 
-// literalRex checks a literal's value against its type.
-func literalRex(x *Literal) (rex, error) {
+// literalRex checks a literal's value against its type. A timestamp is
+// read (from its text) and named in the session time zone.
+func (a *analyzer) literalRex(x *Literal) (rex, error) {
 	t := x.Type
 	if t == nil {
 		t = tNull
@@ -157,6 +159,15 @@ func literalRex(x *Literal) (rex, error) {
 	}
 	if !ok {
 		return nil, errorf(x.Pos, "the literal %s: a Go %T is not a %s", x, x.Value, typeName(t))
+	}
+	if tt, isTS := t.(*arrow.TimestampType); isTS && tt.TimeZone != "" && x.Value != nil {
+		v := x.Value
+		if x.Text != "" {
+			if us, ok := sparktype.ParseTimestampMicrosIn(x.Text, a.zone); ok {
+				v = time.UnixMicro(us).UTC()
+			}
+		}
+		return &rLit{v: v, t: t, name: prettyLiteralIn(v, t, a.zone)}, nil
 	}
 	return &rLit{v: x.Value, t: t}, nil
 }
@@ -269,7 +280,7 @@ func (r *exprResolver) index(x *Index) (rex, error) {
 				return nil, err
 			}
 		}
-		return r.bindCall(s, []rex{in, idx}, x.X.Position(), x.String(), in.sql()+"["+idx.sql()+"]", false)
+		return r.bindCall(s, []rex{in, idx}, x.X.Position(), x.String(), in.sql()+"["+idx.sql()+"]")
 	case *arrow.ListType:
 		if isNull(idx.Type()) || isString(idx.Type()) {
 			if idx, err = r.implicitCast(idx, tInt, x.Index); err != nil {
@@ -423,7 +434,7 @@ func (r *exprResolver) binary(x *Binary) (rex, error) {
 		return r.compare(op, l, rr, x)
 	case "||":
 		if s, ok := fn.Lookup("concat"); ok {
-			return r.bindCall(s, []rex{l, rr}, x.Pos, x.String(), "concat("+l.sql()+", "+rr.sql()+")", false)
+			return r.bindCall(s, []rex{l, rr}, x.Pos, x.String(), "concat("+l.sql()+", "+rr.sql()+")")
 		}
 		return nil, unsupported(x.Pos, "||")
 	case "+", "-", "*", "/", "%":
@@ -465,7 +476,7 @@ func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
 	}
 	lt, rt, res, err := arithTypes(op, l, rr)
 	if err != nil {
-		return nil, errorf(x.Pos, "%s: %v", x, err)
+		return nil, errorf(x.Pos, "%s: %w", x, err)
 	}
 	if l, err = r.implicitCast(l, lt, x.L); err != nil {
 		return nil, err
@@ -534,7 +545,7 @@ func (r *exprResolver) dateArith(op string, l, rr rex, x *Binary) (rex, bool, er
 	if isNull(n.Type()) {
 		n, _ = r.implicitCast(n, tInt, x)
 	}
-	e, err := r.bindCall(s, []rex{date, n}, x.Pos, x.String(), name+"("+date.sql()+", "+n.sql()+")", false)
+	e, err := r.bindCall(s, []rex{date, n}, x.Pos, x.String(), name+"("+date.sql()+", "+n.sql()+")")
 	return e, true, err
 }
 
@@ -609,14 +620,27 @@ func (r *exprResolver) like(x *Like) (rex, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &rLike{x: in, pat: pat, esc: '\\', fold: x.ILike, regex: x.Regex}
+	if x.Regex {
+		// RLIKE and REGEXP are the rlike function (Java's regular
+		// expressions: RE2, else a backtracking engine), named `a RLIKE b`.
+		s, _ := fn.Lookup("rlike")
+		out, err := r.bindCall(s, []rex{in, pat}, x.Pos, x.String(), in.sql()+" RLIKE "+pat.sql())
+		if err != nil {
+			return nil, err
+		}
+		if x.Not {
+			out = r.a.fold(&rNot{x: out})
+		}
+		return out, nil
+	}
+	l := &rLike{x: in, pat: pat, esc: '\\', fold: x.ILike}
 	if x.Escape != 0 {
 		l.esc, l.escSet = x.Escape, true
 	}
 	if lit, ok := pat.(*rLit); ok {
 		if p, isStr := lit.v.(string); isStr {
 			if _, err := l.compilePattern(p); err != nil {
-				return nil, errorf(x.Pattern.Position(), "%s: %v", x, err)
+				return nil, errorf(x.Pattern.Position(), "%s: %w", x, err)
 			}
 		}
 	}
@@ -640,8 +664,8 @@ func (r *exprResolver) likeAll(x *Like, in rex) (rex, error) {
 			return nil, err
 		}
 		if lit, ok := p.(*rLit); ok && lit.v != nil {
-			if _, err := likeRegexp(lit.v.(string), '\\', x.ILike); err != nil {
-				return nil, errorf(pe.Position(), "%s: %v", x, err)
+			if _, err := fn.LikeRegexp(lit.v.(string), '\\', x.ILike); err != nil {
+				return nil, errorf(pe.Position(), "%s: %w", x, err)
 			}
 		}
 		l.pats = append(l.pats, p)
@@ -719,6 +743,7 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if x.Over != nil {
 		return r.windowCall(x)
 	}
+	x = unitCall(x)
 	name := strings.ToLower(x.Name)
 	if winFuncs[name] {
 		return nil, errorf(x.Pos, "%s is a window function: it needs OVER (…)", x)
@@ -769,7 +794,7 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if x.Nulls != "" {
 		return nil, errorf(x.Pos, "%s: the function %s does not take %s NULLS", x, name, x.Nulls)
 	}
-	argExprs, err := r.expandStars(x.Args)
+	argExprs, fieldNames, err := r.expandStarsNamed(x.Args, x.ArgNames)
 	if err != nil {
 		return nil, err
 	}
@@ -786,8 +811,74 @@ func (r *exprResolver) call(x *Call) (rex, error) {
 	if s.Pretty != nil {
 		pretty = s.Pretty(names)
 	}
-	volatile := name == "rand" || name == "random" || name == "uuid" || name == "randn" || name == "shuffle"
-	return r.bindCall(s, args, x.Pos, x.String(), pretty, volatile)
+	if fieldNames != nil {
+		// struct(x AS a, …): the fields take the names given.
+		for i, n := range fieldNames {
+			if n != "" {
+				names[i] += " AS " + n
+			}
+		}
+		pretty = name + "(" + strings.Join(names, ", ") + ")"
+	}
+	return r.bindCallNamed(s, args, fieldNames, x.Pos, x.String(), pretty)
+}
+
+// unitCalls are the functions whose first argument is a datetime unit
+// keyword (Spark's grammar: DATEADD(DAY, 1, d)), and the function each
+// is: Spark names them after it.
+var unitCalls = map[string]string{
+	"timestampadd": "timestampadd", "dateadd": "timestampadd", "date_add": "timestampadd",
+	"timestampdiff": "timestampdiff", "datediff": "timestampdiff", "date_diff": "timestampdiff",
+}
+
+// datetimeUnits are the unit keywords of unitCalls.
+var datetimeUnits = map[string]bool{
+	"YEAR": true, "QUARTER": true, "MONTH": true, "WEEK": true, "DAY": true, "DAYOFYEAR": true,
+	"HOUR": true, "MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true,
+}
+
+// unitCall reads DATEADD(DAY, n, d) and its kind — a unit keyword, which
+// the parser sees as a column name — as timestampadd('DAY', n, d); other
+// calls are returned as they are.
+func unitCall(x *Call) *Call {
+	fn, ok := unitCalls[strings.ToLower(x.Name)]
+	if !ok || len(x.Args) != 3 {
+		return x
+	}
+	col, ok := x.Args[0].(*Column)
+	if !ok || len(col.Path) != 1 || !datetimeUnits[strings.ToUpper(col.Path[0])] {
+		return x
+	}
+	unit := strings.ToUpper(col.Path[0])
+	c := *x
+	c.Name = fn
+	c.Args = append([]Expr{&Literal{Value: unit, Type: tString, Raw: unit, Pos: col.Pos}}, x.Args[1:]...)
+	return &c
+}
+
+// expandStarsNamed is expandStars keeping names (struct's AS names, nil
+// for none) in step with the arguments: an expanded star's are "".
+func (r *exprResolver) expandStarsNamed(args []Expr, names []string) ([]Expr, []string, error) {
+	if names == nil {
+		out, err := r.expandStars(args)
+		return out, nil, err
+	}
+	var outArgs []Expr
+	var outNames []string
+	for i, a := range args {
+		ex, err := r.expandStars([]Expr{a})
+		if err != nil {
+			return nil, nil, err
+		}
+		outArgs = append(outArgs, ex...)
+		for range ex {
+			outNames = append(outNames, "")
+		}
+		if len(ex) == 1 && i < len(names) {
+			outNames[len(outNames)-1] = names[i]
+		}
+	}
+	return outArgs, outNames, nil
 }
 
 // expandStars replaces `*` and `t.*` among a call's arguments by the
@@ -808,6 +899,14 @@ func (r *exprResolver) expandStars(args []Expr) ([]Expr, error) {
 			found = true
 			out = append(out, &boundColumn{idx: i, name: c.name, pos: st.Pos})
 		}
+		if !found && st.Qualifier != "" {
+			fields, ok, err := r.structStar(st)
+			if err != nil {
+				return nil, err
+			}
+			found = ok
+			out = append(out, fields...)
+		}
 		if !found {
 			return nil, errorf(st.Pos, "%s matches no column", st)
 		}
@@ -815,19 +914,53 @@ func (r *exprResolver) expandStars(args []Expr) ([]Expr, error) {
 	return out, nil
 }
 
+// structStar expands `s.*` where s names a struct column (not a table):
+// its fields, as Spark expands a struct's star. ok is false when the
+// qualifier is no column.
+func (r *exprResolver) structStar(st *Star) ([]Expr, bool, error) {
+	path := strings.Split(st.Qualifier, ".")
+	if _, _, err := r.sc.resolve(path, st.Pos); err != nil {
+		return nil, false, nil
+	}
+	col := &Column{Path: path, Pos: st.Pos}
+	e, err := r.resolve(col)
+	if err != nil {
+		return nil, false, err
+	}
+	t, ok := e.Type().(*arrow.StructType)
+	if !ok {
+		return nil, false, errorf(st.Pos, "%s: %s is %s, not a struct or a table", st, st.Qualifier, typeName(e.Type()))
+	}
+	out := make([]Expr, t.NumFields())
+	for i, f := range t.Fields() {
+		out[i] = &Field{X: col, Name: f.Name, Pos: st.Pos}
+	}
+	return out, true, nil
+}
+
 // bindCall binds a scalar function to its arguments, casting them as Bind
-// asks.
-func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty string, volatile bool) (rex, error) {
+// asks. A call of a non-deterministic function (fn.Scalar.Nondeterministic:
+// rand, uuid, shuffle) is never folded nor moved.
+func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty string) (rex, error) {
+	return r.bindCallNamed(s, args, nil, pos, src, pretty)
+}
+
+// bindCallNamed is bindCall with names for the arguments (struct's AS
+// names; "" or a nil slice: the argument's own, argName).
+func (r *exprResolver) bindCallNamed(s fn.Scalar, args []rex, names []string, pos Pos, src, pretty string) (rex, error) {
 	fargs := make([]fn.Arg, len(args))
 	for i, a := range args {
-		fargs[i] = fn.Arg{Type: a.Type()}
+		fargs[i] = fn.Arg{Type: a.Type(), Name: argName(a)}
+		if i < len(names) && names[i] != "" {
+			fargs[i].Name = names[i]
+		}
 		if lit, ok := a.(*rLit); ok {
 			fargs[i].Const, fargs[i].Value = true, lit.v
 		}
 	}
 	b, err := s.Bind(fargs)
 	if err != nil {
-		return nil, errorf(pos, "%s: %v", src, err)
+		return nil, errorf(pos, "%s: %w", src, err)
 	}
 	if b.Args != nil {
 		if len(b.Args) != len(args) {
@@ -843,11 +976,28 @@ func (r *exprResolver) bindCall(s fn.Scalar, args []rex, pos Pos, src, pretty st
 			args[i] = r.a.fold(&rCast{x: args[i], to: t, pos: pos, src: src})
 		}
 	}
-	c := &rCall{name: s.Name, pretty: pretty, b: b, args: args, volatile: volatile, pos: pos, src: src}
-	if volatile {
+	c := &rCall{name: s.Name, pretty: pretty, b: b, args: args, volatile: s.Nondeterministic, pos: pos, src: src}
+	if c.volatile {
 		return c, nil
 	}
 	return r.a.fold(c), nil
+}
+
+// argName is the name Spark gives an argument that is a named expression
+// (a column, a struct field, a lambda variable, an outer column): struct(a,
+// s.f) has fields a and f. Other arguments have none.
+func argName(a rex) string {
+	switch x := a.(type) {
+	case *rCol:
+		return x.name
+	case *rField:
+		return x.name
+	case *rLambdaVar:
+		return x.name
+	case *rOuter:
+		return x.name
+	}
+	return ""
 }
 
 // castAliases are Spark's cast functions (FunctionRegistry.castAlias).

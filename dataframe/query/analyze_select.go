@@ -138,7 +138,18 @@ func (b *selectBlock) expandStars() error {
 			out = append(out, SelectItem{Expr: &boundColumn{idx: i, name: c.name, pos: st.Pos}, Alias: c.name, Pos: st.Pos})
 		}
 		if len(picked) == 0 && st.Qualifier != "" {
-			return errorf(st.Pos, "unknown table %s in %s.*", st.Qualifier, st.Qualifier)
+			// s.* of a struct column s: its fields.
+			r := &exprResolver{a: b.a, sc: b.in.sc}
+			fields, ok, err := r.structStar(st)
+			if err != nil {
+				return err
+			}
+			if !ok {
+				return errorf(st.Pos, "unknown table %s in %s.*", st.Qualifier, st.Qualifier)
+			}
+			for _, f := range fields {
+				out = append(out, SelectItem{Expr: f, Alias: f.(*Field).Name, Pos: st.Pos})
+			}
 		}
 	}
 	b.items = out

@@ -68,6 +68,13 @@ func (a *analyzer) tableRef(x *TableRef, ctes *cteScope) (rel, error) {
 				if err != nil {
 					return rel{}, err
 				}
+				if c.shared != nil || nondeterministicPlan(in.n) {
+					if c.shared == nil {
+						c.shared = &sharedCTE{name: c.name, in: in.n}
+					}
+					c.shared.refs++
+					in.n = &lShared{cte: c.shared, out: in.n.fields()}
+				}
 				if in, err = renameColumns(in, c.columns, "the WITH query "+c.name, x.Pos); err != nil {
 					return rel{}, err
 				}
@@ -88,7 +95,7 @@ func (a *analyzer) tableRef(x *TableRef, ctes *cteScope) (rel, error) {
 				if a.views > 0 {
 					return rel{}, err // the outermost view names itself
 				}
-				return rel{}, errorf(x.Pos, "view %s: %v", what, err)
+				return rel{}, errorf(x.Pos, "view %s: %w", what, err)
 			}
 			if in, err = renameColumns(in, cols, "view "+what, x.Pos); err != nil {
 				return rel{}, err

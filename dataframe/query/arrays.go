@@ -141,7 +141,7 @@ func withValidity(mem memory.Allocator, arr arrow.Array, valid *memory.Buffer) a
 // broadcast makes an array of n copies of a literal value of type dt.
 func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Array, error) {
 	if v == nil {
-		return array.MakeArrayOfNull(mem, dt, n), nil
+		return fn.NullArray(mem, dt, n), nil // void parts included (array<void>)
 	}
 	var sc scalar.Scalar
 	switch x := v.(type) {
@@ -180,7 +180,7 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 func concatArrays(mem memory.Allocator, dt arrow.DataType, arrs []arrow.Array) (arrow.Array, error) {
 	switch len(arrs) {
 	case 0:
-		return array.MakeArrayOfNull(mem, dt, 0), nil
+		return fn.NullArray(mem, dt, 0), nil
 	case 1:
 		arrs[0].Retain()
 		return arrs[0], nil

@@ -39,10 +39,13 @@ type Column struct {
 // int64, float32, float64, string, []byte (binary), decimal128.Num (Type is
 // then a *arrow.Decimal128Type) or time.Time (a date or a timestamp, UTC);
 // Type is its Arrow type. Raw is the text as written, for messages.
+// Text is a TIMESTAMP literal's text: the analyser reads it again in the
+// session time zone (Value is its reading in UTC), see docs/sql.md#time-zone.
 type Literal struct {
 	Value any
 	Type  arrow.DataType
 	Raw   string
+	Text  string
 	Pos   Pos
 }
 
@@ -134,8 +137,11 @@ type Field struct {
 // (`count(DISTINCT x)`, `count(*)`, `sum(x) FILTER (WHERE p)`), a window
 // function (`rank() OVER (…)`, see ast_window.go) or a generator (explode).
 type Call struct {
-	Name     string // as written
-	Args     []Expr
+	Name string // as written
+	Args []Expr
+	// ArgNames, when not nil, name the arguments of struct(x AS a, …)
+	// ("" for an argument without AS); the struct's fields take them.
+	ArgNames []string
 	Distinct bool
 	Star     bool // count(*)
 	// WithinGroup is the ordering of `percentile_cont(p) WITHIN GROUP
@@ -270,6 +276,9 @@ func (e *Call) String() string {
 	parts := make([]string, len(e.Args))
 	for i, x := range e.Args {
 		parts[i] = x.String()
+		if i < len(e.ArgNames) && e.ArgNames[i] != "" {
+			parts[i] += " AS " + e.ArgNames[i]
+		}
 	}
 	d := ""
 	if e.Distinct {

@@ -108,9 +108,9 @@ func compile(e rex) (*cexpr, error) {
 		to, pos, src := x.to, x.pos, x.src
 		return &cexpr{typ: to, eval: func(ec *ectx, rec arrow.Record) (arrow.Array, error) {
 			return in.apply(ec, rec, func(a arrow.Array) (arrow.Array, error) {
-				r, err := fn.Cast(ec.mem, a, to)
+				r, err := ec.fctx.Cast(a, to)
 				if err != nil {
-					return nil, errorf(pos, "%s: %v", src, err)
+					return nil, errorf(pos, "%s: %w", src, err)
 				}
 				return r, nil
 			})
@@ -231,7 +231,7 @@ func (a *analyzer) fold(e rex) rex {
 	if err != nil {
 		return e
 	}
-	v, ok := evalConst(ce, a.now)
+	v, ok := evalConst(ce, a.now, a.zone)
 	if !ok {
 		return e
 	}
@@ -240,7 +240,7 @@ func (a *analyzer) fold(e rex) rex {
 
 // evalConst evaluates a constant expression; ok is false when it fails or
 // its value is not a scalar a literal can hold.
-func evalConst(ce *cexpr, now time.Time) (v any, ok bool) {
+func evalConst(ce *cexpr, now time.Time, zone *time.Location) (v any, ok bool) {
 	defer func() {
 		if recover() != nil {
 			ok = false
@@ -249,7 +249,7 @@ func evalConst(ce *cexpr, now time.Time) (v any, ok bool) {
 	rec := array.NewRecord(oneRow, nil, 1)
 	defer rec.Release()
 	mem := memory.DefaultAllocator
-	arr, err := ce.eval(&ectx{mem: mem, fctx: &fn.Ctx{Mem: mem, Now: now}}, rec)
+	arr, err := ce.eval(&ectx{mem: mem, fctx: &fn.Ctx{Mem: mem, Now: now, Zone: zone}}, rec)
 	if err != nil {
 		return nil, false
 	}
@@ -604,50 +604,9 @@ func compileIn(x *rIn) (*cexpr, error) {
 	}}, nil
 }
 
-// likeRegexp translates a LIKE pattern (% any run, _ any one character,
-// esc quoting the next %, _ or itself) into an anchored regular expression.
-func likeRegexp(pat string, esc rune, fold bool) (*regexp.Regexp, error) {
-	var b strings.Builder
-	b.WriteString("(?s)")
-	if fold {
-		b.WriteString("(?i)")
-	}
-	b.WriteString("^")
-	rs := []rune(pat)
-	for i := 0; i < len(rs); i++ {
-		ch := rs[i]
-		switch {
-		case ch == esc:
-			if i+1 >= len(rs) {
-				return nil, fmt.Errorf("the pattern %q ends with the escape character", pat)
-			}
-			i++
-			if rs[i] != '%' && rs[i] != '_' && rs[i] != esc {
-				return nil, fmt.Errorf("the escape character in %q may only precede %%, _ or itself", pat)
-			}
-			b.WriteString(regexp.QuoteMeta(string(rs[i])))
-		case ch == '%':
-			b.WriteString(".*")
-		case ch == '_':
-			b.WriteString(".")
-		default:
-			b.WriteString(regexp.QuoteMeta(string(ch)))
-		}
-	}
-	b.WriteString("$")
-	return regexp.Compile(b.String())
-}
-
 // compilePattern is the regular expression of one pattern of l.
 func (l *rLike) compilePattern(p string) (*regexp.Regexp, error) {
-	if l.regex {
-		re, err := regexp.Compile(p)
-		if err != nil {
-			return nil, fmt.Errorf("the regular expression %q: %v", p, err)
-		}
-		return re, nil
-	}
-	return likeRegexp(p, l.esc, l.fold)
+	return fn.LikeRegexp(p, l.esc, l.fold)
 }
 
 func compileLike(x *rLike) (*cexpr, error) {
@@ -690,7 +649,7 @@ func compileLike(x *rLike) (*cexpr, error) {
 			})
 			if bad != nil {
 				out.Release()
-				return nil, fmt.Errorf("%s: %v", x.sql(), bad)
+				return nil, fmt.Errorf("%s: %w", x.sql(), bad)
 			}
 			return out, nil
 		})
@@ -716,7 +675,7 @@ func compileLikeAll(x *rLikeAll) (*cexpr, error) {
 		if re, ok := cache[p]; ok {
 			return re, nil
 		}
-		re, err := likeRegexp(p, '\\', x.fold)
+		re, err := fn.LikeRegexp(p, '\\', x.fold)
 		if err != nil {
 			return nil, err
 		}
@@ -780,7 +739,7 @@ func compileLikeAll(x *rLikeAll) (*cexpr, error) {
 		})
 		if bad != nil {
 			out.Release()
-			return nil, fmt.Errorf("%s: %v", x.name, bad)
+			return nil, fmt.Errorf("%s: %w", x.name, bad)
 		}
 		return out, nil
 	}}, nil
@@ -907,7 +866,7 @@ func takeNullable(mem memory.Allocator, arr arrow.Array, idx []int64, valid []bo
 		all = all && v
 	}
 	if arr.Len() == 0 {
-		return array.MakeArrayOfNull(mem, arr.DataType(), len(idx)), nil
+		return fn.NullArray(mem, arr.DataType(), len(idx)), nil
 	}
 	if !all {
 		for i, v := range valid {
@@ -949,7 +908,7 @@ func compileCall(x *rCall) (*cexpr, error) {
 		}
 		r, err := b.Eval(ec.fctx, vals, int(rec.NumRows()))
 		if err != nil {
-			return nil, errorf(pos, "%s: %v", src, err)
+			return nil, errorf(pos, "%s: %w", src, err)
 		}
 		return r, nil
 	}}, nil

@@ -15,7 +15,9 @@ var ErrNotSupported = errors.New("not supported")
 type Error struct {
 	Pos Pos
 	Msg string
-	Err error // ErrNotSupported, or nil
+	// Err is what the error wraps: ErrNotSupported, the error of a
+	// function or a cast, or nil.
+	Err error
 }
 
 func (e *Error) Error() string {
@@ -27,8 +29,23 @@ func (e *Error) Error() string {
 
 func (e *Error) Unwrap() error { return e.Err }
 
+// errorf is an Error at pos; a %w argument is wrapped (errors.Is and
+// errors.As see it), as fmt.Errorf wraps it.
 func errorf(pos Pos, format string, args ...any) *Error {
-	return &Error{Pos: pos, Msg: fmt.Sprintf(format, args...)}
+	w := fmt.Errorf(format, args...)
+	return &Error{Pos: pos, Msg: w.Error(), Err: wrapped(w)}
+}
+
+// wrapped is what an error made by fmt.Errorf wraps: nil without %w, the
+// error itself (which unwraps to them) with several.
+func wrapped(w error) error {
+	if u := errors.Unwrap(w); u != nil {
+		return u
+	}
+	if _, multi := w.(interface{ Unwrap() []error }); multi {
+		return w
+	}
+	return nil
 }
 
 func unsupported(pos Pos, what string) *Error {

@@ -12,7 +12,7 @@ import (
 // its answers with Compile's.
 func CompileUnrewritten(ctx context.Context, q Query, r Resolver) (p *Plan, err error) {
 	defer recoverError(&err)
-	a := &analyzer{ctx: ctx, r: r, now: time.Unix(1700000000, 0).UTC()}
+	a := &analyzer{ctx: ctx, r: r, now: time.Unix(1700000000, 0).UTC(), zone: time.UTC}
 	out, err := a.analyze(q)
 	if err != nil {
 		return nil, err

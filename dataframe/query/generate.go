@@ -176,9 +176,9 @@ func (r *exprResolver) stack(gen *Call) (rex, error) {
 			}
 			args = append(args, &rLit{v: fmt.Sprintf("col%d", j), t: tString}, v)
 		}
-		if rows[i], err = r.bindCall(structFn, args, gen.Pos, gen.String(), "named_struct("+sqlList(args)+")", false); err != nil {
+		if rows[i], err = r.bindCall(structFn, args, gen.Pos, gen.String(), "named_struct("+sqlList(args)+")"); err != nil {
 			return nil, err
 		}
 	}
-	return r.bindCall(arrayFn, rows, gen.Pos, gen.String(), "array("+sqlList(rows)+")", false)
+	return r.bindCall(arrayFn, rows, gen.Pos, gen.String(), "array("+sqlList(rows)+")")
 }

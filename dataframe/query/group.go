@@ -261,8 +261,12 @@ func (g *grouper) release() {
 
 // lookup returns the group of every row of keys, -1 for a key never seen
 // or containing a NULL (joins never match NULL keys).
-func (g *grouper) lookup(keys []arrow.Array, n int) []int32 {
-	out := make([]int32, n)
+func (g *grouper) lookup(keys []arrow.Array, n int, dst []int32) []int32 {
+	out := dst[:0]
+	if cap(out) < n {
+		out = make([]int32, n)
+	}
+	out = out[:n]
 	anyNull := func(i int) bool {
 		for _, k := range keys {
 			if k.IsNull(i) {

@@ -6,6 +6,8 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // Grouping analytics (docs/sql.md#grouping-sets): GROUPING SETS, ROLLUP and
@@ -491,7 +493,7 @@ func (o *expandOp) emit(i int) (arrow.Record, error) {
 			cols = append(cols, o.vals[k])
 			continue
 		}
-		a := array.MakeArrayOfNull(o.e.mem, o.x.keys[k].Type(), n)
+		a := fn.NullArray(o.e.mem, o.x.keys[k].Type(), n)
 		made = append(made, a)
 		cols = append(cols, a)
 	}

@@ -91,7 +91,7 @@ func rowsOf(f *dataframe.Frame) []string {
 				if col.IsNull(i) || col.DataType().ID() == arrow.NULL {
 					vals[c] = "NULL"
 				} else {
-					vals[c] = string(fn.AppendSparkString(nil, col, i))
+					vals[c] = string(fn.AppendSparkString(nil, col, i, nil))
 				}
 			}
 			out = append(out, strings.Join(vals, "\t"))

@@ -5,6 +5,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // joinOp is a hash join: the right side is read into memory and hashed on
@@ -29,6 +30,15 @@ type joinOp struct {
 	// the batch it returns (an inner join: an aggregate above groups by it).
 	keepRows bool
 	rows     []int64
+	// unread, when set, marks the pair columns the parent never reads:
+	// pairs gives them as NULLs (one array per batch length) instead of
+	// copying their values.
+	unread []bool
+	blank  []arrow.Array // the NULL arrays of unread columns, by pair column
+	// Buffers probe reuses from batch to batch (what it hands on is used
+	// before the next batch is asked for).
+	gidBuf       []int32
+	liBuf, riBuf []int64
 
 	built   bool
 	build   arrow.Record
@@ -115,7 +125,7 @@ func (o *joinOp) buildSide() error {
 func emptyColumns(mem memory.Allocator, s *arrow.Schema) []arrow.Array {
 	cols := make([]arrow.Array, s.NumFields())
 	for i, f := range s.Fields() {
-		cols[i] = array.MakeArrayOfNull(mem, f.Type, 0)
+		cols[i] = fn.NullArray(mem, f.Type, 0)
 	}
 	return cols
 }
@@ -155,10 +165,12 @@ func (o *joinOp) probe(rec arrow.Record) (arrow.Record, error) {
 		if err != nil {
 			return nil, err
 		}
-		gids = o.g.lookup(keys, n)
+		gids = o.g.lookup(keys, n, o.gidBuf)
+		o.gidBuf = gids
 		releaseAll(keys)
 	}
-	li, ri := make([]int64, 0, n), make([]int64, 0, n)
+	li, ri := o.liBuf[:0], o.riBuf[:0]
+	defer func() { o.liBuf, o.riBuf = li[:0], ri[:0] }()
 	for i := 0; i < n; i++ {
 		r := int32(-1)
 		switch {
@@ -294,9 +306,22 @@ func (o *joinOp) pairs(rec arrow.Record, li, ri []int64, rvalid []bool) (arrow.R
 		releaseAll(cols)
 		return nil, err
 	}
+	// Every left row paired once, in order (a fact table against its
+	// dimension): the left's columns are the pairs' as they are.
+	whole := rec != nil && len(li) == int(rec.NumRows()) && inOrder(li)
 	for k, c := range o.lcols {
 		if rec == nil {
-			cols = append(cols, array.MakeArrayOfNull(o.e.mem, o.pairSchema.Field(k).Type, len(ri)))
+			cols = append(cols, fn.NullArray(o.e.mem, o.pairSchema.Field(k).Type, len(ri)))
+			continue
+		}
+		if o.isUnread(k) {
+			cols = append(cols, o.blankColumn(k, len(ri)))
+			continue
+		}
+		if whole {
+			a := rec.Column(c)
+			a.Retain()
+			cols = append(cols, a)
 			continue
 		}
 		a, err := dataframe.Take(o.e.mem, rec.Column(c), li)
@@ -305,7 +330,11 @@ func (o *joinOp) pairs(rec arrow.Record, li, ri []int64, rvalid []bool) (arrow.R
 		}
 		cols = append(cols, a)
 	}
-	for _, c := range o.rcols {
+	for k, c := range o.rcols {
+		if o.isUnread(len(o.lcols) + k) {
+			cols = append(cols, o.blankColumn(len(o.lcols)+k, len(ri)))
+			continue
+		}
 		col := o.build.Column(c)
 		var a arrow.Array
 		var err error
@@ -322,6 +351,34 @@ func (o *joinOp) pairs(rec arrow.Record, li, ri []int64, rvalid []bool) (arrow.R
 	out := array.NewRecord(o.pairSchema, cols, int64(len(ri)))
 	releaseAll(cols)
 	return out, nil
+}
+
+func (o *joinOp) isUnread(k int) bool { return k < len(o.unread) && o.unread[k] }
+
+// blankColumn is the stand-in of unread pair column k for n rows: NULLs,
+// made once per batch length and shared.
+func (o *joinOp) blankColumn(k, n int) arrow.Array {
+	if o.blank == nil {
+		o.blank = make([]arrow.Array, len(o.unread))
+	}
+	if b := o.blank[k]; b == nil || b.Len() != n {
+		if b != nil {
+			b.Release()
+		}
+		o.blank[k] = fn.NullArray(o.e.mem, o.pairSchema.Field(k).Type, n)
+	}
+	o.blank[k].Retain()
+	return o.blank[k]
+}
+
+// inOrder reports whether idx is 0, 1, 2, ….
+func inOrder(idx []int64) bool {
+	for i, v := range idx {
+		if v != int64(i) {
+			return false
+		}
+	}
+	return true
 }
 
 // tail yields, after the left side, the build rows nothing matched (RIGHT
@@ -349,5 +406,11 @@ func (o *joinOp) close() {
 	if o.build != nil {
 		o.build.Release()
 		o.build = nil
+	}
+	for k, b := range o.blank {
+		if b != nil {
+			b.Release()
+			o.blank[k] = nil
+		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // LateTable is a Table that can read some of its columns, and some of its
@@ -242,7 +243,7 @@ func (o *keysOp) next() (arrow.Record, error) {
 				cols[i] = rec.Column(idx[0])
 				cols[i].Retain()
 			} else {
-				cols[i] = array.MakeArrayOfNull(o.e.mem, f.Type, n)
+				cols[i] = fn.NullArray(o.e.mem, f.Type, n)
 			}
 		}
 		full := array.NewRecord(o.scan, cols, int64(n))
@@ -255,7 +256,7 @@ func (o *keysOp) next() (arrow.Record, error) {
 		}
 		for j, x := range o.exprs {
 			if !o.keyCols[j] {
-				out = append(out, array.MakeArrayOfNull(o.e.mem, o.schema.Field(j).Type, n))
+				out = append(out, fn.NullArray(o.e.mem, o.schema.Field(j).Type, n))
 				continue
 			}
 			a, err := x.eval(o.e.ec, full)

@@ -87,7 +87,7 @@ func NumberLiteral(text string) (*Literal, error) {
 	}
 	v, dt, err := decimalLiteral(num)
 	if err != nil {
-		return nil, fmt.Errorf("the decimal literal %s: %v", text, err)
+		return nil, fmt.Errorf("the decimal literal %s: %w", text, err)
 	}
 	return lit(v, dt)
 }
@@ -143,14 +143,15 @@ func DateLiteral(text string) (*Literal, error) {
 	return &Literal{Value: time.Unix(int64(days)*86400, 0).UTC(), Type: tDate}, nil
 }
 
-// TimestampLiteral is TIMESTAMP 'text' (UTC); text Spark cannot read as a
-// timestamp is an error.
+// TimestampLiteral is TIMESTAMP 'text'; text Spark cannot read as a
+// timestamp is an error. Its Value reads text without a zone in UTC; the
+// analyser reads Text again in the session time zone.
 func TimestampLiteral(text string) (*Literal, error) {
 	us, ok := sparktype.ParseTimestampMicros(text)
 	if !ok {
 		return nil, fmt.Errorf("is not a valid TIMESTAMP literal")
 	}
-	return &Literal{Value: time.UnixMicro(us).UTC(), Type: tTime}, nil
+	return &Literal{Value: time.UnixMicro(us).UTC(), Type: tTime, Text: text}, nil
 }
 
 // BinaryLiteral is X'digits': an odd number of hex digits has a leading 0

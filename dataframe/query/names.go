@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
@@ -15,7 +16,11 @@ import (
 // name (usePrettyExpression): a string as its value, a number as Java
 // prints it (1.0E10, 0.10), NULL, true, DATE '2020-01-01',
 // TIMESTAMP '2020-01-01 10:00:00', X'0A'.
-func prettyLiteral(v any, t arrow.DataType) string {
+func prettyLiteral(v any, t arrow.DataType) string { return prettyLiteralIn(v, t, nil) }
+
+// prettyLiteralIn is prettyLiteral with a timestamp shown in the session
+// time zone loc (nil is UTC).
+func prettyLiteralIn(v any, t arrow.DataType, loc *time.Location) string {
 	switch x := v.(type) {
 	case nil:
 		return "NULL"
@@ -34,7 +39,7 @@ func prettyLiteral(v any, t arrow.DataType) string {
 			return javaBigDecimal(d.BigInt().String(), int(dt.Scale))
 		}
 	}
-	s := sparkText(v, t)
+	s := sparkText(v, t, loc)
 	switch t.ID() {
 	case arrow.DATE32:
 		return "DATE '" + s + "'"
@@ -48,13 +53,13 @@ func prettyLiteral(v any, t arrow.DataType) string {
 }
 
 // sparkText is CAST(v AS STRING) of a constant of type t.
-func sparkText(v any, t arrow.DataType) string {
+func sparkText(v any, t arrow.DataType, loc *time.Location) string {
 	a, err := broadcast(memory.DefaultAllocator, v, t, 1)
 	if err != nil {
 		return fmt.Sprint(v)
 	}
 	defer a.Release()
-	return strings.Clone(string(fn.AppendSparkString(nil, a, 0)))
+	return strings.Clone(string(fn.AppendSparkString(nil, a, 0, loc)))
 }
 
 // javaBigDecimal is Java's BigDecimal.toString of unscaled·10^-scale: plain

@@ -8,7 +8,6 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/sluicedata/sluice/dataframe"
-	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // Physical operators: pull iterators over record batches. next returns the
@@ -246,7 +245,7 @@ func (o *unionOp) next() (arrow.Record, error) {
 		}()
 		for i, c := range rec.Columns() {
 			var err error
-			if cols[i], err = fn.Cast(o.e.mem, c, o.schema.Field(i).Type); err != nil {
+			if cols[i], err = o.e.ec.fctx.Cast(c, o.schema.Field(i).Type); err != nil {
 				return nil, fmt.Errorf("UNION column %d: %w", i+1, err)
 			}
 		}

@@ -115,6 +115,8 @@ func (pp *physPlanner) build(n lnode) (*node, error) {
 		return pp.physExpand(x)
 	case *lTopOne:
 		return pp.physTopOne(x)
+	case *lShared:
+		return pp.physShared(x)
 	case *lGenerate:
 		return pp.unary(x.in, []rex{x.list}, func(in *node, c []*cexpr) *node {
 			out := &node{schema: schemaOf(x.fields()), label: x.describe(), children: []*node{in}}
@@ -332,8 +334,20 @@ func (pp *physPlanner) physAggregate(x *lAggregate) (*node, error) {
 	}
 	label := x.describe()
 	var buildKeys []int
+	var read []bool // the input columns the aggregates read
 	if !pp.plain {
 		buildKeys = buildKeyColumns(in, keys)
+		read = make([]bool, in.schema.NumFields())
+		for _, a := range x.aggs {
+			for _, e := range a.args {
+				walkRex(e, func(r rex) bool {
+					if c, ok := r.(*rCol); ok && c.idx < len(read) {
+						read[c.idx] = true
+					}
+					return true
+				})
+			}
+		}
 	}
 	if buildKeys != nil {
 		label += " (grouped by build row)"
@@ -344,6 +358,14 @@ func (pp *physPlanner) physAggregate(x *lAggregate) (*node, error) {
 		if j, ok := ins[0].(*joinOp); ok && buildKeys != nil {
 			o.join, o.buildKeys = j, buildKeys
 			j.keepRows = true
+			if j.residual == nil {
+				// The join's columns nothing above reads (the group keys,
+				// grouped by build row) need not be copied per row.
+				j.unread = make([]bool, len(read))
+				for c, r := range read {
+					j.unread[c] = !r
+				}
+			}
 		}
 		return o, nil
 	}

@@ -30,6 +30,26 @@ type Options struct {
 	// in memory; beyond it sorted runs spill to temporary files. Defaults
 	// to DefaultSortMemory.
 	SortMemory int64
+	// TimeZone is the session time zone (spark.sql.session.timeZone):
+	// where a timestamp's wall-clock time is read and shown — TIMESTAMP
+	// literals and text cast to timestamps, timestamps cast to text or
+	// dates, hour(), date_format() and the other date-time functions
+	// (docs/sql.md#time-zone). nil is UTC.
+	TimeZone *time.Location
+}
+
+// TimeZoneSetting is the session setting naming the session time zone, as
+// in Spark (docs/sql.md#time-zone): a region (`America/Los_Angeles`),
+// `UTC`, or an offset (`+08:00`, `GMT-5`). Unset, it is UTC.
+const TimeZoneSetting = "spark.sql.session.timeZone"
+
+// ParseTimeZone reads a value of TimeZoneSetting; the error names it.
+func ParseTimeZone(v string) (*time.Location, error) {
+	loc, ok := fn.ParseZone(strings.TrimSpace(v))
+	if !ok {
+		return nil, fmt.Errorf("%s=%q: not a time zone (want a region such as America/Los_Angeles, UTC, or an offset such as +08:00)", TimeZoneSetting, v)
+	}
+	return loc, nil
 }
 
 // Plan is a compiled query, ready to run (more than once).
@@ -53,7 +73,7 @@ func (p *Plan) Explain() string {
 func (p *Plan) Run(ctx context.Context) (_ array.RecordReader, err error) {
 	defer recoverError(&err)
 	e := &env{ctx: ctx, mem: p.opts.Mem, sortLimit: p.opts.SortMemory}
-	e.ec = &ectx{mem: e.mem, fctx: &fn.Ctx{Mem: e.mem, Now: p.opts.Now}}
+	e.ec = &ectx{mem: e.mem, fctx: &fn.Ctx{Mem: e.mem, Now: p.opts.Now, Zone: p.opts.TimeZone}}
 	e.ec.run = &subRun{e: e}
 	o, err := p.root.start(e)
 	if err != nil {
@@ -158,6 +178,9 @@ func Compile(ctx context.Context, q Query, r Resolver, opts Options) (plan *Plan
 	if opts.SortMemory == 0 {
 		opts.SortMemory = DefaultSortMemory
 	}
+	if opts.TimeZone == nil {
+		opts.TimeZone = time.UTC
+	}
 	// A ColumnsResolver is asked for the columns the query's text names
 	// first (so a table is read once, with those only). If that plan
 	// fails, plan again over whole tables: the error then names (and
@@ -175,7 +198,7 @@ func Compile(ctx context.Context, q Query, r Resolver, opts Options) (plan *Plan
 }
 
 func compile1(ctx context.Context, q Query, r Resolver, opts Options) (*Plan, error) {
-	a := &analyzer{ctx: ctx, r: r, now: opts.Now}
+	a := &analyzer{ctx: ctx, r: r, now: opts.Now, zone: opts.TimeZone}
 	out, err := a.analyze(q)
 	if err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package query_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand"
 	"strings"
@@ -210,6 +211,8 @@ func TestFusedOperatorsAgree(t *testing.T) {
 		"SELECT d.g, d.name, count(*) AS n, max(f.x) AS mx FROM fact f JOIN dim d ON f.k = d.k GROUP BY d.g, d.name":         "(grouped by build row)",
 		"SELECT d.g, collect_list(d.name) AS names FROM fact f JOIN dim d ON d.k = f.k GROUP BY d.g":                         "(grouped by build row)",
 		"SELECT count(DISTINCT d.g) AS n FROM fact f JOIN dim d ON d.k = f.k GROUP BY d.name HAVING count(DISTINCT d.g) > 0": "(grouped by build row)",
+		"SELECT d.name, sum(f.x) AS sx FROM fact f JOIN dim d ON f.k = d.k AND f.x < d.g GROUP BY d.name":                    "(grouped by build row)",
+		"SELECT d.name, count(*) AS n FROM fact f JOIN dim d ON f.k = d.k WHERE f.s <> 't' GROUP BY d.name":                  "(grouped by build row)",
 		"SELECT k, s, x FROM fact ORDER BY x DESC LIMIT 3":                                                                   "(sort keys first)",
 		"SELECT k, s, x * 2 FROM fact ORDER BY x * 2 LIMIT 2 OFFSET 1":                                                       "(sort keys first)",
 	} {
@@ -277,6 +280,17 @@ func TestIssueRegressions(t *testing.T) {
 		{q: "SELECT a, b FROM (SELECT 1, 2) AS t(a, b)", rows: []string{"1\t2"}},
 		{q: "SELECT * FROM VALUES (1, 'a'), (2, 'b') AS v(n, s) ORDER BY n DESC LIMIT 2 - 1", schema: "struct<n:int,s:string>", rows: []string{"2\tb"}},
 		{q: "SELECT name || '-' FROM emp WHERE dept = 2", schema: "struct<concat(name, -):string>", rows: []string{"cy-"}},
+		// A NULL of a type with void parts is a constant like any other.
+		{q: "SELECT if(dept > 1, NULL, named_struct('a', NULL)), if(dept > 1, NULL, map(1, NULL)) FROM emp WHERE dept IS NOT NULL ORDER BY name",
+			rows: []string{"{null}\t{1 -> null}", "{null}\t{1 -> null}", "NULL\tNULL"}},
+		// struct() and arrays_zip name fields after named arguments.
+		{q: "SELECT struct(name, dept), arrays_zip(tags, tags) FROM emp WHERE dept = 2",
+			schema: "struct<struct(name, dept):struct<name:string,dept:long>,arrays_zip(tags, tags):array<struct<tags:string,tags:string>>>",
+			rows:   []string{"{cy, 2}\t[{c, c}]"}},
+		// rand() and uuid() are evaluated per row, never folded.
+		{q: "SELECT count(DISTINCT rand()), count(DISTINCT uuid()), count(DISTINCT shuffle(array(1, 2, 3, 4, 5, 6, 7, 8, 9, 10))) > 1 FROM emp",
+			rows: []string{"4\t4\ttrue"}},
+		{q: "SELECT equal_null(dept, 1) FROM emp WHERE name = 'ann'", schema: "struct<(dept <=> 1):boolean>", rows: []string{"true"}},
 	})
 	_, err := sqlparse.ParseOne("SELECT 1 FROM emp, depts WHERE DATE '2020-01-01x' IS NULL")
 	require.ErrorContains(t, err, "'2020-01-01x' is not a valid DATE literal")
@@ -352,4 +366,78 @@ func slicedFrame(t testing.TB, f *dataframe.Frame, n int64) *dataframe.Frame {
 	require.NoError(t, err)
 	t.Cleanup(out.Release)
 	return out
+}
+
+// Spark's keyword forms and named struct fields, with the names and
+// answers of its golden files (struct.sql, date.sql, bitwise.sql,
+// string-functions.sql).
+func TestSparkSyntaxForms(t *testing.T) {
+	t.Parallel()
+	st := frame(t, `{"id":1,"st":{"c":"gamma","d":"delta"}}
+`)
+	r := tables(map[string]*dataframe.Frame{"tbl_x": st})
+	check(t, r, []qcase{
+		{q: "SELECT STRUCT('alpha' AS A, 'beta' AS B) ST", rows: []string{"{alpha, beta}"}},
+		{q: "SELECT ID, STRUCT(ST.*, CAST(ID AS STRING) AS E) NST FROM tbl_x", rows: []string{"1\t{gamma, delta, 1}"}},
+		{q: "SELECT ID, STRUCT(ST.C as STC, ST.D as STD).STD FROM tbl_x", schema: "struct<id:bigint,struct(st.c AS STC, st.d AS STD).STD:string>", rows: []string{"1\tdelta"}},
+		{q: "SELECT st.* FROM tbl_x", schema: "struct<c:string,d:string>", rows: []string{"gamma\tdelta"}},
+		{q: "SELECT dateadd(HOUR, -1, timestamp'2022-02-25 01:02:03')", schema: "struct<timestampadd(HOUR, -1, TIMESTAMP '2022-02-25 01:02:03'):timestamp>",
+			rows: []string{"2022-02-25 00:02:03"}},
+		{q: "SELECT datediff(QUARTER, date'2022-02-25', date'2023-05-25')", schema: "struct<timestampdiff(QUARTER, DATE '2022-02-25', DATE '2023-05-25'):bigint>",
+			rows: []string{"5"}},
+		{q: "SELECT position('bar' IN 'foobarbar'), substring('Spark SQL' FROM 5 FOR 1), overlay('Spark SQL' PLACING '_' FROM 6)",
+			schema: "struct<position(bar, foobarbar, 1):int,substring(Spark SQL, 5, 1):string,overlay(Spark SQL, _, 6, -1):string>",
+			rows:   []string{"4\tk\tSpark_SQL"}},
+		{q: "SELECT left('Spark SQL', 3), right('Spark SQL', 3), rlike('1a 2b 14m', '\\\\d+b'), regexp('1a', '(a)\\\\1?')",
+			schema: "struct<left(Spark SQL, 3):string,right(Spark SQL, 3):string,RLIKE(1a 2b 14m, \\d+b):boolean,REGEXP(1a, (a)\\1?):boolean>",
+			rows:   []string{"Spa\tSQL\ttrue\ttrue"}},
+		{q: "SELECT bit_and(x), bit_or(x), bit_xor(x), bit_xor(DISTINCT x), bit_xor(CAST(x AS TINYINT)) FROM VALUES (1), (3), (3), (NULL) AS t(x)",
+			schema: "struct<bit_and(x):int,bit_or(x):int,bit_xor(x):int,bit_xor(DISTINCT x):int,bit_xor(CAST(x AS TINYINT)):tinyint>",
+			rows:   []string{"1\t3\t1\t2\t1"}},
+		{q: "SELECT bit_xor(x) FROM VALUES (1) AS t(x) WHERE x > 1", rows: []string{"NULL"}},
+	})
+	for _, bad := range []string{
+		"SELECT bit_xor(1.5)", // integral only
+		"SELECT date_add('2011-11-11', id) FROM (SELECT '1' AS id)", // a string column of days
+	} {
+		_, err := run(t, bad, r)
+		require.Error(t, err, bad)
+	}
+}
+
+// TestErrorsWrap: an error a query reports keeps the error it comes from
+// (the regular expression engine's syntax error is at the end of its chain).
+func TestErrorsWrap(t *testing.T) {
+	t.Parallel()
+	_, err := run(t, "SELECT 'a' RLIKE '('", testTables(t))
+	require.Error(t, err)
+	var qe *query.Error
+	require.ErrorAs(t, err, &qe)
+	inner := err
+	for errors.Unwrap(inner) != nil {
+		inner = errors.Unwrap(inner)
+	}
+	require.NotSame(t, err, inner)
+	require.Equal(t, "error parsing regexp: missing closing ) in `(`", inner.Error())
+}
+
+// TestSharedCTE: a WITH query calling rand() that is read twice gives both
+// readers the same rows (cte.sql: 4, not 8); read once it is inlined.
+func TestSharedCTE(t *testing.T) {
+	t.Parallel()
+	r := testTables(t)
+	check(t, r, []qcase{
+		{q: "SELECT count(*) FROM (WITH q1(x) AS (SELECT random() FROM range(1, 5)) SELECT * FROM q1 UNION SELECT * FROM q1) ss", rows: []string{"4"}},
+		{q: "WITH q AS (SELECT name, rand() AS r FROM emp) SELECT count(*) FROM q a JOIN q b ON a.r = b.r", rows: []string{"4"}},
+		{q: "WITH q AS (SELECT rand() AS r FROM emp) SELECT count(*) FROM q WHERE r IN (SELECT r FROM q)", rows: []string{"4"}},
+	})
+	for q, shared := range map[string]bool{
+		"WITH q AS (SELECT rand() AS r FROM emp) SELECT * FROM q UNION ALL SELECT * FROM q": true,
+		"WITH q AS (SELECT rand() AS r FROM emp) SELECT * FROM q":                           false,
+		"WITH q AS (SELECT sal AS r FROM emp) SELECT * FROM q UNION ALL SELECT * FROM q":    false,
+	} {
+		plan, err := query.Compile(context.Background(), parse(t, q), r, query.Options{})
+		require.NoError(t, err, q)
+		require.Equal(t, shared, strings.Contains(plan.Explain(), "Shared q"), q)
+	}
 }

@@ -112,13 +112,12 @@ type rIn struct {
 	list []rex
 }
 
-// rLike is x LIKE pat, ILIKE (fold) or RLIKE (regex).
+// rLike is x LIKE pat or ILIKE (fold); RLIKE is the rlike function.
 type rLike struct {
 	x, pat rex
 	esc    rune
 	escSet bool // an ESCAPE clause was written
 	fold   bool
-	regex  bool
 }
 
 // rLikeAll is x LIKE|ILIKE ANY|ALL (patterns…), every pattern a string;
@@ -329,10 +328,7 @@ func (e *rIsNull) sql() string {
 }
 func (e *rIn) sql() string { return "(" + e.x.sql() + " IN (" + sqlList(e.list) + "))" }
 func (e *rLike) sql() string {
-	switch {
-	case e.regex:
-		return e.x.sql() + " RLIKE " + e.pat.sql()
-	case e.fold:
+	if e.fold {
 		return "ilike(" + e.x.sql() + ", " + e.pat.sql() + ")"
 	}
 	s := e.x.sql() + " LIKE " + e.pat.sql()
@@ -497,7 +493,7 @@ func writeKey(b *strings.Builder, e rex) {
 	case *rIn:
 		b.WriteString("in")
 	case *rLike:
-		fmt.Fprintf(b, "like<%v,%v,%q>", x.fold, x.regex, x.esc)
+		fmt.Fprintf(b, "like<%v,%q>", x.fold, x.esc)
 	case *rLikeAll:
 		fmt.Fprintf(b, "likeall<%s>", x.name)
 	case *rCase:

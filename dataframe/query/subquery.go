@@ -8,6 +8,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/bitutil"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // How a subquery the rewrites did not turn into a join runs: its plan runs
@@ -22,6 +23,8 @@ type subRun struct {
 	e    *env
 	mu   sync.Mutex
 	memo map[int64]*subMemo
+	// shared are the rows of the shared WITH queries computed (shared.go).
+	shared map[*sharedCTE][]arrow.Record
 }
 
 // subMemo is one subquery's answers, per distinct tuple of outer values.
@@ -53,6 +56,12 @@ func (r *subRun) release() {
 		m.release()
 	}
 	r.memo = nil
+	for _, recs := range r.shared {
+		for _, rec := range recs {
+			rec.Release()
+		}
+	}
+	r.shared = nil
 }
 
 func (m *subMemo) release() {
@@ -227,7 +236,7 @@ func (r *subRun) compute(ec *ectx, s *rSubquery, phys *node, m *subMemo, binding
 		}
 		var v arrow.Array
 		if rows == 0 {
-			v = array.MakeArrayOfNull(r.e.mem, s.t, 1)
+			v = fn.NullArray(r.e.mem, s.t, 1)
 		} else {
 			v = array.NewSlice(recs[0].Column(0), 0, 1)
 		}
@@ -353,7 +362,7 @@ func (m *subMemo) inOut(ec *ectx, lhs []arrow.Array, gids []int32, n int) (arrow
 				keys[k] = t
 			}
 		}
-		found := s.g.lookup(keys, k)
+		found := s.g.lookup(keys, k, nil)
 		if len(byGroup) > 1 {
 			releaseAll(keys)
 		}

@@ -507,7 +507,7 @@ func (r *exprResolver) tuple(x *Tuple) (rex, error) {
 		args = append(args, &rLit{v: name, t: tString}, v)
 		names = append(names, name, v.sql())
 	}
-	return r.bindCall(s, args, x.Pos, x.String(), "named_struct("+strings.Join(names, ", ")+")", false)
+	return r.bindCall(s, args, x.Pos, x.String(), "named_struct("+strings.Join(names, ", ")+")")
 }
 
 // belowProjects is the first node under a chain of projections.

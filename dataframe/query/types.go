@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
+
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
@@ -28,11 +30,7 @@ var (
 )
 
 // maxPrecision is the widest decimal (Spark's and Arrow's decimal128).
-const maxPrecision = 38
-
-// minAdjustedScale is the scale a decimal result keeps at least when its
-// precision is cut to 38 (DecimalType.MINIMUM_ADJUSTED_SCALE).
-const minAdjustedScale = 6
+const maxPrecision = fn.MaxDecimalPrecision
 
 func typeName(dt arrow.DataType) string { return sparktype.Name(dt) }
 
@@ -214,21 +212,6 @@ func widerDecimal(p1, s1, p2, s2 int32) *arrow.Decimal128Type {
 	scale := max(s1, s2)
 	rng := max(p1-s1, p2-s2)
 	return boundedDecimal(rng+scale, scale)
-}
-
-// adjustDecimal is DecimalType.adjustPrecisionScale: a result beyond 38
-// digits keeps its integer digits and at least 6 (or its own, if fewer)
-// fractional ones.
-func adjustDecimal(p, s int32) *arrow.Decimal128Type {
-	switch {
-	case p <= maxPrecision:
-		return decimalType(p, s)
-	case s < 0:
-		return decimalType(maxPrecision, s)
-	}
-	intDigits := p - s
-	minScale := min(s, minAdjustedScale)
-	return decimalType(maxPrecision, max(maxPrecision-intDigits, minScale))
 }
 
 // decimalWiderThan says whether decimal d holds every value of t (an
@@ -444,23 +427,11 @@ func integralAsDecimal(e rex, t arrow.DataType) arrow.DataType {
 }
 
 // decimalResult is the result type of a decimal operation
-// (DecimalPrecision, allowPrecisionLoss=true).
+// (fn.DecimalArithmetic: DecimalPrecision, allowPrecisionLoss=true).
 func decimalResult(op string, a, b arrow.DataType) arrow.DataType {
 	p1, s1, _ := decimalParts(a)
 	p2, s2, _ := decimalParts(b)
-	switch op {
-	case "+", "-":
-		s := max(s1, s2)
-		return adjustDecimal(max(p1-s1, p2-s2)+s+1, s)
-	case "*":
-		return adjustDecimal(p1+p2+1, s1+s2)
-	case "/":
-		s := max(minAdjustedScale, s1+p2+1)
-		return adjustDecimal(p1-s1+s2+s, s)
-	default: // %
-		s := max(s1, s2)
-		return adjustDecimal(min(p1-s1, p2-s2)+s, s)
-	}
+	return fn.DecimalArithmetic(op[0], decimalType(p1, s1), decimalType(p2, s2))
 }
 
 // intConst is an integer constant's value (int8 to int64).

@@ -244,3 +244,41 @@ func TestAppendDecimal(t *testing.T) {
 		require.Equal(t, tc.want, string(AppendDecimal128(nil, tc.n, 2)))
 	}
 }
+
+// TestWallClock checks the session-zone conversions against java.time's
+// rules (ZonedDateTime.ofLocal): an overlap takes the earlier instant, a
+// gap moves the wall-clock time forward by its length.
+func TestWallClock(t *testing.T) {
+	t.Parallel()
+	la, err := time.LoadLocation("America/Los_Angeles")
+	require.NoError(t, err)
+	wall := func(s string) int64 {
+		w, err := time.Parse("2006-01-02 15:04:05", s)
+		require.NoError(t, err)
+		return w.UnixMicro()
+	}
+	utc := func(us int64) string { return time.UnixMicro(us).UTC().Format("2006-01-02 15:04:05") }
+	for _, c := range []struct{ wall, instant string }{
+		{"2016-03-11 20:54:00", "2016-03-12 04:54:00"}, // PST
+		{"2016-07-01 12:00:00", "2016-07-01 19:00:00"}, // PDT
+		{"2016-03-13 02:30:00", "2016-03-13 10:30:00"}, // the gap: 03:30 PDT
+		{"2016-11-06 01:30:00", "2016-11-06 08:30:00"}, // the overlap: 01:30 PDT, the earlier
+	} {
+		got := FromWallMicros(wall(c.wall), la)
+		require.Equal(t, c.instant, utc(got), c.wall)
+		if c.wall != "2016-03-13 02:30:00" {
+			require.Equal(t, c.wall, utc(WallMicros(got, la)), c.wall)
+		}
+	}
+	require.Equal(t, int64(123), FromWallMicros(123, nil))
+	require.Equal(t, int64(123), WallMicros(123, time.UTC))
+
+	us, ok := ParseTimestampMicrosIn("2016-03-11 20:54:00.5", la)
+	require.True(t, ok)
+	require.Equal(t, "2016-03-12 04:54:00", utc(us))
+	require.Equal(t, int64(500_000), us%1_000_000)
+	// A zone in the text wins over the session's.
+	us, ok = ParseTimestampMicrosIn("2016-03-11 20:54:00Z", la)
+	require.True(t, ok)
+	require.Equal(t, "2016-03-11 20:54:00", utc(us))
+}

@@ -7,9 +7,10 @@ import (
 )
 
 // Sluice reads timestamp text one way everywhere (see
-// docs/inference.md#timestamps): Spark's CAST(string AS TIMESTAMP), with
-// UTC as the session time zone. SQL casts and literals, partition values,
-// connector bounds and the sidecar's ISO-8601 dates all call it.
+// docs/inference.md#timestamps): Spark's CAST(string AS TIMESTAMP). Text
+// without a zone is a wall-clock time in the session time zone — UTC
+// outside SQL (partition values, connector bounds, the sidecar's ISO-8601
+// dates), spark.sql.session.timeZone in SQL (docs/sql.md#time-zone).
 
 const microsPerDay = 86_400_000_000
 
@@ -146,7 +147,12 @@ func daysIn(y, m int) int {
 // `[h]h[:[m]m[:[s]s[.fraction]]]` and a zone (`Z`, `+hh[:mm]`, `-hhmm`,
 // `UTC`, `GMT+h`, a region such as `Europe/Paris`). It returns microseconds
 // since the epoch.
-func ParseTimestampMicros(str string) (int64, bool) {
+func ParseTimestampMicros(str string) (int64, bool) { return ParseTimestampMicrosIn(str, time.UTC) }
+
+// ParseTimestampMicrosIn is ParseTimestampMicros with session time zone
+// zone: text without a zone of its own is a wall-clock time there (nil is
+// UTC).
+func ParseTimestampMicrosIn(str string, zone *time.Location) (int64, bool) {
 	s := TrimSpaceControl(str)
 	y, mo, d, rest, ok := parseDatePart(s)
 	if !ok {
@@ -158,7 +164,10 @@ func ParseTimestampMicros(str string) (int64, bool) {
 		return 0, false
 	}
 	var h, mi, sec, frac int
-	loc := time.UTC
+	loc := zone
+	if loc == nil {
+		loc = time.UTC
+	}
 	if rest != "" {
 		if rest[0] != ' ' && rest[0] != 'T' {
 			return 0, false
@@ -200,16 +209,65 @@ func ParseTimestampMicros(str string) (int64, bool) {
 			}
 		}
 	}
-	local := time.Date(y, time.Month(mo), d, h, mi, sec, 0, loc)
-	if loc == time.UTC {
-		return int64(days)*microsPerDay + int64(h*3600+mi*60+sec)*1_000_000 + int64(frac), true
+	return FromWallMicros(int64(days)*microsPerDay+int64(h*3600+mi*60+sec)*1_000_000+int64(frac), loc), true
+}
+
+// WallMicros is the wall-clock time in zone of the instant us (both in
+// microseconds since the epoch, the wall-clock time read as UTC): how
+// Spark shows a timestamp in the session time zone. nil is UTC.
+func WallMicros(us int64, zone *time.Location) int64 {
+	if zone == nil || zone == time.UTC {
+		return us
 	}
-	return local.Unix()*1_000_000 + int64(frac), true
+	return us + int64(offsetAt(floorDiv(us, 1_000_000), zone))*1_000_000
+}
+
+// FromWallMicros is the instant whose wall-clock time in zone is wall (read
+// as UTC), resolved as java.time's ZonedDateTime.ofLocal, and so Spark,
+// resolves it: in an overlap (clocks turned back) the earlier instant, in a
+// gap (clocks turned forward) the wall-clock time moved forward by the
+// gap's length. nil is UTC.
+func FromWallMicros(wall int64, zone *time.Location) int64 {
+	if zone == nil || zone == time.UTC {
+		return wall
+	}
+	secs := floorDiv(wall, 1_000_000)
+	frac := wall - secs*1_000_000
+	// The offsets in force around the wall-clock time: before and after a
+	// transition near it (transitions are months apart in every zone).
+	before := offsetAt(secs-86400, zone)
+	after := offsetAt(secs+86400, zone)
+	best, found := int64(0), false
+	for _, off := range [...]int{before, offsetAt(secs, zone), after} {
+		at := secs - int64(off)
+		if offsetAt(at, zone) == off && (!found || at < best) {
+			best, found = at, true
+		}
+	}
+	if !found { // a gap: the offset before it, as Java's plusSeconds(gap)
+		best = secs - int64(before)
+	}
+	return best*1_000_000 + frac
+}
+
+// offsetAt is zone's offset from UTC in seconds at the instant secs.
+func offsetAt(secs int64, zone *time.Location) int {
+	_, off := time.Unix(secs, 0).In(zone).Zone()
+	return off
+}
+
+func floorDiv(a, b int64) int64 {
+	q := a / b
+	if a%b != 0 && (a < 0) != (b < 0) {
+		q--
+	}
+	return q
 }
 
 // ParseZone reads a time zone as Spark's timestamp texts write it: Z, UTC,
 // GMT, UT, an offset (+h, +hh, +hh:mm, +hhmm, optionally after UTC/GMT/UT)
-// or a region id (Europe/Paris). A leading space is allowed.
+// or a region id (Europe/Paris), or one of Java's three-letter ids (PST,
+// CST, EST: ZoneId.SHORT_IDS). A leading space is allowed.
 func ParseZone(z string) (*time.Location, bool) {
 	z = strings.TrimPrefix(z, " ")
 	if z == "" {
@@ -232,11 +290,30 @@ func ParseZone(z string) (*time.Location, bool) {
 	if z[0] == '+' || z[0] == '-' {
 		return parseOffset(z)
 	}
+	if id, ok := shortZoneIDs[z]; ok {
+		z = id
+		if id[0] == '-' {
+			return parseOffset(id)
+		}
+	}
 	loc, err := time.LoadLocation(z)
 	if err != nil || z == "Local" {
 		return nil, false
 	}
 	return loc, true
+}
+
+// shortZoneIDs are the three-letter zone names Java's ZoneId.SHORT_IDS
+// maps, which Spark accepts wherever it reads a zone (`PST`, `CST`).
+var shortZoneIDs = map[string]string{
+	"ACT": "Australia/Darwin", "AET": "Australia/Sydney", "AGT": "America/Argentina/Buenos_Aires",
+	"ART": "Africa/Cairo", "AST": "America/Anchorage", "BET": "America/Sao_Paulo", "BST": "Asia/Dhaka",
+	"CAT": "Africa/Harare", "CNT": "America/St_Johns", "CST": "America/Chicago", "CTT": "Asia/Shanghai",
+	"EAT": "Africa/Addis_Ababa", "ECT": "Europe/Paris", "IET": "America/Indiana/Indianapolis",
+	"IST": "Asia/Kolkata", "JST": "Asia/Tokyo", "MIT": "Pacific/Apia", "NET": "Asia/Yerevan",
+	"NST": "Pacific/Auckland", "PLT": "Asia/Karachi", "PNT": "America/Phoenix", "PRT": "America/Puerto_Rico",
+	"PST": "America/Los_Angeles", "SST": "Pacific/Guadalcanal", "VST": "Asia/Ho_Chi_Minh",
+	"EST": "-05:00", "MST": "-07:00", "HST": "-10:00",
 }
 
 func parseOffset(z string) (*time.Location, bool) {

@@ -41,8 +41,16 @@ func AppendFloat(dst []byte, f float64, bits int) []byte {
 
 // AppendTime writes t in UTC with milliseconds, or with the full
 // fraction when it is finer than a millisecond.
-func AppendTime(dst []byte, t time.Time) []byte {
-	t = t.UTC()
+func AppendTime(dst []byte, t time.Time) []byte { return AppendTimeIn(dst, t, time.UTC) }
+
+// AppendTimeIn is AppendTime with t's wall-clock time in loc and its
+// offset (`2016-03-11T20:54:00.000-08:00`; `Z` for UTC), as Spark writes
+// JSON and CSV in the session time zone. nil is UTC.
+func AppendTimeIn(dst []byte, t time.Time, loc *time.Location) []byte {
+	if loc == nil {
+		loc = time.UTC
+	}
+	t = t.In(loc)
 	dst = append(dst, '"')
 	if t.Nanosecond()%int(time.Millisecond) == 0 {
 		dst = t.AppendFormat(dst, "2006-01-02T15:04:05.000Z07:00")

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -18,14 +19,20 @@ import (
 
 // Cast converts arr to type to with Spark's CAST semantics under
 // spark.sql.ansi.enabled=false: a value that does not convert becomes NULL
-// rather than an error (see docs/sql-functions.md#cast). The executor uses
-// it for CAST(x AS t) and for implicit casts; functions use it for theirs.
-// The caller releases the result (arr itself, retained, when no conversion
-// is needed).
+// rather than an error (see docs/sql-functions.md#cast). Timestamps read
+// and print in UTC here; the executor and the functions cast with
+// Ctx.Cast, in the session time zone, for CAST(x AS t), implicit casts and
+// their own. The caller releases the result (arr itself, retained, when no
+// conversion is needed).
 //
 // An error means the conversion between the two types does not exist in
 // Spark (array to long); its message names both types.
 func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	return castIn(mem, arr, to, time.UTC)
+}
+
+// castIn is Cast with session time zone loc.
+func castIn(mem memory.Allocator, arr arrow.Array, to arrow.DataType, loc *time.Location) (arrow.Array, error) {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -42,14 +49,14 @@ func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array
 			return nil, err
 		}
 		defer plain.Release()
-		return Cast(mem, plain, to)
+		return castIn(mem, plain, to, loc)
 	}
 	if !CanCast(from, to) {
 		return nil, fmt.Errorf("cannot cast %s to %s", sparktype.Name(from), sparktype.Name(to))
 	}
 	switch to.ID() {
 	case arrow.STRING:
-		return castToString(mem, arr), nil
+		return castToString(mem, arr, loc), nil
 	case arrow.BINARY:
 		return castToBinary(mem, arr), nil
 	case arrow.BOOL:
@@ -61,15 +68,15 @@ func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array
 	case arrow.DECIMAL128:
 		return castToDecimal(mem, arr, to.(*arrow.Decimal128Type)), nil
 	case arrow.TIMESTAMP:
-		return castToTimestamp(mem, arr, to.(*arrow.TimestampType)), nil
+		return castToTimestamp(mem, arr, to.(*arrow.TimestampType), loc), nil
 	case arrow.DATE32:
-		return castToDate(mem, arr), nil
+		return castToDate(mem, arr, loc), nil
 	case arrow.LIST:
-		return castList(mem, arr.(*array.List), to.(*arrow.ListType))
+		return castList(mem, arr.(*array.List), to.(*arrow.ListType), loc)
 	case arrow.STRUCT:
-		return castStruct(mem, arr.(*array.Struct), to.(*arrow.StructType))
+		return castStruct(mem, arr.(*array.Struct), to.(*arrow.StructType), loc)
 	case arrow.MAP:
-		return castMap(mem, arr.(*array.Map), to.(*arrow.MapType))
+		return castMap(mem, arr.(*array.Map), to.(*arrow.MapType), loc)
 	}
 	return nil, fmt.Errorf("cannot cast %s to %s", sparktype.Name(from), sparktype.Name(to))
 }
@@ -80,7 +87,7 @@ func Cast(mem memory.Allocator, arr arrow.Array, to arrow.DataType) (arrow.Array
 func plainForm(mem memory.Allocator, arr arrow.Array) (arrow.Array, error) {
 	switch a := arr.(type) {
 	case *array.LargeString, *array.StringView:
-		return castToString(mem, arr), nil
+		return castToString(mem, arr, time.UTC), nil
 	case *array.Dictionary:
 		return compute.TakeArray(compute.WithAllocator(context.Background(), mem), a.Dictionary(), a.Indices())
 	}
@@ -641,22 +648,39 @@ func roundBig(bi *big.Int, scale, p, s int32) (decimal128.Num, bool) {
 	return v, v.FitsInPrecision(p)
 }
 
-func castToTimestamp(mem memory.Allocator, arr arrow.Array, to *arrow.TimestampType) arrow.Array {
+func castToTimestamp(mem memory.Allocator, arr arrow.Array, to *arrow.TimestampType, loc *time.Location) arrow.Array {
 	b := array.NewTimestampBuilder(mem, to)
 	defer b.Release()
+	toNTZ := to.TimeZone == ""
+	from, isTS := arr.(*array.Timestamp)
+	fromNTZ := isTS && from.DataType().(*arrow.TimestampType).TimeZone == ""
 	appendEach(b, arr, func(i int) (arrow.Timestamp, bool) {
-		us, ok := timestampMicrosOf(arr, i)
+		var us int64
+		ok := true
+		switch {
+		case isTS && fromNTZ == toNTZ:
+			us = TimestampMicros(from, i)
+		case isTS && toNTZ: // an instant's wall-clock time in the session zone
+			us = sparktype.WallMicros(TimestampMicros(from, i), loc)
+		case isTS: // a wall-clock time in the session zone
+			us = sparktype.FromWallMicros(TimestampMicros(from, i), loc)
+		case toNTZ: // text and dates are the wall-clock time itself
+			us, ok = timestampMicrosOf(arr, i, time.UTC)
+		default:
+			us, ok = timestampMicrosOf(arr, i, loc)
+		}
 		return arrow.Timestamp(FromMicros(us, to.Unit)), ok
 	})
 	return b.NewArray()
 }
 
 // timestampMicrosOf is Spark's cast of the valid value i to a timestamp, in
-// microseconds: numbers are seconds since the epoch.
-func timestampMicrosOf(arr arrow.Array, i int) (int64, bool) {
+// microseconds: numbers are seconds since the epoch; text and dates are
+// wall-clock times in loc.
+func timestampMicrosOf(arr arrow.Array, i int, loc *time.Location) (int64, bool) {
 	switch a := arr.(type) {
 	case *array.String:
-		return ParseTimestamp(a.Value(i))
+		return ParseTimestamp(a.Value(i), loc)
 	case *array.Boolean:
 		if a.Value(i) {
 			return 1, true
@@ -674,7 +698,7 @@ func timestampMicrosOf(arr arrow.Array, i int) (int64, bool) {
 	case *array.Timestamp:
 		return TimestampMicros(a, i), true
 	case *array.Date32:
-		return int64(a.Value(i)) * microsPerDay, true
+		return sparktype.FromWallMicros(int64(a.Value(i))*microsPerDay, loc), true
 	}
 	v := IntValue(arr, i)
 	switch {
@@ -686,15 +710,19 @@ func timestampMicrosOf(arr arrow.Array, i int) (int64, bool) {
 	return v * 1_000_000, true
 }
 
-func castToDate(mem memory.Allocator, arr arrow.Array) arrow.Array {
+func castToDate(mem memory.Allocator, arr arrow.Array, loc *time.Location) arrow.Array {
 	b := array.NewDate32Builder(mem)
 	defer b.Release()
+	if ts, ok := arr.(*array.Timestamp); ok && ts.DataType().(*arrow.TimestampType).TimeZone == "" {
+		loc = time.UTC // timestamp_ntz: the day of its own wall-clock time
+	}
 	appendEach(b, arr, func(i int) (arrow.Date32, bool) {
 		if a, ok := arr.(*array.String); ok {
 			d, ok := ParseDate(a.Value(i))
 			return arrow.Date32(d), ok
 		}
-		return arrow.Date32(floorDiv(TimestampMicros(arr.(*array.Timestamp), i), microsPerDay)), true
+		// The day of the instant in the session time zone.
+		return arrow.Date32(floorDiv(sparktype.WallMicros(TimestampMicros(arr.(*array.Timestamp), i), loc), microsPerDay)), true
 	})
 	return b.NewArray()
 }
@@ -726,7 +754,7 @@ func castToBinary(mem memory.Allocator, arr arrow.Array) arrow.Array {
 	return b.NewArray()
 }
 
-func castToString(mem memory.Allocator, arr arrow.Array) arrow.Array {
+func castToString(mem memory.Allocator, arr arrow.Array, loc *time.Location) arrow.Array {
 	n := arr.Len()
 	b := array.NewStringBuilder(mem)
 	defer b.Release()
@@ -737,15 +765,15 @@ func castToString(mem memory.Allocator, arr arrow.Array) arrow.Array {
 			b.AppendNull()
 			continue
 		}
-		buf = AppendSparkString(buf[:0], arr, i)
+		buf = AppendSparkString(buf[:0], arr, i, loc)
 		b.BinaryBuilder.Append(buf)
 	}
 	return b.NewArray()
 }
 
-func castList(mem memory.Allocator, arr *array.List, to *arrow.ListType) (arrow.Array, error) {
+func castList(mem memory.Allocator, arr *array.List, to *arrow.ListType, loc *time.Location) (arrow.Array, error) {
 	vals := arr.ListValues()
-	elems, err := Cast(mem, vals, to.Elem())
+	elems, err := castIn(mem, vals, to.Elem(), loc)
 	if err != nil {
 		return nil, err
 	}
@@ -757,14 +785,14 @@ func castList(mem memory.Allocator, arr *array.List, to *arrow.ListType) (arrow.
 	return array.MakeFromData(out), nil
 }
 
-func castStruct(mem memory.Allocator, arr *array.Struct, to *arrow.StructType) (arrow.Array, error) {
+func castStruct(mem memory.Allocator, arr *array.Struct, to *arrow.StructType, loc *time.Location) (arrow.Array, error) {
 	d := arr.Data()
 	children := make([]arrow.ArrayData, arr.NumField())
 	for i := range children {
 		// Cast the unsliced child and keep the struct's offset: Field(i)
 		// is already sliced.
 		raw := array.MakeFromData(d.Children()[i])
-		c, err := Cast(mem, raw, to.Field(i).Type)
+		c, err := castIn(mem, raw, to.Field(i).Type, loc)
 		raw.Release()
 		if err != nil {
 			for _, done := range children[:i] {
@@ -784,13 +812,13 @@ func castStruct(mem memory.Allocator, arr *array.Struct, to *arrow.StructType) (
 	return array.MakeFromData(out), nil
 }
 
-func castMap(mem memory.Allocator, arr *array.Map, to *arrow.MapType) (arrow.Array, error) {
-	keys, err := Cast(mem, arr.Keys(), to.KeyType())
+func castMap(mem memory.Allocator, arr *array.Map, to *arrow.MapType, loc *time.Location) (arrow.Array, error) {
+	keys, err := castIn(mem, arr.Keys(), to.KeyType(), loc)
 	if err != nil {
 		return nil, err
 	}
 	defer keys.Release()
-	items, err := Cast(mem, arr.Items(), to.ItemType())
+	items, err := castIn(mem, arr.Items(), to.ItemType(), loc)
 	if err != nil {
 		return nil, err
 	}

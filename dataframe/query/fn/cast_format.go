@@ -8,14 +8,17 @@ import (
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
+
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // AppendSparkString appends the text Spark's CAST(x AS STRING) gives for
 // the non-null value i of arr: Java's Double.toString for doubles (1.0E10),
 // plain digits for decimals, `yyyy-MM-dd HH:mm:ss[.ffffff]` for timestamps
-// (UTC), `[a, b]`, `{a, b}` and `{k -> v}` for arrays, structs and maps,
-// with `null` for null elements. See docs/sql-functions.md#cast.
-func AppendSparkString(dst []byte, arr arrow.Array, i int) []byte {
+// (their wall-clock time in the session time zone loc; nil is UTC),
+// `[a, b]`, `{a, b}` and `{k -> v}` for arrays, structs and maps, with
+// `null` for null elements. See docs/sql-functions.md#cast.
+func AppendSparkString(dst []byte, arr arrow.Array, i int, loc *time.Location) []byte {
 	switch a := arr.(type) {
 	case *array.String:
 		return append(dst, a.Value(i)...)
@@ -34,7 +37,10 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int) []byte {
 	case *array.Decimal128:
 		return appendDecimal(dst, a.Value(i), a.DataType().(*arrow.Decimal128Type).Scale)
 	case *array.Timestamp:
-		return AppendTimestamp(dst, TimestampMicros(a, i))
+		if a.DataType().(*arrow.TimestampType).TimeZone == "" {
+			loc = nil // timestamp_ntz: its own wall-clock time
+		}
+		return AppendTimestamp(dst, TimestampMicros(a, i), loc)
 	case *array.Date32:
 		return appendDate(dst, int64(a.Value(i)))
 	case *array.List:
@@ -45,7 +51,7 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int) []byte {
 			if k > start {
 				dst = append(dst, ", "...)
 			}
-			dst = appendElem(dst, vals, int(k))
+			dst = appendElem(dst, vals, int(k), loc)
 		}
 		return append(dst, ']')
 	case *array.Struct:
@@ -54,7 +60,7 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int) []byte {
 			if f > 0 {
 				dst = append(dst, ", "...)
 			}
-			dst = appendElem(dst, a.Field(f), i)
+			dst = appendElem(dst, a.Field(f), i, loc)
 		}
 		return append(dst, '}')
 	case *array.Map:
@@ -65,20 +71,20 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int) []byte {
 			if k > start {
 				dst = append(dst, ", "...)
 			}
-			dst = appendElem(dst, keys, int(k))
+			dst = appendElem(dst, keys, int(k), loc)
 			dst = append(dst, " -> "...)
-			dst = appendElem(dst, items, int(k))
+			dst = appendElem(dst, items, int(k), loc)
 		}
 		return append(dst, '}')
 	}
 	return append(dst, arr.ValueStr(i)...)
 }
 
-func appendElem(dst []byte, arr arrow.Array, i int) []byte {
-	if arr.IsNull(i) {
+func appendElem(dst []byte, arr arrow.Array, i int, loc *time.Location) []byte {
+	if arr.IsNull(i) || arr.DataType().ID() == arrow.NULL { // a void array has no bitmap
 		return append(dst, "null"...)
 	}
-	return AppendSparkString(dst, arr, i)
+	return AppendSparkString(dst, arr, i, loc)
 }
 
 // formatJavaDouble is Java's Double.toString (Float.toString for bits 32):
@@ -171,9 +177,11 @@ func appendDecimal(dst []byte, v decimal128.Num, scale int32) []byte {
 }
 
 // AppendTimestamp writes microseconds since the epoch as Spark prints a
-// timestamp in the UTC session zone: `yyyy-MM-dd HH:mm:ss`, then `.` and
-// the fraction without trailing zeros when it is not zero.
-func AppendTimestamp(dst []byte, us int64) []byte {
+// timestamp in the session time zone loc (nil is UTC): `yyyy-MM-dd
+// HH:mm:ss`, then `.` and the fraction without trailing zeros when it is
+// not zero.
+func AppendTimestamp(dst []byte, us int64, loc *time.Location) []byte {
+	us = sparktype.WallMicros(us, loc)
 	secs := floorDiv(us, 1_000_000)
 	frac := us - secs*1_000_000
 	t := time.Unix(secs, 0).UTC()

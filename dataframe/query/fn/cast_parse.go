@@ -158,9 +158,12 @@ func parseSparkBool(str string) (bool, bool) {
 // the epoch.
 func ParseDate(str string) (int32, bool) { return sparktype.ParseDateDays(str) }
 
-// ParseTimestamp is Spark's string → timestamp in the UTC session time zone
-// (sparktype.ParseTimestampMicros): microseconds since the epoch.
-func ParseTimestamp(str string) (int64, bool) { return sparktype.ParseTimestampMicros(str) }
+// ParseTimestamp is Spark's string → timestamp in the session time zone
+// loc, nil for UTC (sparktype.ParseTimestampMicrosIn): microseconds since
+// the epoch.
+func ParseTimestamp(str string, loc *time.Location) (int64, bool) {
+	return sparktype.ParseTimestampMicrosIn(str, loc)
+}
 
 func trimSpaceControl(s string) string { return sparktype.TrimSpaceControl(s) }
 

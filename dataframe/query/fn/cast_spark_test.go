@@ -243,3 +243,45 @@ func TestCivilDaysMatchesTime(t *testing.T) {
 	_, ok := fn.CivilDays(2000, 2, 29)
 	require.True(t, ok)
 }
+
+// TestCastInSessionZone: a timestamp is an instant whose text is its
+// wall-clock time in the session time zone (Ctx.Zone), as Spark's casts
+// under spark.sql.session.timeZone=America/Los_Angeles.
+func TestCastInSessionZone(t *testing.T) {
+	t.Parallel()
+	la, err := time.LoadLocation("America/Los_Angeles")
+	require.NoError(t, err)
+	ntz := &arrow.TimestampType{Unit: arrow.Millisecond}
+	cases := []struct {
+		name     string
+		from, to arrow.DataType
+		in, want any
+	}{
+		{"string→timestamp", str, tsMS, "2016-03-11 20:54:00", ts("2016-03-12 04:54:00")},
+		{"string with zone→timestamp", str, tsMS, "2016-03-11 20:54:00Z", ts("2016-03-11 20:54:00")},
+		{"timestamp→string", tsMS, str, ts("2016-03-12 04:54:00.5"), "2016-03-11 20:54:00.5"},
+		{"timestamp→date", tsMS, date, ts("2016-03-12 04:54:00"), "2016-03-11"},
+		{"date→timestamp", date, tsMS, ts("2016-03-11 00:00:00"), ts("2016-03-11 08:00:00")},
+		{"timestamp→timestamp_ntz", tsMS, ntz, ts("2016-03-12 04:54:00"), ts("2016-03-11 20:54:00")},
+		{"timestamp_ntz→timestamp", ntz, tsMS, ts("2016-07-01 12:00:00"), ts("2016-07-01 19:00:00")},
+		{"timestamp_ntz→string", ntz, str, ts("2016-07-01 12:00:00"), "2016-07-01 12:00:00"},
+		{"timestamp_ntz→date", ntz, date, ts("2016-07-01 23:00:00"), "2016-07-01"},
+		{"array<timestamp>→string", arrow.ListOf(tsMS), str, []any{ts("2016-03-12 04:54:00")}, "[2016-03-11 20:54:00]"},
+		{"long→timestamp", i64, tsMS, int64(0), ts("1970-01-01 00:00:00")},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+			defer mem.AssertSize(t, 0)
+			in := fntest.Array(mem, tc.from, tc.in)
+			defer in.Release()
+			out, err := (&fn.Ctx{Mem: mem, Zone: la}).Cast(in, tc.to)
+			require.NoError(t, err)
+			defer out.Release()
+			require.Equal(t, []any{tc.want}, fntest.Values(out))
+		})
+	}
+	require.Equal(t, "2016-03-11 20:54:00", string(fn.AppendTimestamp(nil, ts("2016-03-12 04:54:00").UnixMicro(), la)))
+	require.Equal(t, time.UTC, (*fn.Ctx)(nil).Loc())
+}

@@ -49,6 +49,25 @@ type Ctx struct {
 	// Now is the start of the statement, in UTC: current_timestamp() is the
 	// same for every row of a query, as in Spark.
 	Now time.Time
+	// Zone is the session time zone (spark.sql.session.timeZone): a
+	// timestamp is an instant, and the zone is where its wall-clock time is
+	// read and shown — text without a zone parses there, a timestamp casts
+	// to a string or a date there, hour() and date_format see its time
+	// there (docs/sql.md#time-zone). nil is UTC.
+	Zone *time.Location
+}
+
+// Loc is the session time zone, UTC when Zone is nil.
+func (c *Ctx) Loc() *time.Location {
+	if c == nil || c.Zone == nil {
+		return time.UTC
+	}
+	return c.Zone
+}
+
+// Cast is Cast in the session time zone, allocating from c.Mem.
+func (c *Ctx) Cast(arr arrow.Array, to arrow.DataType) (arrow.Array, error) {
+	return castIn(c.Mem, arr, to, c.Loc())
 }
 
 // Bound is a function bound to one call site.

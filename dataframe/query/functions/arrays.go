@@ -14,6 +14,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/memory"
 
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // Array functions (Spark's collection group): see
@@ -487,7 +488,7 @@ func bindArrayJoin(args []fn.Arg) (fn.Bound, error) {
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		elems := listValues(a[0]).(*array.String)
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			sep := r.str(1, "")
 			s, e := listPos(a[0], i)
 			first := true
@@ -925,7 +926,7 @@ func bindSequenceDays(args []fn.Arg, t arrow.DataType) (fn.Bound, error) {
 			b.Append(true)
 			if t.ID() == arrow.DATE32 {
 				vb := b.ValueBuilder().(*array.Date32Builder)
-				start, stop := int64(row{a, i}.days(0)), int64(row{a, i}.days(1))
+				start, stop := int64(row{a: a, i: i}.days(0)), int64(row{a: a, i: i}.days(1))
 				step := int64(1)
 				if stop < start {
 					step = -1
@@ -935,14 +936,16 @@ func bindSequenceDays(args []fn.Arg, t arrow.DataType) (fn.Bound, error) {
 				}
 				continue
 			}
+			// A day is a calendar day in the session time zone.
 			vb := b.ValueBuilder().(*array.TimestampBuilder)
-			start, stop := row{a, i}.micros(0), row{a, i}.micros(1)
+			r := row{a: a, i: i, loc: ctx.Loc()}
+			start, stop := r.wall(0), r.wall(1)
 			step := int64(usPerDay)
 			if stop < start {
 				step = -step
 			}
-			for us := start; (us-stop)*(step/usPerDay) <= 0; us += step {
-				vb.Append(arrow.Timestamp(fn.FromMicros(us, timestampType.Unit)))
+			for wall := start; (wall-stop)*(step/usPerDay) <= 0; wall += step {
+				vb.Append(arrow.Timestamp(fn.FromMicros(sparktype.FromWallMicros(wall, r.loc), timestampType.Unit)))
 			}
 		}
 		return b.NewArray(), nil
@@ -996,7 +999,7 @@ func bindSlice(args []fn.Arg) (fn.Bound, error) {
 	return fn.Bound{Type: lt, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		vals := listValues(a[0])
 		return listsOf(ctx, lt.Elem(), vals, n, a, func(i int, idx []int64) ([]int64, bool, error) {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			start, length := r.int(1, 0), r.int(2, 0)
 			if start == 0 {
 				return nil, false, fmt.Errorf("argument 2: slice starts at 1 (or -1 from the end), got 0")

@@ -54,7 +54,14 @@ func init() {
 	def(fn.Scalar{Name: "equal_null", Group: gPredicate, Signature: "equal_null(expr1, expr2)", Returns: "boolean",
 		Bind: bindEqualNull, Doc: "`expr1 = expr2`, with NULL equal to NULL and never NULL itself. `expr1 <=> expr2` is the same.",
 		Examples: ex("equal_null(3, 3)", "true", "equal_null(1, '11')", "false", "equal_null(true, NULL)", "false",
-			"equal_null(NULL, 'abc')", "false", "equal_null(NULL, NULL)", "true")})
+			"equal_null(NULL, 'abc')", "false", "equal_null(NULL, NULL)", "true")},
+		// Spark replaces it by <=> before naming the column.
+		pretty(func(_ string, args []string) string {
+			if len(args) != 2 {
+				return callName("equal_null", args)
+			}
+			return "(" + args[0] + " <=> " + args[1] + ")"
+		}))
 	def(fn.Scalar{Name: "assert_true", Group: gMisc, Signature: "assert_true(expr[, message])", Returns: "void",
 		Bind: bindAssertTrue, Doc: "NULL when `expr` is true; otherwise the query fails with `message`.",
 		Examples: ex("assert_true(0 < 1)", "NULL")},
@@ -180,7 +187,7 @@ func bindAssertTrue(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: arrow.Null, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		for i := 0; i < n; i++ {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			if r.null(0) || !r.boolean(0, false) {
 				msg := "the assertion is not true"
 				if len(a) == 2 && !r.null(1) {
@@ -257,12 +264,12 @@ func bindNullIf(args []fn.Arg) (fn.Bound, error) {
 		return fn.Bound{}, err
 	}
 	return fn.Bound{Type: args[0].Type, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		l, err := fn.Cast(ctx.Mem, a[0], t)
+		l, err := ctx.Cast(a[0], t)
 		if err != nil {
 			return nil, err
 		}
 		defer l.Release()
-		r, err := fn.Cast(ctx.Mem, a[1], t)
+		r, err := ctx.Cast(a[1], t)
 		if err != nil {
 			return nil, err
 		}

@@ -144,7 +144,7 @@ func bindMap(args []fn.Arg) (fn.Bound, error) {
 				}
 				for _, q := range idx[start:] {
 					if equalAt(allK, int(q), allK, int(p)) {
-						return nil, fmt.Errorf("duplicate map key %s (argument %d)", fn.AppendSparkString(nil, allK, int(p)), 2*j+1)
+						return nil, fmt.Errorf("duplicate map key %s (argument %d)", fn.AppendSparkString(nil, allK, int(p), ctx.Loc()), 2*j+1)
 					}
 				}
 				idx = append(idx, p)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -39,12 +40,13 @@ func init() {
 type csvOptions struct {
 	sep                  string
 	tsFormat, dateFormat *dtPattern
+	loc                  *time.Location // timestamps' zone: option timeZone, else the session's
 }
 
 // csvOptionsAt reads the options of row i from argument k; parsing is set
 // for from_csv, whose datetime patterns parse.
-func csvOptionsAt(a []arrow.Array, k, i int, parsing bool) (csvOptions, error) {
-	o := csvOptions{sep: ","}
+func csvOptionsAt(ctx *fn.Ctx, a []arrow.Array, k, i int, parsing bool) (csvOptions, error) {
+	o := csvOptions{sep: ",", loc: ctx.Loc()}
 	if k >= len(a) || nullAt(a[k], i) || a[k].DataType().ID() != arrow.MAP {
 		return o, nil
 	}
@@ -67,6 +69,8 @@ func csvOptionsAt(a []arrow.Array, k, i int, parsing bool) (csvOptions, error) {
 			o.tsFormat, err = patternCompiler(parsing)(v)
 		case "dateformat":
 			o.dateFormat, err = patternCompiler(parsing)(v)
+		case "timezone":
+			o.loc, err = zoneOption(v)
 		}
 		if err != nil {
 			return o, fmt.Errorf("option %s: %w", keys.Value(int(j)), err)
@@ -146,7 +150,7 @@ func bindFromCSV(args []fn.Arg) (fn.Bound, error) {
 				b.AppendNull()
 				continue
 			}
-			o, err := csvOptionsAt(a, 2, i, true)
+			o, err := csvOptionsAt(ctx, a, 2, i, true)
 			if err != nil {
 				return nil, err
 			}
@@ -174,7 +178,7 @@ func appendCSVValue(b array.Builder, dt arrow.DataType, s string, o csvOptions) 
 		return
 	case *array.TimestampBuilder:
 		if o.tsFormat != nil {
-			if us, ok := o.tsFormat.parse(s); ok {
+			if us, ok := o.tsFormat.parse(s, o.loc); ok {
 				x.Append(arrow.Timestamp(fn.FromMicros(us, x.Type().(*arrow.TimestampType).Unit)))
 				return
 			}
@@ -183,7 +187,7 @@ func appendCSVValue(b array.Builder, dt arrow.DataType, s string, o csvOptions) 
 		}
 	case *array.Date32Builder:
 		if o.dateFormat != nil {
-			if us, ok := o.dateFormat.parse(s); ok {
+			if us, ok := o.dateFormat.parse(s, nil); ok {
 				x.Append(arrow.Date32(floorDivInt(us, usPerDay)))
 				return
 			}
@@ -223,7 +227,7 @@ func appendCSVValue(b array.Builder, dt arrow.DataType, s string, o csvOptions) 
 	}
 	switch x := b.(type) {
 	case *array.TimestampBuilder:
-		if us, ok := fn.ParseTimestamp(s); ok {
+		if us, ok := fn.ParseTimestamp(s, o.loc); ok {
 			x.Append(arrow.Timestamp(fn.FromMicros(us, x.Type().(*arrow.TimestampType).Unit)))
 			return
 		}
@@ -256,7 +260,7 @@ func bindToCSV(args []fn.Arg) (fn.Bound, error) {
 		s := a[0].(*array.Struct)
 		var field []byte
 		return mapStrings(ctx, a[:1], n, func(dst []byte, i int) ([]byte, bool, error) {
-			o, err := csvOptionsAt(a, 1, i, false)
+			o, err := csvOptionsAt(ctx, a, 1, i, false)
 			if err != nil {
 				return nil, false, err
 			}
@@ -272,18 +276,18 @@ func bindToCSV(args []fn.Arg) (fn.Bound, error) {
 				switch c := col.(type) {
 				case *array.Timestamp:
 					if o.tsFormat != nil {
-						field = o.tsFormat.format(field, fn.TimestampMicros(c, i))
+						field = o.tsFormat.format(field, fn.TimestampMicros(c, i), o.loc)
 					} else {
-						field = isoTimestamp.format(field, fn.TimestampMicros(c, i))
+						field = isoTimestamp.format(field, fn.TimestampMicros(c, i), o.loc)
 					}
 				case *array.Date32:
 					if o.dateFormat != nil {
-						field = o.dateFormat.format(field, int64(c.Value(i))*usPerDay)
+						field = o.dateFormat.format(field, int64(c.Value(i))*usPerDay, nil)
 					} else {
-						field = fn.AppendSparkString(field, c, i)
+						field = fn.AppendSparkString(field, c, i, nil)
 					}
 				default:
-					field = fn.AppendSparkString(field, col, i)
+					field = fn.AppendSparkString(field, col, i, o.loc)
 				}
 				dst = appendCSVField(dst, field, o.sep)
 			}

@@ -7,12 +7,13 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/array"
 
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// Date-time functions: see docs/sql-functions.md#date-time-functions. The
-// session time zone is UTC.
-
-const utcDifference = "The session time zone is always UTC (spark.sql.session.timeZone=UTC); Spark's own examples assume America/Los_Angeles."
+// Date-time functions: see docs/sql-functions.md#date-time-functions. A
+// timestamp is an instant; its wall-clock time — the fields hour() or
+// date_format see, the time text without a zone stands for — is in the
+// session time zone, fn.Ctx.Loc (docs/sql.md#time-zone).
 
 func init() {
 	def(fn.Scalar{Name: "to_timestamp", Group: gDatetime, Signature: "to_timestamp(expr[, fmt])", Returns: "timestamp",
@@ -49,8 +50,7 @@ func init() {
 	def(fn.Scalar{Name: "unix_timestamp", Group: gDatetime, Signature: "unix_timestamp([timeExp[, fmt]])", Returns: "bigint", Bind: bindUnixTimestamp(true),
 		Doc: "Seconds since 1970-01-01 00:00:00 UTC of `timeExp` (a string is parsed with `fmt`, default `yyyy-MM-dd HH:mm:ss`), " +
 			"or of now; NULL when the text does not parse.",
-		Differences: utcDifference,
-		Examples:    ex("unix_timestamp('2016-04-08', 'yyyy-MM-dd')", "1460073600")},
+		Examples: ex("unix_timestamp('2016-04-08', 'yyyy-MM-dd')", "1460073600")},
 		pretty(func(name string, args []string) string {
 			if len(args) == 0 {
 				args = []string{"current_timestamp()"}
@@ -58,14 +58,12 @@ func init() {
 			return withDefaults(2, DefaultPattern)(name, args)
 		}))
 	def(fn.Scalar{Name: "to_unix_timestamp", Group: gDatetime, Signature: "to_unix_timestamp(timeExp[, fmt])", Returns: "bigint", Bind: bindUnixTimestamp(false),
-		Doc:         "`unix_timestamp` with a required first argument.",
-		Differences: utcDifference,
-		Examples:    ex("to_unix_timestamp('2016-04-08', 'yyyy-MM-dd')", "1460073600")},
+		Doc:      "`unix_timestamp` with a required first argument.",
+		Examples: ex("to_unix_timestamp('2016-04-08', 'yyyy-MM-dd')", "1460073600")},
 		pretty(withDefaults(2, DefaultPattern)))
 	def(fn.Scalar{Name: "from_unixtime", Group: gDatetime, Signature: "from_unixtime(unix_time[, fmt])", Returns: "string", Bind: bindFromUnixtime,
-		Doc:         "The instant `unix_time` seconds after the epoch, formatted with `fmt` (default `yyyy-MM-dd HH:mm:ss`).",
-		Differences: utcDifference,
-		Examples:    ex("from_unixtime(0, 'yyyy-MM-dd HH:mm:ss')", "1970-01-01 00:00:00", "from_unixtime(0)", "1970-01-01 00:00:00")},
+		Doc:      "The instant `unix_time` seconds after the epoch, formatted with `fmt` (default `yyyy-MM-dd HH:mm:ss`).",
+		Examples: ex("from_unixtime(0, 'yyyy-MM-dd HH:mm:ss')", "1970-01-01 00:00:00", "from_unixtime(0)", "1970-01-01 00:00:00")},
 		pretty(withDefaults(2, DefaultPattern)))
 	def(fn.Scalar{Name: "date_format", Group: gDatetime, Signature: "date_format(timestamp, fmt)", Returns: "string", Bind: bindDateFormat,
 		Doc:      "`timestamp` (strings and dates convert) formatted with the datetime pattern `fmt`.",
@@ -97,7 +95,7 @@ func instants(ctx *fn.Ctx, a []arrow.Array, n int, pc *cache[*dtPattern]) ([]int
 	switch x := a[0].(type) {
 	case *array.String:
 		if pc == nil {
-			ts, err := fn.Cast(ctx.Mem, x, tsMicros)
+			ts, err := ctx.Cast(x, tsMicros)
 			if err != nil {
 				return nil, nil, err
 			}
@@ -113,7 +111,7 @@ func instants(ctx *fn.Ctx, a []arrow.Array, n int, pc *cache[*dtPattern]) ([]int
 			if err != nil {
 				return nil, nil, err
 			}
-			us[i], valid[i] = p.parse(x.Value(i))
+			us[i], valid[i] = p.parse(x.Value(i), ctx.Loc())
 		}
 	case *array.Timestamp:
 		for i := 0; i < n; i++ {
@@ -121,10 +119,10 @@ func instants(ctx *fn.Ctx, a []arrow.Array, n int, pc *cache[*dtPattern]) ([]int
 				us[i] = fn.TimestampMicros(x, i)
 			}
 		}
-	case *array.Date32:
+	case *array.Date32: // midnight in the session time zone
 		for i := 0; i < n; i++ {
 			if valid[i] = !nullAt(x, i); valid[i] {
-				us[i] = int64(x.Value(i)) * 86_400_000_000
+				us[i] = sparktype.FromWallMicros(int64(x.Value(i))*usPerDay, ctx.Loc())
 			}
 		}
 	}
@@ -144,7 +142,7 @@ func timestampsOut(ctx *fn.Ctx, us []int64, valid []bool) (arrow.Array, error) {
 	defer data.Release()
 	micros := array.MakeFromData(data)
 	defer micros.Release()
-	return fn.Cast(ctx.Mem, micros, timestampType)
+	return ctx.Cast(micros, timestampType)
 }
 
 // bindToTimestamp is to_timestamp(x[, fmt]) and, with toDate, to_date: a
@@ -164,7 +162,7 @@ func bindToTimestamp(toDate bool) func([]fn.Arg) (fn.Bound, error) {
 				return fn.Bound{}, argErr(0, args[0], "a string, a date or a timestamp")
 			}
 			return fn.Bound{Type: out, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-				return fn.Cast(ctx.Mem, a[0], out)
+				return ctx.Cast(a[0], out)
 			}}, nil
 		}
 		in, err := signature(args, "ts")
@@ -185,7 +183,7 @@ func bindToTimestamp(toDate bool) func([]fn.Arg) (fn.Bound, error) {
 				return ts, err
 			}
 			defer ts.Release()
-			return fn.Cast(ctx.Mem, ts, dateType)
+			return ctx.Cast(ts, dateType)
 		}}, nil
 	}
 }
@@ -204,7 +202,17 @@ var truncUnits = map[string]string{
 	"microsecond": "microsecond",
 }
 
-// truncate cuts the instant us down to the start of unit (UTC).
+// truncateIn cuts the instant us down to the start of unit in the time
+// zone loc, as Spark's date_trunc does in the session time zone.
+func truncateIn(us int64, unit string, loc *time.Location) int64 {
+	if unit == "microsecond" {
+		return us
+	}
+	return sparktype.FromWallMicros(truncate(sparktype.WallMicros(us, loc), unit), loc)
+}
+
+// truncate cuts the wall-clock time us (read as UTC) down to the start of
+// unit.
 func truncate(us int64, unit string) int64 {
 	const sec = 1_000_000
 	switch unit {
@@ -251,7 +259,7 @@ func bindDateTrunc(args []fn.Arg) (fn.Bound, error) {
 			// An unknown unit is NULL, as in Spark.
 			u, ok := truncUnits[lowerName(unit.Value(i))]
 			if valid[i] = ok; ok {
-				us[i] = truncate(ts.Value(i).ToTime(arrow.Microsecond).UnixMicro(), u)
+				us[i] = truncateIn(ts.Value(i).ToTime(arrow.Microsecond).UnixMicro(), u, ctx.Loc())
 			}
 		}
 		return timestampsOut(ctx, us, valid)
@@ -259,7 +267,8 @@ func bindDateTrunc(args []fn.Arg) (fn.Bound, error) {
 }
 
 // bindDatePart is year/month/day (of a date; strings and timestamps cast)
-// and hour/minute/second (of a timestamp), as int.
+// and hour/minute/second (of a timestamp's wall-clock time in the session
+// time zone), as int.
 func bindDatePart(part func(time.Time) int, ofTime bool) func([]fn.Arg) (fn.Bound, error) {
 	return func(args []fn.Arg) (fn.Bound, error) {
 		kind := "D"
@@ -271,10 +280,11 @@ func bindDatePart(part func(time.Time) int, ofTime bool) func([]fn.Arg) (fn.Boun
 			return fn.Bound{}, err
 		}
 		return fn.Bound{Type: int32Type, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+			loc := ctx.Loc()
 			return mapValues(ctx.Mem, int32Type, a[0], n, func(b array.Builder, i int) {
 				var t time.Time
 				if ofTime {
-					t = a[0].(*array.Timestamp).Value(i).ToTime(arrow.Microsecond)
+					t = time.UnixMicro(sparktype.WallMicros(fn.TimestampMicros(a[0].(*array.Timestamp), i), loc))
 				} else {
 					t = a[0].(*array.Date32).Value(i).ToTime()
 				}
@@ -348,22 +358,28 @@ func unixTimestamp(args []fn.Arg) (fn.Bound, error) {
 	}}, nil
 }
 
-// bindFromUnixtime: from_unixtime(seconds[, fmt]) formats in UTC.
+// bindFromUnixtime: from_unixtime(seconds[, fmt]) formats in the session
+// time zone.
 func bindFromUnixtime(args []fn.Arg) (fn.Bound, error) {
 	if len(args) > 0 {
 		if dt := args[0].Type; !isNumeric(dt) && !isStringType(dt) && !isNull(dt) {
 			return fn.Bound{}, argErr(0, args[0], "a number of seconds")
 		}
 	}
-	return bindFormat(args, "l|s", func(a arrow.Array, i int) int64 {
+	return bindFormat(args, "l|s", true, func(a arrow.Array, i int) int64 {
 		return a.(*array.Int64).Value(i) * 1_000_000
 	})
 }
 
 // bindDateFormat: date_format(ts, fmt) formats a timestamp (strings and
-// dates cast) in UTC.
+// dates cast) in the session time zone; a timestamp_ntz is its own
+// wall-clock time.
 func bindDateFormat(args []fn.Arg) (fn.Bound, error) {
-	b, err := bindFormat(args, "Ts", func(a arrow.Array, i int) int64 {
+	zoned := true
+	if t, ok := args[0].Type.(*arrow.TimestampType); ok && t.TimeZone == "" {
+		zoned = false
+	}
+	b, err := bindFormat(args, "Ts", zoned, func(a arrow.Array, i int) int64 {
 		return fn.TimestampMicros(a.(*array.Timestamp), i)
 	})
 	if err == nil && args[0].Type.ID() == arrow.TIMESTAMP {
@@ -373,8 +389,9 @@ func bindDateFormat(args []fn.Arg) (fn.Bound, error) {
 }
 
 // bindFormat formats the instant micros(a[0], i) with the pattern of the
-// second argument (yyyy-MM-dd HH:mm:ss when absent).
-func bindFormat(args []fn.Arg, kinds string, micros func(arrow.Array, int) int64) (fn.Bound, error) {
+// second argument (yyyy-MM-dd HH:mm:ss when absent), in the session time
+// zone when zoned, else as the wall-clock time it is.
+func bindFormat(args []fn.Arg, kinds string, zoned bool, micros func(arrow.Array, int) int64) (fn.Bound, error) {
 	in, err := signature(args, kinds)
 	if err != nil {
 		return fn.Bound{}, err
@@ -385,6 +402,10 @@ func bindFormat(args []fn.Arg, kinds string, micros func(arrow.Array, int) int64
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		pcs := pc.forEval()
+		var loc *time.Location
+		if zoned {
+			loc = ctx.Loc()
+		}
 		size := 20 * n
 		if pcs.hasFixed {
 			size = (len(pcs.fixed.src) + 4) * n
@@ -394,7 +415,7 @@ func bindFormat(args []fn.Arg, kinds string, micros func(arrow.Array, int) int64
 			if err != nil {
 				return nil, false, err
 			}
-			return p.format(dst, micros(a[0], i)), true, nil
+			return p.format(dst, micros(a[0], i), loc), true, nil
 		})
 	}}, nil
 }

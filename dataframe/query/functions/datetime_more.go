@@ -12,6 +12,7 @@ import (
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // ntzType is Spark's timestamp_ntz: a wall-clock time without a zone, at
@@ -33,10 +34,10 @@ func timeDays(t time.Time) int32 {
 
 func defDatetime() {
 	def(fn.Scalar{Name: "current_date", Group: gDatetime, Signature: "current_date()", Returns: "date", Bind: bindNow(dateType),
-		Doc: "The date the statement started (UTC). `current_date` without parentheses is the same."},
+		Doc: "The date the statement started, in the session time zone. `current_date` without parentheses is the same."},
 		aliases("curdate"), pretty(namedAs("current_date")))
 	def(fn.Scalar{Name: "localtimestamp", Group: gDatetime, Signature: "localtimestamp()", Returns: "timestamp_ntz", Bind: bindNow(ntzType),
-		Doc: "The wall-clock time the statement started, in the session time zone (UTC), without a zone."})
+		Doc: "The wall-clock time the statement started, in the session time zone, without a zone."})
 	def(fn.Scalar{Name: "current_timezone", Group: gDatetime, Signature: "current_timezone()", Returns: "string",
 		Bind: func(args []fn.Arg) (fn.Bound, error) {
 			if err := arity(args, 0, 0); err != nil {
@@ -46,18 +47,17 @@ func defDatetime() {
 				b := array.NewStringBuilder(ctx.Mem)
 				defer b.Release()
 				for i := 0; i < n; i++ {
-					b.Append("UTC")
+					b.Append(zoneID(ctx.Loc()))
 				}
 				return b.NewArray(), nil
 			}}, nil
 		},
-		Doc:         "The session time zone: always `UTC` in Sluice.",
-		Differences: utcDifference,
-		Examples:    ex("current_timezone()", "UTC")})
+		Doc:      "The session time zone (`spark.sql.session.timeZone`, UTC unless set).",
+		Examples: ex("current_timezone()", "UTC")})
 	def(fn.Scalar{Name: "date_add", Group: gDatetime, Signature: "date_add(start_date, num_days)", Returns: "date",
 		Bind: bindDateAddDays(1),
 		Doc: "The date `num_days` after `start_date` (strings and timestamps convert to a date). `num_days` is an int, smallint " +
-			"or tinyint, or a string: a literal one must hold a whole number (`'1.2'` is an error). With three arguments it is " +
+			"or tinyint, or a string literal holding a whole number (`'1.2'` is an error; a column of strings is refused). With three arguments it is " +
 			"`timestampadd`.",
 		Examples: ex("date_add('2016-07-30', 1)", "2016-07-31", "date_add(DATE '2016-07-30', -31)", "2016-06-29")},
 		aliases("dateadd"), pretty(namedAs("date_add")))
@@ -83,7 +83,7 @@ func defDatetime() {
 		Examples: ex("add_months('2016-08-31', 1)", "2016-09-30", "add_months('2016-08-31', -6)", "2016-02-29")})
 	def(fn.Scalar{Name: "months_between", Group: gDatetime, Signature: "months_between(timestamp1, timestamp2[, roundOff])", Returns: "double",
 		Bind: rows("TT|b", float64Type, always(func(r row) float64 {
-			return monthsBetween(r.micros(0), r.micros(1), r.boolean(2, true))
+			return monthsBetween(r.wall(0), r.wall(1), r.boolean(2, true))
 		})),
 		Doc: "The months from `timestamp2` to `timestamp1`: whole months when the days of month match or both are month ends, " +
 			"otherwise with a fraction of a 31-day month, rounded to 8 digits unless `roundOff` is false.",
@@ -122,7 +122,7 @@ func defDatetime() {
 	def(fn.Scalar{Name: "make_timestamp", Group: gDatetime, Signature: "make_timestamp(year, month, day, hour, min, sec[, timezone])",
 		Returns: "timestamp", Bind: bindMakeTimestamp(timestampType),
 		Doc: "The timestamp of the given fields (`sec` may have a fraction; 60 means the next minute when the fraction is 0) " +
-			"read in `timezone` (the session's, UTC, by default); NULL when they are not valid.",
+			"read in `timezone` (the session time zone by default); NULL when they are not valid.",
 		Differences: msDifference,
 		Examples: ex("make_timestamp(2014, 12, 28, 6, 30, 45.887)", "2014-12-28 06:30:45.887",
 			"make_timestamp(2014, 12, 28, 6, 30, 45.887, 'CET')", "2014-12-28 05:30:45.887",
@@ -142,8 +142,17 @@ func defDatetime() {
 			}
 			eval := b.Eval
 			b.Type = ntzType
+			zoned := false
+			if t, ok := args[0].Type.(*arrow.TimestampType); ok && t.TimeZone != "" {
+				zoned = true
+			}
 			b.Eval = func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-				ts, err := eval(ctx, a, n)
+				if zoned { // an instant's wall-clock time in the session time zone
+					return ctx.Cast(a[0], ntzType)
+				}
+				// Text and dates are wall-clock times: read them in UTC
+				// so the instant's digits are theirs.
+				ts, err := eval(&fn.Ctx{Mem: ctx.Mem, Now: ctx.Now}, a, n)
 				if err != nil {
 					return nil, err
 				}
@@ -165,7 +174,7 @@ func defDatetime() {
 		Examples: ex("to_utc_timestamp('2016-08-31', 'Asia/Seoul')", "2016-08-30 15:00:00")})
 	def(fn.Scalar{Name: "convert_timezone", Group: gDatetime, Signature: "convert_timezone([sourceTz, ]targetTz, sourceTs)", Returns: "timestamp_ntz",
 		Bind: bindConvertTimezone,
-		Doc:  "The wall-clock time in `targetTz` of the wall-clock time `sourceTs` in `sourceTz` (the session's, UTC, by default).",
+		Doc:  "The wall-clock time in `targetTz` of the wall-clock time `sourceTs` in `sourceTz` (the session time zone by default).",
 		Examples: ex("convert_timezone('Europe/Brussels', 'America/Los_Angeles', timestamp_ntz'2021-12-06 00:00:00')", "2021-12-05 15:00:00",
 			"convert_timezone('Europe/Brussels', 'America/Los_Angeles', '2021-12-06 00:00:00')", "2021-12-05 15:00:00",
 			"convert_timezone('Europe/Brussels', '2021-12-05 15:00:00')", "2021-12-05 16:00:00")},
@@ -269,14 +278,15 @@ func defDatetime() {
 		}))
 }
 
-// bindNow is current_date / localtimestamp: ctx.Now as type t.
+// bindNow is current_date / localtimestamp: ctx.Now's wall-clock time in
+// the session time zone as type t.
 func bindNow(t arrow.DataType) bindFunc {
 	return func(args []fn.Arg) (fn.Bound, error) {
 		if err := arity(args, 0, 0); err != nil {
 			return fn.Bound{}, err
 		}
 		return fn.Bound{Type: t, Eval: func(ctx *fn.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
-			us := ctx.Now.UnixMicro()
+			us := sparktype.WallMicros(ctx.Now.UnixMicro(), ctx.Loc())
 			if t.ID() == arrow.DATE32 {
 				return rowsOf(ctx, t, nil, n, func(row) (int32, bool) { return int32(floorDivInt(us, usPerDay)), true }), nil
 			}
@@ -288,8 +298,8 @@ func bindNow(t arrow.DataType) bindFunc {
 // bindDateAddDays is date_add (sign 1) and date_sub (-1). As Spark's
 // DateAdd/DateSub, the days are an int, smallint or tinyint (a bigint,
 // decimal or double is refused, not narrowed) or a string: a literal one
-// must be a whole int (Spark's SECOND_FUNCTION_ARGUMENT_NOT_INTEGER), a
-// column of strings casts, giving NULL where a value is not a number.
+// must be a whole int (Spark's SECOND_FUNCTION_ARGUMENT_NOT_INTEGER); a
+// column of strings is refused, as Spark refuses it.
 func bindDateAddDays(sign int64) bindFunc {
 	return func(args []fn.Arg) (fn.Bound, error) {
 		if len(args) == 3 && sign > 0 {
@@ -299,10 +309,13 @@ func bindDateAddDays(sign int64) bindFunc {
 			switch dt := args[1].Type; dt.ID() {
 			case arrow.INT8, arrow.INT16, arrow.INT32, arrow.NULL:
 			case arrow.STRING, arrow.LARGE_STRING:
-				if s, null, ok := constString(args[1]); ok && !null {
-					if _, ok := parseIntExact(s); !ok {
-						return fn.Bound{}, fmt.Errorf("argument 2 must be a whole number of days, got '%s'", s)
-					}
+				// Only a literal: Spark refuses a column of strings.
+				s, null, ok := constString(args[1])
+				if !ok {
+					return fn.Bound{}, argErr(1, args[1], "an int, smallint or tinyint number of days (a string only as a literal)")
+				}
+				if _, ok := parseIntExact(s); !null && !ok {
+					return fn.Bound{}, fmt.Errorf("argument 2 must be a whole number of days, got '%s'", s)
 				}
 			default:
 				return fn.Bound{}, argErr(1, args[1], "an int, smallint or tinyint number of days")
@@ -354,7 +367,8 @@ func addMonths(days int32, months int64) (int32, bool) {
 	return fn.CivilDays(y, m, min(t.Day(), last))
 }
 
-// monthsBetween is Spark's DateTimeUtils.monthsBetween in UTC.
+// monthsBetween is Spark's DateTimeUtils.monthsBetween of two wall-clock
+// times (read as UTC).
 func monthsBetween(t1, t2 int64, roundOff bool) float64 {
 	d1, d2 := floorDivInt(t1, usPerDay), floorDivInt(t2, usPerDay)
 	a, b := dayTime(int32(d1)), dayTime(int32(d2))
@@ -406,7 +420,10 @@ func bindMakeTimestamp(out arrow.DataType) bindFunc {
 		in[5] = secType
 		return fn.Bound{Type: out, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			return rowsOf(ctx, out, a, n, func(r row) (int64, bool) {
-				loc := time.UTC
+				loc := r.loc
+				if out == ntzType {
+					loc = time.UTC
+				}
 				if len(a) == 7 {
 					var ok bool
 					if loc, ok = fn.ParseZone(r.str(6, "")); !ok {
@@ -422,8 +439,8 @@ func bindMakeTimestamp(out arrow.DataType) bindFunc {
 				if _, ok := fn.CivilDays(y, mo, d); !ok || h < 0 || h > 23 || mi < 0 || mi > 59 {
 					return 0, false
 				}
-				t := time.Date(y, time.Month(mo), d, h, mi, sec, frac*1000, loc)
-				return t.UnixMicro(), true
+				wall := time.Date(y, time.Month(mo), d, h, mi, sec, frac*1000, time.UTC).UnixMicro()
+				return sparktype.FromWallMicros(wall, loc), true
 			}), nil
 		}}, nil
 	}
@@ -453,21 +470,22 @@ func (z *zoneCache) get(name string) (*time.Location, bool) {
 	return loc, ok
 }
 
+// zoneOption reads the timeZone option of the JSON and CSV functions.
+func zoneOption(v string) (*time.Location, error) {
+	loc, ok := fn.ParseZone(v)
+	if !ok {
+		return nil, fmt.Errorf("unknown time zone %q", v)
+	}
+	return loc, nil
+}
+
 // wallToUTC is the instant whose wall-clock time in loc is the wall-clock
 // time us (read as UTC), as java.time resolves gaps and overlaps.
-func wallToUTC(us int64, loc *time.Location) int64 {
-	secs := floorDivInt(us, usPerSecond)
-	t := time.Unix(secs, 0).UTC()
-	local := time.Date(t.Year(), t.Month(), t.Day(), t.Hour(), t.Minute(), t.Second(), 0, loc)
-	return local.Unix()*usPerSecond + (us - secs*usPerSecond)
-}
+func wallToUTC(us int64, loc *time.Location) int64 { return sparktype.FromWallMicros(us, loc) }
 
 // utcToWall is the wall-clock time in loc of the instant us, as micros
 // read as UTC.
-func utcToWall(us int64, loc *time.Location) int64 {
-	_, off := time.Unix(floorDivInt(us, usPerSecond), 0).In(loc).Zone()
-	return us + int64(off)*usPerSecond
-}
+func utcToWall(us int64, loc *time.Location) int64 { return sparktype.WallMicros(us, loc) }
 
 func bindShiftZone(toUTC bool) bindFunc {
 	return func(args []fn.Arg) (fn.Bound, error) {
@@ -508,7 +526,7 @@ func bindConvertTimezone(args []fn.Arg) (fn.Bound, error) {
 	return fn.Bound{Type: ntzType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		var from, to zoneCache
 		return rowsOf(ctx, ntzType, a, n, func(r row) (int64, bool) {
-			src := time.UTC
+			src := r.loc
 			k := 0
 			if len(a) == 3 {
 				var ok bool
@@ -521,7 +539,7 @@ func bindConvertTimezone(args []fn.Arg) (fn.Bound, error) {
 			if !ok {
 				return 0, false
 			}
-			return utcToWall(wallToUTC(r.micros(k+1), src), dst), true
+			return utcToWall(wallToUTC(r.wall(k+1), src), dst), true
 		}), nil
 	}}, nil
 }
@@ -647,7 +665,7 @@ func bindDatePartField(args []fn.Arg) (fn.Bound, error) {
 			out := &arrow.Decimal128Type{Precision: 8, Scale: 6}
 			return fn.Bound{Type: out, Args: []arrow.DataType{nil, tsMicros}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 				return rowsOf(ctx, out, a[1:], n, func(r row) (decimal128.Num, bool) {
-					us := r.micros(0)
+					us := r.wall(0)
 					return decimal128.FromI64(us - floorDivInt(us, 60*usPerSecond)*60*usPerSecond), true
 				}), nil
 			}}, nil
@@ -724,10 +742,20 @@ func bindTimestampAdd(args []fn.Arg) (fn.Bound, error) {
 	return fn.Bound{Type: timestampType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		return rowsOf(ctx, timestampType, a[1:], n, func(r row) (int64, bool) {
 			q, us := r.long(0, 0), r.micros(1)
+			// Months and days are calendar ones in the session time
+			// zone; shorter units are exact durations (Spark's
+			// timestampAdd).
 			if m, ok := monthsPerUnit[unit]; ok {
-				return addMonthsMicros(us, q*m)
+				wall, ok := addMonthsMicros(sparktype.WallMicros(us, r.loc), q*m)
+				return sparktype.FromWallMicros(wall, r.loc), ok
 			}
-			v := new(big.Int).Mul(big.NewInt(q), big.NewInt(timeUnits[unit]))
+			per := timeUnits[unit]
+			if per%usPerDay == 0 {
+				v := new(big.Int).Mul(big.NewInt(q), big.NewInt(per))
+				v.Add(v, big.NewInt(sparktype.WallMicros(us, r.loc)))
+				return sparktype.FromWallMicros(v.Int64(), r.loc), v.IsInt64()
+			}
+			v := new(big.Int).Mul(big.NewInt(q), big.NewInt(per))
 			v.Add(v, big.NewInt(us))
 			return v.Int64(), v.IsInt64()
 		}), nil
@@ -757,7 +785,9 @@ func bindTimestampDiff(args []fn.Arg) (fn.Bound, error) {
 	in[0] = nil
 	return fn.Bound{Type: int64Type, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		return rowsOf(ctx, int64Type, a[1:], n, func(r row) (int64, bool) {
-			start, end := r.micros(0), r.micros(1)
+			// Between the wall-clock times in the session time zone, as
+			// Spark's timestampDiff.
+			start, end := r.wall(0), r.wall(1)
 			if m, ok := monthsPerUnit[unit]; ok {
 				return monthsDiff(start, end) / m, true
 			}

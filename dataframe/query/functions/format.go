@@ -71,7 +71,7 @@ func bindFormatNumber(args []fn.Arg) (fn.Bound, error) {
 		var lastPattern string
 		var pat decimalPattern
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			var p decimalPattern
 			if byPattern {
 				if src := r.str(1, ""); src != lastPattern || pat.src == "" {
@@ -106,7 +106,7 @@ func numberDigits(arr arrow.Array, i, maxFrac int) (digits string, exp int, neg 
 		}
 		text = strconv.FormatFloat(f, 'f', maxFrac, 64)
 	default:
-		text = string(fn.AppendSparkString(nil, arr, i))
+		text = string(fn.AppendSparkString(nil, arr, i, nil))
 	}
 	if strings.HasPrefix(text, "-") {
 		neg, text = true, text[1:]
@@ -484,7 +484,7 @@ func javaString(arg arrow.Array, i int) string {
 	case *array.Binary:
 		return fmt.Sprintf("[B@%x", javaHash(arg, i))
 	}
-	return string(fn.AppendSparkString(nil, arg, i))
+	return string(fn.AppendSparkString(nil, arg, i, nil))
 }
 
 func javaHash(arg arrow.Array, i int) uint32 {
@@ -580,7 +580,7 @@ func bindToChar(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: stringType, Args: []arrow.DataType{dec, nil}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		return mapStrings(ctx, a[:1], n, func(dst []byte, i int) ([]byte, bool, error) {
-			return append(dst, nf.format(string(fn.AppendSparkString(nil, a[0], i)))...), true, nil
+			return append(dst, nf.format(string(fn.AppendSparkString(nil, a[0], i, nil)))...), true, nil
 		})
 	}}, nil
 }

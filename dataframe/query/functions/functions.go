@@ -224,7 +224,7 @@ func constString(a fn.Arg) (s string, isNull, ok bool) {
 	// A literal of another type: its Spark text, as the implicit cast gives.
 	lit := literalArray(a)
 	defer lit.Release()
-	return string(fn.AppendSparkString(nil, lit, 0)), false, true
+	return string(fn.AppendSparkString(nil, lit, 0, nil)), false, true
 }
 
 // literalArray is a length-1 array of a literal argument.

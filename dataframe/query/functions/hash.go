@@ -55,7 +55,7 @@ func bindSha2(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			b := r.bin(0)
 			switch r.int(1, 0) {
 			case 224:

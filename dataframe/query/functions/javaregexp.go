@@ -45,7 +45,7 @@ func compileRegex(p string) (*javaRegexp, error) {
 		bt, btErr := regexp2.Compile(p, regexp2.RE2, regexp2.OptionMaintainCaptureOrder(),
 			regexp2.OptionMaxBacktrackingStackSize(maxBacktrack))
 		if btErr != nil {
-			return nil, fmt.Errorf("invalid regular expression %q: %v", p, btErr)
+			return nil, fmt.Errorf("invalid regular expression %q: %w", p, btErr)
 		}
 		groups := 0
 		for _, g := range bt.GetGroupNumbers() {
@@ -56,11 +56,11 @@ func compileRegex(p string) (*javaRegexp, error) {
 	// regexp.Compile parsed it with these flags, so this cannot fail.
 	parsed, err := syntax.Parse(p, syntax.Perl)
 	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %v", p, err)
+		return nil, fmt.Errorf("invalid regular expression %q: %w", p, err)
 	}
 	prog, err := syntax.Compile(parsed.Simplify())
 	if err != nil {
-		return nil, fmt.Errorf("invalid regular expression %q: %v", p, err)
+		return nil, fmt.Errorf("invalid regular expression %q: %w", p, err)
 	}
 	j := &javaRegexp{src: p, re: re, prog: prog, groups: re.NumSubexp()}
 	j.canEmpty = j.reachesMatch(func(syntax.EmptyOp) bool { return true })
@@ -86,7 +86,7 @@ func (re *javaRegexp) SubexpIndex(name string) int {
 
 // btErr names the pattern in a matching error of the backtracking engine.
 func (re *javaRegexp) btErr(err error) error {
-	return fmt.Errorf("regular expression %q: %v", re.src, err)
+	return fmt.Errorf("regular expression %q: %w", re.src, err)
 }
 
 // MatchString reports whether the pattern matches somewhere in s.

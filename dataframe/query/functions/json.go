@@ -7,6 +7,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -317,7 +318,7 @@ func bindFromJSON(args []fn.Arg) (fn.Bound, error) {
 		b := array.NewBuilder(ctx.Mem, dt)
 		defer b.Release()
 		b.Reserve(n)
-		oc := optionCache{parsing: true}
+		oc := optionCache{parsing: true, loc: ctx.Loc()}
 		for i := 0; i < n; i++ {
 			if nullAt(doc, i) {
 				b.AppendNull()
@@ -490,19 +491,19 @@ func appendJSONScalar(b array.Builder, v any, o *jsonOptions) {
 		}
 	case *array.TimestampBuilder:
 		if o.tsFormat != nil {
-			if us, ok := o.tsFormat.parse(str); isStr && ok {
+			if us, ok := o.tsFormat.parse(str, o.loc); isStr && ok {
 				x.Append(arrow.Timestamp(fn.FromMicros(us, x.Type().(*arrow.TimestampType).Unit)))
 				return
 			}
 			break
 		}
-		if us, ok := fn.ParseTimestamp(str); isStr && ok {
+		if us, ok := fn.ParseTimestamp(str, o.loc); isStr && ok {
 			x.Append(arrow.Timestamp(fn.FromMicros(us, x.Type().(*arrow.TimestampType).Unit)))
 			return
 		}
 	case *array.Date32Builder:
 		if o.dateFormat != nil {
-			if us, ok := o.dateFormat.parse(str); isStr && ok {
+			if us, ok := o.dateFormat.parse(str, nil); isStr && ok {
 				x.Append(arrow.Date32(floorDivInt(us, usPerDay)))
 				return
 			}
@@ -541,7 +542,7 @@ func bindToJSON(args []fn.Arg) (fn.Bound, error) {
 		return fn.Bound{}, err
 	}
 	return fn.Bound{Type: stringType, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-		var oc optionCache
+		oc := optionCache{loc: ctx.Loc()}
 		var buf []byte
 		return mapStrings(ctx, a[:1], n, func(dst []byte, i int) ([]byte, bool, error) {
 			o, err := oc.at(a, 1, i)
@@ -562,9 +563,8 @@ type jsonOptions struct {
 	tsFormat, dateFormat *dtPattern
 	keepNulls, pretty    bool
 	failFast             bool
+	loc                  *time.Location // timestamps' zone: option timeZone, else the session's
 }
-
-var defaultJSONOptions = &jsonOptions{}
 
 // optionsArg checks that argument i, when given, is a map of strings.
 func optionsArg(args []fn.Arg, i int) error {
@@ -587,13 +587,18 @@ func optionsArg(args []fn.Arg, i int) error {
 type optionCache struct {
 	// parsing is set for from_json: its datetime patterns parse.
 	parsing bool
+	loc     *time.Location // the session time zone
 	key     string
 	opts    *jsonOptions
+	plain   *jsonOptions // the options of a row without any
 }
 
 func (c *optionCache) at(a []arrow.Array, k, i int) (*jsonOptions, error) {
 	if k >= len(a) || nullAt(a[k], i) || a[k].DataType().ID() != arrow.MAP {
-		return defaultJSONOptions, nil
+		if c.plain == nil {
+			c.plain = &jsonOptions{loc: c.loc}
+		}
+		return c.plain, nil
 	}
 	m := a[k].(*array.Map)
 	keys, items := m.Keys().(*array.String), m.Items().(*array.String)
@@ -610,7 +615,7 @@ func (c *optionCache) at(a []arrow.Array, k, i int) (*jsonOptions, error) {
 	if c.opts != nil && kb.String() == c.key {
 		return c.opts, nil
 	}
-	o := &jsonOptions{}
+	o := &jsonOptions{loc: c.loc}
 	compile := patternCompiler(c.parsing)
 	for j := s; j < e; j++ {
 		if nullAt(items, int(j)) {
@@ -629,6 +634,8 @@ func (c *optionCache) at(a []arrow.Array, k, i int) (*jsonOptions, error) {
 			o.pretty = strings.EqualFold(v, "true")
 		case "mode":
 			o.failFast = strings.EqualFold(v, "FAILFAST")
+		case "timezone":
+			o.loc, err = zoneOption(v)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("option %s: %w", keys.Value(int(j)), err)
@@ -686,9 +693,9 @@ func (o *jsonOptions) appendJSON(dst []byte, arr arrow.Array, i int) []byte {
 			case *array.String:
 				dst = dataframe.AppendJSONValue(dst, keys, int(j))
 			case *array.Struct:
-				dst = appendJSONName(dst, string(appendRowString(nil, k, int(j))))
+				dst = appendJSONName(dst, string(appendRowString(nil, k, int(j), o.loc)))
 			default:
-				dst = appendJSONName(dst, string(fn.AppendSparkString(nil, keys, int(j))))
+				dst = appendJSONName(dst, string(fn.AppendSparkString(nil, keys, int(j), o.loc)))
 			}
 			dst = append(dst, ':')
 			dst = o.appendJSON(dst, items, int(j))
@@ -698,17 +705,21 @@ func (o *jsonOptions) appendJSON(dst []byte, arr arrow.Array, i int) []byte {
 		// Jackson writes Java's Double.toString (1.0E21); NaN and the
 		// infinities, which JSON lacks, as strings.
 		if f := fn.FloatValue(arr, i); !math.IsNaN(f) && !math.IsInf(f, 0) {
-			return fn.AppendSparkString(dst, arr, i)
+			return fn.AppendSparkString(dst, arr, i, nil)
 		}
 	case *array.Timestamp:
-		if o.tsFormat != nil {
+		f := o.tsFormat
+		if f == nil && a.DataType().(*arrow.TimestampType).TimeZone != "" {
+			f = isoTimestamp
+		}
+		if f != nil {
 			dst = append(dst, '"')
-			return append(o.tsFormat.format(dst, fn.TimestampMicros(a, i)), '"')
+			return append(f.format(dst, fn.TimestampMicros(a, i), o.loc), '"')
 		}
 	case *array.Date32:
 		if o.dateFormat != nil {
 			dst = append(dst, '"')
-			return append(o.dateFormat.format(dst, int64(a.Value(i))*usPerDay), '"')
+			return append(o.dateFormat.format(dst, int64(a.Value(i))*usPerDay, nil), '"')
 		}
 	}
 	return dataframe.AppendJSONValue(dst, arr, i)
@@ -716,7 +727,7 @@ func (o *jsonOptions) appendJSON(dst []byte, arr arrow.Array, i int) []byte {
 
 // appendRowString writes a struct as Spark's InternalRow.toString, which
 // is how to_json names a map key that is a struct: `[1]`, `[1,a]`.
-func appendRowString(dst []byte, st *array.Struct, i int) []byte {
+func appendRowString(dst []byte, st *array.Struct, i int, loc *time.Location) []byte {
 	dst = append(dst, '[')
 	for k := 0; k < st.NumField(); k++ {
 		if k > 0 {
@@ -726,7 +737,7 @@ func appendRowString(dst []byte, st *array.Struct, i int) []byte {
 			dst = append(dst, "null"...)
 			continue
 		}
-		dst = fn.AppendSparkString(dst, st.Field(k), i)
+		dst = fn.AppendSparkString(dst, st.Field(k), i, loc)
 	}
 	return append(dst, ']')
 }

@@ -1,11 +1,14 @@
 package functions
 
 import (
+	"time"
+
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/decimal128"
 
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // bindFunc is the Bind of a fn.Scalar.
@@ -14,8 +17,9 @@ type bindFunc = func([]fn.Arg) (fn.Bound, error)
 // row is one row of a function's arguments, after the casts its signature
 // asked for: the accessors assume those types.
 type row struct {
-	a []arrow.Array
-	i int
+	a   []arrow.Array
+	i   int
+	loc *time.Location // the session time zone
 }
 
 // str is string argument k, or def when the optional argument is absent.
@@ -62,6 +66,10 @@ func (r row) days(k int) int32 { return int32(r.a[k].(*array.Date32).Value(r.i))
 // micros is timestamp argument k, in microseconds since the epoch.
 func (r row) micros(k int) int64 { return fn.TimestampMicros(r.a[k].(*array.Timestamp), r.i) }
 
+// wall is timestamp argument k's wall-clock time in the session time zone,
+// in microseconds read as UTC.
+func (r row) wall(k int) int64 { return sparktype.WallMicros(r.micros(k), r.loc) }
+
 // null reports whether argument k is NULL in this row.
 func (r row) null(k int) bool { return k < len(r.a) && nullAt(r.a[k], r.i) }
 
@@ -104,7 +112,7 @@ func rowsWith[T any](ctx *fn.Ctx, out arrow.DataType, a []arrow.Array, n int, sk
 	defer b.Release()
 	b.Reserve(n)
 	add := appender[T](b)
-	r := row{a: a}
+	r := row{a: a, loc: ctx.Loc()}
 	for i := 0; i < n; i++ {
 		if skipNulls && anyNull(a, i) {
 			b.AppendNull()

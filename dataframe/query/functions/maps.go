@@ -59,7 +59,7 @@ func dupKey(keys arrow.Array, idx []int64, from int, p int64) error {
 	}
 	for _, q := range idx[from:] {
 		if equalAt(keys, int(q), keys, int(p)) {
-			return fmt.Errorf("duplicate map key %s", fn.AppendSparkString(nil, keys, int(p)))
+			return fmt.Errorf("duplicate map key %s", fn.AppendSparkString(nil, keys, int(p), nil))
 		}
 	}
 	return nil

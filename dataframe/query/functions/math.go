@@ -355,7 +355,7 @@ func bindFloorCeil(ceil bool) func([]fn.Arg) (fn.Bound, error) {
 					}
 				})
 				defer whole.Release()
-				return fn.Cast(ctx.Mem, whole, int64Type)
+				return ctx.Cast(whole, int64Type)
 			}
 			in := a[0].(*array.Decimal128)
 			s := in.DataType().(*arrow.Decimal128Type).Scale

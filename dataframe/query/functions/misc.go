@@ -262,9 +262,9 @@ func bindURLDecode(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			v, err := url.QueryUnescape(row{a, i}.str(0, ""))
+			v, err := url.QueryUnescape(row{a: a, i: i}.str(0, ""))
 			if err != nil {
-				return nil, false, fmt.Errorf("cannot decode %q: %v", row{a, i}.str(0, ""), err)
+				return nil, false, fmt.Errorf("cannot decode %q: %w", row{a: a, i: i}.str(0, ""), err)
 			}
 			return append(dst, v...), true, nil
 		})

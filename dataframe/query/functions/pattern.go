@@ -2,11 +2,13 @@ package functions
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 	"time"
 
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // Spark's datetime patterns (the letters of Java's DateTimeFormatter as
@@ -184,11 +186,20 @@ var (
 	shortDays   = []string{"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"}
 )
 
-// format writes the instant us (microseconds since the epoch) in UTC.
-func (p *dtPattern) format(dst []byte, us int64) []byte {
-	secs := floorDivInt(us, 1_000_000)
-	t := time.Unix(secs, (us-secs*1_000_000)*1000).UTC()
-	return formatFields(dst, p.fields, civilOf(t))
+// format writes the instant us (microseconds since the epoch) as its
+// wall-clock time in loc (nil is UTC; a date's or a timestamp_ntz's own
+// wall-clock time is formatted with nil).
+func (p *dtPattern) format(dst []byte, us int64, loc *time.Location) []byte {
+	if loc == nil {
+		loc = time.UTC
+	}
+	wall := sparktype.WallMicros(us, loc)
+	secs := floorDivInt(wall, 1_000_000)
+	t := time.Unix(secs, (wall-secs*1_000_000)*1000).UTC()
+	c := civilOf(t)
+	c.loc = loc
+	c.offset = int((wall - us) / 1_000_000)
+	return formatFields(dst, p.fields, c)
 }
 
 func floorDivInt(a, b int64) int64 {
@@ -227,6 +238,8 @@ type civil struct {
 	t                         time.Time
 	year, day, hour, min, sec int
 	month                     time.Month
+	loc                       *time.Location // the zone, for its letters
+	offset                    int            // its offset from UTC, in seconds
 }
 
 func civilOf(t time.Time) civil {
@@ -346,29 +359,100 @@ func formatFields(dst []byte, fields []dtField, c civil) []byte {
 			nanos := pad(buf[:0], t.Nanosecond(), 9)
 			dst = append(dst, nanos[:f.count]...)
 		case 'V':
-			dst = append(dst, "UTC"...)
+			dst = append(dst, zoneID(c.loc)...)
 		case 'z':
-			if f.count == 4 {
-				dst = append(dst, "Coordinated Universal Time"...)
-			} else {
-				dst = append(dst, "UTC"...)
-			}
+			dst = append(dst, zoneName(c, f.count == 4)...)
 		case 'O':
-			dst = append(dst, "GMT"...)
+			dst = appendGMT(dst, c.offset, f.count == 4)
 		case 'X':
-			dst = append(dst, 'Z')
+			if c.offset == 0 {
+				dst = append(dst, 'Z')
+			} else {
+				dst = appendOffset(dst, c.offset, f.count)
+			}
 		case 'x':
-			dst = append(dst, []string{"+00", "+0000", "+00:00", "+0000", "+00:00"}[f.count-1]...)
+			dst = appendOffset(dst, c.offset, f.count)
 		case 'Z':
 			switch f.count {
 			case 4:
-				dst = append(dst, "GMT"...)
+				dst = appendGMT(dst, c.offset, true)
 			case 5:
-				dst = append(dst, 'Z')
+				if c.offset == 0 {
+					dst = append(dst, 'Z')
+				} else {
+					dst = appendOffset(dst, c.offset, 3)
+				}
 			default:
-				dst = append(dst, "+0000"...)
+				dst = appendOffset(dst, c.offset, 2)
 			}
 		}
+	}
+	return dst
+}
+
+// zoneID is the zone's id as Java prints it (pattern letters VV):
+// `America/Los_Angeles`, `UTC`, `+08:00`.
+func zoneID(loc *time.Location) string {
+	if loc == nil || loc == time.UTC {
+		return "UTC"
+	}
+	return loc.String()
+}
+
+// zoneName is the zone's name (pattern letter z): Go's abbreviation
+// (`PST`), `UTC`, or for a fixed offset the offset; full (zzzz) names only
+// UTC by Java's long name, others keep the abbreviation.
+func zoneName(c civil, full bool) string {
+	if c.loc == nil || c.loc == time.UTC {
+		if full {
+			return "Coordinated Universal Time"
+		}
+		return "UTC"
+	}
+	name, _ := time.Unix(c.t.Unix()-int64(c.offset), 0).In(c.loc).Zone()
+	return name
+}
+
+// appendOffset writes an offset in seconds as pattern letters X and x do
+// for count letters: +hh[mm] (1), +hhmm (2, 4), +hh:mm (3, 5).
+func appendOffset(dst []byte, off, count int) []byte {
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	h, m := off/3600, off/60%60
+	dst = append(dst, sign, byte('0'+h/10), byte('0'+h%10))
+	switch {
+	case count == 1:
+		if m != 0 {
+			dst = append(dst, byte('0'+m/10), byte('0'+m%10))
+		}
+	case count == 3 || count == 5:
+		dst = append(dst, ':', byte('0'+m/10), byte('0'+m%10))
+	default:
+		dst = append(dst, byte('0'+m/10), byte('0'+m%10))
+	}
+	return dst
+}
+
+// appendGMT writes the localized offset of pattern letter O (GMT-8, or
+// GMT-08:00 when full); GMT alone for UTC.
+func appendGMT(dst []byte, off int, full bool) []byte {
+	dst = append(dst, "GMT"...)
+	if off == 0 {
+		return dst
+	}
+	if full {
+		return appendOffset(dst, off, 3)
+	}
+	sign := byte('+')
+	if off < 0 {
+		sign, off = '-', -off
+	}
+	dst = append(dst, sign)
+	dst = strconv.AppendInt(dst, int64(off/3600), 10)
+	if m := off / 60 % 60; m != 0 {
+		dst = append(dst, ':', byte('0'+m/10), byte('0'+m%10))
 	}
 	return dst
 }
@@ -380,12 +464,32 @@ type parsed struct {
 	nanos                 int
 	pm, hasAmPm, hour12   bool
 	loc                   *time.Location
+	// got maps a letter already read to its value: a second field of the
+	// same letter must agree (java.time refuses a conflict).
+	got map[byte]int
+}
+
+// agree records the value v of letter l; false when an earlier field of
+// the same letter read another value.
+func (st *parsed) agree(l byte, v int) bool {
+	if prev, ok := st.got[l]; ok {
+		return prev == v
+	}
+	if st.got == nil {
+		st.got = map[byte]int{}
+	}
+	st.got[l] = v
+	return true
 }
 
 // parse reads s with the pattern; the whole text must match. It returns
-// microseconds since the epoch (UTC unless the text has a zone).
-func (p *dtPattern) parse(s string) (int64, bool) {
-	st := parsed{year: 1970, month: 1, day: 1, loc: time.UTC}
+// microseconds since the epoch: a wall-clock time in the text's zone, or
+// in loc when it has none (nil is UTC).
+func (p *dtPattern) parse(s string, loc *time.Location) (int64, bool) {
+	if loc == nil {
+		loc = time.UTC
+	}
+	st := parsed{year: 1970, month: 1, day: 1, loc: loc}
 	i, ok := parseFields(p.fields, s, 0, &st)
 	if !ok || i != len(s) {
 		return 0, false
@@ -411,12 +515,7 @@ func (p *dtPattern) parse(s string) (int64, bool) {
 		return 0, false
 	}
 	us := (int64(days)*86400+int64(st.hour*3600+st.minute*60+st.second))*1_000_000 + int64(st.nanos/1000)
-	if st.loc != time.UTC {
-		// The wall time is in st.loc: take its offset at that instant.
-		_, off := time.Unix(us/1_000_000, 0).In(st.loc).Zone()
-		us -= int64(off) * 1_000_000
-	}
-	return us, true
+	return sparktype.FromWallMicros(us, st.loc), true
 }
 
 // nextIsNumber reports whether the field after fields[k] is a number that
@@ -440,6 +539,7 @@ func parseFields(fields []dtField, s string, i int, st *parsed) (int, bool) {
 		if f.letter == 0 {
 			if f.optional != nil {
 				saved := *st
+				saved.got = maps.Clone(st.got)
 				if j, ok := parseFields(f.optional, s, i, st); ok {
 					i = j
 				} else {
@@ -572,8 +672,34 @@ func parseFields(fields []dtField, s string, i int, st *parsed) (int, bool) {
 		if !ok {
 			return 0, false
 		}
+		if v, numeric := fieldValue(f.letter, st); numeric && !st.agree(f.letter, v) {
+			return 0, false
+		}
 	}
 	return i, true
+}
+
+// fieldValue is the value a numeric letter just read into st.
+func fieldValue(l byte, st *parsed) (int, bool) {
+	switch l {
+	case 'y':
+		return st.year, true
+	case 'M', 'L':
+		return st.month, true
+	case 'd':
+		return st.day, true
+	case 'D':
+		return st.doy, true
+	case 'H', 'k', 'h', 'K':
+		return st.hour, true
+	case 'm':
+		return st.minute, true
+	case 's':
+		return st.second, true
+	case 'S':
+		return st.nanos, true
+	}
+	return 0, false
 }
 
 var (

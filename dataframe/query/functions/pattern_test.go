@@ -59,8 +59,8 @@ func TestPatternQuotes(t *testing.T) {
 	p, err := compilePattern("yyyy'T''s'''")
 	require.NoError(t, err)
 	us := time.Date(2015, 1, 1, 0, 0, 0, 0, time.UTC).UnixMicro()
-	require.Equal(t, "2015T's'", string(p.format(nil, us)))
-	got, ok := p.parse("2015T's'")
+	require.Equal(t, "2015T's'", string(p.format(nil, us, nil)))
+	got, ok := p.parse("2015T's'", nil)
 	require.True(t, ok)
 	require.Equal(t, us, got)
 }
@@ -81,13 +81,13 @@ func FuzzPattern(f *testing.F) {
 			}
 			return
 		}
-		p.parse(text)
-		out := p.format(nil, ref)
-		back, ok := p.parse(string(out))
+		p.parse(text, nil)
+		out := p.format(nil, ref, nil)
+		back, ok := p.parse(string(out), nil)
 		if !ok || strings.ContainsAny(pattern, "EQqGzVOaDhKkXxZ[]'") {
 			return
 		}
-		if again := p.format(nil, back); string(again) != string(out) {
+		if again := p.format(nil, back, nil); string(again) != string(out) {
 			t.Fatalf("pattern %q: %q parsed back formats as %q", pattern, out, again)
 		}
 	})

@@ -173,7 +173,7 @@ func bindRegexpExtractAll(args []fn.Arg) (fn.Bound, error) {
 				b.AppendNull()
 				continue
 			}
-			r := row{a, i}
+			r := row{a: a, i: i}
 			re, err := rc.at(a, i)
 			if err != nil {
 				return nil, err

@@ -257,7 +257,7 @@ func bindStrings(kinds string, f func(dst []byte, r row) []byte) func([]fn.Arg) 
 		}
 		return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-				return f(dst, row{a, i}), true, nil
+				return f(dst, row{a: a, i: i}), true, nil
 			})
 		}}, nil
 	}

@@ -448,7 +448,7 @@ func bindDecode(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			c, err := rowCharset(fixed, r.str(1, ""))
 			if err != nil {
 				return nil, false, err
@@ -839,7 +839,7 @@ func bindSplitPart(args []fn.Arg) (fn.Bound, error) {
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			s, delim, k := r.str(0, ""), r.str(1, ""), r.int(2, 0)
 			if k == 0 {
 				return nil, false, errIndexZero
@@ -899,7 +899,7 @@ func bindTranslate(args []fn.Arg) (fn.Bound, error) {
 		var lastFrom, lastTo string
 		var dict map[rune]rune
 		return mapStrings(ctx, a, n, func(dst []byte, i int) ([]byte, bool, error) {
-			r := row{a, i}
+			r := row{a: a, i: i}
 			from, to := r.str(1, ""), r.str(2, "")
 			if dict == nil || from != lastFrom || to != lastTo {
 				dict = map[rune]rune{}

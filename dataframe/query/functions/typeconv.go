@@ -44,7 +44,7 @@ func init() {
 					return fn.Bound{}, fmt.Errorf("cannot cast %s to %s", sparkName(args[0].Type), sparkName(to))
 				}
 				return fn.Bound{Type: to, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
-					return fn.Cast(ctx.Mem, a[0], to)
+					return ctx.Cast(a[0], to)
 				}}, nil
 			},
 			Doc:      "`CAST(expr AS " + c.sql + ")`: see [CAST](#cast).",

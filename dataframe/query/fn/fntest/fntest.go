@@ -124,7 +124,7 @@ func Values(arr arrow.Array) []any {
 		switch a := arr.(type) {
 		case *array.Decimal128:
 			if a.IsValid(i) {
-				out[i] = string(fn.AppendSparkString(nil, a, i))
+				out[i] = string(fn.AppendSparkString(nil, a, i, nil))
 				continue
 			}
 		case *array.Date32:
