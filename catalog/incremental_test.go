@@ -26,6 +26,8 @@ type eventsAPI struct {
 	items  []map[string]any
 	sinces []string // the since parameter of each first-page request
 	fail   bool
+	// onFirstPage, when set, runs as each read's first page is served.
+	onFirstPage func()
 }
 
 func (a *eventsAPI) add(id int, ts string) {
@@ -45,6 +47,9 @@ func (a *eventsAPI) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	page, _ := strconv.Atoi(r.URL.Query().Get("page"))
 	if page == 0 {
 		a.sinces = append(a.sinces, since)
+		if a.onFirstPage != nil {
+			a.onFirstPage()
+		}
 	}
 	var sel []map[string]any
 	for _, it := range a.items {

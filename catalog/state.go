@@ -189,6 +189,9 @@ type pendingState struct {
 	st        *connectors.State
 	// lazy gives the state of a streamed read, known once it has ended.
 	lazy func() *connectors.State
+	// from is what the read started from: a write to the store it was
+	// read from checks that the store still holds it.
+	from stateOrigin
 	// carried: a write committed the state with its rows.
 	carried bool
 }
@@ -212,8 +215,8 @@ func deliveryFrom(ctx context.Context) *Delivery {
 	return d
 }
 
-func (d *Delivery) add(s *Session, ns, table string, st *connectors.State) {
-	d.put(pendingState{s: s, cat: s.cat, ns: ns, table: table, st: st})
+func (d *Delivery) add(s *Session, ns, table string, st *connectors.State, from stateOrigin) {
+	d.put(pendingState{s: s, cat: s.cat, ns: ns, table: table, st: st, from: from})
 }
 
 func (d *Delivery) put(p pendingState) {
@@ -267,7 +270,7 @@ func (d *Delivery) Commit(ctx context.Context) error {
 // read is a first run.
 func (s *Session) readIncremental(ctx context.Context, r *resolved, ir connectors.IncrementalReader) (*dataframe.Frame, error) {
 	d := deliveryFrom(ctx)
-	prev, err := s.prevState(ctx, r, d)
+	prev, from, err := s.prevState(ctx, r, d)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +283,7 @@ func (s *Session) readIncremental(ctx context.Context, r *resolved, ir connector
 		return nil, err
 	}
 	if d != nil && next != nil && r.table != "" {
-		d.add(s, r.ns, r.table, next)
+		d.add(s, r.ns, r.table, next, from)
 	}
 	return f, nil
 }
@@ -354,18 +357,29 @@ func (c *Catalog) setStateStore(ns, table, target string) error {
 // loadState is the stored state of catalog table ns.table: from the
 // database of the table its entry names as its state store, else (or when
 // that database keeps none yet) from the state file.
-func (s *Session) loadState(ctx context.Context, ns, table string) (*connectors.State, error) {
+func (s *Session) loadState(ctx context.Context, ns, table string) (*connectors.State, stateOrigin, error) {
 	tbl, err := s.cat.Get(ctx, ns, table)
 	if err != nil {
-		return nil, err
+		return nil, stateOrigin{}, err
 	}
+	var from stateOrigin
 	if tbl.StateStore != "" {
 		st, err := s.storedState(ctx, tbl.StateStore, tbl.FullName())
 		if err != nil || st != nil {
-			return st, err
+			return st, stateOrigin{store: tbl.StateStore, stored: st}, err
 		}
+		from.store = tbl.StateStore // it holds none yet
 	}
-	return s.cat.State(ctx, ns, table)
+	st, err := s.cat.State(ctx, ns, table)
+	return st, from, err
+}
+
+// stateOrigin is where a read's previous state was looked up: the catalog
+// table whose database keeps the source's state ("" for none) and what it
+// held (nil: nothing yet, the state file was read).
+type stateOrigin struct {
+	store  string
+	stored *connectors.State
 }
 
 // storedState reads the state of source from the state store of the
@@ -471,7 +485,11 @@ func (d *Delivery) statesFor(s *Session, target string) func() ([]connectors.Sou
 			if err := p.cat.setStateStore(p.ns, p.table, target); err != nil {
 				return nil, err
 			}
-			out = append(out, connectors.SourceState{Source: k, State: st})
+			ss := connectors.SourceState{Source: k, State: st}
+			if p.from.store != "" && strings.EqualFold(p.from.store, target) {
+				ss.Check, ss.Expect = true, p.from.stored
+			}
+			out = append(out, ss)
 			p.carried = true
 			d.pending[k] = p
 		}
@@ -494,9 +512,9 @@ func (d *Delivery) delivered(ctx context.Context) {
 
 // prevState is the state an incremental read of r starts from: none for a
 // USER-mode dataset or a full refresh.
-func (s *Session) prevState(ctx context.Context, r *resolved, d *Delivery) (*connectors.State, error) {
+func (s *Session) prevState(ctx context.Context, r *resolved, d *Delivery) (*connectors.State, stateOrigin, error) {
 	if r.table == "" || (d != nil && d.FullRefresh) {
-		return nil, nil
+		return nil, stateOrigin{}, nil
 	}
 	return s.loadState(ctx, r.ns, r.table)
 }
@@ -506,7 +524,7 @@ func (s *Session) prevState(ctx context.Context, r *resolved, d *Delivery) (*con
 // once the stream has ended.
 func (s *Session) readIncrementalStream(ctx context.Context, r *resolved, ir connectors.IncrementalStreamReader) (dataframe.Stream, error) {
 	d := deliveryFrom(ctx)
-	prev, err := s.prevState(ctx, r, d)
+	prev, from, err := s.prevState(ctx, r, d)
 	if err != nil {
 		return nil, err
 	}
@@ -515,7 +533,7 @@ func (s *Session) readIncrementalStream(ctx context.Context, r *resolved, ir con
 		return nil, err
 	}
 	if d != nil && r.table != "" {
-		d.put(pendingState{s: s, cat: s.cat, ns: r.ns, table: r.table, lazy: state})
+		d.put(pendingState{s: s, cat: s.cat, ns: r.ns, table: r.table, lazy: state, from: from})
 	}
 	return st, nil
 }

@@ -2,6 +2,8 @@ package connectors
 
 import (
 	"context"
+	"errors"
+	"slices"
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/scan"
@@ -37,6 +39,30 @@ type SourceState struct {
 	Source string
 	// State is its state once the write is committed.
 	State *State
+	// Check asks the store to verify, under a lock held until the commit,
+	// that it still holds Expect for Source (nil: no state) — what the
+	// read started from — and to fail the write with ErrStateChanged
+	// otherwise. A load whose state another load committed in the meantime
+	// (a concurrent run, or a killed run's COMMIT the server finished after
+	// the rerun read the state) would otherwise deliver the same rows twice.
+	Check  bool
+	Expect *State
+}
+
+// ErrStateChanged is returned (wrapped) by a write whose sources' state in
+// the target's store is no longer the one its read started from: nothing
+// is written, and a rerun reads on from the state that is there (see
+// docs/jdbc.md#exactly-once).
+var ErrStateChanged = errors.New("the source's stored state changed while this load ran")
+
+// SameState says whether a and b are the same position of a source: the
+// same cursor, last value and keys at that value (when each was computed
+// does not matter). Two nil states are the same.
+func SameState(a, b *State) bool {
+	if a == nil || b == nil {
+		return a == nil && b == nil
+	}
+	return a.Cursor == b.Cursor && a.LastValue == b.LastValue && slices.Equal(a.KeysAtLastValue, b.KeysAtLastValue)
 }
 
 // StateStore is implemented by connectors whose targets can keep the

@@ -50,6 +50,10 @@ type dialect interface {
 	// is missing; saveState upserts one row (args: table_name, state JSON).
 	stateTable(table string) string
 	saveState(table string) string
+	// claimState inserts a source's first row (args: table_name, state
+	// JSON) and fails with a unique violation when one is there, waiting
+	// for a load that is storing one to commit or roll back.
+	claimState(table string) string
 	// exactOperand is the SQL operand of a column in a pushed-down
 	// comparison whose result the database computes exactly as Spark does,
 	// and false when there is none (docs/jdbc.md#pushdown).

@@ -118,6 +118,10 @@ func (mysqlDialect) saveState(table string) string {
 		"ON DUPLICATE KEY UPDATE state = VALUES(state), updated_at = VALUES(updated_at)"
 }
 
+func (mysqlDialect) claimState(table string) string {
+	return "INSERT INTO " + table + " (table_name, state, updated_at) VALUES (?, ?, UTC_TIMESTAMP(6))"
+}
+
 func (mysqlDialect) exactOperand(quoted string, c column) (string, bool) {
 	if !c.pushable {
 		return "", false

@@ -125,6 +125,10 @@ func (postgres) saveState(table string) string {
 		"ON CONFLICT (table_name) DO UPDATE SET state = EXCLUDED.state, updated_at = EXCLUDED.updated_at"
 }
 
+func (postgres) claimState(table string) string {
+	return "INSERT INTO " + table + " (table_name, state, updated_at) VALUES ($1, $2::jsonb, now())"
+}
+
 func (postgres) exactOperand(quoted string, c column) (string, bool) {
 	if !c.pushable {
 		return "", false

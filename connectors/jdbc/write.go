@@ -505,11 +505,60 @@ func (w *writer) saveStates() error {
 		if err != nil {
 			return err
 		}
+		if st.Check {
+			if err := w.checkState(table, st, data); err != nil {
+				return err
+			}
+		}
 		if _, err := w.c.exec(w.ctx, w.d.saveState(table), st.Source, string(data)); err != nil {
 			return fmt.Errorf("storing the state of %s in %s: %w", st.Source, stateTableName, err)
 		}
 	}
 	return nil
+}
+
+// checkState fails the write unless the source's row of sluice_state
+// still holds what the read started from, and locks it until the commit: a
+// load that committed in the meantime (a concurrent run, or a killed run
+// whose COMMIT the server finished after this run read the state) already
+// delivered these rows. With no state when the read started, the row is
+// claimed by inserting it, which waits for a load storing one to finish.
+func (w *writer) checkState(table string, st connectors.SourceState, data []byte) error {
+	if st.Expect == nil {
+		_, err := w.c.exec(w.ctx, w.d.claimState(table), st.Source, string(data))
+		var de *dbError
+		if errors.As(err, &de) && (de.code == "23505" || de.code == "1062") {
+			return fmt.Errorf("%w: %s in %s was empty when this load read it and another load has stored one since; nothing was written, run again to load from there",
+				connectors.ErrStateChanged, st.Source, stateTableName)
+		}
+		if err != nil {
+			return fmt.Errorf("storing the state of %s in %s: %w", st.Source, stateTableName, err)
+		}
+		return nil
+	}
+	rows, err := w.c.texts(w.ctx, fmt.Sprintf("SELECT state FROM %s WHERE table_name = %s FOR UPDATE", table, w.d.param(1)), st.Source)
+	if err != nil {
+		return fmt.Errorf("locking the state of %s in %s: %w", st.Source, stateTableName, err)
+	}
+	var held *connectors.State
+	if len(rows) > 0 {
+		held = new(connectors.State)
+		if err := json.Unmarshal([]byte(rows[0][0]), held); err != nil {
+			return fmt.Errorf("the state of %s in %s is not a state (sluice state reset %s starts over): %w", st.Source, stateTableName, st.Source, err)
+		}
+	}
+	if !connectors.SameState(held, st.Expect) {
+		return fmt.Errorf("%w: %s in %s was %s when this load read it and is %s now (another load committed first); nothing was written, run again to load from there",
+			connectors.ErrStateChanged, st.Source, stateTableName, stateText(st.Expect), stateText(held))
+	}
+	return nil
+}
+
+func stateText(st *connectors.State) string {
+	if st == nil {
+		return "empty"
+	}
+	return fmt.Sprintf("%s=%q", st.Cursor, st.LastValue)
 }
 
 func randomSuffix() string {
