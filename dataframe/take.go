@@ -3,7 +3,6 @@ package dataframe
 import (
 	"fmt"
 	"math"
-	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -331,10 +330,7 @@ func takeFixed(mem memory.Allocator, src *memory.Buffer, off int64, spans []span
 // takeWords copies the spans of T-sized values: a one-value span (a
 // random order's) by assignment, not a copy call.
 func takeWords[T uint32 | uint64](dst, vals []byte, off int64, spans []span) {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	d := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(dst))), len(dst)/size)
-	v := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(vals))), len(vals)/size)
+	d, v := arrow.GetData[T](dst), arrow.GetData[T](vals)
 	k := 0
 	for _, s := range spans {
 		from := off + s.start
@@ -352,10 +348,10 @@ func takeWords[T uint32 | uint64](dst, vals []byte, off int64, spans []span) {
 // cover, merged where adjacent. limit is the largest offset the type can
 // hold.
 func takeOffsets[T int32 | int64](mem memory.Allocator, offs []T, off int64, spans []span, n int64, limit int64) (*memory.Buffer, []span, int64, error) {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
+	var zero [1]T
+	size := len(arrow.GetBytes(zero[:]))
 	buf := newBuf(mem, int(n+1)*size)
-	out := unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(buf.Bytes()))), n+1)
+	out := arrow.GetData[T](buf.Bytes())[:n+1]
 	child := make([]span, 0, len(spans))
 	var total int64
 	pos := 0

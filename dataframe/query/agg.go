@@ -494,7 +494,7 @@ func (a *sumAcc[T]) result(mem memory.Allocator, groups int) (arrow.Array, error
 func (a *sumAcc[T]) release() {}
 
 // valuesSeen is an array of vals, NULL where the group saw no value.
-func valuesSeen[T any](mem memory.Allocator, dt arrow.DataType, vals []T, seen []bool) arrow.Array {
+func valuesSeen[T arrow.FixedWidthType](mem memory.Allocator, dt arrow.DataType, vals []T, seen []bool) arrow.Array {
 	n := len(seen)
 	buf, out := allocFixed[T](mem, n)
 	copy(out, vals[:n])

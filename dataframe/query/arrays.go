@@ -3,7 +3,6 @@ package query
 import (
 	"fmt"
 	"time"
-	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -17,18 +16,9 @@ import (
 // Helpers over Arrow arrays shared by the kernels and operators.
 
 // fixedValues is the value buffer of a fixed-width array as a []T, with the
-// array's offset applied.
-func fixedValues[T any](arr arrow.Array) []T {
-	d := arr.Data()
-	buf := d.Buffers()[1]
-	if buf == nil || buf.Len() == 0 {
-		return nil
-	}
-	var zero T
-	size := int(unsafe.Sizeof(zero))
-	b := buf.Bytes()
-	all := unsafe.Slice((*T)(unsafe.Pointer(&b[0])), len(b)/size)
-	return all[d.Offset() : d.Offset()+d.Len()]
+// array's offset applied (nil for an empty one).
+func fixedValues[T arrow.FixedWidthType](arr arrow.Array) []T {
+	return arrow.GetValues[T](arr.Data(), 1)
 }
 
 // validBits returns the validity bitmap bytes and the offset of arr's first
@@ -93,16 +83,11 @@ func fixedArray(dt arrow.DataType, n int, validity, values *memory.Buffer) arrow
 }
 
 // allocFixed is a value buffer for n elements of T, and its []T view.
-func allocFixed[T any](mem memory.Allocator, n int) (*memory.Buffer, []T) {
-	var zero T
-	size := int(unsafe.Sizeof(zero))
+func allocFixed[T arrow.FixedWidthType](mem memory.Allocator, n int) (*memory.Buffer, []T) {
+	var zero [1]T
 	buf := memory.NewResizableBuffer(mem)
-	buf.Resize(n * size)
-	if n == 0 {
-		return buf, nil
-	}
-	b := buf.Bytes()
-	return buf, unsafe.Slice((*T)(unsafe.Pointer(&b[0])), n)
+	buf.Resize(n * len(arrow.GetBytes(zero[:])))
+	return buf, arrow.GetData[T](buf.Bytes())[:n:n]
 }
 
 // withValidity returns arr with its validity replaced by the AND of its own

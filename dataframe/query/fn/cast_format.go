@@ -7,7 +7,6 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
-	"github.com/apache/arrow/go/v17/arrow/decimal128"
 
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
@@ -35,7 +34,7 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int, loc *time.Location) [
 	case *array.Float32:
 		return formatJavaDouble(dst, float64(a.Value(i)), 32)
 	case *array.Decimal128:
-		return appendDecimal(dst, a.Value(i), a.DataType().(*arrow.Decimal128Type).Scale)
+		return sparktype.AppendDecimal128(dst, a.Value(i), a.DataType().(*arrow.Decimal128Type).Scale)
 	case *array.Timestamp:
 		if a.DataType().(*arrow.TimestampType).TimeZone == "" {
 			loc = nil // timestamp_ntz: its own wall-clock time
@@ -150,30 +149,6 @@ func formatJavaDouble(dst []byte, f float64, bits int) []byte {
 	}
 	dst = append(dst, 'E')
 	return strconv.AppendInt(dst, int64(exp), 10)
-}
-
-// appendDecimal writes v/10^scale in plain notation with exactly scale
-// fraction digits, as Spark prints decimal(p,s) values (1.50).
-func appendDecimal(dst []byte, v decimal128.Num, scale int32) []byte {
-	s := v.BigInt().String()
-	if scale <= 0 {
-		dst = append(dst, s...)
-		for ; scale < 0; scale++ {
-			dst = append(dst, '0')
-		}
-		return dst
-	}
-	if s[0] == '-' {
-		dst = append(dst, '-')
-		s = s[1:]
-	}
-	for int32(len(s)) <= scale {
-		s = "0" + s
-	}
-	cut := len(s) - int(scale)
-	dst = append(dst, s[:cut]...)
-	dst = append(dst, '.')
-	return append(dst, s[cut:]...)
 }
 
 // AppendTimestamp writes microseconds since the epoch as Spark prints a
