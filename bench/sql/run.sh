@@ -24,23 +24,14 @@ set -euo pipefail
 
 ROWS=${ROWS:-10000000}
 RUNS=${RUNS:-3}
-STEP_TIMEOUT=${STEP_TIMEOUT:-900}
-
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-root=$(cd "$here/../.." && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/sluice-sqlbench.XXXXXX")
-trap 'rm -rf "$work"' EXIT
-cd "$root"
 # shellcheck source=bench/duckdb/npm.sh
-source "$root/bench/duckdb/npm.sh"
-
-for tool in go node npm; do
-  command -v "$tool" >/dev/null || { echo "run.sh: $tool is required" >&2; exit 1; }
-done
+source "$here/../duckdb/npm.sh"
+bench_start /usr/bin/time
 
 echo "== setup (in $work)"
 duckdb_npm "$work/npm" "$here/duck.mjs"
-timeout "$STEP_TIMEOUT" go build -o "$work/sluice" ./cmd/sluice
+bench_build_sluice
 if [ -n "${BASE:-}" ]; then
   mkdir -p "$work/base"
   git archive "$BASE" | tar -x -C "$work/base"
