@@ -147,21 +147,32 @@ var bindRlike = bindRegexpPerRow("ss", boolType, func(re *javaRegexp, r row) (bo
 	return ok, true, err
 })
 
-func bindRegexpExtractAll(args []fn.Arg) (fn.Bound, error) {
+// bindExtractArgs checks the arguments of regexp_extract and
+// regexp_extract_all (str, regexp[, idx]) and compiles a constant pattern
+// once, refusing a constant group index the pattern does not have.
+func bindExtractArgs(args []fn.Arg) ([]arrow.DataType, *cache[*javaRegexp], error) {
 	in, err := signature(args, "ss|i")
 	if err != nil {
-		return fn.Bound{}, err
+		return nil, nil, err
 	}
 	cache, err := newCache(args, 1, "", compileRegex)
 	if err != nil {
-		return fn.Bound{}, err
+		return nil, nil, err
 	}
 	if cache.hasFixed && len(args) == 3 {
 		if idx, null, ok := constInt(args[2]); ok && !null {
 			if err := checkGroup(cache.fixed, idx); err != nil {
-				return fn.Bound{}, err
+				return nil, nil, err
 			}
 		}
+	}
+	return in, cache, nil
+}
+
+func bindRegexpExtractAll(args []fn.Arg) (fn.Bound, error) {
+	in, cache, err := bindExtractArgs(args)
+	if err != nil {
+		return fn.Bound{}, err
 	}
 	return fn.Bound{Type: arrow.ListOf(stringType), Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		rc := cache.forEval()

@@ -686,20 +686,9 @@ var bindReplace = bindStrings("ss|s", func(dst []byte, r row) []byte {
 })
 
 func bindRegexpExtract(args []fn.Arg) (fn.Bound, error) {
-	in, err := signature(args, "ss|i")
+	in, cache, err := bindExtractArgs(args)
 	if err != nil {
 		return fn.Bound{}, err
-	}
-	cache, err := newCache(args, 1, "", compileRegex)
-	if err != nil {
-		return fn.Bound{}, err
-	}
-	if cache.hasFixed && len(args) == 3 {
-		if idx, null, ok := constInt(args[2]); ok && !null {
-			if err := checkGroup(cache.fixed, idx); err != nil {
-				return fn.Bound{}, err
-			}
-		}
 	}
 	return fn.Bound{Type: stringType, Args: in, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		rc := cache.forEval()
