@@ -224,6 +224,27 @@ type keysOp struct {
 	schema  *arrow.Schema
 	rows    int64
 	closed  bool
+	// nulls holds an all-NULL array per type, sliced for every batch:
+	// the columns pass 1 does not read cost no allocation per batch.
+	nulls map[string]arrow.Array
+}
+
+// null is n NULLs of type dt, a slice of the array kept for dt (made
+// anew when it is shorter than n).
+func (o *keysOp) null(dt arrow.DataType, n int) arrow.Array {
+	key := dt.Fingerprint()
+	a := o.nulls[key]
+	if a == nil || a.Len() < n {
+		if a != nil {
+			a.Release()
+		}
+		if o.nulls == nil {
+			o.nulls = map[string]arrow.Array{}
+		}
+		a = fn.NullArray(o.e.mem, dt, n)
+		o.nulls[key] = a
+	}
+	return array.NewSlice(a, 0, int64(n))
 }
 
 func (o *keysOp) next() (arrow.Record, error) {
@@ -243,7 +264,7 @@ func (o *keysOp) next() (arrow.Record, error) {
 				cols[i] = rec.Column(idx[0])
 				cols[i].Retain()
 			} else {
-				cols[i] = fn.NullArray(o.e.mem, f.Type, n)
+				cols[i] = o.null(f.Type, n)
 			}
 		}
 		full := array.NewRecord(o.scan, cols, int64(n))
@@ -256,7 +277,7 @@ func (o *keysOp) next() (arrow.Record, error) {
 		}
 		for j, x := range o.exprs {
 			if !o.keyCols[j] {
-				out = append(out, fn.NullArray(o.e.mem, o.schema.Field(j).Type, n))
+				out = append(out, o.null(o.schema.Field(j).Type, n))
 				continue
 			}
 			a, err := x.eval(o.e.ec, full)
@@ -288,5 +309,8 @@ func (o *keysOp) close() {
 	if !o.closed {
 		o.closed = true
 		o.r.Release()
+		for _, a := range o.nulls {
+			a.Release()
+		}
 	}
 }
