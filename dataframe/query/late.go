@@ -287,14 +287,12 @@ func (o *keysOp) next() (arrow.Record, error) {
 			out = append(out, a)
 		}
 		full.Release()
-		b := array.NewInt64Builder(o.e.mem)
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			b.UnsafeAppend(o.rows + int64(i))
+		buf, pos := allocFixed[int64](o.e.mem, n)
+		for i := range pos {
+			pos[i] = o.rows + int64(i)
 		}
 		o.rows += int64(n)
-		out = append(out, b.NewArray())
-		b.Release()
+		out = append(out, fixedArray(tLong, n, nil, buf))
 		res := array.NewRecord(o.schema, out, int64(n))
 		releaseAll(out)
 		return res, nil
