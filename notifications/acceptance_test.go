@@ -822,8 +822,8 @@ func TestAcceptanceHealthMetricsDataset(t *testing.T) {
 		`sluice_notifications_discarded_total{reason="duplicate",source="notifications"} 1`,
 		`sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 1`,
 		`sluice_notifications_processed_total{outcome="retrying",source="notifications"} 1`,
-		`sluice_notifications_queue_depth{status="PENDING"} 0`,
-		`sluice_notifications_queue_depth{status="RETRYING"} 1`,
+		`sluice_notifications_queue_depth{source="notifications",status="PENDING"} 0`,
+		`sluice_notifications_queue_depth{source="notifications",status="RETRYING"} 1`,
 		"sluice_notifications_oldest_pending_age_seconds 0",
 	} {
 		require.Contains(t, out, want+"\n")

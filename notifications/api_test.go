@@ -144,8 +144,8 @@ func TestHealthMetricsAndAuth(t *testing.T) {
 		`sluice_notifications_discarded_total{reason="duplicate",source="notifications"} 0`,
 		`sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 0`,
 		`sluice_notifications_processed_total{outcome="success",source="notifications"} 0`,
-		`sluice_notifications_queue_depth{status="PENDING"} 4`,
-		`sluice_notifications_queue_depth{status="FAILED"} 0`,
+		`sluice_notifications_queue_depth{source="notifications",status="PENDING"} 4`,
+		`sluice_notifications_queue_depth{source="notifications",status="FAILED"} 0`,
 		"sluice_notifications_oldest_pending_age_seconds 7290.25",
 	} {
 		require.Contains(t, metrics, want+"\n")

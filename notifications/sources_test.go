@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"regexp"
 	"strconv"
 	"strings"
 	"sync"
@@ -409,4 +410,27 @@ func TestSourceFilters(t *testing.T) {
 	require.Contains(t, body, `data-token="msg_1"`)
 	require.NotContains(t, body, `data-token="wbh-1"`)
 	require.Contains(t, body, `<td class="source">acme</td>`)
+	depth := func(body, status string) string {
+		t.Helper()
+		m := regexp.MustCompile(`data-status="` + status + `"><span class="n">(\d+)</span>`).FindStringSubmatch(body)
+		require.NotNil(t, m, body)
+		return m[1]
+	}
+	require.Equal(t, "1", depth(body, "PENDING"), "the counts are the source's")
+	require.Equal(t, "1", depth(body, "FAILED"))
+	code, body = do(t, svc, "GET", "/ui/", "")
+	require.Equal(t, 200, code, body)
+	require.Equal(t, "3", depth(body, "PENDING"), "unfiltered, the store's")
+	require.Equal(t, "2", depth(body, "FAILED"))
+
+	// Metrics: queue depth by source.
+	_, metrics := do(t, svc, "GET", "/metrics", "")
+	for _, want := range []string{
+		`sluice_notifications_queue_depth{source="acme",status="PENDING"} 1`,
+		`sluice_notifications_queue_depth{source="acme",status="FAILED"} 1`,
+		`sluice_notifications_queue_depth{source="notifications",status="PENDING"} 2`,
+		`sluice_notifications_queue_depth{source="notifications",status="SUCCESS"} 0`,
+	} {
+		require.Contains(t, metrics, want+"\n")
+	}
 }

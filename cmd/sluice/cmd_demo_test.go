@@ -87,7 +87,7 @@ func TestDemoTour(t *testing.T) {
 		`sluice_notifications_discarded_total{reason="duplicate",source="notifications"} 1`,
 		`sluice_notifications_discarded_total{reason="obsolete",source="notifications"} 1`,
 		`sluice_notifications_processed_total{outcome="failed",source="notifications"} 1`,
-		`sluice_notifications_queue_depth{status="SUCCESS"} 3`,
+		`sluice_notifications_queue_depth{source="notifications",status="SUCCESS"} 3`,
 		// 8. PostgreSQL, when there is one
 		"== 8. The activities into PostgreSQL, incrementally and exactly once",
 		"Demo complete in ",

@@ -68,8 +68,24 @@ type Patch struct {
 
 // Stats are the figures /metrics reports from the store.
 type Stats struct {
-	ByStatus      map[Status]int64
+	// ByStatus counts the records of every status (0 included).
+	ByStatus map[Status]int64
+	// BySource counts the records of each source the store holds, by
+	// status (a status the source has no record of is absent).
+	BySource      map[string]map[Status]int64
 	OldestPending *time.Time // receptionDate of the oldest PENDING record; nil when none
+}
+
+// Add counts n records of source in status.
+func (st *Stats) Add(source string, status Status, n int64) {
+	st.ByStatus[status] += n
+	if st.BySource == nil {
+		st.BySource = map[string]map[Status]int64{}
+	}
+	if st.BySource[source] == nil {
+		st.BySource[source] = map[Status]int64{}
+	}
+	st.BySource[source][status] += n
 }
 
 // Store keeps notification records durably. Implementations: SQLite and

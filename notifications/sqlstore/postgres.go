@@ -1064,18 +1064,18 @@ func (s *pgStore) Requeue(ctx context.Context, token string) (queue.Record, erro
 
 func (s *pgStore) Stats(ctx context.Context) (queue.Stats, error) {
 	st := emptyStats()
-	rows, err := s.pool.Query(ctx, `SELECT status, count(*) FROM notifications GROUP BY status`)
+	rows, err := s.pool.Query(ctx, `SELECT source, status, count(*) FROM notifications GROUP BY source, status`)
 	if err != nil {
 		return st, storeErr(pgName+": stats", err)
 	}
 	for rows.Next() {
-		var status string
+		var source, status string
 		var n int64
-		if err := rows.Scan(&status, &n); err != nil {
+		if err := rows.Scan(&source, &status, &n); err != nil {
 			rows.Close()
 			return st, storeErr(pgName+": stats", err)
 		}
-		st.ByStatus[queue.Status(status)] = n
+		st.Add(source, queue.Status(status), n)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

@@ -1054,18 +1054,18 @@ func (s *sqliteStore) Stats(ctx context.Context) (queue.Stats, error) {
 		return st, storeErr(sqliteName+": stats", err)
 	}
 	defer tx.Rollback() //nolint:errcheck // read-only
-	rows, err := tx.QueryContext(ctx, `SELECT status, COUNT(*) FROM notifications GROUP BY status`)
+	rows, err := tx.QueryContext(ctx, `SELECT source, status, COUNT(*) FROM notifications GROUP BY source, status`)
 	if err != nil {
 		return st, storeErr(sqliteName+": stats", err)
 	}
 	for rows.Next() {
-		var status string
+		var source, status string
 		var n int64
-		if err := rows.Scan(&status, &n); err != nil {
+		if err := rows.Scan(&source, &status, &n); err != nil {
 			rows.Close()
 			return st, storeErr(sqliteName+": stats", err)
 		}
-		st.ByStatus[queue.Status(status)] = n
+		st.Add(source, queue.Status(status), n)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {

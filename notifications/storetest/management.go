@@ -202,6 +202,9 @@ func runManagement(t *testing.T, tg Target, open opener) {
 			r := Delivery(fmt.Sprintf("wbh-%d", i), fmt.Sprintf("usr-%d", i), T0)
 			r.Status = status
 			r.ReceptionDate = T0.Add(time.Duration(10-i) * time.Second)
+			if i%2 == 1 {
+				r.Source = "stripe"
+			}
 			require.NoError(t, s.Insert(ctx, r))
 		}
 		st, err = s.Stats(ctx)
@@ -210,6 +213,10 @@ func runManagement(t *testing.T, tg Target, open opener) {
 			queue.StatusPending: 2, queue.StatusRetrying: 1, queue.StatusFailed: 3,
 			queue.StatusSuccess: 0, queue.StatusOutdated: 0,
 		}, st.ByStatus)
+		require.Equal(t, map[string]map[queue.Status]int64{
+			queue.DefaultSource: {queue.StatusPending: 1, queue.StatusRetrying: 1, queue.StatusFailed: 1},
+			"stripe":            {queue.StatusPending: 1, queue.StatusFailed: 2},
+		}, st.BySource)
 		require.NotNil(t, st.OldestPending)
 		require.True(t, st.OldestPending.Equal(T0.Add(9*time.Second)))
 		require.NoError(t, s.Ping(ctx))

@@ -188,8 +188,13 @@ func (s *API) uiIndex(c *fiber.Ctx) error {
 			d.base.Set(name, v)
 		}
 	}
+	// The counts are the filtered source's, else the whole store's.
+	depth := st.ByStatus
+	if q.Source != "" {
+		depth = st.BySource[q.Source]
+	}
 	for _, status := range queue.Statuses {
-		d.Depth = append(d.Depth, uiDepth{status, st.ByStatus[status]})
+		d.Depth = append(d.Depth, uiDepth{status, depth[status]})
 	}
 	d.OldestPending = "—"
 	if st.OldestPending != nil {

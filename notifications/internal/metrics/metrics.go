@@ -3,6 +3,7 @@ package metrics
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -132,7 +133,7 @@ func New(src Source, sources ...string) *Metrics {
 	m.Reg.MustRegister(m.Unauthenticated, m.Challenges)
 	m.Reg.MustRegister(m.InvalidUTF8, m.IntakeDuration, m.ProcessingDuration, m.Attempts, m.BreakerOpen, m.StoreErrors)
 	m.Reg.MustRegister(m.Received, m.Rejected, m.Outdated, m.Discarded, m.Processed, m.Mails, m.JobRuns,
-		&storeCollector{src: src},
+		&storeCollector{src: src, sources: sources},
 		collectors.NewGoCollector(),
 		collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	for _, name := range sources {
@@ -164,12 +165,17 @@ func (m *Metrics) For(source string) *SourceMetrics {
 }
 
 // storeCollector asks the store at scrape time, so the figures are those of
-// every sidecar sharing it, not of this process alone.
-type storeCollector struct{ src Source }
+// every sidecar sharing it, not of this process alone. Queue depth has a
+// series per status for every configured source (0 included) and for any
+// other source the store holds records of.
+type storeCollector struct {
+	src     Source
+	sources []string
+}
 
 var (
 	queueDepthDesc = prometheus.NewDesc("sluice_notifications_queue_depth",
-		"Records in the store by status.", []string{"status"}, nil)
+		"Records in the store by status and source.", []string{"status", "source"}, nil)
 	oldestPendingDesc = prometheus.NewDesc("sluice_notifications_oldest_pending_age_seconds",
 		"Age of the oldest PENDING record (by receptionDate); 0 when none.", nil, nil)
 	storeUpDesc = prometheus.NewDesc("sluice_notifications_store_up",
@@ -192,8 +198,16 @@ func (c *storeCollector) Collect(ch chan<- prometheus.Metric) {
 		return
 	}
 	ch <- prometheus.MustNewConstMetric(storeUpDesc, prometheus.GaugeValue, 1)
-	for _, status := range queue.Statuses {
-		ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(st.ByStatus[status]), string(status))
+	sources := slices.Clone(c.sources)
+	for source := range st.BySource {
+		if !slices.Contains(sources, source) {
+			sources = append(sources, source)
+		}
+	}
+	for _, source := range sources {
+		for _, status := range queue.Statuses {
+			ch <- prometheus.MustNewConstMetric(queueDepthDesc, prometheus.GaugeValue, float64(st.BySource[source][status]), string(status), source)
+		}
 	}
 	age := 0.0
 	if st.OldestPending != nil {

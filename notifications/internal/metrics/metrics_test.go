@@ -112,13 +112,27 @@ func TestStoreCollector(t *testing.T) {
 		if fail {
 			return queue.Stats{}, errors.New("disk I/O error")
 		}
-		return queue.Stats{ByStatus: map[queue.Status]int64{queue.StatusPending: 3, queue.StatusFailed: 1}, OldestPending: &oldest}, nil
+		st := queue.Stats{ByStatus: map[queue.Status]int64{}, OldestPending: &oldest}
+		st.Add("notifications", queue.StatusPending, 2)
+		st.Add("notifications", queue.StatusFailed, 1)
+		st.Add("old", queue.StatusPending, 1)
+		return st, nil
 	}
 	var logs lockedBuf
-	m := newMetrics(t, stats, slog.New(slog.NewTextHandler(&logs, nil)))
+	// stripe is configured and has no record yet; old has records and is
+	// no longer configured.
+	m := newMetrics(t, stats, slog.New(slog.NewTextHandler(&logs, nil)), "notifications", "stripe")
 	require.Equal(t, map[string]float64{"": 30}, gathered(t, m.Reg, "sluice_notifications_oldest_pending_age_seconds"))
-	require.Equal(t, map[string]float64{"status=PENDING": 3, "status=RETRYING": 0, "status=SUCCESS": 0, "status=FAILED": 1,
-		"status=OUTDATED": 0}, gathered(t, m.Reg, "sluice_notifications_queue_depth"))
+	want := map[string]float64{}
+	for _, source := range []string{"notifications", "stripe", "old"} {
+		for _, status := range queue.Statuses {
+			want["source="+source+",status="+string(status)] = 0
+		}
+	}
+	want["source=notifications,status=PENDING"] = 2
+	want["source=notifications,status=FAILED"] = 1
+	want["source=old,status=PENDING"] = 1
+	require.Equal(t, want, gathered(t, m.Reg, "sluice_notifications_queue_depth"))
 	require.Equal(t, map[string]float64{"": 1}, gathered(t, m.Reg, "sluice_notifications_store_up"))
 	mu.Lock()
 	fail = true
