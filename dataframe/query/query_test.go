@@ -108,6 +108,23 @@ func TestUsingJoinKeys(t *testing.T) {
 	})
 }
 
+// A LEFT SEMI/ANTI JOIN without a condition keeps a left row when the right
+// side has any row (semi) or none (anti): against an empty right side, semi
+// gives no rows and anti every left row, as Spark's PropagateEmptyRelation
+// and its udf-join-empty-relation golden file (the same joins with ON) give.
+func TestSemiAntiJoinWithoutCondition(t *testing.T) {
+	t.Parallel()
+	check(t, testTables(t), []qcase{
+		{q: "SELECT * FROM nt1 LEFT SEMI JOIN (SELECT k FROM nt2 WHERE false) ORDER BY v1", schema: "struct<k:string,v1:bigint>"},
+		{q: "SELECT * FROM nt1 LEFT ANTI JOIN (SELECT k FROM nt2 WHERE false) ORDER BY v1", schema: "struct<k:string,v1:bigint>",
+			rows: []string{"one\t1", "two\t2", "three\t3"}},
+		{q: "SELECT * FROM nt1 LEFT SEMI JOIN nt2 ORDER BY v1", schema: "struct<k:string,v1:bigint>",
+			rows: []string{"one\t1", "two\t2", "three\t3"}},
+		{q: "SELECT * FROM nt1 LEFT ANTI JOIN nt2 ORDER BY v1", schema: "struct<k:string,v1:bigint>"},
+		{q: "SELECT * FROM (SELECT k FROM nt2 WHERE false) e LEFT ANTI JOIN nt1", schema: "struct<k:string>"},
+	})
+}
+
 // SELECT * over a join keeps both same-named columns; t.* picks a side.
 func TestStarOverJoin(t *testing.T) {
 	t.Parallel()
