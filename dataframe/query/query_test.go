@@ -67,6 +67,8 @@ func TestGeneratedNames(t *testing.T) {
 	check(t, testTables(t), []qcase{
 		{q: "SELECT 1, 'a', NULL, true", schema: "struct<1:int,a:string,NULL:void,true:boolean>", rows: []string{"1\ta\tNULL\ttrue"}},
 		{q: "SELECT CAST('1.23' AS int), CAST(NULL AS LONG)", schema: "struct<CAST(1.23 AS INT):int,CAST(NULL AS BIGINT):bigint>", rows: []string{"1\tNULL"}},
+		// bitwise.sql: a NULL cast to a nested type is named NULL.
+		{q: "SELECT CAST(NULL AS ARRAY<ARRAY<INT>>), CAST(NULL AS MAP<INT, ARRAY<INT>>)", schema: "struct<NULL:array<array<int>>,NULL:map<int,array<int>>>", rows: []string{"NULL\tNULL"}},
 		{q: "SELECT COUNT(dept), count(*), Sum(e.sal) FROM emp e", schema: "struct<count(dept):bigint,count(1):bigint,sum(sal):double>", rows: []string{"3\t4\t220.0"}},
 		{q: "SELECT dept + 1, dept * dept, -dept FROM emp WHERE name = 'cy'", schema: "struct<(dept + 1):bigint,(dept * dept):bigint,(- dept):bigint>", rows: []string{"3\t4\t-2"}},
 		{q: "SELECT CASE WHEN dept = 1 THEN 'x' END, CASE dept WHEN 2 THEN 'y' ELSE 'z' END FROM emp WHERE name = 'cy'",
