@@ -2,6 +2,8 @@ package query_test
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -125,6 +127,53 @@ func TestSemiAntiJoinWithoutCondition(t *testing.T) {
 		{q: "SELECT * FROM nt1 LEFT ANTI JOIN nt2 ORDER BY v1", schema: "struct<k:string,v1:bigint>"},
 		{q: "SELECT * FROM (SELECT k FROM nt2 WHERE false) e LEFT ANTI JOIN nt1", schema: "struct<k:string>"},
 	})
+}
+
+// count_min_sketch is Spark's CountMinSketchImpl serialization: version 1,
+// total count, depth, width, the seed's multipliers, the table.
+func TestCountMinSketch(t *testing.T) {
+	t.Parallel()
+	const head = "00000001" // version
+	check(t, testTables(t), []qcase{
+		// The empty sketch: no NULL for a group without values.
+		{q: "SELECT hex(count_min_sketch(v1, 0.5d, 0.5d, 1)) FROM nt1 WHERE v1 > 9", schema: "struct<hex(count_min_sketch(v1, 0.5, 0.5, 1)):string>",
+			rows: []string{head + "0000000000000000" + "00000001" + "00000004" + "000000005D8D6AB9" + strings.Repeat("0", 64)}},
+	})
+	// Strings: every row of the table counts each value once.
+	res := mustRun(t, "SELECT hex(count_min_sketch(k, 0.1d, 0.9d, 7)), hex(count_min_sketch(CAST(k AS BINARY), 0.1d, 0.9d, 7)) FROM nt1", testTables(t))
+	require.Len(t, res.rows, 1)
+	cells := strings.Split(res.rows[0], "\t")
+	require.Equal(t, cells[0], cells[1], "a string hashes as its UTF-8 bytes")
+	b, err := hex.DecodeString(cells[0])
+	require.NoError(t, err)
+	depth, width := int(binary.BigEndian.Uint32(b[12:])), int(binary.BigEndian.Uint32(b[16:]))
+	require.Equal(t, []int{4, 20}, []int{depth, width}) // ⌈−ln 0.1 / ln 2⌉, ⌈2/0.1⌉
+	require.Equal(t, uint64(3), binary.BigEndian.Uint64(b[4:]))
+	table := b[20+8*depth:]
+	require.Len(t, table, 8*depth*width)
+	for d := 0; d < depth; d++ {
+		var sum uint64
+		for w := 0; w < width; w++ {
+			sum += binary.BigEndian.Uint64(table[8*(d*width+w):])
+		}
+		require.Equal(t, uint64(3), sum, "row %d", d)
+	}
+	// Its Murmur3 of bytes is Spark's hashUnsafeBytes, which hash() uses
+	// with seed 42; "three" has a byte past its last whole word.
+	res = mustRun(t, "SELECT k, hash(k) FROM nt1", testTables(t))
+	for _, row := range res.rows {
+		kv := strings.Split(row, "\t")
+		require.Equal(t, kv[1], fmt.Sprint(int32(query.SparkMurmur3Bytes([]byte(kv[0]), 42))), kv[0])
+	}
+	for _, q := range []string{
+		"SELECT count_min_sketch(v1, 0d, 0.5d, 1) FROM nt1",
+		"SELECT count_min_sketch(v1, 0.5d, 1d, 1) FROM nt1",
+		"SELECT count_min_sketch(v1, v1, 0.5d, 1) FROM nt1",
+		"SELECT count_min_sketch(1.5d, 0.5d, 0.5d, 1) FROM nt1",
+	} {
+		_, err := run(t, q, testTables(t))
+		require.Error(t, err, q)
+	}
 }
 
 // SELECT * over a join keeps both same-named columns; t.* picks a side.
