@@ -15,9 +15,9 @@ import (
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// ntzType is Spark's timestamp_ntz: a wall-clock time without a zone, at
-// the resolution of Sluice's timestamps.
-var ntzType = &arrow.TimestampType{Unit: timestampType.Unit}
+// ntzType is Spark's timestamp_ntz: a wall-clock time without a zone, in
+// microseconds.
+var ntzType = sparktype.TimestampNTZType
 
 const (
 	usPerSecond = 1_000_000
