@@ -127,13 +127,7 @@ func appendHiveString(dst []byte, arr arrow.Array, i int, nested bool) []byte {
 
 // functionExampleSkips are the documented examples whose Spark answer
 // Sluice does not give, with the reason.
-const skipMilliseconds = "Sluice timestamps hold milliseconds (a documented difference)"
-
-var functionExampleSkips = map[string]string{
-	`date_part('SECONDS', timestamp'2019-10-01 00:00:01.000001')`: skipMilliseconds,
-	`datepart('SECONDS', timestamp'2019-10-01 00:00:01.000001')`:  skipMilliseconds,
-	`extract('SECONDS', timestamp'2019-10-01 00:00:01.000001')`:   skipMilliseconds,
-}
+var functionExampleSkips = map[string]string{}
 
 // TestFunctionNullArguments checks each function's NULL rule: every
 // example that is one call of its function is run again with each argument

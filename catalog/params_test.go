@@ -47,7 +47,7 @@ func TestParamsTypes(t *testing.T) {
 		uint64(math.MaxUint64), float32(1.5), 2.25, "it's", []byte{0x0a, 0xff}, at, catalog.Decimal("12.50"), &str, nilPtr, celsius(21.5),
 		sql.NullString{}, sql.NullInt64{Int64: 42, Valid: true}, uint8(200))
 	require.Equal(t, []string{`{"n":null,"b":true,"y":-3,"sh":300,"i":7,"l":8,"gi":9,"big":5000000000,` +
-		`"huge":18446744073709551615,"f":1.5,"d":2.25,"s":"it's","bin":"Cv8=","ts":"2024-05-01T07:30:15.123Z",` +
+		`"huge":18446744073709551615,"f":1.5,"d":2.25,"s":"it's","bin":"Cv8=","ts":"2024-05-01T07:30:15.123456Z",` +
 		`"dec":12.50,"ptr":"pointed","nilptr":null,"named":21.5,"nulls":null,"valid":42,"u8":200}`}, rows)
 	for _, want := range []string{
 		" |-- n: void ", " |-- b: boolean ", " |-- y: byte ", " |-- sh: short ", " |-- i: integer ", " |-- l: long ",

@@ -23,7 +23,7 @@ const (
 	KindInteger                     // integer (int32)
 	KindDouble                      // double
 	KindBoolean                     // boolean
-	KindTimestamp                   // timestamp (TimestampType: ms, UTC)
+	KindTimestamp                   // timestamp (TimestampType: µs, UTC)
 )
 
 var kindNames = [...]string{"string", "long", "integer", "double", "boolean", "timestamp"}
@@ -160,9 +160,9 @@ func (b *TypedBuilder) AppendDouble(col int, v float64) { b.doubles[col].Append(
 // AppendBoolean appends to boolean column col.
 func (b *TypedBuilder) AppendBoolean(col int, v bool) { b.bools[col].Append(v) }
 
-// AppendTimestamp appends t (kept to the millisecond) to timestamp column col.
+// AppendTimestamp appends t (kept to the microsecond) to timestamp column col.
 func (b *TypedBuilder) AppendTimestamp(col int, t time.Time) {
-	b.stamps[col].Append(arrow.Timestamp(t.UnixMilli()))
+	b.stamps[col].Append(arrow.Timestamp(t.UnixMicro()))
 }
 
 // AppendTimestampPtr appends *t, or null when t is nil.
@@ -343,7 +343,7 @@ func constantArray(mem memory.Allocator, c Constant, n int) (arrow.Array, error)
 			return nil, bad(err)
 		}
 		for i := 0; i < n; i++ {
-			x.Append(arrow.Timestamp(t.UnixMilli()))
+			x.Append(arrow.Timestamp(t.UnixMicro()))
 		}
 	}
 	return b.NewArray(), nil

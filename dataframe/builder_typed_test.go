@@ -53,9 +53,9 @@ func TestTypedBuilder(t *testing.T) {
 		rows = append(rows, string(obj))
 		return nil
 	}))
-	require.Equal(t, `{"id":0,"name":"r0","n":0,"x":0.0,"ok":true,"at":"2024-05-01T10:00:00.123Z"}`, rows[0])
+	require.Equal(t, `{"id":0,"name":"r0","n":0,"x":0.0,"ok":true,"at":"2024-05-01T10:00:00.123456Z"}`, rows[0])
 	require.Equal(t, `{"id":1,"name":"r1","n":10,"x":0.5,"ok":false,"at":null}`, rows[1])
-	require.Equal(t, `{"id":3,"name":null,"n":30,"x":1.5,"ok":false,"at":"2024-05-01T10:00:00.123Z"}`, rows[3])
+	require.Equal(t, `{"id":3,"name":null,"n":30,"x":1.5,"ok":false,"at":"2024-05-01T10:00:00.123456Z"}`, rows[3])
 }
 
 func TestTypedBuilderMissingValue(t *testing.T) {

@@ -96,7 +96,7 @@ func TestConcatTimestamps(t *testing.T) {
 	defer got.Release()
 	require.Equal(t, "root\n |-- t: timestamp (nullable = true)\n |-- u: string (nullable = true)\n", dataframe.SchemaString(got.Schema()))
 	require.Equal(t, []string{
-		`{"t":"2024-05-01T10:00:00.123Z","u":"2024-05-01T10:00:00.123Z"}`,
+		`{"t":"2024-05-01T10:00:00.123456Z","u":"2024-05-01T10:00:00.123456Z"}`,
 		`{"t":"2024-05-01T10:00:00.123456Z","u":"text"}`,
 	}, frametest.RowsJSON(t, got))
 }

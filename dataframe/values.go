@@ -102,7 +102,8 @@ func ValueAt(arr arrow.Array, i int) any {
 // null. Doubles keep a fraction (`4.0`) so the text reads back as double;
 // NaN and infinities, which JSON lacks, are the strings "NaN",
 // "Infinity" and "-Infinity". Timestamps are RFC 3339 UTC strings with
-// milliseconds; binary is base64.
+// milliseconds, or all six digits when the value has microseconds
+// (docs/frames.md#operations); binary is base64.
 func AppendJSONValue(dst []byte, arr arrow.Array, i int) []byte {
 	return appendJSONValue(dst, arr, i, false, nil)
 }

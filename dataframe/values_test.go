@@ -36,7 +36,7 @@ func buildValuesFrame(t *testing.T, mem memory.Allocator) *dataframe.Frame {
 	rb.Field(1).(*array.Int64Builder).AppendValues([]int64{math.MaxInt64, 0}, []bool{true, false})
 	rb.Field(2).(*array.Float64Builder).AppendValues([]float64{4, math.NaN()}, nil)
 	rb.Field(3).(*array.BooleanBuilder).AppendValues([]bool{true, false}, nil)
-	ts := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC).UnixMilli()
+	ts := time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC).UnixMicro()
 	rb.Field(4).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{arrow.Timestamp(ts), 0}, []bool{true, false})
 	rb.Field(5).(*array.BinaryBuilder).AppendValues([][]byte{[]byte("hi"), nil}, []bool{true, false})
 	sb := rb.Field(6).(*array.StructBuilder)

@@ -738,6 +738,11 @@ func partitionText(v any) (string, bool, error) {
 	case bool:
 		return strconv.FormatBool(x), false, nil
 	case time.Time:
+		// Milliseconds, as directories have always been named; all six
+		// digits when the timestamp has microseconds, so that they survive.
+		if x.Nanosecond()%int(time.Millisecond) != 0 {
+			return x.UTC().Format("2006-01-02 15:04:05.000000"), false, nil
+		}
 		return x.UTC().Format("2006-01-02 15:04:05.000"), false, nil
 	}
 	return "", false, fmt.Errorf("a %T cannot name a partition directory (use a flat column)", v)

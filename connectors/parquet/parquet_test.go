@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	"github.com/stretchr/testify/require"
@@ -300,4 +301,27 @@ func TestNoLeaks(t *testing.T) {
 	for _, g := range groups {
 		g.Frame.Release()
 	}
+}
+
+// A timestamp partition keeps its microseconds in the directory name (and
+// whole milliseconds the name it always had), and reads back typed.
+func TestPartitionedByTimestampKeepsMicros(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "events")
+	ctx := context.Background()
+	us := time.Date(2008, 12, 25, 7, 30, 0, 123123000, time.UTC)
+	ms := time.Date(2008, 12, 25, 7, 30, 0, 123000000, time.UTC)
+	f := frameOf(t, []string{"id", "at"}, []any{int64(1), us}, []any{int64(2), ms})
+	defer f.Release()
+	_, err := conn.Write(ctx, ds(connectors.Props{parquet.PropPath: dir + "/", parquet.PropPartitionBy: "at"}), f)
+	require.NoError(t, err)
+	var dirs []string
+	for _, p := range listFiles(t, dir) {
+		dirs = append(dirs, filepath.Dir(p))
+	}
+	require.ElementsMatch(t, []string{"at=2008-12-25 07%3A30%3A00.123123", "at=2008-12-25 07%3A30%3A00.123"}, dirs)
+	got, err := conn.Read(ctx, ds(connectors.Props{parquet.PropPath: dir}, connectors.Field{Name: "id", Type: "long"}, connectors.Field{Name: "at", Type: "timestamp"}))
+	require.NoError(t, err)
+	defer got.Release()
+	require.ElementsMatch(t, []string{`{"id":1,"at":"2008-12-25T07:30:00.123123Z"}`, `{"id":2,"at":"2008-12-25T07:30:00.123Z"}`}, jsonRows(t, got))
 }

@@ -30,29 +30,14 @@ import (
 )
 
 // TimestampType is the Arrow type of a timestamp a Builder builds from
-// microseconds: Spark's own resolution, in UTC. It prints as `timestamp`.
-var TimestampType dataframe.DataType = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+// microseconds: Spark's `timestamp`, sparktype.TimestampType (microseconds,
+// UTC). It prints as `timestamp`.
+var TimestampType dataframe.DataType = sparktype.TimestampType
 
 // ParseType is the Arrow type of a Spark type name (`decimal(10,2)`,
 // `array<long>`), with timestamps at microseconds (TimestampType).
 func ParseType(name string) (dataframe.DataType, error) {
-	dt, err := sparktype.ParseType(name)
-	if err != nil {
-		return nil, err
-	}
-	return microTimestamps(dt), nil
-}
-
-func microTimestamps(dt arrow.DataType) arrow.DataType {
-	switch t := dt.(type) {
-	case *arrow.TimestampType:
-		if t.TimeZone != "" {
-			return TimestampType
-		}
-	case *arrow.ListType:
-		return arrow.ListOf(microTimestamps(t.Elem()))
-	}
-	return dt
+	return sparktype.ParseType(name)
 }
 
 // ErrNotFit is returned (wrapped) for a value its column's type cannot hold

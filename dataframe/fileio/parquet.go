@@ -202,7 +202,7 @@ func readParquet(ctx context.Context, path string, rdr *file.Reader, mem memory.
 	if err != nil {
 		return nil, fmt.Errorf("reading %s: parquet: %w", path, err)
 	}
-	schema, leaves, none := pruneParquet(rdr, schema, cols)
+	schema, leaves, none := pruneParquet(rdr, microsSchema(schema), cols)
 	if none {
 		return dataframe.Empty(schema), nil
 	}
@@ -300,6 +300,9 @@ func readRowGroup(rdr *file.Reader, mem memory.Allocator, i int, leaves []int) (
 	for rr.Next() {
 		rec := rr.Record()
 		rec.Retain()
+		if rec, err = microsRecord(mem, rec); err != nil {
+			return recs, err
+		}
 		recs = append(recs, rec)
 	}
 	if err := rr.Err(); err != nil && !errors.Is(err, io.EOF) {

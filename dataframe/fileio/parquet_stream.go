@@ -227,7 +227,7 @@ func openParquetFooter(path string, mem memory.Allocator) (*file.Reader, *pqarro
 	if err == nil {
 		var schema *arrow.Schema
 		if schema, err = fr.Schema(); err == nil {
-			return rdr, fr, schema, nil
+			return rdr, fr, microsSchema(schema), nil
 		}
 	}
 	rdr.Close()

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 	"github.com/apache/arrow/go/v17/arrow/memory"
 	parquetgo "github.com/parquet-go/parquet-go"
 	pqformat "github.com/parquet-go/parquet-go/format"
@@ -307,4 +308,71 @@ func TestParquetRoundTripFromJSON(t *testing.T) {
 			got.Release()
 		}
 	}
+}
+
+// A Parquet file with timestamps of another unit (TIMESTAMP_MILLIS,
+// TIMESTAMP_NANOS, seconds in the stored Arrow schema), nested ones too,
+// reads as Spark's timestamp: microseconds, nanoseconds floored.
+func TestParquetTimestampsReadAsMicros(t *testing.T) {
+	t.Parallel()
+	mem := frametest.CheckedAlloc(t)
+	ms := &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
+	ns := &arrow.TimestampType{Unit: arrow.Nanosecond, TimeZone: "UTC"}
+	sec := &arrow.TimestampType{Unit: arrow.Second}
+	schema := arrow.NewSchema([]arrow.Field{
+		{Name: "ms", Type: ms, Nullable: true},
+		{Name: "ns", Type: ns, Nullable: true},
+		{Name: "s", Type: sec, Nullable: true},
+		{Name: "list", Type: arrow.ListOf(ms), Nullable: true},
+		{Name: "st", Type: arrow.StructOf(arrow.Field{Name: "at", Type: ms, Nullable: true}), Nullable: true},
+	}, nil)
+	rb := array.NewRecordBuilder(mem, schema)
+	defer rb.Release()
+	rb.Field(0).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1230219000123, 0}, []bool{true, false})
+	rb.Field(1).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1230219000123123999, -1}, nil)
+	rb.Field(2).(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1230219000, -1}, nil)
+	lb := rb.Field(3).(*array.ListBuilder)
+	lb.Append(true)
+	lb.ValueBuilder().(*array.TimestampBuilder).AppendValues([]arrow.Timestamp{1, 2}, nil)
+	lb.AppendNull()
+	sb := rb.Field(4).(*array.StructBuilder)
+	sb.Append(true)
+	sb.FieldBuilder(0).(*array.TimestampBuilder).Append(-1)
+	sb.Append(true)
+	sb.FieldBuilder(0).(*array.TimestampBuilder).AppendNull()
+	rec := rb.NewRecord()
+	f, err := dataframe.New(schema, rec)
+	require.NoError(t, err)
+	defer f.Release()
+	var buf bytes.Buffer
+	require.NoError(t, WriteParquet(&buf, f, ParquetOptions{}))
+	path := filepath.Join(t.TempDir(), "units.parquet")
+	require.NoError(t, os.WriteFile(path, buf.Bytes(), 0o644))
+	want := []string{
+		`{"ms":"2008-12-25T15:30:00.123Z","ns":"2008-12-25T15:30:00.123123Z","s":"2008-12-25T15:30:00.000Z","list":["1970-01-01T00:00:00.001Z","1970-01-01T00:00:00.002Z"],"st":{"at":"1969-12-31T23:59:59.999Z"}}`,
+		`{"ms":null,"ns":"1969-12-31T23:59:59.999999Z","s":"1969-12-31T23:59:59.000Z","list":null,"st":{"at":null}}`,
+	}
+	micros := &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+	wantSchema := arrow.NewSchema([]arrow.Field{
+		{Name: "ms", Type: micros, Nullable: true},
+		{Name: "ns", Type: micros, Nullable: true},
+		{Name: "s", Type: &arrow.TimestampType{Unit: arrow.Microsecond}, Nullable: true},
+		{Name: "list", Type: arrow.ListOf(micros), Nullable: true},
+		{Name: "st", Type: arrow.StructOf(arrow.Field{Name: "at", Type: micros, Nullable: true}), Nullable: true},
+	}, nil)
+	got, err := ReadParquet(t.Context(), path, mem)
+	require.NoError(t, err)
+	defer got.Release()
+	require.Equal(t, dataframe.SchemaString(wantSchema), dataframe.SchemaString(got.Schema()))
+	for i, fld := range got.Schema().Fields() {
+		require.True(t, arrow.TypeEqual(wantSchema.Field(i).Type, fld.Type), "%s: %s", fld.Name, fld.Type)
+	}
+	require.Equal(t, want, frametest.RowsJSON(t, got))
+	s, err := OpenParquet(t.Context(), path, mem)
+	require.NoError(t, err)
+	streamed, err := dataframe.Collect(s)
+	require.NoError(t, err)
+	defer streamed.Release()
+	require.True(t, arrow.TypeEqual(micros, streamed.Schema().Field(0).Type))
+	require.Equal(t, want, frametest.RowsJSON(t, streamed))
 }

@@ -110,7 +110,7 @@ func columnFromValues(mem memory.Allocator, rows [][]any, c int) (arrow.Array, e
 		defer b.Release()
 		for _, r := range rows {
 			if t, ok := r[c].(time.Time); ok {
-				b.Append(arrow.Timestamp(t.UnixMilli()))
+				b.Append(arrow.Timestamp(t.UnixMicro()))
 			} else {
 				b.AppendNull()
 			}

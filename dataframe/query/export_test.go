@@ -23,3 +23,7 @@ func CompileUnrewritten(ctx context.Context, q Query, r Resolver) (p *Plan, err 
 	}
 	return &Plan{root: root, logical: out.n, opts: Options{Mem: memory.DefaultAllocator, Now: a.now, SortMemory: DefaultSortMemory}}, nil
 }
+
+// SparkMurmur3Bytes is count_min_sketch's hash of bytes, for the tests to
+// compare with SQL's hash().
+var SparkMurmur3Bytes = sparkMurmur3Bytes

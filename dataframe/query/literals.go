@@ -174,5 +174,5 @@ func TimestampNTZLiteral(text string) (*Literal, error) {
 	if !ok {
 		return nil, fmt.Errorf("is not a valid TIMESTAMP_NTZ literal")
 	}
-	return &Literal{Value: time.UnixMicro(us).UTC(), Type: &arrow.TimestampType{Unit: tTime.Unit, TimeZone: ""}}, nil
+	return &Literal{Value: time.UnixMicro(us).UTC(), Type: sparktype.TimestampNTZType}, nil
 }

@@ -2,6 +2,8 @@ package query_test
 
 import (
 	"context"
+	"encoding/binary"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"math/rand"
@@ -67,6 +69,8 @@ func TestGeneratedNames(t *testing.T) {
 	check(t, testTables(t), []qcase{
 		{q: "SELECT 1, 'a', NULL, true", schema: "struct<1:int,a:string,NULL:void,true:boolean>", rows: []string{"1\ta\tNULL\ttrue"}},
 		{q: "SELECT CAST('1.23' AS int), CAST(NULL AS LONG)", schema: "struct<CAST(1.23 AS INT):int,CAST(NULL AS BIGINT):bigint>", rows: []string{"1\tNULL"}},
+		// bitwise.sql: a NULL cast to a nested type is named NULL.
+		{q: "SELECT CAST(NULL AS ARRAY<ARRAY<INT>>), CAST(NULL AS MAP<INT, ARRAY<INT>>)", schema: "struct<NULL:array<array<int>>,NULL:map<int,array<int>>>", rows: []string{"NULL\tNULL"}},
 		{q: "SELECT COUNT(dept), count(*), Sum(e.sal) FROM emp e", schema: "struct<count(dept):bigint,count(1):bigint,sum(sal):double>", rows: []string{"3\t4\t220.0"}},
 		{q: "SELECT dept + 1, dept * dept, -dept FROM emp WHERE name = 'cy'", schema: "struct<(dept + 1):bigint,(dept * dept):bigint,(- dept):bigint>", rows: []string{"3\t4\t-2"}},
 		{q: "SELECT CASE WHEN dept = 1 THEN 'x' END, CASE dept WHEN 2 THEN 'y' ELSE 'z' END FROM emp WHERE name = 'cy'",
@@ -106,6 +110,70 @@ func TestUsingJoinKeys(t *testing.T) {
 		{q: "SELECT * FROM nt1 LEFT SEMI JOIN nt2 USING (k) ORDER BY v1", schema: "struct<k:string,v1:bigint>", rows: []string{"one\t1", "two\t2"}},
 		{q: "SELECT * FROM nt1 LEFT ANTI JOIN nt2 ON nt1.k = nt2.k", schema: "struct<k:string,v1:bigint>", rows: []string{"three\t3"}},
 	})
+}
+
+// A LEFT SEMI/ANTI JOIN without a condition keeps a left row when the right
+// side has any row (semi) or none (anti): against an empty right side, semi
+// gives no rows and anti every left row, as Spark's PropagateEmptyRelation
+// and its udf-join-empty-relation golden file (the same joins with ON) give.
+func TestSemiAntiJoinWithoutCondition(t *testing.T) {
+	t.Parallel()
+	check(t, testTables(t), []qcase{
+		{q: "SELECT * FROM nt1 LEFT SEMI JOIN (SELECT k FROM nt2 WHERE false) ORDER BY v1", schema: "struct<k:string,v1:bigint>"},
+		{q: "SELECT * FROM nt1 LEFT ANTI JOIN (SELECT k FROM nt2 WHERE false) ORDER BY v1", schema: "struct<k:string,v1:bigint>",
+			rows: []string{"one\t1", "two\t2", "three\t3"}},
+		{q: "SELECT * FROM nt1 LEFT SEMI JOIN nt2 ORDER BY v1", schema: "struct<k:string,v1:bigint>",
+			rows: []string{"one\t1", "two\t2", "three\t3"}},
+		{q: "SELECT * FROM nt1 LEFT ANTI JOIN nt2 ORDER BY v1", schema: "struct<k:string,v1:bigint>"},
+		{q: "SELECT * FROM (SELECT k FROM nt2 WHERE false) e LEFT ANTI JOIN nt1", schema: "struct<k:string>"},
+	})
+}
+
+// count_min_sketch is Spark's CountMinSketchImpl serialization: version 1,
+// total count, depth, width, the seed's multipliers, the table.
+func TestCountMinSketch(t *testing.T) {
+	t.Parallel()
+	const head = "00000001" // version
+	check(t, testTables(t), []qcase{
+		// The empty sketch: no NULL for a group without values.
+		{q: "SELECT hex(count_min_sketch(v1, 0.5d, 0.5d, 1)) FROM nt1 WHERE v1 > 9", schema: "struct<hex(count_min_sketch(v1, 0.5, 0.5, 1)):string>",
+			rows: []string{head + "0000000000000000" + "00000001" + "00000004" + "000000005D8D6AB9" + strings.Repeat("0", 64)}},
+	})
+	// Strings: every row of the table counts each value once.
+	res := mustRun(t, "SELECT hex(count_min_sketch(k, 0.1d, 0.9d, 7)), hex(count_min_sketch(CAST(k AS BINARY), 0.1d, 0.9d, 7)) FROM nt1", testTables(t))
+	require.Len(t, res.rows, 1)
+	cells := strings.Split(res.rows[0], "\t")
+	require.Equal(t, cells[0], cells[1], "a string hashes as its UTF-8 bytes")
+	b, err := hex.DecodeString(cells[0])
+	require.NoError(t, err)
+	depth, width := int(binary.BigEndian.Uint32(b[12:])), int(binary.BigEndian.Uint32(b[16:]))
+	require.Equal(t, []int{4, 20}, []int{depth, width}) // ⌈−ln 0.1 / ln 2⌉, ⌈2/0.1⌉
+	require.Equal(t, uint64(3), binary.BigEndian.Uint64(b[4:]))
+	table := b[20+8*depth:]
+	require.Len(t, table, 8*depth*width)
+	for d := 0; d < depth; d++ {
+		var sum uint64
+		for w := 0; w < width; w++ {
+			sum += binary.BigEndian.Uint64(table[8*(d*width+w):])
+		}
+		require.Equal(t, uint64(3), sum, "row %d", d)
+	}
+	// Its Murmur3 of bytes is Spark's hashUnsafeBytes, which hash() uses
+	// with seed 42; "three" has a byte past its last whole word.
+	res = mustRun(t, "SELECT k, hash(k) FROM nt1", testTables(t))
+	for _, row := range res.rows {
+		kv := strings.Split(row, "\t")
+		require.Equal(t, kv[1], fmt.Sprint(int32(query.SparkMurmur3Bytes([]byte(kv[0]), 42))), kv[0])
+	}
+	for _, q := range []string{
+		"SELECT count_min_sketch(v1, 0d, 0.5d, 1) FROM nt1",
+		"SELECT count_min_sketch(v1, 0.5d, 1d, 1) FROM nt1",
+		"SELECT count_min_sketch(v1, v1, 0.5d, 1) FROM nt1",
+		"SELECT count_min_sketch(1.5d, 0.5d, 0.5d, 1) FROM nt1",
+	} {
+		_, err := run(t, q, testTables(t))
+		require.Error(t, err, q)
+	}
 }
 
 // SELECT * over a join keeps both same-named columns; t.* picks a side.

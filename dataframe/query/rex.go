@@ -292,6 +292,12 @@ func (e *rCast) sql() string {
 	if !e.user {
 		return e.x.sql()
 	}
+	if l, ok := e.x.(*rLit); ok && l.name == "" && l.v == nil && isArrayOrMap(e.to) {
+		// Spark names a NULL cast to an array or a map `NULL` (bitwise.sql:
+		// `cast(null as map<int, array<int>>)`), a NULL cast to an atomic
+		// type CAST(NULL AS INT).
+		return "NULL"
+	}
 	return "CAST(" + e.x.sql() + " AS " + sqlTypeName(e.to) + ")"
 }
 func (e *rArith) sql() string {
@@ -520,4 +526,13 @@ func writeKey(b *strings.Builder, e rex) {
 		writeKey(b, k)
 	}
 	b.WriteByte(')')
+}
+
+// isArrayOrMap reports whether t is an array or a map type.
+func isArrayOrMap(t arrow.DataType) bool {
+	switch t.(type) {
+	case *arrow.ListType, *arrow.MapType:
+		return true
+	}
+	return false
 }

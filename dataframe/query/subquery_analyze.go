@@ -80,11 +80,12 @@ func (e *rOuter) key() string          { return fmt.Sprintf("outer#%d", e.i) }
 type outerFrame struct {
 	r      *exprResolver // resolves names of the query around the subquery
 	params []rex         // the outer values the subquery reads, over r's scope
+	names  []string      // how the subquery's name shows each of params
 	up     *outerFrame
 }
 
-// add is the index of outer value e, added when new.
-func (f *outerFrame) add(e rex) int {
+// add is the index of outer value e, shown as name, added when new.
+func (f *outerFrame) add(e rex, name string) int {
 	k := rexKey(e)
 	for i, p := range f.params {
 		if rexKey(p) == k {
@@ -92,6 +93,7 @@ func (f *outerFrame) add(e rex) int {
 		}
 	}
 	f.params = append(f.params, e)
+	f.names = append(f.names, name)
 	return len(f.params) - 1
 }
 
@@ -112,7 +114,7 @@ func (a *analyzer) outerColumn(x *Column) (rex, bool) {
 	if c, ok := e.(*rCol); ok {
 		name = c.name
 	}
-	return &rOuter{i: f.add(e), t: e.Type(), name: name}, true
+	return &rOuter{i: f.add(e, name), t: e.Type(), name: name}, true
 }
 
 // subquery analyses q as a subquery of the expression r resolves.
@@ -140,7 +142,7 @@ func (r *exprResolver) scalarSubquery(x *ScalarSubquery) (rex, error) {
 		return nil, errorf(x.Pos, "a scalar subquery must give one column, this one gives %d", len(fs))
 	}
 	return &rSubquery{kind: subScalar, plan: out.n, args: f.params, t: fs[0].typ,
-		name: "scalarsubquery(" + outerNames(out.n) + ")", pos: x.Pos, id: subqueryIDs.Add(1), src: x}, nil
+		name: "scalarsubquery(" + subqueryOuterNames(out.n, f) + ")", pos: x.Pos, id: subqueryIDs.Add(1), src: x}, nil
 }
 
 func (r *exprResolver) exists(x *Exists) (rex, error) {
@@ -149,7 +151,7 @@ func (r *exprResolver) exists(x *Exists) (rex, error) {
 		return nil, err
 	}
 	return &rSubquery{kind: subExists, plan: out.n, args: f.params, t: tBool,
-		name: "exists(" + outerNames(out.n) + ")", pos: x.Pos, id: subqueryIDs.Add(1), src: x}, nil
+		name: "exists(" + subqueryOuterNames(out.n, f) + ")", pos: x.Pos, id: subqueryIDs.Add(1), src: x}, nil
 }
 
 // inSubquery is x [NOT] IN (SELECT …): each value and the subquery's column
@@ -198,7 +200,7 @@ func (r *exprResolver) inSubquery(x *InSubquery) (rex, error) {
 	}
 	var e rex = &rSubquery{kind: subIn, plan: castColumns(out.n, types), nIn: len(vals),
 		args: append(vals, f.params...), t: tBool,
-		name: "(" + lhs + " IN (listquery(" + outerNames(out.n) + ")))", pos: x.Pos, id: subqueryIDs.Add(1), src: x}
+		name: "(" + lhs + " IN (listquery(" + subqueryOuterNames(out.n, f) + ")))", pos: x.Pos, id: subqueryIDs.Add(1), src: x}
 	if x.Not {
 		e = &rNot{x: e}
 	}
@@ -208,6 +210,32 @@ func (r *exprResolver) inSubquery(x *InSubquery) (rex, error) {
 // outerNames lists the outer references of a subquery's plan as Spark
 // names the subquery (`scalarsubquery(c1, c2)`): in plan order, repeats
 // kept.
+// subqueryOuterNames is outerNames of a subquery's plan n, after the outer
+// values only its WITH queries that n does not read use (Spark keeps
+// those definitions ahead of the plan: cte-nested.sql names
+// `(WITH unreferenced AS (SELECT id) SELECT 1)` scalarsubquery(id)).
+func subqueryOuterNames(n lnode, f *outerFrame) string {
+	seen := map[int]bool{}
+	walkPlanRex(n, func(e rex) {
+		walkRex(e, func(x rex) bool {
+			if o, ok := x.(*rOuter); ok {
+				seen[o.i] = true
+			}
+			return true
+		})
+	})
+	var names []string
+	for i, name := range f.names {
+		if !seen[i] {
+			names = append(names, name)
+		}
+	}
+	if plan := outerNames(n); plan != "" {
+		names = append(names, plan)
+	}
+	return strings.Join(names, ", ")
+}
+
 func outerNames(n lnode) string {
 	var names []string
 	walkPlanRex(n, func(e rex) {
@@ -478,7 +506,7 @@ func (r *exprResolver) outerAggregate(x *Call) (rex, bool, error) {
 	if err != nil {
 		return nil, true, err
 	}
-	return &rOuter{i: f.add(e), t: e.Type(), name: e.sql()}, true, nil
+	return &rOuter{i: f.add(e, e.sql()), t: e.Type(), name: e.sql()}, true, nil
 }
 
 // tuple is `(a, b AS y)` as a value: a struct whose fields take the

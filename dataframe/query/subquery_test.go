@@ -77,6 +77,9 @@ var subqueryCases = []qcase{
 	{q: "SELECT a FROM t1 WHERE b > (SELECT count(*) FROM t2 WHERE x = a) * 15 ORDER BY a", rows: []string{"NULL", "2"}},
 	{q: "SELECT (SELECT y FROM t2 WHERE x = 7)", schema: "struct<scalarsubquery():bigint>", rows: []string{"NULL"}},
 	{q: "SELECT a, (SELECT a) FROM t1 WHERE b = 10", schema: "struct<a:bigint,scalarsubquery(a):bigint>", rows: []string{"1\t1"}},
+	// cte-nested.sql: an outer column read only by an unreferenced WITH
+	// query still names the subquery, ahead of the plan's own.
+	{q: "SELECT (WITH unreferenced AS (SELECT b) SELECT a) FROM t1 WHERE b = 10", schema: "struct<scalarsubquery(b, a):bigint>", rows: []string{"1"}},
 	{q: "SELECT x, count(*) FROM t2 GROUP BY x HAVING count(*) > (SELECT count(*) FROM t1 WHERE a = 4)", rows: []string{"1\t2"}},
 	{q: "SELECT sum((SELECT max(y) FROM t2))", rows: []string{"400"}},
 	// Nested, correlated two levels out; an aggregate of the outer query.

@@ -9,8 +9,13 @@ import (
 )
 
 // TimestampType is the Arrow type Sluice uses for Spark's `timestamp`:
-// milliseconds since the epoch in UTC.
-var TimestampType = &arrow.TimestampType{Unit: arrow.Millisecond, TimeZone: "UTC"}
+// microseconds since the epoch in UTC, as Spark keeps them
+// (docs/frames.md#arrow).
+var TimestampType = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+
+// TimestampNTZType is the Arrow type of Spark's `timestamp_ntz`: wall-clock
+// microseconds, no time zone.
+var TimestampNTZType = &arrow.TimestampType{Unit: arrow.Microsecond}
 
 // The Arrow types of Spark's other atomic types, for packages that build
 // typed values without importing Arrow (docs/frames.md#arrow).
@@ -295,7 +300,7 @@ func (p *sparkTypeParser) parseType() (arrow.DataType, error) {
 	case "timestamp", "timestamp_ltz":
 		return TimestampType, nil
 	case "timestamp_ntz":
-		return &arrow.TimestampType{Unit: arrow.Millisecond}, nil
+		return TimestampNTZType, nil
 	case "date":
 		return arrow.FixedWidthTypes.Date32, nil
 	case "binary":

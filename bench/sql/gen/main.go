@@ -64,7 +64,7 @@ func run(rows int, dir string) error {
 	var recs []arrow.Record
 	b := array.NewRecordBuilder(mem, factSchema)
 	defer b.Release()
-	start := int64(1_700_000_000_000)
+	start := int64(1_700_000_000_000_000) // microseconds (sparktype.TimestampType)
 	for done := 0; done < rows; {
 		n := min(batch, rows-done)
 		kb := b.Field(0).(*array.Int64Builder)
@@ -77,7 +77,7 @@ func run(rows int, dir string) error {
 			sb.Append(strs[r.IntN(1000)])
 			xb.Append(r.Float64() * 1000)
 			yb.Append(r.NormFloat64())
-			tb.Append(arrow.Timestamp(start + int64(done+i)*10))
+			tb.Append(arrow.Timestamp(start + int64(done+i)*10_000))
 		}
 		recs = append(recs, b.NewRecord())
 		done += n
@@ -123,7 +123,7 @@ func events(rows, keys int, dir string) error {
 	statuses := []string{"new", "open", "pending", "paid", "shipped", "delivered", "returned", "closed"}
 	b := array.NewRecordBuilder(mem, schema)
 	defer b.Release()
-	start := int64(1_700_000_000_000)
+	start := int64(1_700_000_000_000_000) // microseconds (sparktype.TimestampType)
 	var recs []arrow.Record
 	for done := 0; done < rows; {
 		n := min(batch, rows-done)
@@ -133,7 +133,7 @@ func events(rows, keys int, dir string) error {
 		sb := b.Field(3).(*array.StringBuilder)
 		for i := 0; i < n; i++ {
 			ib.Append(int64(r.IntN(keys)))
-			tb.Append(arrow.Timestamp(start + r.Int64N(365*24*3600*1000)))
+			tb.Append(arrow.Timestamp(start + r.Int64N(365*24*3600*1_000_000)))
 			vb.Append(r.Float64() * 100)
 			sb.Append(statuses[r.IntN(len(statuses))])
 		}

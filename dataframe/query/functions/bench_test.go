@@ -119,7 +119,7 @@ func BenchmarkDateFormat(b *testing.B) {
 	tb := array.NewTimestampBuilder(memory.DefaultAllocator, ts)
 	defer tb.Release()
 	for i := 0; i < benchRows; i++ {
-		tb.Append(arrow.Timestamp(base.Add(time.Duration(i) * time.Second).UnixMilli()))
+		tb.Append(arrow.Timestamp(base.Add(time.Duration(i) * time.Second).UnixMicro()))
 	}
 	col := tb.NewArray()
 	defer col.Release()

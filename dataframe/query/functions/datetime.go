@@ -129,7 +129,8 @@ func instants(ctx *fn.Ctx, a []arrow.Array, n int, pc *cache[*dtPattern]) ([]int
 	return us, valid, nil
 }
 
-var tsMicros = &arrow.TimestampType{Unit: arrow.Microsecond, TimeZone: "UTC"}
+// tsMicros is timestamp at microseconds: Sluice's timestamp (docs/frames.md#arrow).
+var tsMicros = timestampType
 
 // timestampsOut builds a timestamp array of timestampType from micros.
 func timestampsOut(ctx *fn.Ctx, us []int64, valid []bool) (arrow.Array, error) {

@@ -15,16 +15,14 @@ import (
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// ntzType is Spark's timestamp_ntz: a wall-clock time without a zone, at
-// the resolution of Sluice's timestamps.
-var ntzType = &arrow.TimestampType{Unit: timestampType.Unit}
+// ntzType is Spark's timestamp_ntz: a wall-clock time without a zone, in
+// microseconds.
+var ntzType = sparktype.TimestampNTZType
 
 const (
 	usPerSecond = 1_000_000
 	usPerDay    = 86_400 * usPerSecond
 )
-
-const msDifference = "Sluice's timestamps hold milliseconds: finer digits are dropped."
 
 func dayTime(days int32) time.Time { return time.Unix(int64(days)*86400, 0).UTC() }
 
@@ -123,7 +121,6 @@ func defDatetime() {
 		Returns: "timestamp", Bind: bindMakeTimestamp(timestampType),
 		Doc: "The timestamp of the given fields (`sec` may have a fraction; 60 means the next minute when the fraction is 0) " +
 			"read in `timezone` (the session time zone by default); NULL when they are not valid.",
-		Differences: msDifference,
 		Examples: ex("make_timestamp(2014, 12, 28, 6, 30, 45.887)", "2014-12-28 06:30:45.887",
 			"make_timestamp(2014, 12, 28, 6, 30, 45.887, 'CET')", "2014-12-28 05:30:45.887",
 			"make_timestamp(2019, 6, 30, 23, 59, 60)", "2019-07-01 00:00:00", "make_timestamp(2019, 6, 30, 23, 59, 1)", "2019-06-30 23:59:01",
@@ -131,9 +128,8 @@ func defDatetime() {
 		aliases("make_timestamp_ltz"))
 	def(fn.Scalar{Name: "make_timestamp_ntz", Group: gDatetime, Signature: "make_timestamp_ntz(year, month, day, hour, min, sec)",
 		Returns: "timestamp_ntz", Bind: bindMakeTimestamp(ntzType),
-		Doc:         "`make_timestamp` without a time zone.",
-		Differences: msDifference,
-		Examples:    ex("make_timestamp_ntz(2014, 12, 28, 6, 30, 45.887)", "2014-12-28 06:30:45.887")})
+		Doc:      "`make_timestamp` without a time zone.",
+		Examples: ex("make_timestamp_ntz(2014, 12, 28, 6, 30, 45.887)", "2014-12-28 06:30:45.887")})
 	def(fn.Scalar{Name: "to_timestamp_ntz", Group: gDatetime, Signature: "to_timestamp_ntz(expr[, fmt])", Returns: "timestamp_ntz",
 		Bind: func(args []fn.Arg) (fn.Bound, error) {
 			b, err := bindToTimestamp(false)(args)
@@ -189,17 +185,15 @@ func defDatetime() {
 		Doc: "The instant `seconds` (an integer, or a fraction) after 1970-01-01 00:00:00 UTC. As in Spark, an integer " +
 			"beyond the timestamp range and a decimal with digits finer than a microsecond are errors; a double beyond the " +
 			"range stops at its end, and NaN or an infinity gives NULL.",
-		Differences: msDifference,
-		Examples:    ex("timestamp_seconds(1230219000)", "2008-12-25 15:30:00", "timestamp_seconds(1230219000.123)", "2008-12-25 15:30:00.123")})
+		Examples: ex("timestamp_seconds(1230219000)", "2008-12-25 15:30:00", "timestamp_seconds(1230219000.123)", "2008-12-25 15:30:00.123")})
 	def(fn.Scalar{Name: "timestamp_millis", Group: gDatetime, Signature: "timestamp_millis(milliseconds)", Returns: "timestamp",
 		Bind:     bindEpochTimestamp(1000),
 		Doc:      "The instant `milliseconds` after 1970-01-01 00:00:00 UTC; beyond the timestamp range it is an error.",
 		Examples: ex("timestamp_millis(1230219000123)", "2008-12-25 15:30:00.123")})
 	def(fn.Scalar{Name: "timestamp_micros", Group: gDatetime, Signature: "timestamp_micros(microseconds)", Returns: "timestamp",
-		Bind:        bindEpochTimestamp(1),
-		Doc:         "The instant `microseconds` after 1970-01-01 00:00:00 UTC.",
-		Differences: msDifference,
-		Examples:    ex("timestamp_micros(1230219000123123)", "2008-12-25 15:30:00.123")})
+		Bind:     bindEpochTimestamp(1),
+		Doc:      "The instant `microseconds` after 1970-01-01 00:00:00 UTC.",
+		Examples: ex("timestamp_micros(1230219000123123)", "2008-12-25 15:30:00.123123")})
 	for _, u := range []struct {
 		name string
 		per  int64

@@ -11,9 +11,9 @@ import (
 func TestMoreDatetimeFunctions(t *testing.T) {
 	t.Parallel()
 	d := func(s string) any { return tm(s + " 00:00:00") }
-	ntz := &arrow.TimestampType{Unit: arrow.Millisecond}
+	ntz := &arrow.TimestampType{Unit: arrow.Microsecond}
 	dec86 := &arrow.Decimal128Type{Precision: 8, Scale: 6}
-	maxTS := time.UnixMilli(math.MaxInt64 / 1000).UTC() // the last millisecond of Spark's timestamp range
+	maxTS := time.UnixMicro(math.MaxInt64).UTC() // the last microsecond of Spark's timestamp range
 	runCases(t, []fcase{
 		{name: "strings and timestamps", fn: "date_add", args: []in{col(str, "2016-07-30", "x", nil), lit(i32, 1)}, typ: date, want: []any{"2016-07-31", nil, nil}},
 		{name: "from timestamp", fn: "date_add", args: []in{lit(ts, tm("2016-07-30 23:00:00")), lit(i32, -31)}, want: []any{"2016-06-29"}},
@@ -52,7 +52,7 @@ func TestMoreDatetimeFunctions(t *testing.T) {
 		{name: "negative overflow", fn: "timestamp_millis", args: []in{lit(i64, -92233720368547758)}, err: "long overflow"},
 		{name: "overflow", fn: "timestamp_seconds", args: []in{col(i64, 1, 1230219000123123)}, err: "long overflow: 1230219000123123 seconds"},
 		{name: "rounding", fn: "timestamp_seconds", args: []in{lit(&arrow.Decimal128Type{Precision: 7, Scale: 7}, "0.1234567")}, err: "rounding necessary: 0.1234567 seconds"},
-		{name: "exact digits", fn: "timestamp_seconds", args: []in{lit(&arrow.Decimal128Type{Precision: 8, Scale: 7}, "1.2345670")}, typ: ts, want: []any{tm("1970-01-01 00:00:01.234")}},
+		{name: "exact digits", fn: "timestamp_seconds", args: []in{lit(&arrow.Decimal128Type{Precision: 8, Scale: 7}, "1.2345670")}, typ: ts, want: []any{tm("1970-01-01 00:00:01.234567")}},
 		{name: "double saturates", fn: "timestamp_seconds", args: []in{col(f64, 1e300, math.NaN(), math.Inf(-1))}, want: []any{maxTS, nil, nil}},
 		{name: "micros", fn: "timestamp_micros", args: []in{col(i64, math.MaxInt64)}, want: []any{maxTS}},
 		{name: "floors", fn: "unix_seconds", args: []in{col(ts, tm("1969-12-31 23:59:59.5"))}, typ: i64, want: []any{int64(-1)}},

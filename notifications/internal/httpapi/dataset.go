@@ -36,7 +36,7 @@ var parquetSchema = func() *parquet.Schema {
 		case queue.KindString:
 			typ = reflect.TypeFor[string]()
 		case queue.KindTimestamp:
-			typ, tag = reflect.TypeFor[time.Time](), tag+",timestamp(millisecond:utc)"
+			typ, tag = reflect.TypeFor[time.Time](), tag+",timestamp(microsecond:utc)"
 		}
 		if c.Nullable {
 			typ, tag = reflect.PointerTo(typ), tag+",optional"
@@ -69,7 +69,7 @@ func parquetRow(row parquet.Row, rec *queue.Record) parquet.Row {
 		case queue.KindTimestamp:
 			var t time.Time
 			t, ok = c.Time(rec)
-			v = parquet.Int64Value(t.UnixMilli())
+			v = parquet.Int64Value(t.UnixMicro())
 		}
 		def := 0
 		if c.Nullable {

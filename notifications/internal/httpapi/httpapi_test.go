@@ -104,6 +104,9 @@ func TestParquetSchemaFromColumns(t *testing.T) {
 		want := map[queue.ColumnKind]parquet.Kind{queue.KindLong: parquet.Int64, queue.KindInteger: parquet.Int32,
 			queue.KindString: parquet.ByteArray, queue.KindTimestamp: parquet.Int64}[c.Kind]
 		require.Equal(t, want, f.Type().Kind(), c.Name)
+		if c.Kind == queue.KindTimestamp { // Spark's timestamp: TIMESTAMP_MICROS, adjusted to UTC
+			require.Equal(t, "TIMESTAMP(isAdjustedToUTC=true,unit=MICROS)", f.Type().LogicalType().Value.String(), c.Name)
+		}
 	}
 	rec := &queue.Record{ID: 3, WebhookToken: "w", CreationDate: time.UnixMilli(1), ReceptionDate: time.UnixMilli(2),
 		NotificationType: "T", Status: queue.StatusPending, Source: "acme"}
@@ -120,6 +123,7 @@ func TestParquetSchemaFromColumns(t *testing.T) {
 		}
 	}
 	require.Equal(t, "acme", string(row[len(row)-1].ByteArray()))
+	require.Equal(t, int64(2000), row[4].Int64(), "receptionDate in microseconds")
 	require.Equal(t, "", csvValue(&queue.Columns[2], rec), "null objectToken")
 	require.Equal(t, "1970-01-01T00:00:00.001Z", csvValue(&queue.Columns[3], rec))
 }
