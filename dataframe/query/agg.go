@@ -287,7 +287,9 @@ func bindSum(r *exprResolver, c *aggCall, x *Call) error {
 		return nil
 	case c.fn == "sum" && isIntegral(t):
 		c.typ = tLong
-	case isNumeric(t) || isString(t) || isNull(t):
+	case isNumeric(t) || isString(t) || isNull(t) || isTimestamp(t):
+		// A timestamp counts its seconds, as Spark's implicit cast to
+		// double.
 		c.typ = tDouble
 	default:
 		return errorf(x.Pos, "%s: %s needs numbers, got %s", x, c.fn, typeName(a.Type()))
@@ -366,9 +368,9 @@ func minMaxAccumulator(c *aggCall) accumulator {
 		return &minMaxAcc[int8]{min: less, typ: c.typ}
 	case arrow.INT16:
 		return &minMaxAcc[int16]{min: less, typ: c.typ}
-	case arrow.INT32, arrow.DATE32:
+	case arrow.INT32, arrow.DATE32, arrow.INTERVAL_MONTHS:
 		return &minMaxAcc[int32]{min: less, typ: c.typ}
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
 		return &minMaxAcc[int64]{min: less, typ: c.typ}
 	case arrow.FLOAT32:
 		return &minMaxAcc[float32]{min: less, typ: c.typ}

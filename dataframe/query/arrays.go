@@ -145,6 +145,14 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 		case *arrow.Date32Type:
 			sc = scalar.NewDate32Scalar(arrow.Date32FromTime(x))
 		}
+	case arrow.Duration:
+		if t, ok := dt.(*arrow.DurationType); ok {
+			sc = scalar.NewDurationScalar(x, t)
+		}
+	case arrow.MonthInterval:
+		sc = scalar.NewMonthIntervalScalar(x)
+	case arrow.MonthDayNanoInterval:
+		sc = scalar.NewMonthDayNanoIntervalScalar(x)
 	default:
 		sc = scalar.MakeScalar(v)
 	}

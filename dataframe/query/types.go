@@ -228,6 +228,10 @@ func decimalWiderThan(d, t arrow.DataType) bool {
 func tightestType(a, b arrow.DataType) arrow.DataType {
 	a, b = plainType(a), plainType(b)
 	switch {
+	case isDayTime(a) && isDayTime(b):
+		// Arrow's types are equal; Spark's fields widen: interval day
+		// and interval hour give interval day to hour.
+		return widerDayTime(a, b)
 	case arrow.TypeEqual(a, b):
 		return a
 	case isNull(a):

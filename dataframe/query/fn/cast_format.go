@@ -42,6 +42,14 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int, loc *time.Location) [
 		return AppendTimestamp(dst, TimestampMicros(a, i), loc)
 	case *array.Date32:
 		return appendDate(dst, int64(a.Value(i)))
+	case *array.Duration:
+		s, e, _ := sparktype.DayTimeFields(a.DataType())
+		return append(dst, sparktype.FormatDayTimeInterval(int64(a.Value(i)), s, e)...)
+	case *array.MonthInterval:
+		return append(dst, sparktype.FormatYearMonthInterval(int32(a.Value(i)), sparktype.FieldYear, sparktype.FieldMonth)...)
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return append(dst, sparktype.FormatCalendarInterval(v.Months, v.Days, v.Nanoseconds/1000)...)
 	case *array.List:
 		start, end := a.ValueOffsets(i)
 		dst = append(dst, '[')
