@@ -46,9 +46,10 @@ type aggCall struct {
 	star        bool // count(*)
 	args        []rex
 	typ         arrow.DataType
-	ignoreNulls bool    // first/last(x, true)
-	desc        bool    // WITHIN GROUP (ORDER BY v DESC)
-	pct         float64 // the percentage of the percentile functions
+	ignoreNulls bool           // first/last(x, true)
+	desc        bool           // WITHIN GROUP (ORDER BY v DESC)
+	interval    arrow.DataType // a percentile's interval value type, else nil
+	pct         float64        // the percentage of the percentile functions
 	// filtered: the last of args is the FILTER (WHERE …) condition, and
 	// only the rows where it is true count. (Kept among the arguments, the
 	// rewrites prune and re-bind it like them.)

@@ -309,7 +309,7 @@ func (r *exprResolver) index(x *Index) (rex, error) {
 // implicitCast is Spark's implicit cast of e to dt (nothing when it has
 // that type already).
 func (r *exprResolver) implicitCast(e rex, dt arrow.DataType, src Expr) (rex, error) {
-	if arrow.TypeEqual(e.Type(), dt) {
+	if sameArrowType(e.Type(), dt) {
 		return e, nil
 	}
 	if !fn.CanCast(plainType(e.Type()), dt) {

@@ -165,7 +165,11 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 			return nil, err
 		}
 	}
-	return scalar.MakeArrayFromScalar(sc, n, mem)
+	out, err := scalar.MakeArrayFromScalar(sc, n, mem)
+	if err != nil || out.DataType() == dt || dt.ID() != arrow.INTERVAL_MONTHS {
+		return out, err
+	}
+	return withType(out, dt), nil // the year-month type's own fields
 }
 
 // concatArrays joins arrays of one type into one (a retained single input as

@@ -51,6 +51,41 @@ func widerDayTime(a, b arrow.DataType) arrow.DataType {
 	return sparktype.DayTimeIntervalType(min(s1, s2), max(e1, e2))
 }
 
+// sameArrowType is arrow.TypeEqual that also tells intervals of different
+// Spark fields apart (Arrow's types are equal).
+func sameArrowType(a, b arrow.DataType) bool {
+	if isInterval(a) && isInterval(b) {
+		return a == b
+	}
+	return arrow.TypeEqual(a, b)
+}
+
+// widerYearMonth is the year-month type covering both operands' fields.
+func widerYearMonth(a, b arrow.DataType) arrow.DataType {
+	s1, e1, ok1 := sparktype.YearMonthFields(a)
+	s2, e2, ok2 := sparktype.YearMonthFields(b)
+	switch {
+	case !ok1:
+		return b
+	case !ok2:
+		return a
+	}
+	return sparktype.YearMonthIntervalType(min(s1, s2), max(e1, e2))
+}
+
+// withType is a (released) as an array of type t, an Arrow type equal to
+// a's that names other Spark fields (an Arrow builder's month interval as
+// `interval month`).
+func withType(a arrow.Array, t arrow.DataType) arrow.Array {
+	if a.DataType() == t {
+		return a
+	}
+	defer a.Release()
+	d := array.NewData(t, a.Len(), a.Data().Buffers(), nil, a.NullN(), a.Data().Offset())
+	defer d.Release()
+	return array.MakeFromData(d)
+}
+
 // kernelCall is a call of eval over args (cast first to argTypes, nil
 // entries as they are), of result type t, named pretty.
 func (r *exprResolver) kernelCall(name, pretty string, t arrow.DataType, args []rex, argTypes []arrow.DataType, x Expr,
@@ -291,6 +326,8 @@ func (r *exprResolver) intervalSum(op string, l, rr rex, x *Binary) (rex, error)
 	switch {
 	case isDayTime(lt) && isDayTime(rt):
 		t = widerDayTime(lt, rt)
+	case isYearMonth(lt) && isYearMonth(rt):
+		t = widerYearMonth(lt, rt)
 	case lt.ID() == rt.ID():
 		t = lt
 	default:
@@ -338,12 +375,9 @@ func (r *exprResolver) subtractDates(l, rr rex, x *Binary) (rex, error) {
 // time zone (Spark's subtractTimestamps).
 func (r *exprResolver) subtractTimestamps(l, rr rex, x *Binary) (rex, error) {
 	lt, rt := plainType(l.Type()), plainType(rr.Type())
-	var ct arrow.DataType = tTime
-	if isTimestamp(lt) && isTimestamp(rt) && lt.(*arrow.TimestampType).TimeZone == "" && rt.(*arrow.TimestampType).TimeZone == "" {
-		ct = lt
-	} else if isTimestamp(lt) && !isTimestamp(rt) {
-		ct = lt
-	} else if isTimestamp(rt) && !isTimestamp(lt) {
+	// Both sides as one timestamp type: a zoned one's if either is.
+	ct := lt
+	if !isTimestamp(lt) || lt.(*arrow.TimestampType).TimeZone == "" && isTimestamp(rt) && rt.(*arrow.TimestampType).TimeZone != "" {
 		ct = rt
 	}
 	ntz := ct.(*arrow.TimestampType).TimeZone == ""
@@ -425,7 +459,7 @@ func (r *exprResolver) intervalScale(op string, l, rr rex, x *Binary) (rex, bool
 	ym := isYearMonth(plainType(itv.Type()))
 	var t arrow.DataType = sparktype.DefaultDayTimeInterval
 	if ym {
-		t = sparktype.YearMonthIntervalType
+		t = sparktype.DefaultYearMonthInterval
 	}
 	pretty := "(" + l.sql() + " " + op + " " + rr.sql() + ")"
 	div := op == "/"
@@ -547,7 +581,7 @@ func intervalValues(mem memory.Allocator, t arrow.DataType, n int, f func(i int)
 			}
 			b.Append(arrow.MonthInterval(v.months))
 		}
-		return b.NewArray(), nil
+		return withType(b.NewArray(), t), nil
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		b := array.NewMonthDayNanoIntervalBuilder(mem)
 		defer b.Release()

@@ -192,7 +192,7 @@ func IntervalLiteral(text, from, to string) (*Literal, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &Literal{Value: arrow.MonthInterval(m), Type: sparktype.YearMonthIntervalType,
+		return &Literal{Value: arrow.MonthInterval(m), Type: sparktype.DefaultYearMonthInterval,
 			Raw: sparktype.FormatYearMonthInterval(m, sparktype.FieldYear, sparktype.FieldMonth)}, nil
 	}
 	s, ok1 := sparktype.DayTimeFieldByName(from)
@@ -233,7 +233,7 @@ func IntervalUnitsLiteral(text string) (*Literal, error) {
 	}
 	switch {
 	case ym:
-		return &Literal{Value: arrow.MonthInterval(v.Months), Type: sparktype.YearMonthIntervalType,
+		return &Literal{Value: arrow.MonthInterval(v.Months), Type: sparktype.YearMonthIntervalType(ymLo, ymHi),
 			Raw: sparktype.FormatYearMonthInterval(v.Months, ymLo, ymHi)}, nil
 	case dt:
 		us := new(big.Int).Mul(big.NewInt(int64(v.Days)), big.NewInt(sparktype.MicrosPerDay))

@@ -24,12 +24,15 @@ import (
 //     mixes year-month and day-time units gives) is Arrow's month-day-nano
 //     interval.
 //
-// A day-time interval's start and end fields are part of the Spark type
-// (they decide how it prints) but not of Arrow's: each of the ten pairs is
-// one *arrow.DurationType value of this package (DayTimeIntervalType), and
-// DayTimeFields tells which a type is. A duration type made elsewhere (a
-// file read back) is `interval day to second`, Spark's default. Arrow
-// compares all of them equal: they hold the same values.
+// An interval's start and end fields are part of the Spark type (they
+// decide how it prints) but not of Arrow's: each of the ten day-time pairs
+// is one *arrow.DurationType value of this package (DayTimeIntervalType),
+// each of the three year-month pairs one *arrow.MonthIntervalType
+// (YearMonthIntervalType), and DayTimeFields and YearMonthFields tell
+// which a type is. A type made elsewhere (a file read back, an Arrow
+// builder's) is Spark's default, `interval day to second` or `interval year
+// to month`. Arrow compares all of one kind equal: they hold the same
+// values.
 
 // The fields of a day-time interval, Spark's DayTimeIntervalType.DAY…SECOND.
 const (
@@ -97,11 +100,51 @@ func DayTimeFields(dt arrow.DataType) (start, end byte, ok bool) {
 	return FieldDay, FieldSecond, true
 }
 
-// YearMonthIntervalType is Spark's year-month interval type: Arrow's month
-// interval. Arrow's type has no room for Spark's start and end fields, so
-// every year-month interval column is `interval year to month`; literals
-// and generated names keep their own fields.
-var YearMonthIntervalType arrow.DataType = arrow.FixedWidthTypes.MonthInterval
+// ymTypes are the three year-month interval types, each an Arrow month
+// interval at its own address. Arrow's type is an empty struct, and
+// separate empty variables may share one address; fields of one struct
+// kept apart by a byte do not.
+var ymTypes struct {
+	year        arrow.MonthIntervalType
+	_           byte
+	yearToMonth arrow.MonthIntervalType
+	_           byte
+	month       arrow.MonthIntervalType
+	_           byte
+}
+
+// YearMonthIntervalType is Spark's YearMonthIntervalType(start, end)
+// (FieldYear, FieldMonth; start ≤ end): an Arrow month interval.
+func YearMonthIntervalType(start, end byte) arrow.DataType {
+	switch {
+	case start == FieldYear && end == FieldYear:
+		return &ymTypes.year
+	case start == FieldYear && end == FieldMonth:
+		return &ymTypes.yearToMonth
+	case start == FieldMonth && end == FieldMonth:
+		return &ymTypes.month
+	}
+	panic(fmt.Sprintf("sparktype: no year-month interval type from field %d to %d", start, end))
+}
+
+// DefaultYearMonthInterval is `interval year to month`.
+var DefaultYearMonthInterval = YearMonthIntervalType(FieldYear, FieldMonth)
+
+// YearMonthFields is the start and end field of a year-month interval
+// type; ok is false when dt is not one. A month interval type that is not
+// one of YearMonthIntervalType's is `interval year to month`.
+func YearMonthFields(dt arrow.DataType) (start, end byte, ok bool) {
+	m, isYM := dt.(*arrow.MonthIntervalType)
+	switch {
+	case !isYM:
+		return 0, 0, false
+	case m == &ymTypes.year:
+		return FieldYear, FieldYear, true
+	case m == &ymTypes.month:
+		return FieldMonth, FieldMonth, true
+	}
+	return FieldYear, FieldMonth, true
+}
 
 // CalendarIntervalType is Spark's legacy CalendarIntervalType (`interval`):
 // months, days and microseconds, stored as Arrow's month-day-nano interval.
@@ -126,7 +169,8 @@ func intervalName(dt arrow.DataType) string {
 		s, e, _ := DayTimeFields(dt)
 		return "interval " + fieldRange(dayTimeFieldNames[s], dayTimeFieldNames[e])
 	case arrow.INTERVAL_MONTHS:
-		return "interval year to month"
+		s, e, _ := YearMonthFields(dt)
+		return "interval " + fieldRange(yearMonthFieldNames[s], yearMonthFieldNames[e])
 	case arrow.INTERVAL_MONTH_DAY_NANO:
 		return "interval"
 	}
@@ -162,7 +206,7 @@ func (p *sparkTypeParser) parseIntervalType() (arrow.DataType, error) {
 		if !ok || ye < ys {
 			return nil, p.errorf("interval %s is not a type", fieldRange(from, to))
 		}
-		return YearMonthIntervalType, nil
+		return YearMonthIntervalType(ys, ye), nil
 	}
 	ds, ok1 := fieldIndex(dayTimeFieldNames[:], from)
 	de, ok2 := fieldIndex(dayTimeFieldNames[:], to)
@@ -218,9 +262,9 @@ func FormatDayTimeInterval(us int64, start, end byte) string {
 		return q.Int64()
 	}
 	secs := func() string {
-		r := rest.Int64()
-		s := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%d.%06d", r/MicrosPerSecond, r%MicrosPerSecond), "0"), ".")
-		if r < 10*MicrosPerSecond {
+		q, m := new(big.Int).QuoRem(rest, big.NewInt(MicrosPerSecond), new(big.Int))
+		s := strings.TrimRight(strings.TrimRight(fmt.Sprintf("%s.%06d", q, m.Int64()), "0"), ".")
+		if q.Cmp(big.NewInt(10)) < 0 {
 			s = "0" + s
 		}
 		return s

@@ -37,6 +37,11 @@ func castIn(mem memory.Allocator, arr arrow.Array, to arrow.DataType, loc *time.
 		mem = memory.DefaultAllocator
 	}
 	from := arr.DataType()
+	if from != to && from.ID() == to.ID() && sparktype.IsInterval(to) {
+		// Arrow's types are equal, Spark's fields differ
+		// (docs/sql.md#intervals).
+		return castToInterval(mem, arr, to)
+	}
 	if arrow.TypeEqual(from, to) {
 		arr.Retain()
 		return arr, nil

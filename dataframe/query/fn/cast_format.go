@@ -46,7 +46,8 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int, loc *time.Location) [
 		s, e, _ := sparktype.DayTimeFields(a.DataType())
 		return append(dst, sparktype.FormatDayTimeInterval(int64(a.Value(i)), s, e)...)
 	case *array.MonthInterval:
-		return append(dst, sparktype.FormatYearMonthInterval(int32(a.Value(i)), sparktype.FieldYear, sparktype.FieldMonth)...)
+		s, e, _ := sparktype.YearMonthFields(a.DataType())
+		return append(dst, sparktype.FormatYearMonthInterval(int32(a.Value(i)), s, e)...)
 	case *array.MonthDayNanoInterval:
 		v := a.Value(i)
 		return append(dst, sparktype.FormatCalendarInterval(v.Months, v.Days, v.Nanoseconds/1000)...)
