@@ -288,6 +288,8 @@ func bindSum(r *exprResolver, c *aggCall, x *Call) error {
 		return nil
 	case c.fn == "sum" && isIntegral(t):
 		c.typ = tLong
+	case isDayTime(t) || isYearMonth(t):
+		c.typ = t // an interval's sum and average keep its type (docs/sql.md#intervals)
 	case isNumeric(t) || isString(t) || isNull(t) || isTimestamp(t):
 		// A timestamp counts its seconds, as Spark's implicit cast to
 		// double.
@@ -352,6 +354,9 @@ func bindFirstLast(r *exprResolver, c *aggCall, x *Call) error {
 func sumAccumulator(c *aggCall) accumulator {
 	if c.typ.ID() == arrow.DECIMAL128 {
 		return &decimalAcc{avg: c.fn == "avg", in: c.args[0].Type().(*arrow.Decimal128Type), typ: c.typ.(*arrow.Decimal128Type)}
+	}
+	if isInterval(c.typ) {
+		return &intervalSumAcc{avg: c.fn == "avg", typ: c.typ}
 	}
 	if c.fn == "avg" {
 		return &avgAcc{}

@@ -641,3 +641,70 @@ func timestamps(mem memory.Allocator, t *arrow.TimestampType, n int, f func(i in
 	}
 	return b.NewArray(), nil
 }
+
+// intervalSumAcc is sum and avg of an interval column: an interval of the
+// column's type; overflow is an error, as in Spark; the average is
+// rounded half up (Spark's DivideDTInterval and DivideYMInterval of the
+// sum by the count).
+type intervalSumAcc struct {
+	avg    bool
+	typ    arrow.DataType
+	sums   []int64
+	counts []int64
+}
+
+func (a *intervalSumAcc) update(gids []int32, groups int, args []arrow.Array, n int) error {
+	arr := args[0]
+	a.sums, a.counts = growTo(a.sums, groups), growTo(a.counts, groups)
+	if arr.DataType().ID() == arrow.NULL {
+		return nil
+	}
+	for i, g := range gids {
+		if g < 0 || arr.IsNull(i) {
+			continue
+		}
+		v := intervalAt(arr, i)
+		s, ok := addExact(a.sums[g], v.months+v.micros)
+		if !ok || isYearMonth(a.typ) && s != int64(int32(s)) {
+			return fmt.Errorf("interval overflow in %s", map[bool]string{true: "avg", false: "sum"}[a.avg])
+		}
+		a.sums[g] = s
+		a.counts[g]++
+	}
+	return nil
+}
+
+func (a *intervalSumAcc) result(mem memory.Allocator, groups int) (arrow.Array, error) {
+	a.sums, a.counts = growTo(a.sums, groups), growTo(a.counts, groups)
+	ym := isYearMonth(a.typ)
+	return intervalValues(mem, a.typ, groups, func(g int) (intervalValue, bool, error) {
+		if a.counts[g] == 0 {
+			return intervalValue{}, false, nil
+		}
+		v := a.sums[g]
+		if a.avg {
+			q, r := v/a.counts[g], v%a.counts[g]
+			if 2*abs64(r) >= a.counts[g] { // half up, away from zero
+				if v < 0 {
+					q--
+				} else {
+					q++
+				}
+			}
+			v = q
+		}
+		if ym {
+			return intervalValue{months: v}, true, nil
+		}
+		return intervalValue{micros: v}, true, nil
+	})
+}
+
+func (a *intervalSumAcc) release() {}
+
+func abs64(v int64) int64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}

@@ -103,6 +103,25 @@ func TestIntervalArithmetic(t *testing.T) {
 	})
 }
 
+// sequence steps dates and timestamps by an interval.
+func TestIntervalSequence(t *testing.T) {
+	t.Parallel()
+	check(t, testTables(t), []qcase{
+		{q: "SELECT sequence(TIMESTAMP '2018-01-01 00:00:00', TIMESTAMP '2018-01-02 00:00:00', INTERVAL 12 HOURS), sequence(DATE '2018-01-05', DATE '2018-01-01', INTERVAL -2 DAYS)",
+			rows: []string{"[2018-01-01 00:00:00, 2018-01-01 12:00:00, 2018-01-02 00:00:00]\t[2018-01-05, 2018-01-03, 2018-01-01]"}},
+		{q: "SELECT sequence(DATE '2018-01-31', DATE '2018-04-30', INTERVAL 1 MONTH)",
+			rows: []string{"[2018-01-31, 2018-02-28, 2018-03-31, 2018-04-30]"}},
+	})
+	for q, want := range map[string]string{
+		"SELECT sequence(DATE '2018-01-01', DATE '2018-01-02', INTERVAL 1 HOUR)": "sequence step must be a day interval",
+		"SELECT sequence(DATE '2018-01-01', DATE '2018-01-02', INTERVAL -1 DAY)": "illegal sequence boundaries: 2018-01-01 to 2018-01-02 by INTERVAL '-1' DAY",
+		"SELECT sequence(DATE '2018-01-01', DATE '2018-01-02', 1)":               "argument 3 must be an interval",
+	} {
+		_, err := run(t, q, testTables(t))
+		require.ErrorContains(t, err, want, q)
+	}
+}
+
 // Mistakes are refused with what was wrong.
 func TestIntervalErrors(t *testing.T) {
 	t.Parallel()
