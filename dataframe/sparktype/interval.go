@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
+	"github.com/apache/arrow/go/v17/arrow/array"
 )
 
 // Spark's interval types (docs/sql.md#intervals) and the Arrow types Sluice
@@ -589,4 +590,22 @@ func AddMonthsToDays(days int32, months int64) (int32, bool) {
 	}
 	out, ok := CivilDays(ny, nm, d)
 	return out, ok
+}
+
+// IntervalText is element i (not null) of an interval array as its ANSI
+// text (CAST(… AS STRING), show()): `INTERVAL '3' DAY`, `INTERVAL '1-2'
+// YEAR TO MONTH`, `1 years 2 days`; ok is false for other arrays.
+func IntervalText(arr arrow.Array, i int) (string, bool) {
+	switch a := arr.(type) {
+	case *array.Duration:
+		s, e, _ := DayTimeFields(a.DataType())
+		return FormatDayTimeInterval(int64(a.Value(i)), s, e), true
+	case *array.MonthInterval:
+		s, e, _ := YearMonthFields(a.DataType())
+		return FormatYearMonthInterval(int32(a.Value(i)), s, e), true
+	case *array.MonthDayNanoInterval:
+		v := a.Value(i)
+		return FormatCalendarInterval(v.Months, v.Days, v.Nanoseconds/1000), true
+	}
+	return "", false
 }

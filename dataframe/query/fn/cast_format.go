@@ -42,15 +42,9 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int, loc *time.Location) [
 		return AppendTimestamp(dst, TimestampMicros(a, i), loc)
 	case *array.Date32:
 		return appendDate(dst, int64(a.Value(i)))
-	case *array.Duration:
-		s, e, _ := sparktype.DayTimeFields(a.DataType())
-		return append(dst, sparktype.FormatDayTimeInterval(int64(a.Value(i)), s, e)...)
-	case *array.MonthInterval:
-		s, e, _ := sparktype.YearMonthFields(a.DataType())
-		return append(dst, sparktype.FormatYearMonthInterval(int32(a.Value(i)), s, e)...)
-	case *array.MonthDayNanoInterval:
-		v := a.Value(i)
-		return append(dst, sparktype.FormatCalendarInterval(v.Months, v.Days, v.Nanoseconds/1000)...)
+	case *array.Duration, *array.MonthInterval, *array.MonthDayNanoInterval:
+		s, _ := sparktype.IntervalText(arr, i)
+		return append(dst, s...)
 	case *array.List:
 		start, end := a.ValueOffsets(i)
 		dst = append(dst, '[')
