@@ -462,6 +462,10 @@ func signedValue(l *rLit, kind string) any {
 		return signed(n, neg)
 	}
 	switch v := l.v.(type) {
+	case arrow.Duration:
+		return durationOffset(signed(int64(v), neg))
+	case arrow.MonthInterval:
+		return monthsOffset(signed(int64(v), neg))
 	case float32:
 		if neg {
 			return -float64(v)
@@ -483,8 +487,23 @@ func signed(v int64, neg bool) int64 {
 	return v
 }
 
+// durationOffset and monthsOffset are interval frame offsets, which
+// compare only with their own kind.
+type (
+	durationOffset int64
+	monthsOffset   int64
+)
+
 func compareValues(a, b any) int {
 	switch x := a.(type) {
+	case durationOffset:
+		if y, ok := b.(durationOffset); ok {
+			return cmpOrdered(x, y)
+		}
+	case monthsOffset:
+		if y, ok := b.(monthsOffset); ok {
+			return cmpOrdered(x, y)
+		}
 	case int64:
 		if y, ok := b.(int64); ok {
 			return cmpOrdered(x, y)
