@@ -4,9 +4,11 @@ import (
 	"fmt"
 	"math"
 	"math/big"
+	"strings"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
+	"github.com/apache/arrow/go/v17/arrow/decimal128"
 
 	"github.com/sluicedata/sluice/dataframe/query/fn"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
@@ -154,4 +156,97 @@ func makeCalendar(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 		b.Append(arrow.MonthDayNanoInterval{Months: int32(months.Int64()), Days: int32(days.Int64()), Nanoseconds: us.Int64() * 1000})
 	}
 	return b.NewArray(), nil
+}
+
+// bindIntervalPart is date_part/extract of an interval: YEAR (int) and
+// MONTH (tinyint) of a year-month interval, DAY (int), HOUR, MINUTE
+// (tinyint) and SECOND (decimal(8,6)) of a day-time one, each within the
+// type's fields; all of them of a calendar interval (HOUR a bigint there).
+// Parts take the interval's sign, as Spark's.
+func bindIntervalPart(part string, t arrow.DataType) (fn.Bound, error) {
+	var out arrow.DataType
+	refuse := func() (fn.Bound, error) {
+		return fn.Bound{}, fmt.Errorf("cannot extract %s from %s", strings.ToUpper(part), sparktype.Name(t))
+	}
+	in := func(f byte, s, e byte, ok bool) bool { return ok && s <= f && f <= e }
+	switch t.ID() {
+	case arrow.INTERVAL_MONTHS:
+		s, e, _ := sparktype.YearMonthFields(t)
+		f, ok := map[string]byte{"year": sparktype.FieldYear, "month": sparktype.FieldMonth}[part]
+		if !in(f, s, e, ok) {
+			return refuse()
+		}
+	case arrow.DURATION:
+		s, e, _ := sparktype.DayTimeFields(t)
+		f, ok := map[string]byte{"day": sparktype.FieldDay, "hour": sparktype.FieldHour, "minute": sparktype.FieldMinute, "second": sparktype.FieldSecond}[part]
+		if !in(f, s, e, ok) {
+			return refuse()
+		}
+	default:
+		switch part {
+		case "year", "month", "day", "hour", "minute", "second":
+		default:
+			return refuse()
+		}
+	}
+	switch part {
+	case "year", "day":
+		out = int32Type
+	case "month", "minute":
+		out = arrow.PrimitiveTypes.Int8
+	case "hour":
+		out = arrow.PrimitiveTypes.Int8
+		if t.ID() == arrow.INTERVAL_MONTH_DAY_NANO {
+			out = int64Type
+		}
+	case "second":
+		out = &arrow.Decimal128Type{Precision: 8, Scale: 6}
+	}
+	return fn.Bound{Type: out, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		b := array.NewBuilder(ctx.Mem, out)
+		defer b.Release()
+		src := a[1]
+		for i := 0; i < n; i++ {
+			if src.IsNull(i) {
+				b.AppendNull()
+				continue
+			}
+			var months, days, us int64
+			switch v := src.(type) {
+			case *array.MonthInterval:
+				months = int64(v.Value(i))
+			case *array.Duration:
+				us = int64(v.Value(i))
+				days, us = us/sparktype.MicrosPerDay, us%sparktype.MicrosPerDay
+			case *array.MonthDayNanoInterval:
+				c := v.Value(i)
+				months, days, us = int64(c.Months), int64(c.Days), c.Nanoseconds/1000
+			}
+			var x int64
+			switch part {
+			case "year":
+				x = months / 12
+			case "month":
+				x = months % 12
+			case "day":
+				x = days
+			case "hour":
+				x = us / sparktype.MicrosPerHour
+			case "minute":
+				x = us % sparktype.MicrosPerHour / sparktype.MicrosPerMinute
+			case "second":
+				b.(*array.Decimal128Builder).Append(decimal128.FromI64(us % sparktype.MicrosPerMinute))
+				continue
+			}
+			switch bb := b.(type) {
+			case *array.Int8Builder:
+				bb.Append(int8(x))
+			case *array.Int32Builder:
+				bb.Append(int32(x))
+			case *array.Int64Builder:
+				bb.Append(x)
+			}
+		}
+		return b.NewArray(), nil
+	}}, nil
 }
