@@ -87,7 +87,9 @@ func withType(a arrow.Array, t arrow.DataType) arrow.Array {
 }
 
 // kernelCall is a call of eval over args (cast first to argTypes, nil
-// entries as they are), of result type t, named pretty.
+// entries as they are), of result type t, named pretty. name must tell
+// apart every computation over the same arguments (it keys equal
+// expressions: rexKey).
 func (r *exprResolver) kernelCall(name, pretty string, t arrow.DataType, args []rex, argTypes []arrow.DataType, x Expr,
 	eval func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error)) (rex, error) {
 	s := fn.Scalar{Name: name, Bind: func([]fn.Arg) (fn.Bound, error) {
@@ -130,6 +132,7 @@ func (r *exprResolver) intervalArith(op string, l, rr rex, x *Binary) (rex, bool
 	if op == "-" {
 		sign = -1
 	}
+	verb := map[string]string{"+": "add", "-": "sub"}[op]
 	// interval + datetime is datetime + interval, named so.
 	date, itv := l, rr
 	if op == "+" && isInterval(lt) && !isInterval(rt) {
@@ -151,7 +154,7 @@ func (r *exprResolver) intervalArith(op string, l, rr rex, x *Binary) (rex, bool
 		if sign < 0 {
 			days = "(- " + days + ")"
 		}
-		e, err := r.kernelCall("date_add", "date_add("+date.sql()+", "+days+")", tDate, []rex{date, itv}, nil, x,
+		e, err := r.kernelCall("date_"+verb+"_days", "date_add("+date.sql()+", "+days+")", tDate, []rex{date, itv}, nil, x,
 			func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 				d, v := a[0].(*array.Date32), a[1].(*array.Duration)
 				return dates(ctx.Mem, n, func(i int) (int32, bool, error) {
@@ -163,7 +166,7 @@ func (r *exprResolver) intervalArith(op string, l, rr rex, x *Binary) (rex, bool
 			})
 		return e, true, err
 	case isDate(dt) && isYearMonth(it):
-		e, err := r.kernelCall("date_add_months", plain, tDate, []rex{date, itv}, nil, x,
+		e, err := r.kernelCall("date_"+verb+"_months", plain, tDate, []rex{date, itv}, nil, x,
 			func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 				d, v := a[0].(*array.Date32), a[1].(*array.MonthInterval)
 				return dates(ctx.Mem, n, func(i int) (int32, bool, error) {
@@ -179,7 +182,7 @@ func (r *exprResolver) intervalArith(op string, l, rr rex, x *Binary) (rex, bool
 			})
 		return e, true, err
 	case isDate(dt) && isCalendar(it):
-		e, err := r.kernelCall("date_add_interval", plain, tDate, []rex{date, itv}, nil, x,
+		e, err := r.kernelCall("date_"+verb+"_interval", plain, tDate, []rex{date, itv}, nil, x,
 			func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 				d, v := a[0].(*array.Date32), a[1].(*array.MonthDayNanoInterval)
 				return dates(ctx.Mem, n, func(i int) (int32, bool, error) {
@@ -216,7 +219,7 @@ func (r *exprResolver) intervalArith(op string, l, rr rex, x *Binary) (rex, bool
 		resT = tNull
 	}
 	ntz := tt.(*arrow.TimestampType).TimeZone == ""
-	e, err := r.kernelCall("time_add", plain, resT, []rex{date, itv}, []arrow.DataType{tt, nil}, x,
+	e, err := r.kernelCall("time_"+verb, plain, resT, []rex{date, itv}, []arrow.DataType{tt, nil}, x,
 		func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			if resT.ID() == arrow.NULL {
 				return array.NewNull(n), nil
@@ -410,7 +413,7 @@ func (r *exprResolver) intervalUnary(in rex, x *Unary) (rex, error) {
 	if x.Op == "+" {
 		sign = 1
 	}
-	return r.kernelCall("interval_negative", pretty, t, []rex{in}, nil, x,
+	return r.kernelCall("interval_unary"+x.Op, pretty, t, []rex{in}, nil, x,
 		func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
 			return intervalValues(ctx.Mem, t, n, func(i int) (intervalValue, bool, error) {
 				if a[0].IsNull(i) {
