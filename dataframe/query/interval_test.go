@@ -98,6 +98,10 @@ func TestIntervalArithmetic(t *testing.T) {
 		{q: "SELECT m, count(*), min(d), max(d) FROM VALUES (INTERVAL '3' MONTH, INTERVAL '3' DAY), (INTERVAL '1' YEAR, INTERVAL '1' DAY), (INTERVAL '3' MONTH, INTERVAL '-1' DAY) AS t(m, d) GROUP BY m ORDER BY m DESC",
 			schema: "struct<m:interval year to month,count(1):bigint,min(d):interval day,max(d):interval day>",
 			rows:   []string{"INTERVAL '1-0' YEAR TO MONTH\t1\tINTERVAL '1' DAY\tINTERVAL '1' DAY", "INTERVAL '0-3' YEAR TO MONTH\t2\tINTERVAL '-1' DAY\tINTERVAL '3' DAY"}},
+		// d + i and d - i are different group keys.
+		{q: "SELECT d + INTERVAL '1' DAY, d - INTERVAL '1' DAY, ts + INTERVAL '1' HOUR, ts - INTERVAL '1' HOUR FROM VALUES (DATE '2020-01-10', TIMESTAMP '2020-01-10 10:00:00') AS t(d, ts) " +
+			"GROUP BY d + INTERVAL '1' DAY, d - INTERVAL '1' DAY, ts + INTERVAL '1' HOUR, ts - INTERVAL '1' HOUR",
+			rows: []string{"2020-01-11\t2020-01-09\t2020-01-10 11:00:00\t2020-01-10 09:00:00"}},
 		{q: "SELECT CAST('1 02:03:04' AS INTERVAL DAY TO SECOND), CAST('INTERVAL -''1-2'' YEAR TO MONTH' AS INTERVAL YEAR TO MONTH), CAST('x' AS INTERVAL DAY)",
 			rows: []string{"INTERVAL '1 02:03:04' DAY TO SECOND\tINTERVAL '-1-2' YEAR TO MONTH\tNULL"}},
 	})
