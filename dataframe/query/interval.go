@@ -29,8 +29,11 @@ func isDayTime(dt arrow.DataType) bool   { return dt.ID() == arrow.DURATION }
 func isYearMonth(dt arrow.DataType) bool { return dt.ID() == arrow.INTERVAL_MONTHS }
 func isCalendar(dt arrow.DataType) bool  { return dt.ID() == arrow.INTERVAL_MONTH_DAY_NANO }
 func isInterval(dt arrow.DataType) bool  { return sparktype.IsInterval(dt) }
-func isDate(dt arrow.DataType) bool      { return dt.ID() == arrow.DATE32 }
-func isTimestamp(dt arrow.DataType) bool { return dt.ID() == arrow.TIMESTAMP }
+
+// isAnsiInterval is a year-month or day-time interval (not a calendar one).
+func isAnsiInterval(dt arrow.DataType) bool { return isYearMonth(dt) || isDayTime(dt) }
+func isDate(dt arrow.DataType) bool         { return dt.ID() == arrow.DATE32 }
+func isTimestamp(dt arrow.DataType) bool    { return dt.ID() == arrow.TIMESTAMP }
 
 // isDayInterval is `interval day`, whose date arithmetic is date_add.
 func isDayInterval(dt arrow.DataType) bool {
@@ -141,9 +144,10 @@ func (r *exprResolver) intervalArith(op string, l, rr rex, x *Binary) (rex, bool
 	dt, it := plainType(date.Type()), plainType(itv.Type())
 	plain := date.sql() + " " + op + " " + itv.sql()
 	switch {
-	case isInterval(lt) && isInterval(rt), isInterval(lt) && isNull(rt) && (op == "-" || isYearMonth(lt)), isYearMonth(rt) && isNull(lt):
-		// Spark's Add/Subtract of intervals; a NULL with a day-time
-		// interval on the right is a timestamp sum below (void).
+	case isInterval(lt) && isInterval(rt), isAnsiInterval(lt) && isNull(rt), isAnsiInterval(rt) && isNull(lt):
+		// Spark's Add/Subtract of intervals, a NULL beside a year-month
+		// or day-time interval taking its type (beside a calendar
+		// interval it is a timestamp sum below, void).
 		e, err := r.intervalSum(op, l, rr, x)
 		return e, true, err
 	case !isInterval(it):
@@ -189,13 +193,17 @@ func (r *exprResolver) intervalArith(op string, l, rr rex, x *Binary) (rex, bool
 					if d.IsNull(i) || v.IsNull(i) {
 						return 0, false, nil
 					}
+					// Months and days as dates; a time part through the
+					// day's start in the session time zone (Spark's
+					// DateAddInterval with ANSI off).
 					c := v.Value(i)
-					us := int64(d.Value(i)) * sparktype.MicrosPerDay
-					out, err := addCalendar(us, sign, c, time.UTC)
+					loc := ctx.Loc()
+					us := sparktype.FromWallMicros(int64(d.Value(i))*sparktype.MicrosPerDay, loc)
+					out, err := addCalendar(us, sign, c, loc)
 					if err != nil {
 						return 0, false, err
 					}
-					return int32(floorDivInt64(out, sparktype.MicrosPerDay)), true, nil
+					return int32(floorDivInt64(sparktype.WallMicros(out, loc), sparktype.MicrosPerDay)), true, nil
 				})
 			})
 		return e, true, err
@@ -245,12 +253,18 @@ func (r *exprResolver) intervalArith(op string, l, rr rex, x *Binary) (rex, bool
 }
 
 // addInterval is the instant us plus sign × element i of the interval
-// array iv: a day-time interval exactly, months and days on the
-// wall-clock time in loc.
+// array iv as Spark's timestampAddDayTime and timestampAddInterval: whole
+// months and days on the wall-clock time in loc, the rest exactly.
 func addInterval(us, sign int64, iv arrow.Array, i int, loc *time.Location) (int64, bool, error) {
 	switch v := iv.(type) {
 	case *array.Duration:
-		out, ok := addExact(us, sign*int64(v.Value(i)))
+		d := sign * int64(v.Value(i))
+		days := d / sparktype.MicrosPerDay
+		out, err := addCalendar(us, 1, arrow.MonthDayNanoInterval{Days: int32(days)}, loc)
+		if err != nil || days != int64(int32(days)) {
+			return 0, false, fmt.Errorf("the timestamp is out of range")
+		}
+		out, ok := addExact(out, d-days*sparktype.MicrosPerDay)
 		if !ok {
 			return 0, false, fmt.Errorf("the timestamp is out of range")
 		}

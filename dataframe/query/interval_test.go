@@ -1,7 +1,9 @@
 package query_test
 
 import (
+	"context"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/query"
+	"github.com/sluicedata/sluice/dataframe/query/fn"
 )
 
 // Interval literals: their type (Spark 3.5's: year-month, day-time with
@@ -182,4 +185,30 @@ func TestIntervalTimestampUnits(t *testing.T) {
 		require.Equal(t, []string{want}, res.rows, unit.String())
 		f.Release()
 	}
+}
+
+// Across a daylight-saving change in the session time zone, the whole days
+// of a day-time interval (24 hours is a day) keep the wall-clock time, the
+// rest is exact (Spark's timestampAddDayTime), and a difference is between
+// wall-clock times.
+func TestIntervalDaylightSaving(t *testing.T) {
+	t.Parallel()
+	la, err := time.LoadLocation("America/Los_Angeles")
+	require.NoError(t, err)
+	// 2020-03-08 02:00 PST became 03:00 PDT.
+	q := "SELECT TIMESTAMP '2020-03-07 12:00:00' + INTERVAL '1' DAY, TIMESTAMP '2020-03-07 12:00:00' + INTERVAL '24' HOUR, " +
+		"TIMESTAMP '2020-03-07 12:00:00' + INTERVAL '1 01' DAY TO HOUR, TIMESTAMP '2020-03-08 12:00:00' - TIMESTAMP '2020-03-07 12:00:00', " +
+		"CAST(DATE '2020-03-07' + INTERVAL 1 DAY 1 HOUR AS STRING)"
+	plan, err := query.Compile(context.Background(), parse(t, q), testTables(t), query.Options{TimeZone: la})
+	require.NoError(t, err)
+	f, err := plan.Frame(context.Background())
+	require.NoError(t, err)
+	defer f.Release()
+	var got []string
+	for _, rec := range f.Records() {
+		for c := 0; c < int(rec.NumCols()); c++ {
+			got = append(got, string(fn.AppendSparkString(nil, rec.Column(c), 0, la)))
+		}
+	}
+	require.Equal(t, []string{"2020-03-08 12:00:00", "2020-03-08 12:00:00", "2020-03-08 13:00:00", "INTERVAL '1 00:00:00' DAY TO SECOND", "2020-03-08 01:00:00"}, got)
 }
