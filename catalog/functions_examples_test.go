@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -121,6 +122,11 @@ func appendHiveString(dst []byte, arr arrow.Array, i int, nested bool) []byte {
 	case *array.Timestamp:
 		us := fn.TimestampMicros(a, i)
 		return fn.AppendTimestamp(dst, us, nil)
+	case *array.Duration, *array.MonthInterval:
+		// ANSI intervals print as spark-sql shows them: 1 02:03:04.000000000, 1-2.
+		var sb strings.Builder
+		writeHive(&sb, arr, i, nested, time.UTC)
+		return append(dst, sb.String()...)
 	}
 	return fn.AppendSparkString(dst, arr, i, nil)
 }

@@ -162,6 +162,13 @@ func writeHive(b *strings.Builder, arr arrow.Array, i int, nested bool, loc *tim
 		} else {
 			b.WriteString(sparkTimestamp(t.In(loc)))
 		}
+	case *array.Duration: // a day-time interval
+		b.WriteString(sparktype.HiveDayTimeInterval(int64(a.Value(i))))
+	case *array.MonthInterval: // a year-month interval
+		b.WriteString(sparktype.HiveYearMonthInterval(int32(a.Value(i))))
+	case *array.MonthDayNanoInterval: // a calendar interval
+		v := a.Value(i)
+		b.WriteString(sparktype.FormatCalendarInterval(v.Months, v.Days, v.Nanoseconds/1000))
 	case *array.Struct:
 		st := a.DataType().(*arrow.StructType)
 		b.WriteByte('{')

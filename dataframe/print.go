@@ -176,6 +176,9 @@ func writeSparkCell(sb *strings.Builder, arr arrow.Array, i int, loc *time.Locat
 		sb.WriteString(t.Format("2006-01-02 15:04:05.999999999"))
 	case *array.Date32:
 		sb.WriteString(a.Value(i).ToTime().UTC().Format("2006-01-02"))
+	case *array.Duration, *array.MonthInterval, *array.MonthDayNanoInterval:
+		s, _ := sparktype.IntervalText(arr, i) // docs/sql.md#intervals
+		sb.WriteString(s)
 	case *array.Date64:
 		sb.WriteString(a.Value(i).ToTime().UTC().Format("2006-01-02"))
 	case *array.Binary:

@@ -16,7 +16,8 @@ import (
 // ValueAt is cell i of arr as a plain Go value: nil, string, int64, int32,
 // float64, bool, time.Time (UTC), []byte, []any (lists) or map[string]any
 // (structs and maps). Narrow integers widen to int32, unsigned ones to int64,
-// decimals to float64. A null struct or list is nil.
+// decimals to float64, intervals are their SQL text (`INTERVAL '3' DAY`).
+// A null struct or list is nil.
 func ValueAt(arr arrow.Array, i int) any {
 	if IsNull(arr, i) {
 		return nil
@@ -93,6 +94,9 @@ func ValueAt(arr arrow.Array, i int) any {
 		return out
 	case *array.Dictionary:
 		return ValueAt(a.Dictionary(), a.GetValueIndex(i))
+	}
+	if s, ok := sparktype.IntervalText(arr, i); ok {
+		return s // an interval as its SQL text (docs/sql.md#intervals)
 	}
 	return arr.ValueStr(i)
 }
@@ -222,6 +226,9 @@ func appendJSONValue(dst []byte, arr arrow.Array, i int, omitNulls bool, loc *ti
 		return append(dst, ']')
 	case *array.Dictionary:
 		return appendJSONValue(dst, a.Dictionary(), a.GetValueIndex(i), omitNulls, loc)
+	}
+	if s, ok := sparktype.IntervalText(arr, i); ok {
+		return jsontext.AppendString(dst, s)
 	}
 	return jsontext.AppendString(dst, arr.ValueStr(i))
 }

@@ -3,6 +3,7 @@ package dataframe_test
 import (
 	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -124,4 +125,33 @@ func TestAppendJSONFloat(t *testing.T) {
 	} {
 		require.Equal(t, want, string(jsontext.AppendFloat(nil, f, 64)))
 	}
+}
+
+// Intervals are their SQL text in Go values, JSON and show() output.
+func TestIntervalValues(t *testing.T) {
+	b := array.NewDurationBuilder(memory.DefaultAllocator, sparktype.DayTimeIntervalType(sparktype.FieldDay, sparktype.FieldDay).(*arrow.DurationType))
+	b.Append(arrow.Duration(3 * sparktype.MicrosPerDay))
+	b.AppendNull()
+	d := b.NewArray()
+	b.Release()
+	defer d.Release()
+	require.Equal(t, "INTERVAL '3' DAY", dataframe.ValueAt(d, 0))
+	require.Nil(t, dataframe.ValueAt(d, 1))
+	require.Equal(t, `"INTERVAL '3' DAY"`, string(dataframe.AppendJSONValue(nil, d, 0)))
+
+	m := array.NewMonthIntervalBuilder(memory.DefaultAllocator)
+	m.Append(arrow.MonthInterval(-26))
+	ma := m.NewArray()
+	m.Release()
+	defer ma.Release()
+	require.Equal(t, "INTERVAL '-2-2' YEAR TO MONTH", dataframe.ValueAt(ma, 0))
+
+	schema := arrow.NewSchema([]arrow.Field{nf("d", d.DataType())}, nil)
+	f, err := dataframe.New(schema, array.NewRecord(schema, []arrow.Array{d}, 2)) // the record retains d
+	require.NoError(t, err)
+	defer f.Release()
+	var out strings.Builder
+	require.NoError(t, dataframe.WriteTable(&out, f, dataframe.TableOptions{}))
+	require.Contains(t, out.String(), "|INTERVAL '3' DAY|")
+	require.Contains(t, out.String(), "|d               |")
 }

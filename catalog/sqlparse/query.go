@@ -2,6 +2,7 @@ package sqlparse
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/sluicedata/sluice/dataframe/query"
 	"github.com/sluicedata/sluice/dataframe/sparktype"
@@ -19,7 +20,6 @@ var notSupported = map[string]string{
 	"CLUSTER":    "CLUSTER BY",
 	"DISTRIBUTE": "DISTRIBUTE BY", "SORT": "SORT BY", "QUALIFY": "QUALIFY", "PIVOT": "PIVOT",
 	"UNPIVOT": "UNPIVOT", "TABLESAMPLE": "TABLESAMPLE",
-	"INTERVAL":  "INTERVAL",
 	"TRANSFORM": "TRANSFORM", "MAP": "MAP", "REDUCE": "REDUCE",
 }
 
@@ -1043,8 +1043,8 @@ func (p *parser) primary() (query.Expr, error) {
 			return &query.Exists{Query: q, Pos: t.Pos}, nil
 		}
 		return p.call(t) // exists(array, x -> …), the higher-order function
-	case t.isKeyword("INTERVAL"):
-		return nil, p.unsupportedAt(t)
+	case t.isKeyword("INTERVAL") && p.startsInterval():
+		return p.intervalLiteral()
 	}
 	if t.Kind == Ident && !isReserved(t) && p.peekAt(1).Kind == Symbol && p.peekAt(1).Text == "->" {
 		return p.lambda()
@@ -1565,4 +1565,136 @@ func (p *parser) isLambdaParam(name string) bool {
 		}
 	}
 	return false
+}
+
+// intervalUnits are the unit words of an interval literal (a plural s
+// allowed).
+var intervalUnits = map[string]bool{"YEAR": true, "MONTH": true, "WEEK": true, "DAY": true, "HOUR": true,
+	"MINUTE": true, "SECOND": true, "MILLISECOND": true, "MICROSECOND": true}
+
+func isIntervalUnit(t Token) bool {
+	return t.Kind == Ident && intervalUnits[strings.TrimSuffix(strings.ToUpper(t.Text), "S")]
+}
+
+// startsInterval says whether the INTERVAL ahead starts an interval literal:
+// a string or a number follows, possibly signed.
+func (p *parser) startsInterval() bool {
+	k := 1
+	if t := p.peekAt(k); t.Kind == Symbol && (t.Text == "-" || t.Text == "+") {
+		k++
+	}
+	t := p.peekAt(k)
+	return t.Kind == String || t.Kind == Number
+}
+
+// intervalLiteral is Spark's interval literal (docs/sql.md#intervals):
+// INTERVAL 'text' (value-unit pairs in the text), INTERVAL v unit [v unit …]
+// with v a number or a string, and INTERVAL 'text' unit TO unit.
+func (p *parser) intervalLiteral() (query.Expr, error) {
+	kw := p.next() // INTERVAL
+	type pair struct {
+		val, unit Token
+		neg       bool
+	}
+	var pairs []pair
+	for {
+		t := p.peek()
+		neg := false
+		if t.Kind == Symbol && (t.Text == "-" || t.Text == "+") && len(pairs) > 0 {
+			if n := p.peekAt(1); n.Kind != String && n.Kind != Number {
+				break
+			}
+		}
+		if t.Kind == Symbol && (t.Text == "-" || t.Text == "+") {
+			p.next()
+			neg = t.Text == "-"
+			t = p.peek()
+		}
+		if t.Kind != String && t.Kind != Number {
+			if len(pairs) == 0 {
+				return nil, p.unexpected(t, "an interval value (a number or a string)")
+			}
+			return nil, p.unexpected(t, "an interval value after "+strings.ToUpper(pairs[len(pairs)-1].unit.Text))
+		}
+		p.next()
+		u := p.peek()
+		if !isIntervalUnit(u) {
+			if len(pairs) == 0 && t.Kind == String {
+				// INTERVAL '1 day 2 hours': the units are in the text.
+				text := t.Text
+				if neg {
+					text = "-" + strings.TrimPrefix(text, "-")
+				}
+				lit, err := query.IntervalUnitsLiteral(text)
+				if err != nil {
+					return nil, p.errorf(t.Pos, "INTERVAL %s: %w", t.Raw, err)
+				}
+				lit.Pos = kw.Pos
+				return lit, nil
+			}
+			return nil, p.unexpected(u, "an interval unit (YEAR, MONTH, WEEK, DAY, HOUR, MINUTE, SECOND, MILLISECOND, MICROSECOND)")
+		}
+		p.next()
+		if len(pairs) == 0 && p.peek().isKeyword("TO") {
+			p.next()
+			to := p.next()
+			if !isIntervalUnit(to) {
+				return nil, p.unexpected(to, "an interval unit after TO")
+			}
+			if t.Kind != String {
+				return nil, p.errorf(t.Pos, "INTERVAL %s %s TO %s: the value of a unit-to-unit interval is a string", t.Raw, u.Text, to.Text)
+			}
+			text := t.Text
+			if neg {
+				text = signFlip(text)
+			}
+			lit, err := query.IntervalLiteral(text, u.Text, to.Text)
+			if err != nil {
+				return nil, p.errorf(t.Pos, "INTERVAL %s %s TO %s: %w", t.Raw, strings.ToUpper(u.Text), strings.ToUpper(to.Text), err)
+			}
+			lit.Pos = kw.Pos
+			return lit, nil
+		}
+		pairs = append(pairs, pair{val: t, unit: u, neg: neg})
+		if !p.startsIntervalPair() {
+			break
+		}
+	}
+	var text strings.Builder
+	for _, pr := range pairs {
+		v := pr.val.Text
+		if pr.val.Kind == String && strings.IndexFunc(v, unicode.IsLetter) >= 0 {
+			return nil, p.errorf(pr.val.Pos, "INTERVAL %s %s: the value of a unit is a number, not %s", pr.val.Raw, pr.unit.Text, pr.val.Raw)
+		}
+		if pr.neg {
+			v = signFlip(strings.TrimSpace(v))
+		}
+		text.WriteString(" " + v + " " + pr.unit.Text)
+	}
+	lit, err := query.IntervalUnitsLiteral(strings.TrimSpace(text.String()))
+	if err != nil {
+		return nil, p.errorf(kw.Pos, "INTERVAL%s: %w", text.String(), err)
+	}
+	lit.Pos = kw.Pos
+	return lit, nil
+}
+
+// startsIntervalPair says whether another value-unit pair of an interval
+// literal follows.
+func (p *parser) startsIntervalPair() bool {
+	k := 0
+	if t := p.peekAt(k); t.Kind == Symbol && (t.Text == "-" || t.Text == "+") {
+		k++
+	}
+	t := p.peekAt(k)
+	return (t.Kind == String || t.Kind == Number) && isIntervalUnit(p.peekAt(k+1))
+}
+
+// signFlip negates the text of a signed interval value: -'1' is '-1',
+// -'-1' is '1'.
+func signFlip(v string) string {
+	if strings.HasPrefix(v, "-") {
+		return v[1:]
+	}
+	return "-" + strings.TrimPrefix(v, "+")
 }

@@ -46,10 +46,11 @@ type aggCall struct {
 	star        bool // count(*)
 	args        []rex
 	typ         arrow.DataType
-	ignoreNulls bool         // first/last(x, true)
-	desc        bool         // WITHIN GROUP (ORDER BY v DESC)
-	pct         float64      // the percentage of the percentile functions
-	sketch      *sketchShape // count_min_sketch's constant shape
+	ignoreNulls bool           // first/last(x, true)
+	desc        bool           // WITHIN GROUP (ORDER BY v DESC)
+	interval    arrow.DataType // a percentile's interval value type, else nil
+	pct         float64        // the percentage of the percentile functions
+	sketch      *sketchShape   // count_min_sketch's constant shape
 	// filtered: the last of args is the FILTER (WHERE …) condition, and
 	// only the rows where it is true count. (Kept among the arguments, the
 	// rewrites prune and re-bind it like them.)
@@ -288,7 +289,11 @@ func bindSum(r *exprResolver, c *aggCall, x *Call) error {
 		return nil
 	case c.fn == "sum" && isIntegral(t):
 		c.typ = tLong
-	case isNumeric(t) || isString(t) || isNull(t):
+	case isDayTime(t) || isYearMonth(t):
+		c.typ = t // an interval's sum and average keep its type (docs/sql.md#intervals)
+	case isNumeric(t) || isString(t) || isNull(t) || isTimestamp(t):
+		// A timestamp counts its seconds, as Spark's implicit cast to
+		// double.
 		c.typ = tDouble
 	default:
 		return errorf(x.Pos, "%s: %s needs numbers, got %s", x, c.fn, typeName(a.Type()))
@@ -351,6 +356,9 @@ func sumAccumulator(c *aggCall) accumulator {
 	if c.typ.ID() == arrow.DECIMAL128 {
 		return &decimalAcc{avg: c.fn == "avg", in: c.args[0].Type().(*arrow.Decimal128Type), typ: c.typ.(*arrow.Decimal128Type)}
 	}
+	if isInterval(c.typ) {
+		return &intervalSumAcc{avg: c.fn == "avg", typ: c.typ}
+	}
 	if c.fn == "avg" {
 		return &avgAcc{}
 	}
@@ -367,9 +375,9 @@ func minMaxAccumulator(c *aggCall) accumulator {
 		return &minMaxAcc[int8]{min: less, typ: c.typ}
 	case arrow.INT16:
 		return &minMaxAcc[int16]{min: less, typ: c.typ}
-	case arrow.INT32, arrow.DATE32:
+	case arrow.INT32, arrow.DATE32, arrow.INTERVAL_MONTHS:
 		return &minMaxAcc[int32]{min: less, typ: c.typ}
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
 		return &minMaxAcc[int64]{min: less, typ: c.typ}
 	case arrow.FLOAT32:
 		return &minMaxAcc[float32]{min: less, typ: c.typ}

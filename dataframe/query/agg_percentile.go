@@ -68,6 +68,9 @@ func bindPercentile(r *exprResolver, c *aggCall, x *Call) error {
 	vt := plainType(v.Type())
 	switch {
 	case isNumeric(vt), isNull(vt):
+	case isDayTime(vt) || isYearMonth(vt):
+		// An interval's percentile is an interval of its type (its
+		// months or microseconds, truncated: docs/sql.md#intervals).
 	case (name == "percentile_approx" || name == "approx_percentile") && (vt.ID() == arrow.DATE32 || vt.ID() == arrow.TIMESTAMP):
 	default:
 		return errorf(x.Pos, "%s: %s needs a numeric value, got %s", x, name, typeName(v.Type()))
@@ -93,7 +96,9 @@ func bindPercentile(r *exprResolver, c *aggCall, x *Call) error {
 	}
 	c.pct = p
 	var err error
-	if isNumeric(vt) || isNull(vt) {
+	if isDayTime(vt) || isYearMonth(vt) {
+		c.interval = vt
+	} else if isNumeric(vt) || isNull(vt) {
 		if c.args[0], err = r.implicitCast(v, tDouble, x); err != nil {
 			return err
 		}
@@ -102,6 +107,9 @@ func bindPercentile(r *exprResolver, c *aggCall, x *Call) error {
 		c.args[0] = &rCast{x: v, to: tDouble, src: v.sql()}
 	}
 	c.typ = tDouble
+	if c.interval != nil {
+		c.typ = vt
+	}
 	switch name {
 	case "percentile":
 		freqSQL := "1"
@@ -141,6 +149,9 @@ func bindPercentile(r *exprResolver, c *aggCall, x *Call) error {
 		}
 		c.args = c.args[:1]
 		c.typ = vt
+		if c.interval != nil {
+			c.typ = c.interval
+		}
 		if isNull(vt) {
 			c.typ = tDouble
 		}
@@ -190,7 +201,20 @@ func (a *percentileAcc) update(gids []int32, groups int, args []arrow.Array, n i
 	if args[0].DataType().ID() == arrow.NULL {
 		return nil
 	}
-	v := fixedValues[float64](args[0])
+	var v []float64
+	switch x := args[0].(type) {
+	case *array.Duration, *array.MonthInterval:
+		// An interval by its microseconds or months.
+		v = make([]float64, x.Len())
+		for i := range v {
+			if !x.IsNull(i) {
+				iv := intervalAt(x, i)
+				v[i] = float64(iv.micros + iv.months)
+			}
+		}
+	default:
+		v = fixedValues[float64](args[0])
+	}
 	var freq []int64
 	var fa arrow.Array
 	if len(args) > 1 {
@@ -230,6 +254,19 @@ func (a *percentileAcc) result(mem memory.Allocator, groups int) (arrow.Array, e
 			freqs = a.freqs[g]
 		}
 		out[g], seen[g] = a.percentile(vals, freqs)
+	}
+	if t := a.c.interval; t != nil {
+		// Truncated to whole months or microseconds, as Spark's
+		// Percentile converts its double answer.
+		return intervalValues(mem, a.c.typ, groups, func(g int) (intervalValue, bool, error) {
+			if !seen[g] {
+				return intervalValue{}, false, nil
+			}
+			if isYearMonth(t) {
+				return intervalValue{months: int64(int32(out[g]))}, true, nil
+			}
+			return intervalValue{micros: int64(out[g])}, true, nil
+		})
 	}
 	res := valuesSeen(mem, tDouble, out, seen)
 	if arrow.TypeEqual(a.c.typ, tDouble) {

@@ -156,6 +156,17 @@ func (a *analyzer) literalRex(x *Literal) (rex, error) {
 			t = plainType(t)
 		}
 		_ = v
+	case arrow.Duration:
+		ok = t.ID() == arrow.DURATION
+	case arrow.MonthInterval:
+		ok = t.ID() == arrow.INTERVAL_MONTHS
+	case arrow.MonthDayNanoInterval:
+		ok = t.ID() == arrow.INTERVAL_MONTH_DAY_NANO
+	}
+	if ok && sparktype.IsInterval(t) && x.Raw != "" {
+		// An interval literal keeps the name its own fields give it
+		// (INTERVAL '2' MONTH, not the column type's YEAR TO MONTH).
+		return &rLit{v: x.Value, t: t, name: x.Raw}, nil
 	}
 	if !ok {
 		return nil, errorf(x.Pos, "the literal %s: a Go %T is not a %s", x, x.Value, typeName(t))
@@ -298,7 +309,7 @@ func (r *exprResolver) index(x *Index) (rex, error) {
 // implicitCast is Spark's implicit cast of e to dt (nothing when it has
 // that type already).
 func (r *exprResolver) implicitCast(e rex, dt arrow.DataType, src Expr) (rex, error) {
-	if arrow.TypeEqual(e.Type(), dt) {
+	if sameArrowType(e.Type(), dt) {
 		return e, nil
 	}
 	if !fn.CanCast(plainType(e.Type()), dt) {
@@ -391,6 +402,9 @@ func (r *exprResolver) unary(x *Unary) (rex, error) {
 	if err != nil {
 		return nil, err
 	}
+	if isInterval(plainType(in.Type())) {
+		return r.intervalUnary(in, x)
+	}
 	if isString(in.Type()) || isNull(in.Type()) {
 		if in, err = r.implicitCast(in, tDouble, x.X); err != nil {
 			return nil, err
@@ -470,9 +484,14 @@ func (r *exprResolver) compare(op string, l, rr rex, x *Binary) (rex, error) {
 
 func (r *exprResolver) arith(op string, l, rr rex, x *Binary) (rex, error) {
 	if op == "+" || op == "-" {
+		if e, ok, err := r.intervalArith(op, l, rr, x); ok || err != nil {
+			return e, err
+		}
 		if e, ok, err := r.dateArith(op, l, rr, x); ok || err != nil {
 			return e, err
 		}
+	} else if e, ok, err := r.intervalScale(op, l, rr, x); ok || err != nil {
+		return e, err
 	}
 	lt, rt, res, err := arithTypes(op, l, rr)
 	if err != nil {
@@ -521,8 +540,8 @@ func (r *exprResolver) intDiv(l, rr rex, x *Binary) (rex, error) {
 }
 
 // dateArith is Spark's date arithmetic: date ± days (also days + date) is
-// date_add / date_sub; a difference of dates or timestamps is an interval,
-// which Sluice does not have. ok is false for other operands.
+// date_add / date_sub (differences of dates or timestamps and interval
+// sums are intervalArith's). ok is false for other operands.
 func (r *exprResolver) dateArith(op string, l, rr rex, x *Binary) (rex, bool, error) {
 	lt, rt := plainType(l.Type()), plainType(rr.Type())
 	isDate := func(t arrow.DataType) bool { return t.ID() == arrow.DATE32 }
@@ -532,8 +551,6 @@ func (r *exprResolver) dateArith(op string, l, rr rex, x *Binary) (rex, bool, er
 	case isDate(lt) && days(rt):
 	case op == "+" && days(lt) && isDate(rt):
 		date, n = rr, l
-	case isTemporal(lt) && (isTemporal(rt) || isNull(rt) || isString(rt)) || isTemporal(rt) && op == "-" && (isNull(lt) || isString(lt)):
-		return nil, true, unsupported(x.Pos, "subtracting dates or timestamps (the result is an interval)")
 	default:
 		return nil, false, nil
 	}

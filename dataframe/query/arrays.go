@@ -145,6 +145,14 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 		case *arrow.Date32Type:
 			sc = scalar.NewDate32Scalar(arrow.Date32FromTime(x))
 		}
+	case arrow.Duration:
+		if t, ok := dt.(*arrow.DurationType); ok {
+			sc = scalar.NewDurationScalar(x, t)
+		}
+	case arrow.MonthInterval:
+		sc = scalar.NewMonthIntervalScalar(x)
+	case arrow.MonthDayNanoInterval:
+		sc = scalar.NewMonthDayNanoIntervalScalar(x)
 	default:
 		sc = scalar.MakeScalar(v)
 	}
@@ -157,7 +165,11 @@ func broadcast(mem memory.Allocator, v any, dt arrow.DataType, n int) (arrow.Arr
 			return nil, err
 		}
 	}
-	return scalar.MakeArrayFromScalar(sc, n, mem)
+	out, err := scalar.MakeArrayFromScalar(sc, n, mem)
+	if err != nil || out.DataType() == dt || dt.ID() != arrow.INTERVAL_MONTHS {
+		return out, err
+	}
+	return withType(out, dt), nil // the year-month type's own fields
 }
 
 // concatArrays joins arrays of one type into one (a retained single input as

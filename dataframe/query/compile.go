@@ -287,6 +287,12 @@ func scalarAt(arr arrow.Array, i int) (any, bool) {
 		return time.UnixMicro(fn.TimestampMicros(a, i)).UTC(), true
 	case *array.Date32:
 		return a.Value(i).ToTime().UTC(), true
+	case *array.Duration:
+		return a.Value(i), true
+	case *array.MonthInterval:
+		return a.Value(i), true
+	case *array.MonthDayNanoInterval:
+		return a.Value(i), true
 	}
 	return nil, false
 }

@@ -162,7 +162,7 @@ func fastSort(keys []sortKey, ka []arrow.Array, idx []int64) bool {
 	}
 	vals := make([][]int64, len(keys))
 	for k, a := range ka {
-		if id := a.DataType().ID(); id != arrow.INT64 && id != arrow.TIMESTAMP || a.NullN() > 0 {
+		if id := a.DataType().ID(); id != arrow.INT64 && id != arrow.TIMESTAMP && id != arrow.DURATION || a.NullN() > 0 {
 			return false
 		}
 		vals[k] = fixedValues[int64](a)

@@ -43,7 +43,7 @@ func newGrouper(mem memory.Allocator, types []arrow.DataType) *grouper {
 
 func intKey(dt arrow.DataType) bool {
 	switch dt.ID() {
-	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIMESTAMP, arrow.BOOL:
+	case arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.DATE32, arrow.TIMESTAMP, arrow.BOOL, arrow.DURATION, arrow.INTERVAL_MONTHS:
 		return true
 	}
 	return false
@@ -58,7 +58,7 @@ func intsOf(a arrow.Array) func(i int) int64 {
 	case arrow.INT16:
 		v := fixedValues[int16](a)
 		return func(i int) int64 { return int64(v[i]) }
-	case arrow.INT32, arrow.DATE32:
+	case arrow.INT32, arrow.DATE32, arrow.INTERVAL_MONTHS:
 		v := fixedValues[int32](a)
 		return func(i int) int64 { return int64(v[i]) }
 	case arrow.BOOL:
@@ -87,7 +87,7 @@ func (g *grouper) ids(keys []arrow.Array, n int) ([]int32, error) {
 	switch {
 	case g.ints != nil:
 		a := keys[0]
-		if a.DataType().ID() == arrow.INT64 || a.DataType().ID() == arrow.TIMESTAMP {
+		if id := a.DataType().ID(); id == arrow.INT64 || id == arrow.TIMESTAMP || id == arrow.DURATION {
 			v := fixedValues[int64](a)
 			nulls := a.NullN() > 0
 			for i := 0; i < n; i++ {
@@ -279,7 +279,7 @@ func (g *grouper) lookup(keys []arrow.Array, n int, dst []int32) []int32 {
 	case g.ints != nil:
 		a := keys[0]
 		nulls := a.NullN() > 0
-		if id := a.DataType().ID(); id == arrow.INT64 || id == arrow.TIMESTAMP {
+		if id := a.DataType().ID(); id == arrow.INT64 || id == arrow.TIMESTAMP || id == arrow.DURATION {
 			v := fixedValues[int64](a)
 			for i := 0; i < n; i++ {
 				out[i] = g.ints.get(v[i])

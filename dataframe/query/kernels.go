@@ -170,9 +170,9 @@ func comparer(a, b arrow.Array) func(i, j int) int {
 		return fixedCmp[int8](a, b)
 	case arrow.INT16:
 		return fixedCmp[int16](a, b)
-	case arrow.INT32, arrow.DATE32:
+	case arrow.INT32, arrow.DATE32, arrow.INTERVAL_MONTHS:
 		return fixedCmp[int32](a, b)
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
 		return fixedCmp[int64](a, b)
 	case arrow.FLOAT32:
 		return fixedCmp[float32](a, b)

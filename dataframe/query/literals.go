@@ -176,3 +176,78 @@ func TimestampNTZLiteral(text string) (*Literal, error) {
 	}
 	return &Literal{Value: time.UnixMicro(us).UTC(), Type: sparktype.TimestampNTZType}, nil
 }
+
+// IntervalLiteral is INTERVAL 'text' unit TO unit (from, to: YEAR TO MONTH
+// or two of DAY, HOUR, MINUTE, SECOND in order) or, with to empty,
+// INTERVAL 'text' unit for one unit, as Spark 3.5 types them
+// (docs/sql.md#intervals): a year-month or a day-time interval of those
+// fields. Text that does not match the unit's form is an error naming the
+// form.
+func IntervalLiteral(text, from, to string) (*Literal, error) {
+	if to == "" {
+		return IntervalUnitsLiteral(text + " " + from)
+	}
+	if strings.EqualFold(from, "YEAR") && strings.EqualFold(to, "MONTH") {
+		m, err := sparktype.ParseYearMonthInterval(text)
+		if err != nil {
+			return nil, err
+		}
+		return &Literal{Value: arrow.MonthInterval(m), Type: sparktype.DefaultYearMonthInterval,
+			Raw: sparktype.FormatYearMonthInterval(m, sparktype.FieldYear, sparktype.FieldMonth)}, nil
+	}
+	s, ok1 := sparktype.DayTimeFieldByName(from)
+	e, ok2 := sparktype.DayTimeFieldByName(to)
+	if !ok1 || !ok2 || e <= s {
+		return nil, fmt.Errorf("INTERVAL … %s TO %s is not an interval: the units are YEAR TO MONTH or two of DAY, HOUR, MINUTE, SECOND in that order", from, to)
+	}
+	us, err := sparktype.ParseDayTimeInterval(text, s, e)
+	if err != nil {
+		return nil, err
+	}
+	return &Literal{Value: arrow.Duration(us), Type: sparktype.DayTimeIntervalType(s, e), Raw: sparktype.FormatDayTimeInterval(us, s, e)}, nil
+}
+
+// IntervalUnitsLiteral is an interval written as value-unit pairs
+// (INTERVAL 1 DAY 2 HOURS, INTERVAL '1 day'), typed as Spark 3.5 does:
+// year and month units give a year-month interval, day to second units a
+// day-time interval (from the first field to the last), a mix of the two
+// (or weeks, milliseconds, microseconds) a calendar interval.
+func IntervalUnitsLiteral(text string) (*Literal, error) {
+	v, units, err := sparktype.ParseMultiUnitInterval(text)
+	if err != nil {
+		return nil, err
+	}
+	ym, dt := true, true
+	var ymLo, ymHi, dtLo, dtHi byte = 255, 0, 255, 0
+	for _, u := range units {
+		if f, ok := sparktype.YearMonthFieldByName(u); ok {
+			ymLo, ymHi = min(ymLo, f), max(ymHi, f)
+		} else {
+			ym = false
+		}
+		if f, ok := sparktype.DayTimeFieldByName(u); ok {
+			dtLo, dtHi = min(dtLo, f), max(dtHi, f)
+		} else {
+			dt = false
+		}
+	}
+	switch {
+	case ym:
+		return &Literal{Value: arrow.MonthInterval(v.Months), Type: sparktype.YearMonthIntervalType(ymLo, ymHi),
+			Raw: sparktype.FormatYearMonthInterval(v.Months, ymLo, ymHi)}, nil
+	case dt:
+		us := new(big.Int).Mul(big.NewInt(int64(v.Days)), big.NewInt(sparktype.MicrosPerDay))
+		us.Add(us, big.NewInt(v.Micros))
+		if !us.IsInt64() {
+			return nil, fmt.Errorf("the interval %q is out of range", text)
+		}
+		return &Literal{Value: arrow.Duration(us.Int64()), Type: sparktype.DayTimeIntervalType(dtLo, dtHi),
+			Raw: sparktype.FormatDayTimeInterval(us.Int64(), dtLo, dtHi)}, nil
+	}
+	return &Literal{Value: calendarValue(v), Type: sparktype.CalendarIntervalType,
+		Raw: "INTERVAL '" + sparktype.FormatCalendarInterval(v.Months, v.Days, v.Micros) + "'"}, nil
+}
+
+func calendarValue(v sparktype.Calendar) arrow.MonthDayNanoInterval {
+	return arrow.MonthDayNanoInterval{Months: v.Months, Days: v.Days, Nanoseconds: v.Micros * 1000}
+}

@@ -33,6 +33,8 @@ func prettyLiteralIn(v any, t arrow.DataType, loc *time.Location) string {
 		return "false"
 	case []byte:
 		return fmt.Sprintf("X'%X'", x)
+	case arrow.MonthDayNanoInterval:
+		return "INTERVAL '" + sparkText(v, t, loc) + "'"
 	}
 	if d, ok := v.(decimal128.Num); ok {
 		if dt, isDec := t.(*arrow.Decimal128Type); isDec {

@@ -255,9 +255,9 @@ func beatsFixed(keys []sortKey, batch, best []arrow.Array, worst int) (rows []in
 	}
 	desc := keys[0].desc
 	switch batch[0].DataType().ID() {
-	case arrow.INT32, arrow.DATE32:
+	case arrow.INT32, arrow.DATE32, arrow.INTERVAL_MONTHS:
 		return beatsValue(fixedValues[int32](batch[0]), fixedValues[int32](best[0])[worst], desc), true
-	case arrow.INT64, arrow.TIMESTAMP:
+	case arrow.INT64, arrow.TIMESTAMP, arrow.DURATION:
 		return beatsValue(fixedValues[int64](batch[0]), fixedValues[int64](best[0])[worst], desc), true
 	case arrow.FLOAT64:
 		return beatsValue(fixedValues[float64](batch[0]), fixedValues[float64](best[0])[worst], desc), true

@@ -175,7 +175,7 @@ func plainType(dt arrow.DataType) arrow.DataType {
 
 // sameType says whether a and b are one Spark type.
 func sameType(a, b arrow.DataType) bool {
-	return arrow.TypeEqual(plainType(a), plainType(b))
+	return sameArrowType(plainType(a), plainType(b))
 }
 
 // decimalParts is the precision and scale of a decimal, or of the decimal
@@ -228,6 +228,12 @@ func decimalWiderThan(d, t arrow.DataType) bool {
 func tightestType(a, b arrow.DataType) arrow.DataType {
 	a, b = plainType(a), plainType(b)
 	switch {
+	case isDayTime(a) && isDayTime(b):
+		// Arrow's types are equal; Spark's fields widen: interval day
+		// and interval hour give interval day to hour.
+		return widerDayTime(a, b)
+	case isYearMonth(a) && isYearMonth(b):
+		return widerYearMonth(a, b)
 	case arrow.TypeEqual(a, b):
 		return a
 	case isNull(a):

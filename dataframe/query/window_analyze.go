@@ -411,11 +411,12 @@ func (r *exprResolver) frameBound(w *WindowFrame, b FrameBound, order []winOrder
 		return winBound{kind: "value", off: sign * int64(n), sql: lit.sql() + " " + b.Kind}, lit, nil
 	}
 	// RANGE: the bound is the ORDER BY key moved by the offset, in the
-	// key's type (date ± days, numbers; an interval offset is not
-	// supported).
+	// key's type (date ± days, numbers, date or timestamp ± an interval:
+	// docs/sql.md#intervals).
 	key := order[0]
 	kt := plainType(key.x.Type())
 	switch {
+	case (isDate(kt) || isTimestamp(kt)) && isInterval(lit.t):
 	case kt.ID() == arrow.DATE32:
 		if lit.t.ID() != arrow.INT32 {
 			return winBound{}, nil, errorf(b.Pos, "%s %s %s: the ORDER BY key is a date, so the offset must be an int, got %s", kind, b.Offset, b.Kind, typeName(lit.t))
@@ -442,6 +443,11 @@ func (r *exprResolver) frameBound(w *WindowFrame, b FrameBound, order []winOrder
 	if err != nil {
 		return winBound{}, nil, err
 	}
+	if isInterval(lit.t) && !arrow.TypeEqual(val.Type(), kt) {
+		// date ± a day-time interval is a timestamp: Spark refuses it.
+		return winBound{}, nil, errorf(b.Pos, "%s %s %s: the ORDER BY key is %s, which %s moves to %s; the key and the frame must have one type",
+			kind, b.Offset, b.Kind, typeName(kt), typeName(lit.t), typeName(val.Type()))
+	}
 	if !isDecimal(kt) && !arrow.TypeEqual(val.Type(), kt) {
 		val = &rCast{x: val, to: kt, pos: b.Pos, src: val.sql()}
 	}
@@ -456,6 +462,10 @@ func signedValue(l *rLit, kind string) any {
 		return signed(n, neg)
 	}
 	switch v := l.v.(type) {
+	case arrow.Duration:
+		return durationOffset(signed(int64(v), neg))
+	case arrow.MonthInterval:
+		return monthsOffset(signed(int64(v), neg))
 	case float32:
 		if neg {
 			return -float64(v)
@@ -477,8 +487,23 @@ func signed(v int64, neg bool) int64 {
 	return v
 }
 
+// durationOffset and monthsOffset are interval frame offsets, which
+// compare only with their own kind.
+type (
+	durationOffset int64
+	monthsOffset   int64
+)
+
 func compareValues(a, b any) int {
 	switch x := a.(type) {
+	case durationOffset:
+		if y, ok := b.(durationOffset); ok {
+			return cmpOrdered(x, y)
+		}
+	case monthsOffset:
+		if y, ok := b.(monthsOffset); ok {
+			return cmpOrdered(x, y)
+		}
 	case int64:
 		if y, ok := b.(int64); ok {
 			return cmpOrdered(x, y)

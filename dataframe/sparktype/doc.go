@@ -15,6 +15,9 @@
 //     units).
 //   - ParseTimestamp: the one list of timestamp text forms Sluice reads.
 //   - ParseDecimal: integer text beyond int64 as an Arrow decimal128.
+//   - DayTimeIntervalType, YearMonthIntervalType, CalendarIntervalType:
+//     Spark's interval types, their fields, text and arithmetic on dates
+//     (docs/sql.md#intervals).
 //
 // Arrow types are the currency: a Spark type is the Arrow type Sluice stores
 // it as (long = int64, timestamp = TimestampType, decimal(p,s) = decimal128).

@@ -136,6 +136,8 @@ func Name(dt arrow.DataType) string {
 		return "timestamp"
 	case arrow.DecimalType:
 		return fmt.Sprintf("decimal(%d,%d)", t.GetPrecision(), t.GetScale())
+	case *arrow.DurationType, *arrow.MonthIntervalType, *arrow.MonthDayNanoIntervalType:
+		return intervalName(dt)
 	case *arrow.StructType:
 		var b strings.Builder
 		b.WriteString("struct<")
@@ -307,6 +309,8 @@ func (p *sparkTypeParser) parseType() (arrow.DataType, error) {
 		return arrow.BinaryTypes.Binary, nil
 	case "void", "null":
 		return arrow.Null, nil
+	case "interval":
+		return p.parseIntervalType()
 	case "decimal", "dec", "numeric":
 		prec, scale := 10, 0
 		if p.peek() == '(' {

@@ -37,6 +37,11 @@ func castIn(mem memory.Allocator, arr arrow.Array, to arrow.DataType, loc *time.
 		mem = memory.DefaultAllocator
 	}
 	from := arr.DataType()
+	if from != to && from.ID() == to.ID() && sparktype.IsInterval(to) {
+		// Arrow's types are equal, Spark's fields differ
+		// (docs/sql.md#intervals).
+		return castToInterval(mem, arr, to)
+	}
 	if arrow.TypeEqual(from, to) {
 		arr.Retain()
 		return arr, nil
@@ -77,6 +82,8 @@ func castIn(mem memory.Allocator, arr arrow.Array, to arrow.DataType, loc *time.
 		return castStruct(mem, arr.(*array.Struct), to.(*arrow.StructType), loc)
 	case arrow.MAP:
 		return castMap(mem, arr.(*array.Map), to.(*arrow.MapType), loc)
+	case arrow.DURATION, arrow.INTERVAL_MONTHS:
+		return castToInterval(mem, arr, to)
 	}
 	return nil, fmt.Errorf("cannot cast %s to %s", sparktype.Name(from), sparktype.Name(to))
 }
@@ -108,7 +115,9 @@ func CanCast(from, to arrow.DataType) bool {
 	}
 	switch to.ID() {
 	case arrow.STRING:
-		return castableScalar(from) || isComplex(from)
+		return castableScalar(from) || isComplex(from) || sparktype.IsInterval(from)
+	case arrow.DURATION, arrow.INTERVAL_MONTHS:
+		return from.ID() == arrow.STRING || from.ID() == to.ID()
 	case arrow.BINARY:
 		return from.ID() == arrow.STRING || isInteger(from)
 	case arrow.BOOL, arrow.INT8, arrow.INT16, arrow.INT32, arrow.INT64, arrow.FLOAT32, arrow.FLOAT64, arrow.DECIMAL128:

@@ -42,6 +42,9 @@ func AppendSparkString(dst []byte, arr arrow.Array, i int, loc *time.Location) [
 		return AppendTimestamp(dst, TimestampMicros(a, i), loc)
 	case *array.Date32:
 		return appendDate(dst, int64(a.Value(i)))
+	case *array.Duration, *array.MonthInterval, *array.MonthDayNanoInterval:
+		s, _ := sparktype.IntervalText(arr, i)
+		return append(dst, s...)
 	case *array.List:
 		start, end := a.ValueOffsets(i)
 		dst = append(dst, '[')

@@ -126,11 +126,12 @@ func defArrays() {
 		Examples: ex("get(array(1, 2, 3), 0)", "1", "get(array(1, 2, 3), 3)", "NULL", "get(array(1, 2, 3), -1)", "NULL")})
 	def(fn.Scalar{Name: "sequence", Group: gCollection, Signature: "sequence(start, stop[, step])", Returns: "array of the integer type, or of dates/timestamps",
 		Bind: bindSequence,
-		Doc: "The integers from `start` to `stop` inclusive, `step` apart (1 or -1 by default); dates and timestamps go a day at " +
-			"a time. A `step` that moves away from `stop` is an error.",
-		Differences: "A date or timestamp sequence takes no interval `step` (Sluice has no interval type); it always steps one day.",
+		Doc: "The integers from `start` to `stop` inclusive, `step` apart (1 or -1 by default); dates and timestamps go by an " +
+			"interval `step` (a day, or minus a day, by default; a date sequence by whole days or months), element k being `start` " +
+			"plus k steps. A `step` that moves away from `stop` is an error.",
 		Examples: ex("sequence(1, 5)", "[1,2,3,4,5]", "sequence(5, 1)", "[5,4,3,2,1]", "sequence(1, 10, 4)", "[1,5,9]",
-			"sequence(to_date('2018-01-01'), to_date('2018-01-03'))", "[2018-01-01,2018-01-02,2018-01-03]")})
+			"sequence(to_date('2018-01-01'), to_date('2018-01-03'))", "[2018-01-01,2018-01-02,2018-01-03]",
+			"sequence(to_date('2018-01-31'), to_date('2018-04-30'), interval 1 month)", "[2018-01-31,2018-02-28,2018-03-31,2018-04-30]")})
 	def(fn.Scalar{Name: "shuffle", Group: gCollection, Signature: "shuffle(array)", Returns: "array", Bind: bindShuffle, Nondeterministic: true,
 		Doc: "A random permutation of `array`, different on every call."})
 	def(fn.Scalar{Name: "slice", Group: gCollection, Signature: "slice(x, start, length)", Returns: "array", Bind: bindSlice,
@@ -861,7 +862,10 @@ func bindSequence(args []fn.Arg) (fn.Bound, error) {
 	}
 	if isTimeLike(t) {
 		if len(args) == 3 {
-			return fn.Bound{}, fmt.Errorf("argument 3: a date or timestamp sequence takes no step (intervals are not supported)")
+			if !sparktype.IsInterval(args[2].Type) && !isNull(args[2].Type) {
+				return fn.Bound{}, argErr(2, args[2], "an interval (the step of a date or timestamp sequence)")
+			}
+			return bindSequenceInterval(args, t)
 		}
 		return bindSequenceDays(args, t)
 	}
@@ -905,6 +909,89 @@ func bindSequence(args []fn.Arg) (fn.Bound, error) {
 			b.Append(true)
 			for k, v := int64(0), start; k < count; k, v = k+1, v+step {
 				appendInt(vb, v)
+			}
+		}
+		return b.NewArray(), nil
+	}}, nil
+}
+
+// bindSequenceInterval is sequence(start, stop, step) of dates or
+// timestamps by an interval (docs/sql.md#intervals): element k is start
+// plus k × step — months and days on the wall-clock time in the session
+// time zone, the rest exactly — up to stop. A date sequence steps by
+// whole days or months.
+func bindSequenceInterval(args []fn.Arg, t arrow.DataType) (fn.Bound, error) {
+	if t.ID() == arrow.TIMESTAMP {
+		t = timestampType
+	}
+	date := t.ID() == arrow.DATE32
+	return fn.Bound{Type: arrow.ListOf(t), Args: []arrow.DataType{t, t, nil}, Eval: func(ctx *fn.Ctx, a []arrow.Array, n int) (arrow.Array, error) {
+		b := array.NewListBuilder(ctx.Mem, t)
+		defer b.Release()
+		for i := 0; i < n; i++ {
+			if anyNull(a, i) || a[2].DataType().ID() == arrow.NULL {
+				b.AppendNull()
+				continue
+			}
+			var months, days, micros int64
+			switch s := a[2].(type) {
+			case *array.Duration:
+				micros = int64(s.Value(i))
+			case *array.MonthInterval:
+				months = int64(s.Value(i))
+			case *array.MonthDayNanoInterval:
+				v := s.Value(i)
+				months, days, micros = int64(v.Months), int64(v.Days), v.Nanoseconds/1000
+			}
+			if date {
+				if micros%usPerDay != 0 {
+					return nil, fmt.Errorf("sequence step must be a day interval if start and end values are dates")
+				}
+				days, micros = days+micros/usPerDay, 0
+			}
+			// The direction, with a month counted as 28 days.
+			dir := months*28*usPerDay + days*usPerDay + micros
+			r := row{a: a, i: i, loc: ctx.Loc()}
+			var start, stop int64
+			if date {
+				start, stop = int64(r.days(0)), int64(r.days(1))
+			} else {
+				start, stop = r.micros(0), r.micros(1)
+			}
+			if dir == 0 && start != stop || dir > 0 && start > stop || dir < 0 && start < stop {
+				text := func(k int) string { return string(fn.AppendSparkString(nil, a[k], i, r.loc)) }
+				return nil, fmt.Errorf("illegal sequence boundaries: %s to %s by %s", text(0), text(1), text(2))
+			}
+			b.Append(true)
+			for k := int64(0); ; k++ {
+				if k >= maxSequence {
+					return nil, fmt.Errorf("sequence of more than %d elements is too long", maxSequence)
+				}
+				var v int64
+				if date {
+					d, ok := sparktype.AddMonthsToDays(int32(start), k*months)
+					if !ok {
+						return nil, fmt.Errorf("sequence: the date is out of range")
+					}
+					v = int64(d) + k*days
+				} else {
+					wall := sparktype.WallMicros(start, r.loc)
+					day := floorDivInt(wall, usPerDay)
+					d, ok := sparktype.AddMonthsToDays(int32(day), k*months)
+					if !ok {
+						return nil, fmt.Errorf("sequence: the timestamp is out of range")
+					}
+					wall = (int64(d)+k*days)*usPerDay + (wall - day*usPerDay)
+					v = sparktype.FromWallMicros(wall, r.loc) + k*micros
+				}
+				if dir > 0 && v > stop || dir < 0 && v < stop || dir == 0 && k > 0 {
+					break
+				}
+				if date {
+					b.ValueBuilder().(*array.Date32Builder).Append(arrow.Date32(v))
+				} else {
+					b.ValueBuilder().(*array.TimestampBuilder).Append(arrow.Timestamp(fn.FromMicros(v, timestampType.Unit)))
+				}
 			}
 		}
 		return b.NewArray(), nil

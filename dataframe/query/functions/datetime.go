@@ -69,6 +69,7 @@ func init() {
 		Doc:      "`timestamp` (strings and dates convert) formatted with the datetime pattern `fmt`.",
 		Examples: ex("date_format('2016-04-08', 'y')", "2016", "date_format(TIMESTAMP '2016-04-08 13:05:09', 'EEE, d MMM yyyy HH:mm')", "Fri, 8 Apr 2016 13:05")})
 	defDatetime()
+	defIntervals()
 }
 
 // isTimeLike reports whether dt is a date or a timestamp.

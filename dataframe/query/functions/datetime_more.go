@@ -253,9 +253,10 @@ func defDatetime() {
 		Examples: ex("timestampdiff('HOUR', timestamp'2022-02-14 01:02:03', timestamp'2022-02-15 01:02:03')", "24",
 			"timestampdiff('MONTH', timestamp'2022-01-31 00:00:00', timestamp'2022-02-28 00:00:00')", "0",
 			"timestampdiff('YEAR', date'2021-01-01', date'2022-12-31')", "1")})
-	def(fn.Scalar{Name: "date_part", Group: gDatetime, Signature: "date_part(field, source)", Returns: "int; decimal(8,6) for SECOND",
+	def(fn.Scalar{Name: "date_part", Group: gDatetime, Signature: "date_part(field, source)", Returns: "int; decimal(8,6) for SECOND; tinyint for an interval's MONTH, HOUR, MINUTE",
 		Bind: bindDatePartField,
-		Doc: "Part `field` of a date or timestamp: `YEAR` (`Y`, `YEARS`, `YR`, `YRS`), `YEAROFWEEK`, `QUARTER` (`QTR`), " +
+		Doc: "Part `field` of an interval (`YEAR`, `MONTH`, `DAY`, `HOUR`, `MINUTE`, `SECOND` within its fields; docs/sql.md#intervals) " +
+			"or of a date or timestamp: `YEAR` (`Y`, `YEARS`, `YR`, `YRS`), `YEAROFWEEK`, `QUARTER` (`QTR`), " +
 			"`MONTH` (`MON`, `MONS`, `MONTHS`), `WEEK` (`W`, `WEEKS`), `DAY` (`D`, `DAYS`), `DAYOFWEEK` (`DOW`, 1 = Sunday), " +
 			"`DAYOFWEEK_ISO` (`DOW_ISO`, 1 = Monday), `DOY`, `HOUR` (`H`, `HOURS`, `HR`, `HRS`), `MINUTE` (`M`, `MIN`, `MINS`, " +
 			"`MINUTES`), `SECOND` (`S`, `SEC`, `SECONDS`, `SECS`, with its fraction), any case. `field` is a literal. " +
@@ -263,7 +264,9 @@ func defDatetime() {
 		Examples: ex("date_part('YEAR', TIMESTAMP '2019-08-12 01:00:00.123456')", "2019", "date_part('week', timestamp'2019-08-12 01:00:00.123456')", "33",
 			"date_part('doy', DATE'2019-08-12')", "224", "date_part('SECONDS', timestamp'2019-10-01 00:00:01.000001')", "1.000001",
 			"date_part('SECONDS', timestamp'2019-10-01 00:00:01.5')", "1.500000",
-			"extract(YEAR FROM TIMESTAMP '2019-08-12 01:00:00.123456')", "2019")},
+			"extract(YEAR FROM TIMESTAMP '2019-08-12 01:00:00.123456')", "2019",
+			"extract(HOUR FROM INTERVAL '1 02:03:04.5' DAY TO SECOND)", "2", "date_part('SECOND', INTERVAL '1 02:03:04.5' DAY TO SECOND)", "4.500000",
+			"extract(MONTH FROM INTERVAL '-2-3' YEAR TO MONTH)", "-3")},
 		aliases("datepart", "extract"), pretty(func(name string, args []string) string {
 			if name != "date_part" && len(args) == 2 {
 				return name + "(" + args[0] + " FROM " + args[1] + ")"
@@ -649,6 +652,9 @@ func bindDatePartField(args []fn.Arg) (fn.Bound, error) {
 	part, ok := extractFields[strings.ToUpper(strings.TrimSpace(name))]
 	if !ok {
 		return fn.Bound{}, fmt.Errorf("argument 1: unknown field %q (YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, DOY, HOUR, MINUTE, SECOND…)", name)
+	}
+	if sparktype.IsInterval(args[1].Type) {
+		return bindIntervalPart(part, args[1].Type)
 	}
 	if err := timeArg(args, 1); err != nil {
 		return fn.Bound{}, err

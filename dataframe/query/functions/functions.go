@@ -452,6 +452,25 @@ func takeValues(mem memory.Allocator, values arrow.Array, idx []int64) (arrow.Ar
 	switch v := values.(type) {
 	case *array.Null:
 		return array.NewNull(len(idx)), nil
+	case *array.Duration, *array.MonthInterval, *array.MonthDayNanoInterval:
+		// Intervals by their bytes: an Arrow builder would forget the
+		// Spark fields their type stands for (docs/sql.md#intervals).
+		width := dt.(arrow.FixedWidthDataType).BitWidth() / 8
+		src := v.Data().Buffers()[1].Bytes()[v.Data().Offset()*width:]
+		buf := memory.NewResizableBuffer(mem)
+		buf.Resize(len(idx) * width)
+		defer buf.Release()
+		out := buf.Bytes()
+		for k, j := range idx {
+			if j >= 0 {
+				copy(out[k*width:(k+1)*width], src[int(j)*width:(int(j)+1)*width])
+			}
+		}
+		valid, nulls := takeValidity(mem, values, idx)
+		defer valid.Release()
+		data := array.NewData(dt, len(idx), []*memory.Buffer{valid, buf}, nil, nulls, 0)
+		defer data.Release()
+		return array.MakeFromData(data), nil
 	case *array.Struct:
 		children := make([]arrow.ArrayData, v.NumField())
 		for f := range children {
