@@ -21,50 +21,10 @@ import (
 	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
-// sparkSQLTypeName is the type as Spark's catalogString prints it in a
-// golden file's schema line: the SQL names (int, bigint, smallint,
-// tinyint) for the atomic types sparktype.Name gives their typeName
-// ("integer", "long", …), and struct field names bare.
-func sparkSQLTypeName(dt arrow.DataType) string {
-	switch t := dt.(type) {
-	case *arrow.DictionaryType:
-		return sparkSQLTypeName(t.ValueType)
-	case *arrow.StructType:
-		var b strings.Builder
-		b.WriteString("struct<")
-		for i, f := range t.Fields() {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(f.Name)
-			b.WriteByte(':')
-			b.WriteString(sparkSQLTypeName(f.Type))
-		}
-		b.WriteByte('>')
-		return b.String()
-	case *arrow.MapType:
-		return "map<" + sparkSQLTypeName(t.KeyType()) + "," + sparkSQLTypeName(t.ItemType()) + ">"
-	case arrow.ListLikeType:
-		return "array<" + sparkSQLTypeName(t.Elem()) + ">"
-	}
-	switch n := sparktype.Name(dt); n {
-	case "long":
-		return "bigint"
-	case "integer":
-		return "int"
-	case "short":
-		return "smallint"
-	case "byte":
-		return "tinyint"
-	default:
-		return n
-	}
-}
-
 // sparkSchemaString is a frame's schema as a golden file's
 // `-- !query schema` line prints it.
 func sparkSchemaString(s *arrow.Schema) string {
-	return sparkSQLTypeName(arrow.StructOf(s.Fields()...))
+	return sparktype.CatalogString(arrow.StructOf(s.Fields()...))
 }
 
 // hiveRows prints every row of f as Spark's hiveResultString does, with

@@ -22,6 +22,7 @@ import (
 	"github.com/sluicedata/sluice/catalog"
 	"github.com/sluicedata/sluice/catalog/sqlparse"
 	"github.com/sluicedata/sluice/dataframe"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 var updateGoldenBaseline = flag.Bool("update-golden-baseline", false,
@@ -344,7 +345,7 @@ func diagnoseSchema(r *caseResult, s *arrow.Schema) string {
 	namePat := make([]string, len(fields))
 	typePat := make([]string, len(fields))
 	for i, f := range fields {
-		names[i], types[i] = f.Name, sparkSQLTypeName(f.Type)
+		names[i], types[i] = f.Name, sparktype.CatalogString(f.Type)
 		namePat[i] = "(.*):" + regexp.QuoteMeta(types[i])
 		typePat[i] = regexp.QuoteMeta(names[i]) + ":(.*)"
 	}

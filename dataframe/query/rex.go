@@ -6,6 +6,7 @@ import (
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/sluicedata/sluice/dataframe/query/fn"
+	"github.com/sluicedata/sluice/dataframe/sparktype"
 )
 
 // A rex is a resolved expression, the analyser's output: every column is
@@ -298,7 +299,7 @@ func (e *rCast) sql() string {
 		// type CAST(NULL AS INT).
 		return "NULL"
 	}
-	return "CAST(" + e.x.sql() + " AS " + sqlTypeName(e.to) + ")"
+	return "CAST(" + e.x.sql() + " AS " + sparktype.SQL(e.to) + ")"
 }
 func (e *rArith) sql() string {
 	if e.op == "~" {

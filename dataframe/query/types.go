@@ -34,69 +34,6 @@ const maxPrecision = fn.MaxDecimalPrecision
 
 func typeName(dt arrow.DataType) string { return sparktype.Name(dt) }
 
-// sqlTypeName is Spark's DataType.sql: the type as a CAST prints it in a
-// generated column name (INT, BIGINT, DECIMAL(10,2), ARRAY<STRING>).
-func sqlTypeName(dt arrow.DataType) string {
-	switch t := dt.(type) {
-	case nil, *arrow.NullType:
-		return "VOID"
-	case *arrow.BooleanType:
-		return "BOOLEAN"
-	case *arrow.Int8Type:
-		return "TINYINT"
-	case *arrow.Int16Type, *arrow.Uint8Type:
-		return "SMALLINT"
-	case *arrow.Int32Type, *arrow.Uint16Type:
-		return "INT"
-	case *arrow.Int64Type, *arrow.Uint32Type:
-		return "BIGINT"
-	case *arrow.Float16Type, *arrow.Float32Type:
-		return "FLOAT"
-	case *arrow.Float64Type:
-		return "DOUBLE"
-	case *arrow.StringType, *arrow.LargeStringType, *arrow.StringViewType:
-		return "STRING"
-	case *arrow.BinaryType, *arrow.LargeBinaryType, *arrow.FixedSizeBinaryType:
-		return "BINARY"
-	case *arrow.Date32Type, *arrow.Date64Type:
-		return "DATE"
-	case *arrow.TimestampType:
-		if t.TimeZone == "" {
-			return "TIMESTAMP_NTZ"
-		}
-		return "TIMESTAMP"
-	case arrow.DecimalType:
-		return fmt.Sprintf("DECIMAL(%d,%d)", t.GetPrecision(), t.GetScale())
-	case *arrow.MapType:
-		return "MAP<" + sqlTypeName(t.KeyType()) + ", " + sqlTypeName(t.ItemType()) + ">"
-	case arrow.ListLikeType:
-		return "ARRAY<" + sqlTypeName(t.Elem()) + ">"
-	case *arrow.StructType:
-		parts := make([]string, t.NumFields())
-		for i, f := range t.Fields() {
-			parts[i] = quoteIdent(f.Name) + ": " + sqlTypeName(f.Type)
-		}
-		return "STRUCT<" + strings.Join(parts, ", ") + ">"
-	case *arrow.DictionaryType:
-		return sqlTypeName(t.ValueType)
-	}
-	return strings.ToUpper(typeName(dt))
-}
-
-// quoteIdent back-quotes a name that is not a plain identifier.
-func quoteIdent(s string) string {
-	plain := s != ""
-	for i, r := range s {
-		if !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && r >= '0' && r <= '9') {
-			plain = false
-		}
-	}
-	if plain {
-		return s
-	}
-	return "`" + strings.ReplaceAll(s, "`", "``") + "`"
-}
-
 func isNull(dt arrow.DataType) bool { return dt == nil || dt.ID() == arrow.NULL }
 
 // numRank orders the numeric types as Spark's numericPrecedence (byte <

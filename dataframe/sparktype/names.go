@@ -161,6 +161,67 @@ func Name(dt arrow.DataType) string {
 	return dt.Name()
 }
 
+// CatalogString is Spark's DataType.catalogString: the SQL names of the
+// integer types (tinyint, smallint, int, bigint), struct field names bare,
+// otherwise as Name — what typeof() prints and a result's schema line in
+// Spark's golden files shows: "struct<a:bigint,b:array<int>>".
+func CatalogString(dt arrow.DataType) string {
+	switch t := dt.(type) {
+	case *arrow.Int8Type:
+		return "tinyint"
+	case *arrow.Int16Type, *arrow.Uint8Type:
+		return "smallint"
+	case *arrow.Int32Type, *arrow.Uint16Type:
+		return "int"
+	case *arrow.Int64Type, *arrow.Uint32Type:
+		return "bigint"
+	case *arrow.StructType:
+		parts := make([]string, t.NumFields())
+		for i, f := range t.Fields() {
+			parts[i] = f.Name + ":" + CatalogString(f.Type)
+		}
+		return "struct<" + strings.Join(parts, ",") + ">"
+	case *arrow.MapType:
+		return "map<" + CatalogString(t.KeyType()) + "," + CatalogString(t.ItemType()) + ">"
+	case arrow.ListLikeType:
+		return "array<" + CatalogString(t.Elem()) + ">"
+	case *arrow.DictionaryType:
+		return CatalogString(t.ValueType)
+	}
+	return Name(dt)
+}
+
+// SQL is Spark's DataType.sql: upper-case names, struct field names
+// quoted where Spark's quoteIfNeeded quotes them — what a CAST prints in a
+// generated column name and schema_of_json returns: "BIGINT",
+// "DECIMAL(10,2)", "STRUCT<a: INT, `b c`: ARRAY<STRING>>".
+func SQL(dt arrow.DataType) string {
+	switch t := dt.(type) {
+	case *arrow.StructType:
+		parts := make([]string, t.NumFields())
+		for i, f := range t.Fields() {
+			parts[i] = QuoteIfNeeded(f.Name) + ": " + SQL(f.Type)
+		}
+		return "STRUCT<" + strings.Join(parts, ", ") + ">"
+	case *arrow.MapType:
+		return "MAP<" + SQL(t.KeyType()) + ", " + SQL(t.ItemType()) + ">"
+	case arrow.ListLikeType:
+		return "ARRAY<" + SQL(t.Elem()) + ">"
+	case *arrow.DictionaryType:
+		return SQL(t.ValueType)
+	}
+	return strings.ToUpper(CatalogString(dt))
+}
+
+// QuoteIfNeeded is Spark's quoteIfNeeded: name bare when it is letters,
+// digits and underscores and not all digits, else back-quoted.
+func QuoteIfNeeded(name string) string {
+	if isPlainSparkName(name) && strings.Trim(name, "0123456789") != "" {
+		return name
+	}
+	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
+}
+
 // quoteSparkName back-quotes a struct field name that ParseType could
 // not read back bare, as Spark's DDL does.
 func quoteSparkName(name string) string {

@@ -134,6 +134,37 @@ func TestNames(t *testing.T) {
 	require.Equal(t, "root\n |-- x\\ny: struct (nullable = true)\n |    |-- \\tz: decimal(21,0) (nullable = true)\n", SchemaString(s))
 }
 
+// Spark's three renderings of a type: simpleString (Name), catalogString
+// and sql, as DataTypeSuite and the golden files show them.
+func TestTypeStrings(t *testing.T) {
+	nested := arrow.StructOf(
+		arrow.Field{Name: "a", Type: arrow.PrimitiveTypes.Int64},
+		arrow.Field{Name: "b c", Type: arrow.ListOf(arrow.PrimitiveTypes.Int32)},
+		arrow.Field{Name: "1a", Type: arrow.MapOf(arrow.BinaryTypes.String, arrow.PrimitiveTypes.Int16)},
+		arrow.Field{Name: "12", Type: arrow.PrimitiveTypes.Int8},
+	)
+	for _, c := range []struct {
+		dt                 arrow.DataType
+		simple, cat, sqlTy string
+	}{
+		{arrow.PrimitiveTypes.Int64, "long", "bigint", "BIGINT"},
+		{arrow.PrimitiveTypes.Int32, "integer", "int", "INT"},
+		{arrow.Null, "void", "void", "VOID"},
+		{&arrow.Decimal128Type{Precision: 10, Scale: 2}, "decimal(10,2)", "decimal(10,2)", "DECIMAL(10,2)"},
+		{TimestampType, "timestamp", "timestamp", "TIMESTAMP"},
+		{TimestampNTZType, "timestamp_ntz", "timestamp_ntz", "TIMESTAMP_NTZ"},
+		{nested, "struct<a:long,`b c`:array<integer>,1a:map<string,short>,12:byte>",
+			"struct<a:bigint,b c:array<int>,1a:map<string,smallint>,12:tinyint>",
+			"STRUCT<a: BIGINT, `b c`: ARRAY<INT>, 1a: MAP<STRING, SMALLINT>, `12`: TINYINT>"},
+	} {
+		require.Equal(t, c.simple, Name(c.dt))
+		require.Equal(t, c.cat, CatalogString(c.dt))
+		require.Equal(t, c.sqlTy, SQL(c.dt))
+	}
+	require.Equal(t, "`a``b`", QuoteIfNeeded("a`b"))
+	require.Equal(t, "``", QuoteIfNeeded(""))
+}
+
 func TestAssignable(t *testing.T) {
 	yes := [][2]string{
 		{"long", "long"}, {"integer", "long"}, {"short", "long"}, {"byte", "integer"}, {"long", "double"}, {"float", "double"},

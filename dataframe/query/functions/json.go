@@ -850,42 +850,10 @@ func bindSchemaOfJSON(args []fn.Arg) (fn.Bound, error) {
 	}
 	dt := f.Schema().Field(0).Type
 	f.Release()
-	text := SQLTypeString(dt)
+	text := sparktype.SQL(dt)
 	return fn.Bound{Type: stringType, Args: []arrow.DataType{nil, nil}[:len(args)], Eval: func(ctx *fn.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
 		return rowsOf(ctx, stringType, nil, n, func(row) (string, bool) { return text, true }), nil
 	}}, nil
-}
-
-// SQLTypeString is Spark's DataType.sql: `BIGINT`, `ARRAY<STRING>`,
-// `STRUCT<a: INT, “b c“: STRING>`.
-func SQLTypeString(dt arrow.DataType) string {
-	switch t := dt.(type) {
-	case *arrow.StructType:
-		parts := make([]string, len(t.Fields()))
-		for i, f := range t.Fields() {
-			parts[i] = quoteIfNeeded(f.Name) + ": " + SQLTypeString(f.Type)
-		}
-		return "STRUCT<" + strings.Join(parts, ", ") + ">"
-	case *arrow.MapType:
-		return "MAP<" + SQLTypeString(t.KeyType()) + ", " + SQLTypeString(t.ItemType()) + ">"
-	case arrow.ListLikeType:
-		return "ARRAY<" + SQLTypeString(t.Elem()) + ">"
-	}
-	return strings.ToUpper(TypeString(dt))
-}
-
-func quoteIfNeeded(name string) string {
-	plain := name != ""
-	digits := true
-	for k := 0; k < len(name); k++ {
-		c := name[k]
-		plain = plain && (c == '_' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9')
-		digits = digits && c >= '0' && c <= '9'
-	}
-	if plain && !digits {
-		return name
-	}
-	return "`" + strings.ReplaceAll(name, "`", "``") + "`"
 }
 
 // appendJSONName writes s as a JSON string (without HTML escaping, as

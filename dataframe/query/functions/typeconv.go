@@ -56,7 +56,7 @@ func init() {
 			if err := arity(args, 1, 1); err != nil {
 				return fn.Bound{}, err
 			}
-			name := TypeString(args[0].Type)
+			name := sparktype.CatalogString(args[0].Type)
 			return fn.Bound{Type: stringType, Eval: func(ctx *fn.Ctx, _ []arrow.Array, n int) (arrow.Array, error) {
 				b := array.NewStringBuilder(ctx.Mem)
 				defer b.Release()
@@ -69,31 +69,4 @@ func init() {
 		Doc: "The Spark type name of `expr`.",
 		Examples: ex("typeof(1)", "int", "typeof(array(1))", "array<int>", "typeof(1L)", "bigint", "typeof(1.5)", "decimal(2,1)",
 			"typeof(map('a', named_struct('b', 1)))", "map<string,struct<b:int>>", "typeof(NULL)", "void")})
-}
-
-// TypeString is Spark's catalogString of the type dt stands for: `int`,
-// `bigint`, `decimal(2,1)`, `array<int>`, `struct<a:int>` (what typeof
-// prints and the SQL names of types use).
-func TypeString(dt arrow.DataType) string {
-	switch t := dt.(type) {
-	case *arrow.Int8Type:
-		return "tinyint"
-	case *arrow.Int16Type, *arrow.Uint8Type:
-		return "smallint"
-	case *arrow.Int32Type, *arrow.Uint16Type:
-		return "int"
-	case *arrow.Int64Type, *arrow.Uint32Type:
-		return "bigint"
-	case *arrow.StructType:
-		parts := make([]string, len(t.Fields()))
-		for i, f := range t.Fields() {
-			parts[i] = f.Name + ":" + TypeString(f.Type)
-		}
-		return "struct<" + strings.Join(parts, ",") + ">"
-	case *arrow.MapType:
-		return "map<" + TypeString(t.KeyType()) + "," + TypeString(t.ItemType()) + ">"
-	case arrow.ListLikeType:
-		return "array<" + TypeString(t.Elem()) + ">"
-	}
-	return sparktype.Name(dt)
 }
