@@ -568,58 +568,52 @@ func intervalAt(a arrow.Array, i int) intervalValue {
 func intervalValues(mem memory.Allocator, t arrow.DataType, n int, f func(i int) (intervalValue, bool, error)) (arrow.Array, error) {
 	switch t.ID() {
 	case arrow.DURATION:
-		b := array.NewDurationBuilder(mem, t.(*arrow.DurationType))
-		defer b.Release()
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			v, ok, err := f(i)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				b.AppendNull()
-				continue
-			}
-			b.Append(arrow.Duration(v.micros))
-		}
-		return b.NewArray(), nil
+		return fillIntervals(array.NewDurationBuilder(mem, t.(*arrow.DurationType)), n, f, func(v intervalValue) (arrow.Duration, error) {
+			return arrow.Duration(v.micros), nil
+		})
 	case arrow.INTERVAL_MONTHS:
-		b := array.NewMonthIntervalBuilder(mem)
-		defer b.Release()
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			v, ok, err := f(i)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				b.AppendNull()
-				continue
-			}
-			b.Append(arrow.MonthInterval(v.months))
+		a, err := fillIntervals(array.NewMonthIntervalBuilder(mem), n, f, func(v intervalValue) (arrow.MonthInterval, error) {
+			return arrow.MonthInterval(v.months), nil
+		})
+		if err != nil {
+			return nil, err
 		}
-		return withType(b.NewArray(), t), nil
+		return withType(a, t), nil
 	case arrow.INTERVAL_MONTH_DAY_NANO:
-		b := array.NewMonthDayNanoIntervalBuilder(mem)
-		defer b.Release()
-		b.Reserve(n)
-		for i := 0; i < n; i++ {
-			v, ok, err := f(i)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				b.AppendNull()
-				continue
-			}
+		return fillIntervals(array.NewMonthDayNanoIntervalBuilder(mem), n, f, func(v intervalValue) (arrow.MonthDayNanoInterval, error) {
 			if v.micros > math.MaxInt64/1000 || v.micros < math.MinInt64/1000 {
-				return nil, fmt.Errorf("interval overflow")
+				return arrow.MonthDayNanoInterval{}, fmt.Errorf("interval overflow")
 			}
-			b.Append(arrow.MonthDayNanoInterval{Months: int32(v.months), Days: int32(v.days), Nanoseconds: v.micros * 1000})
-		}
-		return b.NewArray(), nil
+			return arrow.MonthDayNanoInterval{Months: int32(v.months), Days: int32(v.days), Nanoseconds: v.micros * 1000}, nil
+		})
 	}
 	return nil, fmt.Errorf("%s is not an interval type", sparktype.Name(t))
+}
+
+// fillIntervals appends f's n values to b, each as conv makes it, and
+// returns the array (b is released).
+func fillIntervals[T any](b interface {
+	array.Builder
+	Append(T)
+}, n int, f func(i int) (intervalValue, bool, error), conv func(intervalValue) (T, error)) (arrow.Array, error) {
+	defer b.Release()
+	b.Reserve(n)
+	for i := 0; i < n; i++ {
+		v, ok, err := f(i)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			b.AppendNull()
+			continue
+		}
+		x, err := conv(v)
+		if err != nil {
+			return nil, err
+		}
+		b.Append(x)
+	}
+	return b.NewArray(), nil
 }
 
 func dates(mem memory.Allocator, n int, f func(i int) (int32, bool, error)) (arrow.Array, error) {
