@@ -90,6 +90,9 @@ func (g *grouper) ids(keys []arrow.Array, n int) ([]int32, error) {
 		if id := a.DataType().ID(); id == arrow.INT64 || id == arrow.TIMESTAMP || id == arrow.DURATION {
 			v := fixedValues[int64](a)
 			nulls := a.NullN() > 0
+			if !nulls && n > 0 && g.ints.denseBatch(v[:n], gids, newGroup) {
+				break
+			}
 			for i := 0; i < n; i++ {
 				if nulls && a.IsNull(i) {
 					if g.null < 0 {

@@ -13,7 +13,15 @@ type intMap struct {
 	// range: a join's build side of keys 1…n is one array read per probe.
 	dense []int32
 	lo    int64
+	// hashed: the keys proved too spread for a dense array; grouping
+	// stays with the hash table.
+	hashed bool
 }
+
+// denseGroupSpan is the widest key range (hi-lo+1) a grouping keeps in a
+// dense array (256 KiB of ids): small integer keys — codes, days, ranks —
+// then cost one array read per row instead of a probe.
+const denseGroupSpan = 1 << 16
 
 func newIntMap() *intMap {
 	m := &intMap{}
@@ -76,6 +84,17 @@ func (m *intMap) get(k int64) int32 {
 
 // getOrAdd returns k's id, giving it next when it has none (added true).
 func (m *intMap) getOrAdd(k int64, next int32) (id int32, added bool) {
+	if m.dense != nil || (m.n == 0 && !m.hashed) {
+		if m.growDense(k, k) {
+			d := &m.dense[k-m.lo]
+			if *d >= 0 {
+				return *d, false
+			}
+			*d = next
+			m.n++
+			return next, true
+		}
+	}
 	for s := m.slot(k); ; s = (s + 1) & m.mask {
 		id := m.ids[s]
 		if id == 0 {
@@ -92,10 +111,55 @@ func (m *intMap) getOrAdd(k int64, next int32) (id int32, added bool) {
 	}
 }
 
+// growDense makes the dense array cover lo…hi besides the keys it holds
+// (the map holding none yet, or holding them densely) and says true, or,
+// when the span would pass denseGroupSpan, moves the keys into the hash
+// table for good and says false.
+func (m *intMap) growDense(lo, hi int64) bool {
+	if m.hashed {
+		return false
+	}
+	if m.dense != nil {
+		top := m.lo + int64(len(m.dense)) - 1
+		if lo >= m.lo && hi <= top {
+			return true
+		}
+		lo, hi = min(lo, m.lo), max(hi, top)
+	}
+	if uint64(hi)-uint64(lo) >= denseGroupSpan {
+		m.hashed = true
+		if m.dense != nil {
+			dense, base := m.dense, m.lo
+			m.dense = nil
+			size := 1 << 10
+			for size < 2*m.n+2 {
+				size *= 2
+			}
+			m.resize(size)
+			for i, id := range dense {
+				if id >= 0 {
+					m.insertNew(base+int64(i), id+1)
+				}
+			}
+		}
+		return false
+	}
+	dense := make([]int32, uint64(hi)-uint64(lo)+1)
+	for i := range dense {
+		dense[i] = -1
+	}
+	if m.dense != nil {
+		copy(dense[m.lo-lo:], m.dense)
+	}
+	m.dense, m.lo = dense, lo
+	m.keys, m.ids = nil, nil
+	return true
+}
+
 // freeze turns the map into a dense array when its keys span a range at
 // most four times their number; it is then read-only.
 func (m *intMap) freeze() {
-	if m.n == 0 {
+	if m.n == 0 || m.dense != nil {
 		return
 	}
 	lo, hi := int64(0), int64(0)
@@ -128,4 +192,30 @@ func (m *intMap) freeze() {
 	}
 	m.dense, m.lo = dense, lo
 	m.keys, m.ids = nil, nil
+}
+
+// denseBatch gives the ids of a batch of keys (no NULLs) through the dense
+// array when their range lets it cover them, calling add for each key met
+// first; false leaves gids to the caller.
+func (m *intMap) denseBatch(v []int64, gids []int32, add func(i int) int32) bool {
+	if m.hashed || (m.dense == nil && m.n > 0) {
+		return false
+	}
+	lo, hi := v[0], v[0]
+	for _, k := range v[1:] {
+		lo, hi = min(lo, k), max(hi, k)
+	}
+	if !m.growDense(lo, hi) {
+		return false
+	}
+	dense, base := m.dense, m.lo
+	for i, k := range v {
+		d := &dense[k-base]
+		if *d < 0 {
+			*d = add(i)
+			m.n++
+		}
+		gids[i] = *d
+	}
+	return true
 }
