@@ -599,10 +599,9 @@ func (c *myConn) load(ctx context.Context, tn tableName, cols []loadColumn, recs
 				col = col[:j]
 			}
 		}
-		if row == 0 {
-			row = 1
-		}
-		return 0, &loadRowError{Row: row, Column: col, Err: errors.New("MySQL: " + msg)}
+		// Row 0: the warning names no row (a duplicate key); the writer
+		// finds it by the key (writer.rowErr).
+		return 0, &loadRowError{Row: row, Column: col, Err: &dbError{msg: "MySQL: " + msg, code: warns[0][1]}}
 	}
 	return n, nil
 }

@@ -390,18 +390,77 @@ func (w *writer) rowErr(err error, recs []dataframe.Record, first int64) error {
 	if !errors.As(err, &le) {
 		return err
 	}
-	row := first + le.Row - 1
 	cause := le.Err.Error()
 	kind := ErrValue
 	var de *dbError
 	if errors.As(le.Err, &de) {
 		cause = de.msg
-		// SQLSTATE class 23: a constraint (a key, NOT NULL) refused it.
-		if strings.HasPrefix(de.code, "23") || de.code == "1062" {
+		// A constraint (a key, NOT NULL) refused it: SQLSTATE class 23, or
+		// MySQL's duplicate entry (1062), NULL in a NOT NULL column (1048,
+		// and 1263 as LOAD DATA LOCAL words it) and foreign key (1452).
+		switch {
+		case strings.HasPrefix(de.code, "23"), de.code == "1062", de.code == "1048", de.code == "1263", de.code == "1452":
 			kind = ErrRejected
 		}
 	}
-	return rowError(kind, w.tn, le.Column, row, w.keyOf(recs, le.Row), cause)
+	at := le.Row
+	if at == 0 && de != nil && de.code == "1062" {
+		at = w.duplicateRow(recs, de.msg)
+	}
+	if at == 0 {
+		return fmt.Errorf("%w: table %s: %s", kind, w.tn, cause)
+	}
+	return rowError(kind, w.tn, le.Column, first+at-1, w.keyOf(recs, at), cause)
+}
+
+// duplicateRow finds the row (1-based in recs) of MySQL's "Duplicate entry
+// 'v' for key 'k'", which names no row: a row whose primary or unique key
+// reads v (MySQL joins a composite key's values with '-') — when several
+// do, the second, which is refused whether or not the first was. 0 when
+// none does.
+func (w *writer) duplicateRow(recs []dataframe.Record, msg string) int64 {
+	const pre = "Duplicate entry '"
+	i := strings.Index(msg, pre)
+	j := strings.LastIndex(msg, "' for key")
+	if i < 0 || j < i+len(pre) || w.info == nil {
+		return 0
+	}
+	entry := msg[i+len(pre) : j]
+	src := map[string]int{}
+	for _, lc := range w.load {
+		if lc.Src >= 0 {
+			src[lc.Name] = lc.Src
+		}
+	}
+	for _, u := range w.info.Unique {
+		var found []int64
+		var base int64
+		for _, r := range recs {
+			cols := cells.Columns(r)
+			for row := 0; row < int(r.NumRows()); row++ {
+				parts := make([]string, 0, len(u))
+				for _, k := range u {
+					c, ok := src[k]
+					if !ok {
+						break
+					}
+					t, _ := cellText(cols[c], row)
+					parts = append(parts, t)
+				}
+				if len(parts) == len(u) && strings.Join(parts, "-") == entry {
+					found = append(found, base+int64(row)+1)
+				}
+			}
+			base += r.NumRows()
+		}
+		switch {
+		case len(found) == 1:
+			return found[0]
+		case len(found) > 1:
+			return found[1]
+		}
+	}
+	return 0
 }
 
 // keyOf is the key (primary key, else merge.key) of the i-th (1-based)

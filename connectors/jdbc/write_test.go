@@ -196,3 +196,31 @@ func TestMergeLastRowWinsAcrossBatches(t *testing.T) {
 			db.Query(t, "SELECT id, v FROM m ORDER BY id"))
 	})
 }
+
+// A row a constraint refuses — a NULL in a NOT NULL column, a key already
+// there or twice in the frame — is jdbc.ErrRejected naming that row and its
+// key, on both databases; nothing is written.
+func TestWriteRejectedRowNamesRow(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		db.Exec(t, "CREATE TABLE r (id bigint PRIMARY KEY, name varchar(10) NOT NULL)", "INSERT INTO r VALUES (2, 'old')")
+		ds := dataset(db, jdbc.PropDBTable, "r")
+		for _, c := range []struct{ rows, want string }{
+			{`{"id":10,"name":"a"}
+{"id":11,"name":null}`, "table r, column name, row 2 (key id=11)"},
+			{`{"id":20,"name":"a"}
+{"id":21,"name":"b"}
+{"id":2,"name":"c"}
+{"id":22,"name":"d"}`, "table r, row 3 (key id=2)"},
+			{`{"id":30,"name":"a"}
+{"id":31,"name":"b"}
+{"id":30,"name":"c"}`, "table r, row 3 (key id=30)"},
+		} {
+			_, err := (&jdbc.Connector{}).Write(ctx(t), ds, frameOf(t, c.rows))
+			require.ErrorIs(t, err, jdbc.ErrRejected)
+			require.ErrorContains(t, err, c.want)
+			require.Equal(t, [][]string{{"2", "old"}}, db.Query(t, "SELECT id, name FROM r"))
+		}
+	})
+}
