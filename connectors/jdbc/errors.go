@@ -68,6 +68,21 @@ func tableNotFound(ctx context.Context, c conn, d dialect, t target, tn tableNam
 			hint = fmt.Sprintf(" (did you mean %s?)", s)
 		}
 	}
+	if hint == "" && tn.Schema != "" {
+		// The schema may be what is misspelled: the closest schema's
+		// table of that name, else its closest table.
+		if schemas, err := c.schemaNames(ctx); err == nil {
+			if sc, ok := suggest.Closest(tn.Schema, schemas); ok {
+				if names, err := c.tableNames(ctx, sc); err == nil {
+					if contains(names, tn.Name) {
+						hint = fmt.Sprintf(" (did you mean %s.%s?)", sc, tn.Name)
+					} else if s, ok := suggest.Closest(tn.Name, names); ok {
+						hint = fmt.Sprintf(" (did you mean %s.%s?)", sc, s)
+					}
+				}
+			}
+		}
+	}
 	return fmt.Errorf("%w: %s in %s database %s at %s%s", ErrTableNotFound, tn, d.Name(), t.Database, t.addr(), hint)
 }
 

@@ -757,3 +757,15 @@ func (c *myConn) tableNames(ctx context.Context, schema string) ([]string, error
 	}
 	return out, nil
 }
+
+func (c *myConn) schemaNames(ctx context.Context) ([]string, error) {
+	rows, err := c.texts(ctx, "SELECT DISTINCT TABLE_SCHEMA FROM information_schema.TABLES WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[0]
+	}
+	return out, nil
+}

@@ -224,3 +224,28 @@ func TestWriteRejectedRowNamesRow(t *testing.T) {
 		}
 	})
 }
+
+// A misspelled schema (MySQL: database) gets its did-you-mean too, from the
+// database's catalog.
+func TestTableNotFoundSuggestsSchema(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		schema := db.Name
+		if db.Dialect == "postgres" {
+			schema = "sales"
+			db.Exec(t, "CREATE SCHEMA sales")
+		}
+		db.Exec(t, "CREATE TABLE "+schema+".orders_dym (id int)")
+		wrong := schema[:len(schema)-1] + "q"
+		for _, c := range []struct{ table, want string }{
+			{wrong + ".orders_dym", "(did you mean " + schema + ".orders_dym?)"},
+			{wrong + ".order_dym", "(did you mean " + schema + ".orders_dym?)"},
+			{schema + ".ordersdym", "(did you mean " + schema + ".orders_dym?)"},
+		} {
+			_, err := (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, c.table))
+			require.ErrorIs(t, err, jdbc.ErrTableNotFound)
+			require.ErrorContains(t, err, c.want)
+		}
+	})
+}
