@@ -508,15 +508,17 @@ func (w *writer) merge() (*connectors.WriteCounts, error) {
 		}
 		rows, err := w.c.texts(w.ctx, q)
 		var de *dbError
+		dedupe := false
 		if errors.As(err, &de) && de.code == "21000" {
 			// A key staged twice: keep its last row.
 			if _, err := w.c.exec(w.ctx, "ROLLBACK TO SAVEPOINT sluice_merge"); err != nil {
 				return nil, err
 			}
+			dedupe = true
 			rows, err = w.c.texts(w.ctx, w.d.upsert(tq, sq, cols, keys, true))
 		}
 		if err != nil {
-			return nil, err
+			return nil, w.mergeRowErr(err, dedupe)
 		}
 		ins, _ := strconv.ParseInt(rows[0][0], 10, 64)
 		upd, _ := strconv.ParseInt(rows[0][1], 10, 64)
@@ -546,6 +548,47 @@ func (w *writer) merge() (*connectors.WriteCounts, error) {
 	all, _ := strconv.ParseInt(total[0][0], 10, 64)
 	upd, _ := strconv.ParseInt(existing[0][0], 10, 64)
 	return &connectors.WriteCounts{Affected: all, Inserted: all - upd, Updated: upd}, nil
+}
+
+// mergeRowErr words a constraint's refusal of the PostgreSQL upsert — the
+// staging table has no NOT NULL, so a NULL is refused only there — as the
+// row refused: a NULL in a NOT NULL column is found in the staging table
+// (rows lie in the order loaded; with dedupe only a key's last row counts)
+// and named by its position in the frame and its key.
+func (w *writer) mergeRowErr(err error, dedupe bool) error {
+	var de *dbError
+	if !errors.As(err, &de) || !strings.HasPrefix(de.code, "23") {
+		return err
+	}
+	if de.code != "23502" || de.column == "" {
+		return fmt.Errorf("%w: table %s: %s", ErrRejected, w.tn, de.msg)
+	}
+	if _, rerr := w.c.exec(w.ctx, "ROLLBACK TO SAVEPOINT sluice_merge"); rerr != nil {
+		return fmt.Errorf("%w: table %s, column %s: %s", ErrRejected, w.tn, de.column, de.msg)
+	}
+	sel := []string{"n"}
+	var same []string
+	for _, k := range w.keys {
+		q := w.d.quote(k)
+		sel = append(sel, "coalesce("+q+"::text, 'NULL')")
+		same = append(same, "l."+q+" IS NOT DISTINCT FROM s."+q)
+	}
+	where := w.d.quote(de.column) + " IS NULL"
+	if dedupe {
+		where += " AND n = (SELECT max(l.n) FROM s AS l WHERE " + strings.Join(same, " AND ") + ")"
+	}
+	q := fmt.Sprintf("WITH s AS (SELECT row_number() OVER (ORDER BY ctid) AS n, * FROM %s) SELECT %s FROM s WHERE %s ORDER BY n LIMIT 1",
+		w.d.quote(w.staging), strings.Join(sel, ", "), where)
+	rows, qerr := w.c.texts(w.ctx, q)
+	if qerr != nil || len(rows) == 0 {
+		return fmt.Errorf("%w: table %s, column %s: %s", ErrRejected, w.tn, de.column, de.msg)
+	}
+	n, _ := strconv.ParseInt(rows[0][0], 10, 64)
+	var key []string
+	for i, k := range w.keys {
+		key = append(key, k+"="+rows[0][i+1])
+	}
+	return rowError(ErrRejected, w.tn, de.column, n, strings.Join(key, ", "), de.msg)
 }
 
 // saveStates stores the states of the write's sources in the target's

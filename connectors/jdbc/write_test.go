@@ -222,6 +222,21 @@ func TestWriteRejectedRowNamesRow(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 			require.Equal(t, [][]string{{"2", "old"}}, db.Query(t, "SELECT id, name FROM r"))
 		}
+		// A merge too, whose rows the database checks only when they leave
+		// the staging table.
+		merge := dataset(db, jdbc.PropDBTable, "r", jdbc.PropMode, "merge", jdbc.PropBatchRows, "2")
+		for _, c := range []struct{ rows, want string }{
+			{`{"id":40,"name":"a"}
+{"id":2,"name":"b"}
+{"id":41,"name":null}`, "table r, column name, row 3 (key id=41)"},
+			{`{"id":50,"name":"a"}
+{"id":null,"name":"b"}`, "table r, column id, row 2 (key id=NULL)"},
+		} {
+			_, err := (&jdbc.Connector{}).Write(ctx(t), merge, frameOf(t, c.rows))
+			require.ErrorIs(t, err, jdbc.ErrRejected)
+			require.ErrorContains(t, err, c.want)
+			require.Equal(t, [][]string{{"2", "old"}}, db.Query(t, "SELECT id, name FROM r"))
+		}
 	})
 }
 
