@@ -211,7 +211,8 @@ func (d mysqlDialect) connectErr(t target, err error) error {
 		case 1049:
 			return fmt.Errorf("%w: MySQL at %s has no database %q", ErrConnect, t.addr(), t.Database)
 		case 1044:
-			return fmt.Errorf("%w: MySQL user %q: %s", ErrPermission, t.User, me.Message)
+			// MySQL says this of a database that does not exist too.
+			return fmt.Errorf("%w: MySQL at %s: user %q may not use database %q, or it does not exist: %s", ErrPermission, t.addr(), t.User, t.Database, me.Message)
 		}
 		return fmt.Errorf("connecting to MySQL at %s as %q: %s", t.addr(), t.User, me.Message)
 	}

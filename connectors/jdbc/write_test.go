@@ -2,6 +2,7 @@ package jdbc_test
 
 import (
 	"bytes"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -171,6 +172,20 @@ func TestPermissionErrorNamesPrivilege(t *testing.T) {
 		ds := &connectors.Dataset{Name: "db.guarded", Props: connectors.Props{jdbc.PropURL: url, jdbc.PropDBTable: "guarded"}}
 		_, err := (&jdbc.Connector{}).Read(ctx(t), ds)
 		require.NoError(t, err, "SELECT is granted")
+
+		// A database the user may not use, or that does not exist (MySQL
+		// does not tell them apart), is named with host:port and the user.
+		u, err := neturl.Parse(url)
+		require.NoError(t, err)
+		elsewhere := strings.Replace(url, "/"+db.Name, "/nosuchdb_"+db.Name[len(db.Name)-6:], 1)
+		_, err = (&jdbc.Connector{}).Read(ctx(t), &connectors.Dataset{Props: connectors.Props{jdbc.PropURL: elsewhere, jdbc.PropDBTable: "guarded"}})
+		require.Error(t, err)
+		require.ErrorContains(t, err, u.Host)
+		require.ErrorContains(t, err, "nosuchdb_"+db.Name[len(db.Name)-6:])
+		if db.Dialect == "mysql" {
+			require.ErrorIs(t, err, jdbc.ErrPermission)
+			require.ErrorContains(t, err, user)
+		}
 		_, err = (&jdbc.Connector{}).Write(ctx(t), ds, frameOf(t, `{"id":1}`))
 		require.ErrorIs(t, err, jdbc.ErrPermission)
 		require.ErrorContains(t, err, user)
