@@ -77,7 +77,7 @@ func (c *Connector) plan(ctx context.Context, ds *connectors.Dataset, req scan.R
 	} else {
 		name = "query"
 		if all, err = cn.describe(ctx, cfg.Query, nil); err != nil {
-			return nil, applied, err
+			return nil, applied, queryError(ctx, cn, d, cfg.Target, err)
 		}
 		from = "(" + cfg.Query + ") AS " + d.quote("sluice_query")
 	}

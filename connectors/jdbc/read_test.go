@@ -145,3 +145,19 @@ func TestReadScanPushdown(t *testing.T) {
 		require.Contains(t, log.String(), "LIMIT 5")
 	})
 }
+
+// A query read of a missing table names the database and host:port, and
+// the closest table of the database's catalog.
+func TestQueryReadMissingTable(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		db.Exec(t, "CREATE TABLE orders (id int)")
+		_, err := (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropQuery, "SELECT id FROM ordrs WHERE id > 1"))
+		require.ErrorIs(t, err, jdbc.ErrTableNotFound)
+		require.ErrorContains(t, err, "ordrs")
+		require.ErrorContains(t, err, "svc.jdbc.query")
+		require.ErrorContains(t, err, db.Name)
+		require.ErrorContains(t, err, "(did you mean orders?)")
+	})
+}
