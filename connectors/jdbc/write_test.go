@@ -150,6 +150,11 @@ func TestValidate(t *testing.T) {
 	err = c.Validate(nil, connectors.Props{jdbc.PropURL: "postgres://u:hunter22@h/db", jdbc.PropDBTable: "t", jdbc.PropQuery: "SELECT 1"})
 	require.ErrorContains(t, err, "both set")
 	require.NotContains(t, err.Error(), "hunter22")
+	// A password with URL characters in it must be escaped; the error says so.
+	err = c.Validate(nil, connectors.Props{jdbc.PropURL: "mysql://u:hunter@22:x/y#z@h:3306/db", jdbc.PropDBTable: "t"})
+	require.ErrorContains(t, err, "percent-encode")
+	require.NotContains(t, err.Error(), "hunter")
+	require.NotContains(t, err.Error(), `":x"`, "no piece of the password either")
 }
 
 // A permission error names the user and the privilege; nothing is written.
