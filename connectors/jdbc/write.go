@@ -166,7 +166,17 @@ func isUnique(info *tableInfo, keys []string) bool {
 // planCreate makes the CREATE TABLE of a missing table: the frame's
 // columns with their mapped types, merge.key as the primary key.
 func (w *writer) planCreate(fields []dataframe.Field) error {
-	keys := w.cfg.MergeKey
+	// merge.key names the frame's columns in any case, as SQL does.
+	keys := make([]string, len(w.cfg.MergeKey))
+	for i, k := range w.cfg.MergeKey {
+		keys[i] = k
+		for _, f := range fields {
+			if strings.EqualFold(f.Name, k) {
+				keys[i] = f.Name
+				break
+			}
+		}
+	}
 	var defs []string
 	info := &tableInfo{}
 	for i, f := range fields {

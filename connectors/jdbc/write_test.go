@@ -284,3 +284,18 @@ func TestTableNotFoundSuggestsSchema(t *testing.T) {
 		}
 	})
 }
+
+// merge.key names columns as SQL does, in any case, also for a table the
+// write creates.
+func TestMergeKeyAnyCase(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		ds := dataset(db, jdbc.PropDBTable, "k", jdbc.PropMode, "merge", jdbc.PropMergeKey, "ID")
+		write(t, ds, frameOf(t, `{"id":1,"v":"a"}`))
+		res := write(t, ds, frameOf(t, `{"id":1,"v":"b"}
+{"id":2,"v":"c"}`))
+		require.Equal(t, &connectors.WriteCounts{Affected: 2, Inserted: 1, Updated: 1}, res.Counts)
+		require.Equal(t, [][]string{{"1", "b"}, {"2", "c"}}, db.Query(t, "SELECT id, v FROM k ORDER BY id"))
+	})
+}
