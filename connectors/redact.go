@@ -14,9 +14,11 @@ const Mask = "***"
 
 // IsSecretKey reports whether a property's value is a secret. A property a
 // registered connector declares is secret when its declaration says so
-// (svc.restapi.auth.token is, svc.restapi.fanout.token is not); any other
-// name is secret when it contains key, token, secret or password (any
-// case), or is an Authorization header property. See docs/properties.md.
+// (svc.restapi.auth.token is, svc.restapi.fanout.token is not), and so is
+// a misspelling of it under a connector that admits no other names
+// (svc.jdbc.passwrd is, svc.jdbc.merge_key is not); any other name is
+// secret when it contains key, token, secret or password (any case), or is
+// an Authorization header property. See docs/properties.md.
 func IsSecretKey(name string) bool {
 	for _, s := range declaredSets() {
 		if secret, declared := s.IsSecret(name); declared {

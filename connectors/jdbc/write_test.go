@@ -155,6 +155,13 @@ func TestValidate(t *testing.T) {
 	require.ErrorContains(t, err, "percent-encode")
 	require.NotContains(t, err.Error(), "hunter")
 	require.NotContains(t, err.Error(), `":x"`, "no piece of the password either")
+	// A misspelled property is as secret as the one it misspells: merge_key
+	// (a "key") is not, so its value does not garble the message; passwrd is.
+	typo := connectors.Props{jdbc.PropURL: "postgres://h/db", jdbc.PropDBTable: "t", "svc.jdbc.merge_key": "id"}
+	err = connectors.NewRedactor(typo).Error(c.Validate(nil, typo))
+	require.ErrorContains(t, err, "unknown property svc.jdbc.merge_key (did you mean svc.jdbc.merge.key?)")
+	require.True(t, connectors.IsSecretKey("svc.jdbc.passwrd"))
+	require.True(t, connectors.IsSecretKey("svc.jdbc.apikey"), "not close to a declared name: secret by its name")
 }
 
 // A permission error names the user and the privilege; nothing is written.
