@@ -760,7 +760,7 @@ func (c *myConn) tableNames(ctx context.Context, schema string) ([]string, error
 }
 
 func (c *myConn) schemaNames(ctx context.Context) ([]string, error) {
-	rows, err := c.texts(ctx, "SELECT DISTINCT TABLE_SCHEMA FROM information_schema.TABLES WHERE TABLE_SCHEMA NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')")
+	rows, err := c.texts(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')")
 	if err != nil {
 		return nil, err
 	}

@@ -781,7 +781,7 @@ func (c *pgConn) tableNames(ctx context.Context, schema string) ([]string, error
 }
 
 func (c *pgConn) schemaNames(ctx context.Context) ([]string, error) {
-	rows, err := c.texts(ctx, "SELECT DISTINCT table_schema FROM information_schema.tables WHERE table_schema NOT IN ('pg_catalog', 'information_schema')")
+	rows, err := c.texts(ctx, "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'")
 	if err != nil {
 		return nil, err
 	}

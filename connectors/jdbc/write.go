@@ -247,7 +247,7 @@ func (w *writer) run(s dataframe.Stream) (res connectors.WriteResult, err error)
 		// MySQL commits DDL: it runs before the transaction (a table
 		// created by a failed write remains, empty).
 		if err := w.execAll(w.ddl); err != nil {
-			return res, err
+			return res, w.ddlErr(err)
 		}
 	}
 	target := w.tn
@@ -270,7 +270,7 @@ func (w *writer) run(s dataframe.Stream) (res connectors.WriteResult, err error)
 	}()
 	if w.d.transactionalDDL() {
 		if err := w.execAll(w.ddl); err != nil {
-			return res, err
+			return res, w.ddlErr(err)
 		}
 		if w.mode == ModeMerge {
 			if err := w.execAll(w.d.createStaging(w.d.quote(w.staging), w.tn.quoted(w.d), quoteAll(w.d, w.names()))); err != nil {
@@ -316,6 +316,25 @@ func (w *writer) run(s dataframe.Stream) (res connectors.WriteResult, err error)
 	res.Written = rows
 	res.Counts = counts
 	return res, nil
+}
+
+// ddlErr names a missing schema (MySQL: database) of the table a write
+// creates, with a did-you-mean from the database's schemas.
+func (w *writer) ddlErr(err error) error {
+	var de *dbError
+	if !errors.As(err, &de) || (de.code != "3F000" && de.code != "1049") || w.tn.Schema == "" {
+		return err
+	}
+	if w.d.transactionalDDL() {
+		// The failed CREATE ended the transaction's use: end it to look.
+		_ = w.c.rollback(w.ctx)
+	}
+	hint := ""
+	if schemas, serr := w.c.schemaNames(w.ctx); serr == nil {
+		hint = didYouMean(w.tn.Schema, schemas)
+	}
+	t := w.cfg.Target
+	return fmt.Errorf("%w: schema %s of table %s does not exist in %s database %s at %s%s", ErrTableNotFound, w.tn.Schema, w.tn, w.d.Name(), t.Database, t.addr(), hint)
 }
 
 func (w *writer) names() []string {

@@ -306,3 +306,22 @@ func TestMergeKeyAnyCase(t *testing.T) {
 		require.Equal(t, [][]string{{"1", "b"}, {"2", "c"}}, db.Query(t, "SELECT id, v FROM k ORDER BY id"))
 	})
 }
+
+// A write creating a table in a schema (MySQL: database) that does not
+// exist names it, the database and host:port, with a did-you-mean.
+func TestWriteMissingSchema(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		schema := db.Name
+		if db.Dialect == "postgres" {
+			schema = "sales"
+			db.Exec(t, "CREATE SCHEMA sales", "CREATE TABLE sales.x (id int)")
+		}
+		wrong := schema[:len(schema)-1] + "q"
+		_, err := (&jdbc.Connector{}).Write(ctx(t), dataset(db, jdbc.PropDBTable, wrong+".orders"), frameOf(t, `{"id":1}`))
+		require.ErrorIs(t, err, jdbc.ErrTableNotFound)
+		require.ErrorContains(t, err, "schema "+wrong)
+		require.ErrorContains(t, err, "(did you mean "+schema+"?)")
+	})
+}
