@@ -323,7 +323,11 @@ func (p *readPlan) runRange(ctx context.Context, c conn, i int, emit func(datafr
 	var rv *readValueError
 	if errors.As(err, &rv) {
 		msg := strings.TrimPrefix(rv.Err.Error(), cells.ErrNotFit.Error()+": ")
-		return fmt.Errorf("%w: table %s, column %s, row %d: %s", ErrValue, p.name, rv.Column, rv.Row, msg)
+		what := "table " + p.name
+		if p.cfg.Table == "" {
+			what = PropQuery
+		}
+		return fmt.Errorf("%w: %s, column %s, row %d: %s", ErrValue, what, rv.Column, rv.Row, msg)
 	}
 	return err
 }
