@@ -161,3 +161,25 @@ func TestQueryReadMissingTable(t *testing.T) {
 		require.ErrorContains(t, err, "(did you mean orders?)")
 	})
 }
+
+// dbtable's parts are quoted as written: PostgreSQL's database.schema.table
+// reads the table (the database the URL's), more parts than the database
+// has are an error saying so.
+func TestDBTableParts(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		db.Exec(t, "CREATE TABLE parts (id int)", "INSERT INTO parts VALUES (7)")
+		if db.Dialect == "postgres" {
+			_, rows := read(t, dataset(db, jdbc.PropDBTable, db.Name+".public.parts"))
+			require.Equal(t, []string{`{"id":7}`}, rows)
+			_, err := (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, "otherdb.public.parts"))
+			require.ErrorContains(t, err, "svc.jdbc.dbtable otherdb.public.parts names database otherdb, not the URL's "+db.Name)
+			_, err = (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, "a.b.c.d"))
+			require.ErrorContains(t, err, "svc.jdbc.dbtable a.b.c.d: PostgreSQL names a table [[database.]schema.]table")
+			return
+		}
+		_, err := (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, "x."+db.Name+".parts"))
+		require.ErrorContains(t, err, "svc.jdbc.dbtable x."+db.Name+".parts: MySQL names a table [database.]table")
+	})
+}
