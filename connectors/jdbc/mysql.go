@@ -237,6 +237,10 @@ func (c *myConn) err(err error) error {
 		case 1142, 1143, 1044, 1227, 1370:
 			// MySQL's message names the command: "INSERT command denied to user …".
 			return fmt.Errorf("%w: MySQL user %q: %s", ErrPermission, c.t.User, me.Message)
+		case 1148, 3948:
+			// Writes load with LOAD DATA LOCAL INFILE (docs/jdbc.md#writes);
+			// MySQL 8 refuses it by default.
+			return fmt.Errorf("%w: MySQL at %s refuses LOAD DATA LOCAL INFILE, which writes load with: set local_infile=ON on the server (SET GLOBAL local_infile = 1): %s", ErrPermission, c.t.addr(), me.Message)
 		}
 		return &dbError{msg: "MySQL: " + me.Message, err: err, code: strconv.Itoa(int(me.Number))}
 	}
