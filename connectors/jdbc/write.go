@@ -424,11 +424,7 @@ func (w *writer) rowErr(err error, recs []dataframe.Record, first int64) error {
 	var de *dbError
 	if errors.As(le.Err, &de) {
 		cause = de.msg
-		// A constraint (a key, NOT NULL) refused it: SQLSTATE class 23, or
-		// MySQL's duplicate entry (1062), NULL in a NOT NULL column (1048,
-		// and 1263 as LOAD DATA LOCAL words it) and foreign key (1452).
-		switch {
-		case strings.HasPrefix(de.code, "23"), de.code == "1062", de.code == "1048", de.code == "1263", de.code == "1452":
+		if rejected(de.code) {
 			kind = ErrRejected
 		}
 	}
@@ -440,6 +436,19 @@ func (w *writer) rowErr(err error, recs []dataframe.Record, first int64) error {
 		return fmt.Errorf("%w: table %s: %s", kind, w.tn, cause)
 	}
 	return rowError(kind, w.tn, le.Column, first+at-1, w.keyOf(recs, at), cause)
+}
+
+// rejected says whether a database error code is a constraint refusing a
+// row (a key, NOT NULL, a CHECK, a foreign key): SQLSTATE class 23, or
+// MySQL's duplicate entry (1062), NULL in a NOT NULL column (1048, and 1263
+// as LOAD DATA LOCAL words it), foreign key (1451, 1452) and CHECK (MySQL
+// 3819, MariaDB 4025).
+func rejected(code string) bool {
+	switch code {
+	case "1062", "1048", "1263", "1451", "1452", "3819", "4025":
+		return true
+	}
+	return strings.HasPrefix(code, "23")
 }
 
 // duplicateRow finds the row (1-based in recs) of MySQL's "Duplicate entry
@@ -572,6 +581,11 @@ func (w *writer) merge() (*connectors.WriteCounts, error) {
 		return nil, err
 	}
 	if _, err := w.c.exec(w.ctx, q); err != nil {
+		var de *dbError
+		if errors.As(err, &de) && rejected(de.code) {
+			// The staging table has the columns, not the table's checks.
+			return nil, fmt.Errorf("%w: table %s: %s", ErrRejected, w.tn, de.msg)
+		}
 		return nil, err
 	}
 	all, _ := strconv.ParseInt(total[0][0], 10, 64)
@@ -586,7 +600,7 @@ func (w *writer) merge() (*connectors.WriteCounts, error) {
 // and named by its position in the frame and its key.
 func (w *writer) mergeRowErr(err error, dedupe bool) error {
 	var de *dbError
-	if !errors.As(err, &de) || !strings.HasPrefix(de.code, "23") {
+	if !errors.As(err, &de) || !rejected(de.code) {
 		return err
 	}
 	if de.code != "23502" || de.column == "" {

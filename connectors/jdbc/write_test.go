@@ -249,6 +249,16 @@ func TestWriteRejectedRowNamesRow(t *testing.T) {
 			require.ErrorContains(t, err, c.want)
 			require.Equal(t, [][]string{{"2", "old"}}, db.Query(t, "SELECT id, name FROM r"))
 		}
+		// A CHECK constraint refuses a row: ErrRejected too (MySQL's warning
+		// names no row, nor does a merge's statement).
+		db.Exec(t, "CREATE TABLE chk (id int PRIMARY KEY, n int CHECK (n > 0))")
+		for _, mode := range []string{"append", "merge"} {
+			_, err := (&jdbc.Connector{}).Write(ctx(t), dataset(db, jdbc.PropDBTable, "chk", jdbc.PropMode, mode), frameOf(t, `{"id":1,"n":1}
+{"id":2,"n":-1}`))
+			require.ErrorIs(t, err, jdbc.ErrRejected, mode)
+			require.ErrorContains(t, err, "table chk", mode)
+			require.Equal(t, [][]string{{"0"}}, db.Query(t, "SELECT COUNT(*) FROM chk"))
+		}
 		// A merge too, whose rows the database checks only when they leave
 		// the staging table.
 		merge := dataset(db, jdbc.PropDBTable, "r", jdbc.PropMode, "merge", jdbc.PropBatchRows, "2")
