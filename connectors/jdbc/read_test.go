@@ -35,6 +35,7 @@ func TestPartitionedRead(t *testing.T) {
 			{"id", "200", "0", "10"},
 			{"d", "4", "2024-01-05", "2024-01-20"},
 			{"ts", "5", "2024-02-01T00:00:10Z", "2024-02-01T00:00:50Z"},
+			{"ts", "3", "2024-01-31", "2024-02-02"}, // dates bound a timestamp column at midnight UTC, as Spark parses them
 		} {
 			ds := dataset(db, jdbc.PropDBTable, "p", jdbc.PropPartitionColumn, tc[0], jdbc.PropNumPartitions, tc[1],
 				jdbc.PropLowerBound, tc[2], jdbc.PropUpperBound, tc[3], jdbc.PropFetchSize, "7")
