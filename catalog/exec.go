@@ -287,6 +287,19 @@ func (s *Session) execDescribe(ctx context.Context, x *sqlparse.Describe) (*data
 	for _, c := range t.Columns {
 		rows = append(rows, []any{c.Name, c.Type})
 	}
+	if len(t.Columns) == 0 {
+		// A database table declares none: they are the database's
+		// (docs/jdbc.md). One it cannot read shows its properties only.
+		if r, err := s.resolve(ctx, tableRef(x.Table), nil); err == nil {
+			if sr, ok := r.conn.(connectors.SchemaReader); ok {
+				if fields, err := sr.ReadSchema(ctx, r.ds); err == nil {
+					for _, f := range fields {
+						rows = append(rows, []any{f.Name, f.Type})
+					}
+				}
+			}
+		}
+	}
 	rows = append(rows,
 		[]any{"# Detailed Table Information", ""},
 		[]any{"Type", t.Type},

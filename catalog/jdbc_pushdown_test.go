@@ -110,3 +110,29 @@ func sorted(ss []string) []string {
 	sort.Strings(out)
 	return out
 }
+
+// DESCRIBE of a JDBC table, which declares no columns, shows the
+// database's (col_name, data_type), then the table information; a table
+// it cannot read still shows its properties.
+func TestJDBCDescribeShowsColumns(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		db.Exec(t, "CREATE TABLE d (id int PRIMARY KEY, amount decimal(10,2), name varchar(20))")
+		s, _ := newSession(t)
+		ctx := context.Background()
+		_, err := s.Exec(ctx, "CREATE TABLE pg.d TBLPROPERTIES ('svc.storage.type'='JDBC', 'svc.jdbc.url'=?, 'svc.jdbc.dbtable'='d')", db.URL)
+		require.NoError(t, err)
+		rows := exec(t, s, "DESCRIBE pg.d")
+		require.Equal(t, []string{
+			`{"col_name":"id","data_type":"integer"}`,
+			`{"col_name":"amount","data_type":"decimal(10,2)"}`,
+			`{"col_name":"name","data_type":"string"}`,
+			`{"col_name":"# Detailed Table Information","data_type":""}`,
+		}, rows[:4])
+		_, err = s.Exec(ctx, "CREATE TABLE pg.gone TBLPROPERTIES ('svc.storage.type'='JDBC', 'svc.jdbc.url'=?, 'svc.jdbc.dbtable'='gone')", db.URL)
+		require.NoError(t, err)
+		rows = exec(t, s, "DESCRIBE pg.gone")
+		require.Equal(t, `{"col_name":"# Detailed Table Information","data_type":""}`, rows[0])
+	})
+}

@@ -3,6 +3,8 @@ package catalog
 import (
 	"context"
 	"fmt"
+	"math"
+	"math/big"
 	"os"
 	"path/filepath"
 	"strings"
@@ -228,7 +230,85 @@ func (s *Session) valuesByCast(ctx context.Context, target string, x *sqlparse.I
 			return nil, fmt.Errorf("inserting into %s: no column %s (columns: %s)", target, n, fieldList(fields))
 		}
 	}
-	return s.Query(ctx, sel)
+	// Spark's store assignment casts as ANSI mode does: a value beyond an
+	// integer column's range is an error (the cast wraps it), and so is
+	// one the cast makes NULL — beyond a decimal's precision, text that
+	// is not a number (docs/catalog.md#managed-tables, docs/jdbc.md#writes).
+	for r, row := range x.Rows {
+		for _, f := range fields {
+			i, ok := pos[strings.ToLower(f.Name)]
+			if !ok || f.Type == "" || row[i].Param != nil || row[i].Value == nil {
+				continue
+			}
+			if err := integerFits(row[i], f.Type); err != nil {
+				return nil, fmt.Errorf("inserting into %s: row %d, column %s: %w", target, r+1, f.Name, err)
+			}
+		}
+	}
+	out, err := s.Query(ctx, sel)
+	if err != nil {
+		return nil, err
+	}
+	if err := castsKept(target, x, fields, pos, out); err != nil {
+		out.Release()
+		return nil, err
+	}
+	return out, nil
+}
+
+// integerFits checks a number literal written to an integer column of
+// type typ: its whole part (a cast drops the fraction) must be in range.
+func integerFits(lit *sqlparse.Literal, typ string) error {
+	var lo, hi int64
+	switch strings.ToLower(typ) {
+	case "byte", "tinyint":
+		lo, hi = math.MinInt8, math.MaxInt8
+	case "short", "smallint":
+		lo, hi = math.MinInt16, math.MaxInt16
+	case "integer", "int":
+		lo, hi = math.MinInt32, math.MaxInt32
+	case "long", "bigint":
+		lo, hi = math.MinInt64, math.MaxInt64
+	default:
+		return nil
+	}
+	if _, ok := lit.Value.(string); ok {
+		return nil // text: the cast's NULL tells (castsKept)
+	}
+	r, ok := new(big.Rat).SetString(strings.TrimRight(lit.Raw, "lLsSyYdDfF"))
+	if !ok {
+		return nil
+	}
+	whole := new(big.Int).Quo(r.Num(), r.Denom())
+	if whole.Cmp(big.NewInt(lo)) < 0 || whole.Cmp(big.NewInt(hi)) > 0 {
+		return fmt.Errorf("%s is out of the %s range", lit.Raw, typ)
+	}
+	return nil
+}
+
+// castsKept fails when the cast of a non-NULL literal gave NULL: the value
+// does not fit its column's type.
+func castsKept(target string, x *sqlparse.Insert, fields []connectors.Field, pos map[string]int, f *dataframe.Frame) error {
+	row := 0
+	for _, rec := range f.Records() {
+		for j := 0; j < int(rec.NumRows()); j, row = j+1, row+1 {
+			for c, fd := range fields {
+				i, ok := pos[strings.ToLower(fd.Name)]
+				if !ok || row >= len(x.Rows) || !rec.Column(c).IsNull(j) {
+					continue
+				}
+				lit := x.Rows[row][i]
+				if lit.Param != nil || lit.Value == nil {
+					continue
+				}
+				if _, text := lit.Value.(string); text {
+					return fmt.Errorf("inserting into %s: row %d, column %s: %s is not a %s", target, row+1, fd.Name, lit.Raw, fd.Type)
+				}
+				return fmt.Errorf("inserting into %s: row %d, column %s: %s does not fit %s", target, row+1, fd.Name, lit.Raw, fd.Type)
+			}
+		}
+	}
+	return nil
 }
 
 // queryLiteral is an INSERT literal as the query engine types it (a

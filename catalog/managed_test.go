@@ -37,3 +37,30 @@ func TestManagedTables(t *testing.T) {
 	_, err = s.ExecuteBatch(ctx, "CREATE TABLE y (c int) USING kafka")
 	require.ErrorContains(t, err, "USING kafka is not supported")
 }
+
+// INSERT … VALUES into typed columns assigns as Spark's ANSI store
+// assignment does: a value beyond the column's range or precision, or text
+// that is not a value of its type, is an error naming row and column —
+// never a wrapped number or a NULL. Nothing is written.
+func TestInsertValuesOutOfRange(t *testing.T) {
+	t.Parallel()
+	s, _ := newSession(t)
+	ctx := context.Background()
+	exec(t, s, "CREATE TABLE v (id int, n int, amt decimal(10,2)) USING parquet")
+	for _, c := range []struct{ sql, want string }{
+		{"INSERT INTO v VALUES (1, 3000000000, 1)", "row 1, column n: 3000000000 is out of the integer range"},
+		{"INSERT INTO v (id, n) VALUES (1, 1), (2, -3000000000)", "row 2, column n: -3000000000 is out of the integer range"},
+		{"INSERT INTO v VALUES (1, 1, 123456789012.5)", "row 1, column amt: 123456789012.5 does not fit decimal(10,2)"},
+		{"INSERT INTO v VALUES (1, 1, 99999999.995)", "row 1, column amt: 99999999.995 does not fit decimal(10,2)"},
+		{"INSERT INTO v VALUES (1, 'abc', 1)", "row 1, column n: 'abc' is not a integer"},
+		{"INSERT INTO v (id, amt) VALUES (1, 'x')", "row 1, column amt: 'x' is not a decimal(10,2)"},
+	} {
+		_, err := s.ExecuteBatch(ctx, c.sql)
+		require.ErrorContains(t, err, c.want, c.sql)
+	}
+	require.Equal(t, []string{`{"n":0}`}, exec(t, s, "SELECT count(*) AS n FROM v"))
+	// What fits goes in, rounded to the column's scale as Spark does.
+	exec(t, s, "INSERT INTO v VALUES (1, 2147483647, 99999999.994), (2, NULL, 1.005), (3, 1.9, NULL)")
+	require.Equal(t, []string{`{"id":1,"n":2147483647,"amt":99999999.99}`, `{"id":2,"n":null,"amt":1.01}`, `{"id":3,"n":1,"amt":null}`},
+		exec(t, s, "SELECT * FROM v ORDER BY id"))
+}

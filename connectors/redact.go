@@ -14,9 +14,11 @@ const Mask = "***"
 
 // IsSecretKey reports whether a property's value is a secret. A property a
 // registered connector declares is secret when its declaration says so
-// (svc.restapi.auth.token is, svc.restapi.fanout.token is not); any other
-// name is secret when it contains key, token, secret or password (any
-// case), or is an Authorization header property. See docs/properties.md.
+// (svc.restapi.auth.token is, svc.restapi.fanout.token is not), and so is
+// a misspelling of it under a connector that admits no other names
+// (svc.jdbc.passwrd is, svc.jdbc.merge_key is not); any other name is
+// secret when it contains key, token, secret or password (any case), or is
+// an Authorization header property. See docs/properties.md.
 func IsSecretKey(name string) bool {
 	for _, s := range declaredSets() {
 		if secret, declared := s.IsSecret(name); declared {
@@ -137,14 +139,11 @@ func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.err }
 
 // urlSecrets returns the secrets written into a URL in v: the password of
-// its userinfo (`scheme://user:password@host`) and the values of query
+// its userinfo (`scheme://user:password@host`, or a MySQL DSN's
+// `user:password@tcp(host)`) and the values of query
 // parameters whose names IsSecretKey would mask (`?key=…&access_token=…`),
 // as written and decoded. {token} placeholders are not secrets themselves.
 func urlSecrets(v string) []string {
-	i := strings.Index(v, "://")
-	if i < 0 {
-		return nil
-	}
 	var out []string
 	add := func(s string) {
 		if s != "" && !strings.ContainsAny(s, "{}") {
@@ -153,6 +152,20 @@ func urlSecrets(v string) []string {
 				out = append(out, d)
 			}
 		}
+	}
+	i := strings.Index(v, "://")
+	if i < 0 {
+		// go-sql-driver/mysql's DSN, user:password@tcp(host:port)/db
+		// (docs/jdbc.md#urls).
+		for _, proto := range []string{"@tcp(", "@unix("} {
+			if at := strings.LastIndex(v, proto); at >= 0 {
+				if _, pw, ok := strings.Cut(v[:at], ":"); ok {
+					add(pw)
+				}
+				break
+			}
+		}
+		return out
 	}
 	rest := v[i+3:]
 	host := rest

@@ -119,3 +119,18 @@ func TestReferencesAreNotSecrets(t *testing.T) {
 	red := connectors.NewRedactor(map[string]string{"svc.restapi.auth.token": "${env:GITHUB_TOKEN}", "svc.restapi.auth.password": "hunter2"})
 	require.Equal(t, "token ${env:GITHUB_TOKEN}, password ***", red.String("token ${env:GITHUB_TOKEN}, password hunter2"))
 }
+
+// go-sql-driver/mysql's own DSN (user:pw@tcp(host:port)/db), which
+// svc.jdbc.url takes, carries its password too (docs/jdbc.md#urls).
+func TestRedactorMySQLDSN(t *testing.T) {
+	t.Parallel()
+	for in, want := range map[string]string{
+		"jr_pw:S3cretPw!@tcp(127.0.0.1:3306)/jr_x":    "jr_pw:***@tcp(127.0.0.1:3306)/jr_x",
+		"u:p@ss:w0rd@unix(/run/mysqld.sock)/db?tls=1": "u:***@unix(/run/mysqld.sock)/db?tls=1",
+		"nopw@tcp(h:3306)/db":                         "nopw@tcp(h:3306)/db",
+		"u:@tcp(h:3306)/db":                           "u:@tcp(h:3306)/db",
+	} {
+		r := connectors.NewRedactor(connectors.Props{"svc.jdbc.url": in})
+		require.Equal(t, want, r.String(in), in)
+	}
+}

@@ -135,6 +135,20 @@ func (s *PropertySet) Spec(name string) *PropertySpec {
 // declaration; declared says whether the set declares name at all.
 func (s *PropertySet) IsSecret(name string) (secret, declared bool) {
 	sp, ok := s.Lookup(name)
+	if !ok && !s.Open && strings.HasPrefix(name, s.Prefix) {
+		// A misspelling in a closed set is as secret as the name it
+		// misspells (merge_key is not, passwrd is), so an error naming it
+		// is not garbled by masking its value, nor its value shown.
+		names := make([]string, 0, len(s.Specs))
+		for _, sp := range s.Specs {
+			if !sp.Family {
+				names = append(names, sp.Name)
+			}
+		}
+		if near, found := suggest.Closest(name, names); found {
+			sp, ok = s.Lookup(near)
+		}
+	}
 	if !ok {
 		return false, false
 	}

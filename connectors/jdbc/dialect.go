@@ -95,6 +95,9 @@ type conn interface {
 	// tableNames lists the tables and views of schema ("": the current
 	// one), for did-you-mean.
 	tableNames(ctx context.Context, schema string) ([]string, error)
+	// schemaNames lists the schemas (MySQL: databases) but the system's,
+	// for did-you-mean.
+	schemaNames(ctx context.Context) ([]string, error)
 	close()
 }
 

@@ -68,6 +68,21 @@ func tableNotFound(ctx context.Context, c conn, d dialect, t target, tn tableNam
 			hint = fmt.Sprintf(" (did you mean %s?)", s)
 		}
 	}
+	if hint == "" && tn.Schema != "" {
+		// The schema may be what is misspelled: the closest schema's
+		// table of that name, else its closest table.
+		if schemas, err := c.schemaNames(ctx); err == nil {
+			if sc, ok := suggest.Closest(tn.Schema, schemas); ok {
+				if names, err := c.tableNames(ctx, sc); err == nil {
+					if contains(names, tn.Name) {
+						hint = fmt.Sprintf(" (did you mean %s.%s?)", sc, tn.Name)
+					} else if s, ok := suggest.Closest(tn.Name, names); ok {
+						hint = fmt.Sprintf(" (did you mean %s.%s?)", sc, s)
+					}
+				}
+			}
+		}
+	}
 	return fmt.Errorf("%w: %s in %s database %s at %s%s", ErrTableNotFound, tn, d.Name(), t.Database, t.addr(), hint)
 }
 
@@ -127,4 +142,33 @@ func privilegeOf(sql string) string {
 		return w
 	}
 	return "needed"
+}
+
+// queryError words the database's refusal of svc.jdbc.query: a missing
+// table as tableNotFound does (with its did-you-mean), anything else with
+// the database and host:port it came from.
+func queryError(ctx context.Context, c conn, d dialect, t target, err error) error {
+	var de *dbError
+	if !errors.As(err, &de) {
+		return err
+	}
+	missing := ""
+	switch de.code {
+	case "42P01": // PostgreSQL: relation "x" does not exist
+		if _, rest, ok := strings.Cut(de.msg, `relation "`); ok {
+			missing, _, _ = strings.Cut(rest, `"`)
+		}
+	case "1146": // MySQL: Table 'db.x' doesn't exist
+		if _, rest, ok := strings.Cut(de.msg, "Table '"); ok {
+			missing, _, _ = strings.Cut(rest, "'")
+		}
+	}
+	if missing != "" {
+		tn := parseTableName(missing)
+		if tn.Schema == t.Database && d.Name() == "MySQL" {
+			tn.Schema = ""
+		}
+		return fmt.Errorf("property %s: %w", PropQuery, tableNotFound(ctx, c, d, t, tn))
+	}
+	return fmt.Errorf("property %s, in %s database %s at %s: %w", PropQuery, d.Name(), t.Database, t.addr(), err)
 }

@@ -211,7 +211,8 @@ func (d mysqlDialect) connectErr(t target, err error) error {
 		case 1049:
 			return fmt.Errorf("%w: MySQL at %s has no database %q", ErrConnect, t.addr(), t.Database)
 		case 1044:
-			return fmt.Errorf("%w: MySQL user %q: %s", ErrPermission, t.User, me.Message)
+			// MySQL says this of a database that does not exist too.
+			return fmt.Errorf("%w: MySQL at %s: user %q may not use database %q, or it does not exist: %s", ErrPermission, t.addr(), t.User, t.Database, me.Message)
 		}
 		return fmt.Errorf("connecting to MySQL at %s as %q: %s", t.addr(), t.User, me.Message)
 	}
@@ -236,6 +237,10 @@ func (c *myConn) err(err error) error {
 		case 1142, 1143, 1044, 1227, 1370:
 			// MySQL's message names the command: "INSERT command denied to user …".
 			return fmt.Errorf("%w: MySQL user %q: %s", ErrPermission, c.t.User, me.Message)
+		case 1148, 3948:
+			// Writes load with LOAD DATA LOCAL INFILE (docs/jdbc.md#writes);
+			// MySQL 8 refuses it by default.
+			return fmt.Errorf("%w: MySQL at %s refuses LOAD DATA LOCAL INFILE, which writes load with: set local_infile=ON on the server (SET GLOBAL local_infile = 1): %s", ErrPermission, c.t.addr(), me.Message)
 		}
 		return &dbError{msg: "MySQL: " + me.Message, err: err, code: strconv.Itoa(int(me.Number))}
 	}
@@ -599,10 +604,9 @@ func (c *myConn) load(ctx context.Context, tn tableName, cols []loadColumn, recs
 				col = col[:j]
 			}
 		}
-		if row == 0 {
-			row = 1
-		}
-		return 0, &loadRowError{Row: row, Column: col, Err: errors.New("MySQL: " + msg)}
+		// Row 0: the warning names no row (a duplicate key); the writer
+		// finds it by the key (writer.rowErr).
+		return 0, &loadRowError{Row: row, Column: col, Err: &dbError{msg: "MySQL: " + msg, code: warns[0][1]}}
 	}
 	return n, nil
 }
@@ -749,6 +753,18 @@ func (c *myConn) tableNames(ctx context.Context, schema string) ([]string, error
 		s = schema
 	}
 	rows, err := c.texts(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE())", s)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[0]
+	}
+	return out, nil
+}
+
+func (c *myConn) schemaNames(ctx context.Context) ([]string, error) {
+	rows, err := c.texts(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')")
 	if err != nil {
 		return nil, err
 	}

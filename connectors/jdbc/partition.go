@@ -45,6 +45,15 @@ func (b bound) param() any {
 func partitionWhere(d dialect, p *partitioning, col column, argBase int) ([]string, [][]any, error) {
 	lo, _ := parseBound(PropLowerBound, p.Lower)
 	hi, _ := parseBound(PropUpperBound, p.Upper)
+	if col.Spark == "timestamp" {
+		// A date bounds a timestamp column at its midnight (UTC), as
+		// Spark parses a timestamp bound.
+		for _, b := range []*bound{&lo, &hi} {
+			if b.kind == "date" {
+				*b = bound{"timestamp", b.v * 86400 * 1_000_000}
+			}
+		}
+	}
 	if lo.kind != hi.kind {
 		return nil, nil, fmt.Errorf("properties %s and %s are not of one kind (%s, %s)", PropLowerBound, PropUpperBound, lo.kind, hi.kind)
 	}

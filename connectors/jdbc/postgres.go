@@ -780,6 +780,18 @@ func (c *pgConn) tableNames(ctx context.Context, schema string) ([]string, error
 	return out, nil
 }
 
+func (c *pgConn) schemaNames(ctx context.Context) ([]string, error) {
+	rows, err := c.texts(ctx, "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'")
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[0]
+	}
+	return out, nil
+}
+
 func quoteAll(d dialect, names []string) []string {
 	out := make([]string, len(names))
 	for i, n := range names {

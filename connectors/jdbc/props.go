@@ -141,6 +141,11 @@ func parseProps(p connectors.Props, forCreate bool) (c *config, err error) {
 	}
 	c.Target = t
 	c.Table = strings.TrimSpace(p.String(PropDBTable, ""))
+	if c.Table != "" && t.dialect != nil {
+		if c.Table, err = tableParts(c.Table, t); err != nil {
+			return nil, err
+		}
+	}
 	c.Query = strings.TrimSpace(p.String(PropQuery, ""))
 	if c.Table != "" && c.Query != "" {
 		return nil, fmt.Errorf("properties %s and %s are both set: a dataset reads one of them", PropDBTable, PropQuery)
@@ -220,4 +225,24 @@ func list(v string) []string {
 		}
 	}
 	return out
+}
+
+// tableParts checks dbtable's `.`-separated parts against what the database
+// names: PostgreSQL [[database.]schema.]table, the database the URL's (it
+// is dropped), MySQL [database.]table.
+func tableParts(table string, t target) (string, error) {
+	parts := strings.Split(table, ".")
+	_, pg := t.dialect.(postgres)
+	switch {
+	case len(parts) <= 2:
+		return table, nil
+	case pg && len(parts) == 3:
+		if parts[0] != t.Database {
+			return "", fmt.Errorf("property %s %s names database %s, not the URL's %s", PropDBTable, table, parts[0], t.Database)
+		}
+		return parts[1] + "." + parts[2], nil
+	case pg:
+		return "", fmt.Errorf("property %s %s: PostgreSQL names a table [[database.]schema.]table", PropDBTable, table)
+	}
+	return "", fmt.Errorf("property %s %s: %s names a table [database.]table", PropDBTable, table, t.dialect.Name())
 }

@@ -77,7 +77,7 @@ func (c *Connector) plan(ctx context.Context, ds *connectors.Dataset, req scan.R
 	} else {
 		name = "query"
 		if all, err = cn.describe(ctx, cfg.Query, nil); err != nil {
-			return nil, applied, err
+			return nil, applied, queryError(ctx, cn, d, cfg.Target, err)
 		}
 		from = "(" + cfg.Query + ") AS " + d.quote("sluice_query")
 	}
@@ -323,7 +323,11 @@ func (p *readPlan) runRange(ctx context.Context, c conn, i int, emit func(datafr
 	var rv *readValueError
 	if errors.As(err, &rv) {
 		msg := strings.TrimPrefix(rv.Err.Error(), cells.ErrNotFit.Error()+": ")
-		return fmt.Errorf("%w: table %s, column %s, row %d: %s", ErrValue, p.name, rv.Column, rv.Row, msg)
+		what := "table " + p.name
+		if p.cfg.Table == "" {
+			what = PropQuery
+		}
+		return fmt.Errorf("%w: %s, column %s, row %d: %s", ErrValue, what, rv.Column, rv.Row, msg)
 	}
 	return err
 }

@@ -35,6 +35,7 @@ func TestPartitionedRead(t *testing.T) {
 			{"id", "200", "0", "10"},
 			{"d", "4", "2024-01-05", "2024-01-20"},
 			{"ts", "5", "2024-02-01T00:00:10Z", "2024-02-01T00:00:50Z"},
+			{"ts", "3", "2024-01-31", "2024-02-02"}, // dates bound a timestamp column at midnight UTC, as Spark parses them
 		} {
 			ds := dataset(db, jdbc.PropDBTable, "p", jdbc.PropPartitionColumn, tc[0], jdbc.PropNumPartitions, tc[1],
 				jdbc.PropLowerBound, tc[2], jdbc.PropUpperBound, tc[3], jdbc.PropFetchSize, "7")
@@ -143,5 +144,43 @@ func TestReadScanPushdown(t *testing.T) {
 		require.True(t, s.Next())
 		s.Release()
 		require.Contains(t, log.String(), "LIMIT 5")
+	})
+}
+
+// A query read of a missing table names the database and host:port, and
+// the closest table of the database's catalog.
+func TestQueryReadMissingTable(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		db.Exec(t, "CREATE TABLE orders (id int)")
+		_, err := (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropQuery, "SELECT id FROM ordrs WHERE id > 1"))
+		require.ErrorIs(t, err, jdbc.ErrTableNotFound)
+		require.ErrorContains(t, err, "ordrs")
+		require.ErrorContains(t, err, "svc.jdbc.query")
+		require.ErrorContains(t, err, db.Name)
+		require.ErrorContains(t, err, "(did you mean orders?)")
+	})
+}
+
+// dbtable's parts are quoted as written: PostgreSQL's database.schema.table
+// reads the table (the database the URL's), more parts than the database
+// has are an error saying so.
+func TestDBTableParts(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		db.Exec(t, "CREATE TABLE parts (id int)", "INSERT INTO parts VALUES (7)")
+		if db.Dialect == "postgres" {
+			_, rows := read(t, dataset(db, jdbc.PropDBTable, db.Name+".public.parts"))
+			require.Equal(t, []string{`{"id":7}`}, rows)
+			_, err := (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, "otherdb.public.parts"))
+			require.ErrorContains(t, err, "svc.jdbc.dbtable otherdb.public.parts names database otherdb, not the URL's "+db.Name)
+			_, err = (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, "a.b.c.d"))
+			require.ErrorContains(t, err, "svc.jdbc.dbtable a.b.c.d: PostgreSQL names a table [[database.]schema.]table")
+			return
+		}
+		_, err := (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, "x."+db.Name+".parts"))
+		require.ErrorContains(t, err, "svc.jdbc.dbtable x."+db.Name+".parts: MySQL names a table [database.]table")
 	})
 }

@@ -82,6 +82,10 @@ func TestReadValueDoesNotFit(t *testing.T) {
 	_, err = (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, "old"))
 	require.ErrorContains(t, err, "table old, column d, row 1")
 	require.ErrorContains(t, err, "before year 1")
+	// A query read names the query, not a table called "query".
+	_, err = (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropQuery, "SELECT d FROM old"))
+	require.ErrorIs(t, err, jdbc.ErrValue)
+	require.ErrorContains(t, err, "value does not fit: svc.jdbc.query, column d, row 1")
 }
 
 func TestReadTypesMySQL(t *testing.T) {

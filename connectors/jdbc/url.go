@@ -49,7 +49,8 @@ func parseURL(raw string) (target, error) {
 	}
 	u, err := url.Parse(s)
 	if err != nil {
-		return target{}, fmt.Errorf("property %s: not a valid URL (%s)", PropURL, scrubURLError(err))
+		// net/url's reason may quote a piece of the password.
+		return target{}, fmt.Errorf("property %s: not a valid URL; percent-encode @ : / ? # %% in a user or password (or set %s)", PropURL, PropPassword)
 	}
 	t.Host = u.Hostname()
 	if t.Host == "" {
@@ -93,12 +94,4 @@ func parseMySQLDSN(s string) (target, error) {
 		return target{}, fmt.Errorf("property %s: the DSN names no database (…/DATABASE)", PropURL)
 	}
 	return t, nil
-}
-
-// scrubURLError drops the URL that net/url quotes in its errors.
-func scrubURLError(err error) string {
-	if ue, ok := err.(*url.Error); ok {
-		return ue.Err.Error()
-	}
-	return "malformed"
 }

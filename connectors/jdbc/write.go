@@ -166,7 +166,17 @@ func isUnique(info *tableInfo, keys []string) bool {
 // planCreate makes the CREATE TABLE of a missing table: the frame's
 // columns with their mapped types, merge.key as the primary key.
 func (w *writer) planCreate(fields []dataframe.Field) error {
-	keys := w.cfg.MergeKey
+	// merge.key names the frame's columns in any case, as SQL does.
+	keys := make([]string, len(w.cfg.MergeKey))
+	for i, k := range w.cfg.MergeKey {
+		keys[i] = k
+		for _, f := range fields {
+			if strings.EqualFold(f.Name, k) {
+				keys[i] = f.Name
+				break
+			}
+		}
+	}
 	var defs []string
 	info := &tableInfo{}
 	for i, f := range fields {
@@ -237,7 +247,7 @@ func (w *writer) run(s dataframe.Stream) (res connectors.WriteResult, err error)
 		// MySQL commits DDL: it runs before the transaction (a table
 		// created by a failed write remains, empty).
 		if err := w.execAll(w.ddl); err != nil {
-			return res, err
+			return res, w.ddlErr(err)
 		}
 	}
 	target := w.tn
@@ -260,7 +270,7 @@ func (w *writer) run(s dataframe.Stream) (res connectors.WriteResult, err error)
 	}()
 	if w.d.transactionalDDL() {
 		if err := w.execAll(w.ddl); err != nil {
-			return res, err
+			return res, w.ddlErr(err)
 		}
 		if w.mode == ModeMerge {
 			if err := w.execAll(w.d.createStaging(w.d.quote(w.staging), w.tn.quoted(w.d), quoteAll(w.d, w.names()))); err != nil {
@@ -306,6 +316,25 @@ func (w *writer) run(s dataframe.Stream) (res connectors.WriteResult, err error)
 	res.Written = rows
 	res.Counts = counts
 	return res, nil
+}
+
+// ddlErr names a missing schema (MySQL: database) of the table a write
+// creates, with a did-you-mean from the database's schemas.
+func (w *writer) ddlErr(err error) error {
+	var de *dbError
+	if !errors.As(err, &de) || (de.code != "3F000" && de.code != "1049") || w.tn.Schema == "" {
+		return err
+	}
+	if w.d.transactionalDDL() {
+		// The failed CREATE ended the transaction's use: end it to look.
+		_ = w.c.rollback(w.ctx)
+	}
+	hint := ""
+	if schemas, serr := w.c.schemaNames(w.ctx); serr == nil {
+		hint = didYouMean(w.tn.Schema, schemas)
+	}
+	t := w.cfg.Target
+	return fmt.Errorf("%w: schema %s of table %s does not exist in %s database %s at %s%s", ErrTableNotFound, w.tn.Schema, w.tn, w.d.Name(), t.Database, t.addr(), hint)
 }
 
 func (w *writer) names() []string {
@@ -390,18 +419,86 @@ func (w *writer) rowErr(err error, recs []dataframe.Record, first int64) error {
 	if !errors.As(err, &le) {
 		return err
 	}
-	row := first + le.Row - 1
 	cause := le.Err.Error()
 	kind := ErrValue
 	var de *dbError
 	if errors.As(le.Err, &de) {
 		cause = de.msg
-		// SQLSTATE class 23: a constraint (a key, NOT NULL) refused it.
-		if strings.HasPrefix(de.code, "23") || de.code == "1062" {
+		if rejected(de.code) {
 			kind = ErrRejected
 		}
 	}
-	return rowError(kind, w.tn, le.Column, row, w.keyOf(recs, le.Row), cause)
+	at := le.Row
+	if at == 0 && de != nil && de.code == "1062" {
+		at = w.duplicateRow(recs, de.msg)
+	}
+	if at == 0 {
+		return fmt.Errorf("%w: table %s: %s", kind, w.tn, cause)
+	}
+	return rowError(kind, w.tn, le.Column, first+at-1, w.keyOf(recs, at), cause)
+}
+
+// rejected says whether a database error code is a constraint refusing a
+// row (a key, NOT NULL, a CHECK, a foreign key): SQLSTATE class 23, or
+// MySQL's duplicate entry (1062), NULL in a NOT NULL column (1048, and 1263
+// as LOAD DATA LOCAL words it), foreign key (1451, 1452) and CHECK (MySQL
+// 3819, MariaDB 4025).
+func rejected(code string) bool {
+	switch code {
+	case "1062", "1048", "1263", "1451", "1452", "3819", "4025":
+		return true
+	}
+	return strings.HasPrefix(code, "23")
+}
+
+// duplicateRow finds the row (1-based in recs) of MySQL's "Duplicate entry
+// 'v' for key 'k'", which names no row: a row whose primary or unique key
+// reads v (MySQL joins a composite key's values with '-') — when several
+// do, the second, which is refused whether or not the first was. 0 when
+// none does.
+func (w *writer) duplicateRow(recs []dataframe.Record, msg string) int64 {
+	const pre = "Duplicate entry '"
+	i := strings.Index(msg, pre)
+	j := strings.LastIndex(msg, "' for key")
+	if i < 0 || j < i+len(pre) || w.info == nil {
+		return 0
+	}
+	entry := msg[i+len(pre) : j]
+	src := map[string]int{}
+	for _, lc := range w.load {
+		if lc.Src >= 0 {
+			src[lc.Name] = lc.Src
+		}
+	}
+	for _, u := range w.info.Unique {
+		var found []int64
+		var base int64
+		for _, r := range recs {
+			cols := cells.Columns(r)
+			for row := 0; row < int(r.NumRows()); row++ {
+				parts := make([]string, 0, len(u))
+				for _, k := range u {
+					c, ok := src[k]
+					if !ok {
+						break
+					}
+					t, _ := cellText(cols[c], row)
+					parts = append(parts, t)
+				}
+				if len(parts) == len(u) && strings.Join(parts, "-") == entry {
+					found = append(found, base+int64(row)+1)
+				}
+			}
+			base += r.NumRows()
+		}
+		switch {
+		case len(found) == 1:
+			return found[0]
+		case len(found) > 1:
+			return found[1]
+		}
+	}
+	return 0
 }
 
 // keyOf is the key (primary key, else merge.key) of the i-th (1-based)
@@ -449,15 +546,17 @@ func (w *writer) merge() (*connectors.WriteCounts, error) {
 		}
 		rows, err := w.c.texts(w.ctx, q)
 		var de *dbError
+		dedupe := false
 		if errors.As(err, &de) && de.code == "21000" {
 			// A key staged twice: keep its last row.
 			if _, err := w.c.exec(w.ctx, "ROLLBACK TO SAVEPOINT sluice_merge"); err != nil {
 				return nil, err
 			}
+			dedupe = true
 			rows, err = w.c.texts(w.ctx, w.d.upsert(tq, sq, cols, keys, true))
 		}
 		if err != nil {
-			return nil, err
+			return nil, w.mergeRowErr(err, dedupe)
 		}
 		ins, _ := strconv.ParseInt(rows[0][0], 10, 64)
 		upd, _ := strconv.ParseInt(rows[0][1], 10, 64)
@@ -482,11 +581,57 @@ func (w *writer) merge() (*connectors.WriteCounts, error) {
 		return nil, err
 	}
 	if _, err := w.c.exec(w.ctx, q); err != nil {
+		var de *dbError
+		if errors.As(err, &de) && rejected(de.code) {
+			// The staging table has the columns, not the table's checks.
+			return nil, fmt.Errorf("%w: table %s: %s", ErrRejected, w.tn, de.msg)
+		}
 		return nil, err
 	}
 	all, _ := strconv.ParseInt(total[0][0], 10, 64)
 	upd, _ := strconv.ParseInt(existing[0][0], 10, 64)
 	return &connectors.WriteCounts{Affected: all, Inserted: all - upd, Updated: upd}, nil
+}
+
+// mergeRowErr words a constraint's refusal of the PostgreSQL upsert — the
+// staging table has no NOT NULL, so a NULL is refused only there — as the
+// row refused: a NULL in a NOT NULL column is found in the staging table
+// (rows lie in the order loaded; with dedupe only a key's last row counts)
+// and named by its position in the frame and its key.
+func (w *writer) mergeRowErr(err error, dedupe bool) error {
+	var de *dbError
+	if !errors.As(err, &de) || !rejected(de.code) {
+		return err
+	}
+	if de.code != "23502" || de.column == "" {
+		return fmt.Errorf("%w: table %s: %s", ErrRejected, w.tn, de.msg)
+	}
+	if _, rerr := w.c.exec(w.ctx, "ROLLBACK TO SAVEPOINT sluice_merge"); rerr != nil {
+		return fmt.Errorf("%w: table %s, column %s: %s", ErrRejected, w.tn, de.column, de.msg)
+	}
+	sel := []string{"n"}
+	var same []string
+	for _, k := range w.keys {
+		q := w.d.quote(k)
+		sel = append(sel, "coalesce("+q+"::text, 'NULL')")
+		same = append(same, "l."+q+" IS NOT DISTINCT FROM s."+q)
+	}
+	where := w.d.quote(de.column) + " IS NULL"
+	if dedupe {
+		where += " AND n = (SELECT max(l.n) FROM s AS l WHERE " + strings.Join(same, " AND ") + ")"
+	}
+	q := fmt.Sprintf("WITH s AS (SELECT row_number() OVER (ORDER BY ctid) AS n, * FROM %s) SELECT %s FROM s WHERE %s ORDER BY n LIMIT 1",
+		w.d.quote(w.staging), strings.Join(sel, ", "), where)
+	rows, qerr := w.c.texts(w.ctx, q)
+	if qerr != nil || len(rows) == 0 {
+		return fmt.Errorf("%w: table %s, column %s: %s", ErrRejected, w.tn, de.column, de.msg)
+	}
+	n, _ := strconv.ParseInt(rows[0][0], 10, 64)
+	var key []string
+	for i, k := range w.keys {
+		key = append(key, k+"="+rows[0][i+1])
+	}
+	return rowError(ErrRejected, w.tn, de.column, n, strings.Join(key, ", "), de.msg)
 }
 
 // saveStates stores the states of the write's sources in the target's

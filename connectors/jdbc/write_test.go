@@ -2,6 +2,7 @@ package jdbc_test
 
 import (
 	"bytes"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -149,6 +150,18 @@ func TestValidate(t *testing.T) {
 	err = c.Validate(nil, connectors.Props{jdbc.PropURL: "postgres://u:hunter22@h/db", jdbc.PropDBTable: "t", jdbc.PropQuery: "SELECT 1"})
 	require.ErrorContains(t, err, "both set")
 	require.NotContains(t, err.Error(), "hunter22")
+	// A password with URL characters in it must be escaped; the error says so.
+	err = c.Validate(nil, connectors.Props{jdbc.PropURL: "mysql://u:hunter@22:x/y#z@h:3306/db", jdbc.PropDBTable: "t"})
+	require.ErrorContains(t, err, "percent-encode")
+	require.NotContains(t, err.Error(), "hunter")
+	require.NotContains(t, err.Error(), `":x"`, "no piece of the password either")
+	// A misspelled property is as secret as the one it misspells: merge_key
+	// (a "key") is not, so its value does not garble the message; passwrd is.
+	typo := connectors.Props{jdbc.PropURL: "postgres://h/db", jdbc.PropDBTable: "t", "svc.jdbc.merge_key": "id"}
+	err = connectors.NewRedactor(typo).Error(c.Validate(nil, typo))
+	require.ErrorContains(t, err, "unknown property svc.jdbc.merge_key (did you mean svc.jdbc.merge.key?)")
+	require.True(t, connectors.IsSecretKey("svc.jdbc.passwrd"))
+	require.True(t, connectors.IsSecretKey("svc.jdbc.apikey"), "not close to a declared name: secret by its name")
 }
 
 // A permission error names the user and the privilege; nothing is written.
@@ -171,6 +184,20 @@ func TestPermissionErrorNamesPrivilege(t *testing.T) {
 		ds := &connectors.Dataset{Name: "db.guarded", Props: connectors.Props{jdbc.PropURL: url, jdbc.PropDBTable: "guarded"}}
 		_, err := (&jdbc.Connector{}).Read(ctx(t), ds)
 		require.NoError(t, err, "SELECT is granted")
+
+		// A database the user may not use, or that does not exist (MySQL
+		// does not tell them apart), is named with host:port and the user.
+		u, err := neturl.Parse(url)
+		require.NoError(t, err)
+		elsewhere := strings.Replace(url, "/"+db.Name, "/nosuchdb_"+db.Name[len(db.Name)-6:], 1)
+		_, err = (&jdbc.Connector{}).Read(ctx(t), &connectors.Dataset{Props: connectors.Props{jdbc.PropURL: elsewhere, jdbc.PropDBTable: "guarded"}})
+		require.Error(t, err)
+		require.ErrorContains(t, err, u.Host)
+		require.ErrorContains(t, err, "nosuchdb_"+db.Name[len(db.Name)-6:])
+		if db.Dialect == "mysql" {
+			require.ErrorIs(t, err, jdbc.ErrPermission)
+			require.ErrorContains(t, err, user)
+		}
 		_, err = (&jdbc.Connector{}).Write(ctx(t), ds, frameOf(t, `{"id":1}`))
 		require.ErrorIs(t, err, jdbc.ErrPermission)
 		require.ErrorContains(t, err, user)
@@ -194,5 +221,117 @@ func TestMergeLastRowWinsAcrossBatches(t *testing.T) {
 		require.Equal(t, &connectors.WriteCounts{Affected: 7, Inserted: 6, Updated: 1}, res.Counts)
 		require.Equal(t, [][]string{{"1", "v1"}, {"2", "v2"}, {"3", "v4"}, {"4", "v5"}, {"5", "v8"}, {"6", "keep"}, {"7", "v7"}, {"8", "v9"}},
 			db.Query(t, "SELECT id, v FROM m ORDER BY id"))
+	})
+}
+
+// A row a constraint refuses — a NULL in a NOT NULL column, a key already
+// there or twice in the frame — is jdbc.ErrRejected naming that row and its
+// key, on both databases; nothing is written.
+func TestWriteRejectedRowNamesRow(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		db.Exec(t, "CREATE TABLE r (id bigint PRIMARY KEY, name varchar(10) NOT NULL)", "INSERT INTO r VALUES (2, 'old')")
+		ds := dataset(db, jdbc.PropDBTable, "r")
+		for _, c := range []struct{ rows, want string }{
+			{`{"id":10,"name":"a"}
+{"id":11,"name":null}`, "table r, column name, row 2 (key id=11)"},
+			{`{"id":20,"name":"a"}
+{"id":21,"name":"b"}
+{"id":2,"name":"c"}
+{"id":22,"name":"d"}`, "table r, row 3 (key id=2)"},
+			{`{"id":30,"name":"a"}
+{"id":31,"name":"b"}
+{"id":30,"name":"c"}`, "table r, row 3 (key id=30)"},
+		} {
+			_, err := (&jdbc.Connector{}).Write(ctx(t), ds, frameOf(t, c.rows))
+			require.ErrorIs(t, err, jdbc.ErrRejected)
+			require.ErrorContains(t, err, c.want)
+			require.Equal(t, [][]string{{"2", "old"}}, db.Query(t, "SELECT id, name FROM r"))
+		}
+		// A CHECK constraint refuses a row: ErrRejected too (MySQL's warning
+		// names no row, nor does a merge's statement).
+		db.Exec(t, "CREATE TABLE chk (id int PRIMARY KEY, n int CHECK (n > 0))")
+		for _, mode := range []string{"append", "merge"} {
+			_, err := (&jdbc.Connector{}).Write(ctx(t), dataset(db, jdbc.PropDBTable, "chk", jdbc.PropMode, mode), frameOf(t, `{"id":1,"n":1}
+{"id":2,"n":-1}`))
+			require.ErrorIs(t, err, jdbc.ErrRejected, mode)
+			require.ErrorContains(t, err, "table chk", mode)
+			require.Equal(t, [][]string{{"0"}}, db.Query(t, "SELECT COUNT(*) FROM chk"))
+		}
+		// A merge too, whose rows the database checks only when they leave
+		// the staging table.
+		merge := dataset(db, jdbc.PropDBTable, "r", jdbc.PropMode, "merge", jdbc.PropBatchRows, "2")
+		for _, c := range []struct{ rows, want string }{
+			{`{"id":40,"name":"a"}
+{"id":2,"name":"b"}
+{"id":41,"name":null}`, "table r, column name, row 3 (key id=41)"},
+			{`{"id":50,"name":"a"}
+{"id":null,"name":"b"}`, "table r, column id, row 2 (key id=NULL)"},
+		} {
+			_, err := (&jdbc.Connector{}).Write(ctx(t), merge, frameOf(t, c.rows))
+			require.ErrorIs(t, err, jdbc.ErrRejected)
+			require.ErrorContains(t, err, c.want)
+			require.Equal(t, [][]string{{"2", "old"}}, db.Query(t, "SELECT id, name FROM r"))
+		}
+	})
+}
+
+// A misspelled schema (MySQL: database) gets its did-you-mean too, from the
+// database's catalog.
+func TestTableNotFoundSuggestsSchema(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		schema := db.Name
+		if db.Dialect == "postgres" {
+			schema = "sales"
+			db.Exec(t, "CREATE SCHEMA sales")
+		}
+		db.Exec(t, "CREATE TABLE "+schema+".orders_dym (id int)")
+		wrong := schema[:len(schema)-1] + "q"
+		for _, c := range []struct{ table, want string }{
+			{wrong + ".orders_dym", "(did you mean " + schema + ".orders_dym?)"},
+			{wrong + ".order_dym", "(did you mean " + schema + ".orders_dym?)"},
+			{schema + ".ordersdym", "(did you mean " + schema + ".orders_dym?)"},
+		} {
+			_, err := (&jdbc.Connector{}).Read(ctx(t), dataset(db, jdbc.PropDBTable, c.table))
+			require.ErrorIs(t, err, jdbc.ErrTableNotFound)
+			require.ErrorContains(t, err, c.want)
+		}
+	})
+}
+
+// merge.key names columns as SQL does, in any case, also for a table the
+// write creates.
+func TestMergeKeyAnyCase(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		ds := dataset(db, jdbc.PropDBTable, "k", jdbc.PropMode, "merge", jdbc.PropMergeKey, "ID")
+		write(t, ds, frameOf(t, `{"id":1,"v":"a"}`))
+		res := write(t, ds, frameOf(t, `{"id":1,"v":"b"}
+{"id":2,"v":"c"}`))
+		require.Equal(t, &connectors.WriteCounts{Affected: 2, Inserted: 1, Updated: 1}, res.Counts)
+		require.Equal(t, [][]string{{"1", "b"}, {"2", "c"}}, db.Query(t, "SELECT id, v FROM k ORDER BY id"))
+	})
+}
+
+// A write creating a table in a schema (MySQL: database) that does not
+// exist names it, the database and host:port, with a did-you-mean.
+func TestWriteMissingSchema(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		schema := db.Name
+		if db.Dialect == "postgres" {
+			schema = "sales"
+			db.Exec(t, "CREATE SCHEMA sales", "CREATE TABLE sales.x (id int)")
+		}
+		wrong := schema[:len(schema)-1] + "q"
+		_, err := (&jdbc.Connector{}).Write(ctx(t), dataset(db, jdbc.PropDBTable, wrong+".orders"), frameOf(t, `{"id":1}`))
+		require.ErrorIs(t, err, jdbc.ErrTableNotFound)
+		require.ErrorContains(t, err, "schema "+wrong)
+		require.ErrorContains(t, err, "(did you mean "+schema+"?)")
 	})
 }
