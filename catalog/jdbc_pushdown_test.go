@@ -73,6 +73,10 @@ func TestJDBCPushdownFromSQL(t *testing.T) {
 			// columns used, the engine filters, and no LIMIT goes down.
 			{sql: "SELECT id FROM pg.t WHERE upper(name) = 'B' LIMIT 2",
 				sent: `^SELECT "id", "name" FROM "t"$`, n: 2},
+			// A top-N reads the table once: a database's rows have no
+			// positions a second read could pick the winners by.
+			{sql: "SELECT id, name FROM pg.t ORDER BY x DESC, id LIMIT 3",
+				sent: `^SELECT "id", "x", "name" FROM "t"$`, n: 3},
 		} {
 			log.Reset()
 			f, err := s.ExecuteBatch(ctx, tc.sql)

@@ -235,6 +235,11 @@ func (t *streamTable) OpenColumns(ctx context.Context, cols []string) (dataframe
 	return t.scan(ctx, req)
 }
 
+// RowPositions says whether the connector keeps its rows' positions from
+// one read to the next (a PARQUET file), so that OpenRows can read the
+// winners of a top-N by position; otherwise the top-N reads the table once.
+func (t *streamTable) RowPositions() bool { return t.applied.RowPositions }
+
 // OpenRows streams the rows at positions rows, where the connector can
 // read rows by position (PARQUET files).
 func (t *streamTable) OpenRows(ctx context.Context, rows []int64) (dataframe.Stream, bool, error) {

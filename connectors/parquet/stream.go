@@ -49,6 +49,9 @@ func (Connector) ReadScan(ctx context.Context, ds *connectors.Dataset, req scan.
 	if path == "" {
 		return nil, applied, fmt.Errorf("PARQUET %s: property %s is required", ds.Name, PropPath)
 	}
+	// A single file's rows keep their positions; a directory's are read
+	// whole.
+	applied.RowPositions = !isDir(path)
 	cols := req.Columns
 	mem := streamAllocator
 	if ds.Allocator != nil {

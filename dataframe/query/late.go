@@ -25,6 +25,10 @@ type LateTable interface {
 	// positions rows (0-based in the order Open gives them; ascending),
 	// in that order. ok false says it cannot: the caller reads everything.
 	OpenRows(ctx context.Context, rows []int64) (r array.RecordReader, ok bool, err error)
+	// RowPositions says whether the table gives its rows in the same
+	// order on every read, as OpenRows needs; false (a database table)
+	// makes a top-N read the table once instead of twice.
+	RowPositions() bool
 }
 
 // lateInput is the scan under a top-N and the projection over it (the
@@ -53,7 +57,7 @@ func lateColumns(in *node, keys []sortKey) []string {
 	if scan == nil {
 		return nil
 	}
-	if _, ok := scan.scan.(LateTable); !ok {
+	if lt, ok := scan.scan.(LateTable); !ok || !lt.RowPositions() {
 		return nil
 	}
 	used := make([]bool, scan.schema.NumFields())

@@ -47,6 +47,11 @@ type Applied struct {
 	// Rows is true when only the rows at Request.Rows were returned, in
 	// that order.
 	Rows bool
+	// RowPositions is true when the source gives its rows in the same
+	// order on every read (a file), so that a later request can name rows
+	// by position in Request.Rows; a database table's order can change
+	// between two reads.
+	RowPositions bool
 }
 
 // Expr is a filter expression over one table's columns and literals: a
