@@ -21,14 +21,15 @@ func init() {
 }
 
 func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
-	fs := newFlagSet(env, "sql", "sql [-e SQL | -f FILE] [--catalog DIR] [--set k=v]… [--format table|json|csv] [--truncate N|false] [--schema] [-o FILE]\n\n"+
+	fs := newFlagSet(env, "sql", "sql [-e SQL]… | -f FILE [--catalog DIR] [--set k=v]… [--format table|json|csv] [--truncate N|false] [--schema] [-o FILE]\n\n"+
 		"Runs the statements (separated by ;) in order and prints the last one's result.\n"+
-		"-f - reads the statements from stdin; a lone argument is taken as -e.")
+		"Several -e run in the order given; -f - reads the statements from stdin; a lone argument is taken as -e.")
 	var (
 		sess sessionFlags
 		out  outputOptions
 	)
-	expr := fs.String("e", "", "the `SQL` statements to run")
+	var exprs sqlFlag
+	fs.Var(&exprs, "e", "the `SQL` statements to run (repeatable)")
 	file := fs.String("f", "", "read the statements from `FILE` (- for stdin)")
 	sess.register(fs)
 	out.register(fs)
@@ -40,13 +41,14 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	var text string
+	expr := strings.Join(exprs, "\n;\n")
 	switch {
-	case *expr != "" && *file != "":
+	case len(exprs) > 0 && *file != "":
 		return usagef("give -e or -f, not both")
-	case len(pos) > 1 || len(pos) == 1 && (*expr != "" || *file != ""):
+	case len(pos) > 1 || len(pos) == 1 && (len(exprs) > 0 || *file != ""):
 		return usagef("unexpected argument %q", pos[len(pos)-1])
-	case *expr != "":
-		text = *expr
+	case len(exprs) > 0:
+		text = expr
 	case *file != "":
 		text, err = readSQLFile(env, *file)
 		if err != nil {
@@ -80,6 +82,16 @@ func runSQLCommand(ctx context.Context, env *cliEnv, args []string) error {
 		return err
 	}
 	return emitResult(env, &out, f)
+}
+
+// sqlFlag collects repeated -e flags, run in the order given.
+type sqlFlag []string
+
+func (f *sqlFlag) String() string { return "" }
+
+func (f *sqlFlag) Set(s string) error {
+	*f = append(*f, s)
+	return nil
 }
 
 // wholeCells says whether the batch's last statement gives a result whose

@@ -113,6 +113,13 @@ func TestSQLCommand(t *testing.T) {
 	require.Contains(t, stderr, "/subs?channelId=UC2&key=***")
 	require.NotContains(t, stderr, "AIza-cli-secret")
 
+	// Several -e run in the order given (a statement may end in ; or not),
+	// the last one's result printed.
+	code, stdout, stderr = datasetCLI(t, "", env, "sql", "--format", "csv",
+		"-e", "CREATE TEMPORARY VIEW v AS SELECT 41 AS a;", "-e", "SELECT a + 1 AS b FROM v", "-e", "SELECT b * 2 AS c FROM (SELECT a + 1 AS b FROM v)")
+	require.Equal(t, 0, code, stderr)
+	require.Equal(t, "c\n84\n", stdout)
+
 	// -f FILE, and -f - for stdin.
 	file := filepath.Join(t.TempDir(), "q.sql")
 	require.NoError(t, os.WriteFile(file, []byte("SHOW NAMESPACES;\n-- done\n"), 0o644))
@@ -150,7 +157,7 @@ func TestSQLCommandErrors(t *testing.T) {
 		stdout string // substring
 		stderr string // exact
 	}{
-		{name: "help", args: []string{"sql", "--help"}, code: 0, stdout: "Usage: sluice sql [-e SQL | -f FILE]"},
+		{name: "help", args: []string{"sql", "--help"}, code: 0, stdout: "Usage: sluice sql [-e SQL]… | -f FILE"},
 		{name: "nothing to run", args: []string{"sql", "--catalog", cat}, code: 2,
 			stderr: "sluice: sql: want -e SQL or -f FILE (see sluice sql --help)\n"},
 		{name: "both -e and -f", args: []string{"sql", "-e", "SET", "-f", "x.sql"}, code: 2,
