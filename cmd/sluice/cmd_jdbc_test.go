@@ -42,6 +42,17 @@ func TestJDBCCommands(t *testing.T) {
 		require.Contains(t, stderr, "JDBC ")
 		require.Contains(t, stderr, "COMMIT")
 
+		// read --schema describes the table without reading its rows.
+		code, stdout, stderr = datasetCLI(t, "", nil, "read", "db.items", "--schema", "--catalog", cat, "--set", "svc.logging.level=CONSOLE")
+		require.Equal(t, 0, code, stderr)
+		require.Contains(t, stdout, " |-- id: long (nullable = ")
+		require.Contains(t, stdout, " |-- name: string (nullable = ")
+		for _, line := range strings.Split(stderr, "\n") {
+			if strings.Contains(line, ": SELECT ") && strings.Contains(line, "items") {
+				require.Contains(t, line, "describe:", "read --schema sent a data statement:\n%s", stderr)
+			}
+		}
+
 		code, stdout, _ = datasetCLI(t, "", nil, "sql", "--catalog", cat, "--format", "json", "-e", "SELECT name FROM db.items WHERE id >= 2 ORDER BY id")
 		require.Equal(t, 0, code)
 		require.Equal(t, `{"name":"B"}`+"\n"+`{"name":"c"}`+"\n", stdout)

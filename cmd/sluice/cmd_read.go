@@ -55,9 +55,11 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 	ctx, stats := jsonframe.WithReadSettings(ctx, smp.settings())
 	pctx, prog := startReadProgress(catalog.WithDelivery(ctx, d), env, "reading "+name)
 	s.SetLogOutput(prog.logWriter(env.stderr))
-	if out.out != "" {
+	if out.out != "" || out.schema {
 		// -o streams: a connector that can (RESTAPI spools its pages to a
 		// temporary file) never holds the rows (see docs/frames.md#memory).
+		// --schema needs only the stream's schema: a database table or a
+		// Parquet file is not read at all.
 		st, err := s.ReadStream(pctx, name, props)
 		prog.stop()
 		if err != nil {
@@ -67,6 +69,9 @@ func runReadCommand(ctx context.Context, env *cliEnv, args []string) error {
 		out.note = func() string { return smp.note(stats) }
 		if err := out.emitStream(ctx, env, st); err != nil {
 			return err
+		}
+		if out.out == "" {
+			return nil // a printed schema is not a delivery
 		}
 		return d.Commit(ctx)
 	}
