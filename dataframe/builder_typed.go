@@ -298,7 +298,7 @@ func constantArray(mem memory.Allocator, c Constant, n int) (arrow.Array, error)
 		return b.NewArray(), nil
 	}
 	bad := func(err error) error {
-		return fmt.Errorf("dataframe: column %q: %q is not a %s: %v", c.Name, c.Value, c.Kind, err)
+		return fmt.Errorf("dataframe: column %q: %q is not a %s: %w", c.Name, c.Value, c.Kind, err)
 	}
 	switch x := b.(type) {
 	case *array.StringBuilder:

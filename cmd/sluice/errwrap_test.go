@@ -16,9 +16,8 @@ import (
 
 // errWrapScope is where an error is always wrapped with %w: package
 // patterns.
-var errWrapScope = []string{"./notifications/...", "./connectors/restapi/...", "./connectors/notifications/...",
-	"./cmd/sluice/...", "./internal/...", "./dataframe/fileio/...", "./dataframe/jsonframe/...",
-	"./catalog/...", "./dataframe/query/...", "./pipelines/..."}
+var errWrapScope = []string{"./notifications/...", "./connectors/...", "./cmd/sluice/...", "./internal/...",
+	"./dataframe/...", "./catalog/...", "./pipelines/..."}
 
 // TestErrorsWrapWithW finds errors built from another error that lose it:
 // an error formatted with %v or %s (by fmt.Errorf or a printf-like helper

@@ -51,7 +51,7 @@ func connectError(d dialect, t target, err error) error {
 	}
 	var opErr *net.OpError
 	if errors.As(err, &opErr) {
-		return fmt.Errorf("%w to %s at %s: %v", ErrConnect, d.Name(), t.addr(), opErr.Err)
+		return fmt.Errorf("%w to %s at %s: %w", ErrConnect, d.Name(), t.addr(), opErr.Err)
 	}
 	return nil
 }

@@ -181,7 +181,7 @@ func (d mysqlDialect) open(ctx context.Context, t target, timeout time.Duration,
 	}
 	connector, err := mysql.NewConnector(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("property %s: %v", PropURL, err)
+		return nil, fmt.Errorf("property %s: %w", PropURL, err)
 	}
 	db := sql.OpenDB(connector)
 	db.SetMaxOpenConns(1)
@@ -219,7 +219,7 @@ func (d mysqlDialect) connectErr(t target, err error) error {
 	if e := connectError(d, t, err); e != nil {
 		return e
 	}
-	return fmt.Errorf("%w to MySQL at %s as %q: %v", ErrConnect, t.addr(), t.User, err)
+	return fmt.Errorf("%w to MySQL at %s as %q: %w", ErrConnect, t.addr(), t.User, err)
 }
 
 func (c *myConn) close() {

@@ -193,6 +193,8 @@ func (d postgres) open(ctx context.Context, t target, timeout time.Duration, log
 	u.RawQuery = q.Encode()
 	cfg, err := pgx.ParseConfig(u.String())
 	if err != nil {
+		// not %w: pgx's error quotes the URL, password included; its text
+		// goes on with the URL cut out.
 		return nil, fmt.Errorf("property %s: %s", PropURL, strings.ReplaceAll(err.Error(), u.String(), "…"))
 	}
 	cfg.ConnectTimeout = timeout
@@ -225,7 +227,7 @@ func (d postgres) connectErr(t target, err error) error {
 	if e := connectError(d, t, err); e != nil {
 		return e
 	}
-	return fmt.Errorf("%w to PostgreSQL at %s as %q: %v", ErrConnect, t.addr(), t.User, errors.Unwrap(err))
+	return fmt.Errorf("%w to PostgreSQL at %s as %q: %w", ErrConnect, t.addr(), t.User, errors.Unwrap(err))
 }
 
 func (c *pgConn) close() { _ = c.c.Close(context.Background()) }

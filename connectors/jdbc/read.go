@@ -348,7 +348,7 @@ func (inc *incPlan) since(w *where, cur column) (string, error) {
 		col = op
 	}
 	bad := func(err error) error {
-		return fmt.Errorf("the stored state's last_value %q is not a %s for column %s (sluice state reset starts over): %v", v, cur.Spark, cur.Name, err)
+		return fmt.Errorf("the stored state's last_value %q is not a %s for column %s (sluice state reset starts over): %w", v, cur.Spark, cur.Name, err)
 	}
 	switch f := family(cur.Spark); {
 	case f == "number" && strings.HasPrefix(cur.Spark, "decimal"):

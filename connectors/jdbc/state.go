@@ -30,7 +30,7 @@ func (c *Connector) LoadState(ctx context.Context, ds *connectors.Dataset, sourc
 	}
 	var s connectors.State
 	if err := json.Unmarshal([]byte(rows[0][0]), &s); err != nil {
-		return nil, fmt.Errorf("the state of %s in %s is not a state (sluice state reset %s starts over): %v", source, st, source, err)
+		return nil, fmt.Errorf("the state of %s in %s is not a state (sluice state reset %s starts over): %w", source, st, source, err)
 	}
 	return &s, nil
 }

@@ -94,16 +94,28 @@ func (w *writer) prepare() error {
 		return w.planCreate(fields)
 	}
 	w.info = info
+	if !w.cfg.AddColumns {
+		var missing []string
+		for _, f := range fields {
+			if _, ok := info.column(f.Name); !ok {
+				missing = append(missing, f.Name)
+			}
+		}
+		switch len(missing) {
+		case 0:
+		case 1:
+			return fmt.Errorf("%w: table %s has no column %s (%s=fail)%s", ErrSchema, w.tn, missing[0], PropSchemaEvolution, didYouMean(missing[0], info.names()))
+		default:
+			return fmt.Errorf("%w: table %s has no columns %s (%s=fail)", ErrSchema, w.tn, strings.Join(missing, ", "), PropSchemaEvolution)
+		}
+	}
 	for i, f := range fields {
 		spark := sparkName(f.Type)
 		col, ok := info.column(f.Name)
 		if !ok {
-			if !w.cfg.AddColumns {
-				return fmt.Errorf("%w: table %s has no column %s (%s=fail)%s", ErrSchema, w.tn, f.Name, PropSchemaEvolution, didYouMean(f.Name, info.names()))
-			}
 			typ, err := w.d.columnType(spark, false)
 			if err != nil {
-				return fmt.Errorf("%w: column %s: %v", ErrSchema, f.Name, err)
+				return fmt.Errorf("%w: column %s: %w", ErrSchema, f.Name, err)
 			}
 			w.ddl = append(w.ddl, fmt.Sprintf("ALTER TABLE %s ADD COLUMN %s %s", w.tn.quoted(w.d), w.d.quote(f.Name), typ))
 			col = column{Name: f.Name, DBType: typ, Spark: readBack(spark, typ), Nullable: true}
@@ -184,7 +196,7 @@ func (w *writer) planCreate(fields []dataframe.Field) error {
 		key := contains(keys, f.Name)
 		typ, err := w.d.columnType(spark, key)
 		if err != nil {
-			return fmt.Errorf("%w: column %s: %v", ErrSchema, f.Name, err)
+			return fmt.Errorf("%w: column %s: %w", ErrSchema, f.Name, err)
 		}
 		def := w.d.quote(f.Name) + " " + typ
 		if key {

@@ -51,6 +51,10 @@ func TestWriteModes(t *testing.T) {
 		_, err := (&jdbc.Connector{}).Write(ctx(t), dataset(db, jdbc.PropDBTable, "items", jdbc.PropSchemaEvolution, "fail"), frameOf(t, `{"id":5,"nope":1}`))
 		require.ErrorIs(t, err, jdbc.ErrSchema)
 		require.ErrorContains(t, err, "no column nope")
+		_, err = (&jdbc.Connector{}).Write(ctx(t), dataset(db, jdbc.PropDBTable, "items", jdbc.PropSchemaEvolution, "fail"), frameOf(t, `{"id":5,"nope":1,"name":"x","nix":2}`))
+		require.ErrorIs(t, err, jdbc.ErrSchema)
+		require.ErrorContains(t, err, "has no columns nix, nope (svc.jdbc.schema.evolution=fail)")
+		require.Equal(t, [][]string{{"4"}}, db.Query(t, "SELECT count(*) FROM items"))
 
 		// overwrite keeps the table (and its key), replaces the rows.
 		res = write(t, dataset(db, jdbc.PropDBTable, "items", jdbc.PropMode, "overwrite"), frameOf(t, `{"id":9,"name":"only"}`))
