@@ -91,9 +91,10 @@ func (f *Frame) Release() {
 	f.rows = 0
 }
 
-// Strings makes a one-column frame of non-null strings; the connectors use it
-// for the `payload` column.
-func Strings(mem memory.Allocator, column string, values []string) *Frame {
+// Strings makes a one-column frame of non-null strings, given as strings
+// or as bytes (copied either way); the connectors use it for the `payload`
+// column.
+func Strings[T string | []byte](mem memory.Allocator, column string, values []T) *Frame {
 	if mem == nil {
 		mem = memory.DefaultAllocator
 	}
@@ -103,7 +104,20 @@ func Strings(mem memory.Allocator, column string, values []string) *Frame {
 	}
 	b := array.NewStringBuilder(mem)
 	defer b.Release()
-	b.AppendValues(values, nil)
+	switch vs := any(values).(type) {
+	case []string:
+		b.AppendValues(vs, nil)
+	case [][]byte:
+		size := 0
+		for _, v := range vs {
+			size += len(v)
+		}
+		b.Reserve(len(vs))
+		b.ReserveData(size)
+		for _, v := range vs {
+			b.BinaryBuilder.Append(v)
+		}
+	}
 	col := b.NewArray()
 	defer col.Release()
 	rec := array.NewRecord(schema, []arrow.Array{col}, int64(len(values)))

@@ -220,3 +220,23 @@ func TestExplodeLargeList(t *testing.T) {
 	defer out.Release()
 	require.Equal(t, []string{`{"id":1,"l":"a"}`, `{"id":1,"l":"b"}`}, frametest.RowsJSON(t, out))
 }
+
+// Strings makes the same column from strings and from bytes, and keeps
+// no reference to the bytes it was given.
+func TestStringsFromStringsAndBytes(t *testing.T) {
+	mem := memory.NewCheckedAllocator(memory.NewGoAllocator())
+	defer mem.AssertSize(t, 0)
+	body := []byte(`{"a":1}`)
+	fromBytes := dataframe.Strings(mem, "payload", [][]byte{body, []byte(""), []byte("é")})
+	defer fromBytes.Release()
+	fromStrings := dataframe.Strings(mem, "payload", []string{`{"a":1}`, "", "é"})
+	defer fromStrings.Release()
+	body[2] = 'b'
+	got, _, err := fromBytes.StringValues("payload")
+	require.NoError(t, err)
+	require.Equal(t, []string{`{"a":1}`, "", "é"}, got)
+	want, _, err := fromStrings.StringValues("payload")
+	require.NoError(t, err)
+	require.Equal(t, want, got)
+	require.Zero(t, dataframe.Strings[[]byte](mem, "payload", nil).NumRows())
+}

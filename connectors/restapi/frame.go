@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"unsafe"
 
 	"github.com/sluicedata/sluice/dataframe"
 	"github.com/sluicedata/sluice/dataframe/csvframe"
@@ -25,11 +24,9 @@ func jsonValid(b []byte) bool { return json.Valid(b) }
 // docs/restapi.md#response-formats).
 func (r *reader) frame(ctx context.Context) (*dataframe.Frame, error) {
 	if !r.rc.parse && r.rc.format != "csv" {
-		vals := make([]string, len(r.pages))
+		vals := make([][]byte, len(r.pages))
 		for i, p := range r.pages {
-			// The builder copies the text; the page buffer is ours alone and
-			// never written again, so a view saves a copy of every body.
-			vals[i] = unsafe.String(unsafe.SliceData(p.body), len(p.body))
+			vals[i] = p.body // copied once, into the column
 		}
 		return dataframe.Strings(r.opts.Allocator, PayloadColumn, vals), nil
 	}

@@ -464,7 +464,7 @@ func (e *spoolError) Unwrap() error { return e.err }
 // payloadStream reads the spooled bodies back as batches of the payload
 // column, each up to spoolBatchBytes of bodies.
 func (sp *spool) payloadStream(ctx context.Context, mem dataframe.Allocator) dataframe.Stream {
-	schema := dataframe.Strings(nil, PayloadColumn, nil).Schema()
+	schema := dataframe.Strings[string](nil, PayloadColumn, nil).Schema()
 	return dataframe.NewStream(ctx, schema, 2, func(ctx context.Context, emit func(dataframe.Record) bool) error {
 		fh, err := os.Open(sp.path)
 		if err != nil {

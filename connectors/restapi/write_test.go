@@ -235,7 +235,7 @@ func TestWriteBadMode(t *testing.T) {
 func TestWriteEmptyFrame(t *testing.T) {
 	t.Parallel()
 	u, rec := okServer(t)
-	f := dataframe.Strings(nil, "payload", nil)
+	f := dataframe.Strings[string](nil, "payload", nil)
 	defer f.Release()
 	res, err := write(t, writeProps(u, "svc.restapi.use.payload", "true"), f, nil)
 	require.NoError(t, err)

@@ -3,7 +3,6 @@ package cells
 import (
 	"math/big"
 	"strconv"
-	"unsafe"
 
 	"github.com/apache/arrow/go/v17/arrow"
 	"github.com/apache/arrow/go/v17/arrow/array"
@@ -142,11 +141,11 @@ func (c Column) AppendDecimalText(dst []byte, i int) []byte {
 func (c Column) Bytes(i int) []byte {
 	switch a := c.arr.(type) {
 	case *array.String:
-		v := a.Value(i)
-		return unsafe.Slice(unsafe.StringData(v), len(v))
+		offs := arrow.GetOffsets[int32](a.Data(), 1)
+		return a.Data().Buffers()[2].Bytes()[offs[i]:offs[i+1]]
 	case *array.LargeString:
-		v := a.Value(i)
-		return unsafe.Slice(unsafe.StringData(v), len(v))
+		offs := arrow.GetOffsets[int64](a.Data(), 1)
+		return a.Data().Buffers()[2].Bytes()[offs[i]:offs[i+1]]
 	case *array.Binary:
 		return a.Value(i)
 	case *array.LargeBinary:
