@@ -238,3 +238,16 @@ func textRow[B ~[]byte](raw []B) []string {
 	}
 	return row
 }
+
+// firstColumn is the first column of a texts result (names from the
+// database's catalog).
+func firstColumn(rows [][]string, err error) ([]string, error) {
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, len(rows))
+	for i, r := range rows {
+		out[i] = r[0]
+	}
+	return out, nil
+}

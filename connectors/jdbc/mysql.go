@@ -752,25 +752,9 @@ func (c *myConn) tableNames(ctx context.Context, schema string) ([]string, error
 	if schema != "" {
 		s = schema
 	}
-	rows, err := c.texts(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE())", s)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = r[0]
-	}
-	return out, nil
+	return firstColumn(c.texts(ctx, "SELECT TABLE_NAME FROM information_schema.TABLES WHERE TABLE_SCHEMA = COALESCE(?, DATABASE())", s))
 }
 
 func (c *myConn) schemaNames(ctx context.Context) ([]string, error) {
-	rows, err := c.texts(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = r[0]
-	}
-	return out, nil
+	return firstColumn(c.texts(ctx, "SELECT SCHEMA_NAME FROM information_schema.SCHEMATA WHERE SCHEMA_NAME NOT IN ('mysql', 'information_schema', 'performance_schema', 'sys')"))
 }

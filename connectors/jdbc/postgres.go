@@ -771,27 +771,11 @@ func (c *pgConn) tableNames(ctx context.Context, schema string) ([]string, error
 		q = "SELECT table_name FROM information_schema.tables WHERE table_schema = $1"
 		args = append(args, schema)
 	}
-	rows, err := c.texts(ctx, q, args...)
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = r[0]
-	}
-	return out, nil
+	return firstColumn(c.texts(ctx, q, args...))
 }
 
 func (c *pgConn) schemaNames(ctx context.Context) ([]string, error) {
-	rows, err := c.texts(ctx, "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'")
-	if err != nil {
-		return nil, err
-	}
-	out := make([]string, len(rows))
-	for i, r := range rows {
-		out[i] = r[0]
-	}
-	return out, nil
+	return firstColumn(c.texts(ctx, "SELECT nspname FROM pg_namespace WHERE nspname NOT LIKE 'pg\\_%' AND nspname <> 'information_schema'"))
 }
 
 func quoteAll(d dialect, names []string) []string {
