@@ -38,6 +38,6 @@ func (s *Session) ReadScan(ctx context.Context, name string, props map[string]an
 	if len(got.Filters) == len(req.Filters) {
 		applied.Filters = got.Filters
 	}
-	applied.Limit, applied.Rows, applied.RowPositions = got.Limit, got.Rows, got.RowPositions
+	applied.Limit, applied.Order, applied.Rows, applied.RowPositions = got.Limit, got.Order, got.Rows, got.RowPositions
 	return st, applied, nil
 }

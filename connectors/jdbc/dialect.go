@@ -58,6 +58,14 @@ type dialect interface {
 	// comparison whose result the database computes exactly as Spark does,
 	// and false when there is none (docs/jdbc.md#pushdown).
 	exactOperand(quoted string, c column) (string, bool)
+	// orderOperand is the SQL of a column as a pushed-down ORDER BY key
+	// that the database sorts exactly as Spark does (NaN above every
+	// number, strings byte by byte in UTF-8), and false when there is none
+	// (docs/jdbc.md#pushdown).
+	orderOperand(quoted string, c column) (string, bool)
+	// orderKey is the ORDER BY item of an operand: descending when desc,
+	// NULLs first when nullsFirst (nullable false: the column has none).
+	orderKey(op string, nullable, desc, nullsFirst bool) string
 	// nullSafeEqual is the operator of Spark's <=>.
 	nullSafeEqual() string
 	// decimalParam is the n-th placeholder holding decimal text, typed

@@ -137,6 +137,32 @@ func (mysqlDialect) exactOperand(quoted string, c column) (string, bool) {
 	return quoted, true
 }
 
+// orderOperand: MySQL sorts numbers by value (a DOUBLE holds no NaN);
+// strings are sorted by their UTF-8 bytes whatever the column's character
+// set (latin1's byte order is not Unicode's), which is Spark's order.
+func (d mysqlDialect) orderOperand(quoted string, c column) (string, bool) {
+	if c.pushable && c.Spark == "string" {
+		return "CAST(CONVERT(" + quoted + " USING utf8mb4) AS BINARY)", true
+	}
+	return d.exactOperand(quoted, c)
+}
+
+// orderKey places NULLs with an IS NULL key: MySQL has no NULLS
+// FIRST/LAST.
+func (mysqlDialect) orderKey(op string, nullable, desc, nullsFirst bool) string {
+	s := op + " ASC"
+	if desc {
+		s = op + " DESC"
+	}
+	if !nullable {
+		return s
+	}
+	if nullsFirst {
+		return "(" + op + " IS NULL) DESC, " + s
+	}
+	return "(" + op + " IS NULL) ASC, " + s
+}
+
 // myConn is one MySQL connection.
 type myConn struct {
 	db  *sql.DB

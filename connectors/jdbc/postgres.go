@@ -140,6 +140,24 @@ func (postgres) exactOperand(quoted string, c column) (string, bool) {
 	return quoted, true
 }
 
+// orderOperand: PostgreSQL sorts numbers by value with NaN above every
+// other number, as Spark does, and strings in the C collation byte by byte
+// (the database's encoding, UTF-8).
+func (d postgres) orderOperand(quoted string, c column) (string, bool) {
+	return d.exactOperand(quoted, c)
+}
+
+func (postgres) orderKey(op string, _, desc, nullsFirst bool) string {
+	s := op + " ASC"
+	if desc {
+		s = op + " DESC"
+	}
+	if nullsFirst {
+		return s + " NULLS FIRST"
+	}
+	return s + " NULLS LAST"
+}
+
 func (postgres) nullSafeEqual() string { return "IS NOT DISTINCT FROM" }
 
 // typedParam casts a literal to its own type: the database must not take

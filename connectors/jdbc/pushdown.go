@@ -283,3 +283,25 @@ func splitDecimal(s string) (string, int, bool) {
 	_, scale, ok := cellsDecimal(s)
 	return s, scale, ok
 }
+
+// orderBy is the ORDER BY list of a top-N (docs/jdbc.md#pushdown), or
+// false when a key's column does not sort in the database exactly as Spark
+// sorts it: only columns whose comparisons are pushed (numbers, strings and
+// binaries byte by byte, booleans, dates, timestamps), which the dialect
+// orders by the same operand, with NULLs placed as the key says.
+func orderBy(d dialect, cols []column, keys []scan.SortKey) (string, bool) {
+	w := &where{d: d, cols: cols}
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		c, ok := w.column(k.Column)
+		if !ok || family(c.Spark) == "" {
+			return "", false
+		}
+		op, ok := d.orderOperand(d.quote(c.Name), c)
+		if !ok {
+			return "", false
+		}
+		parts = append(parts, d.orderKey(op, c.Nullable, k.Desc, k.NullsFirst))
+	}
+	return strings.Join(parts, ", "), true
+}

@@ -31,6 +31,7 @@ type readPlan struct {
 	args   []any
 	ranges []string // partition predicates ("": none)
 	rargs  [][]any
+	order  string // ORDER BY keys of a pushed top-N ("": none)
 	limit  int64
 	schema *dataframe.Schema
 	mem    dataframe.Allocator
@@ -153,8 +154,13 @@ func (c *Connector) plan(ctx context.Context, ds *connectors.Dataset, req scan.R
 		all1 = all1 && a
 	}
 	if req.Limit > 0 && all1 && len(p.ranges) == 1 && inc == nil {
-		p.limit = req.Limit
-		applied.Limit = true
+		if len(req.Order) == 0 {
+			p.limit = req.Limit
+			applied.Limit = true
+		} else if order, ok := orderBy(d, all, req.Order); ok {
+			p.order, p.limit = order, req.Limit
+			applied.Limit, applied.Order = true, true
+		}
 	}
 	fields := make([]dataframe.Field, len(cols))
 	for i, col := range cols {
@@ -281,6 +287,9 @@ func (p *readPlan) runRange(ctx context.Context, c conn, i int, emit func(datafr
 			q += " WHERE " + r
 		}
 		args = append(args, p.rargs[i]...)
+	}
+	if p.order != "" {
+		q += " ORDER BY " + p.order
 	}
 	if p.limit > 0 {
 		q += " LIMIT " + strconv.FormatInt(p.limit, 10)

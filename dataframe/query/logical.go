@@ -305,6 +305,16 @@ func (n *lScan) describe() string {
 		if len(parts) > 0 {
 			s += " pushed: " + strings.Join(parts, " AND ")
 		}
+		if len(n.req.Order) > 0 {
+			keys := make([]string, len(n.req.Order))
+			for i, k := range n.req.Order {
+				keys[i] = k.String()
+			}
+			s += " order: " + strings.Join(keys, ", ")
+			if n.applied.Order {
+				s += " (applied)"
+			}
+		}
 		if n.req.Limit > 0 {
 			s += fmt.Sprintf(" limit %d", n.req.Limit)
 			if n.applied.Limit {

@@ -15,9 +15,12 @@ import (
 // query needs of it (see docs/sql.md#pushdown): the columns the plan reads,
 // the conjuncts of the filter right above the scan that translate exactly
 // into scan.Expr, and — when nothing between the scan and a LIMIT changes
-// rows and every conjunct translated — the limit. Whatever the table does
-// not report as applied exactly stays above the scan. lim is the row limit
-// that applies to n's rows (nil: none).
+// rows and every conjunct translated — the limit; under a top-N (a LIMIT
+// over a sort of plain columns of the scan, through projections that only
+// pick columns and the filter) the limit with the sort order. Whatever the
+// table does not report as applied exactly stays above the scan, and the
+// sort and the limit always stay. lim is the row limit that applies to n's
+// rows (nil: none).
 func pushScans(ctx context.Context, n lnode, sr ScanResolver, lim *int64) (lnode, error) {
 	switch x := n.(type) {
 	case *lLimit:
@@ -25,6 +28,16 @@ func pushScans(ctx context.Context, n lnode, sr ScanResolver, lim *int64) (lnode
 		if x.n >= 0 {
 			v := x.n + x.offset
 			l = &v
+			if srt, ok := x.in.(*lSort); ok && v > 0 {
+				if in, ok, err := pushTopN(ctx, srt, sr, v); err != nil || ok {
+					if err != nil {
+						return nil, err
+					}
+					c := *x
+					c.in = in
+					return &c, nil
+				}
+			}
 		}
 		in, err := pushScans(ctx, x.in, sr, l)
 		if err != nil {
@@ -63,7 +76,69 @@ func pushScans(ctx context.Context, n lnode, sr ScanResolver, lim *int64) (lnode
 	return n.withInputs(nins), nil
 }
 
+// pushTopN asks the scan under srt for its first lim rows in srt's order
+// when srt's keys are columns of the scan: srt's input is the scan, under
+// projections of plain columns and at most one filter (see
+// docs/sql.md#pushdown). ok false: not that shape, nothing was asked.
+func pushTopN(ctx context.Context, srt *lSort, sr ScanResolver, lim int64) (lnode, bool, error) {
+	// Follow each key's column down to the scan.
+	cols := make([]int, len(srt.keys))
+	for i, k := range srt.keys {
+		cols[i] = k.col
+	}
+	var projs []*lProject
+	n := srt.in
+	for {
+		p, ok := n.(*lProject)
+		if !ok {
+			break
+		}
+		for i, c := range cols {
+			rc, ok := p.exprs[c].(*rCol)
+			if !ok {
+				return nil, false, nil
+			}
+			cols[i] = rc.idx
+		}
+		projs = append(projs, p)
+		n = p.in
+	}
+	var conj []rex
+	f, isFilter := n.(*lFilter)
+	if isFilter {
+		conj = rexConjuncts(f.pred)
+		n = f.in
+	}
+	s, ok := n.(*lScan)
+	if !ok {
+		return nil, false, nil
+	}
+	fs := s.fields()
+	order := make([]scan.SortKey, len(srt.keys))
+	for i, k := range srt.keys {
+		order[i] = scan.SortKey{Column: fs[cols[i]].name, Desc: k.desc, NullsFirst: k.nullsFirst}
+	}
+	out, err := scanRequestOrder(ctx, s, conj, &lim, order, sr)
+	if err != nil {
+		return nil, false, err
+	}
+	for i := len(projs) - 1; i >= 0; i-- {
+		c := *projs[i]
+		c.in = out
+		out = &c
+	}
+	c := *srt
+	c.in = out
+	return &c, true, nil
+}
+
 func scanRequest(ctx context.Context, s *lScan, conj []rex, lim *int64, sr ScanResolver) (lnode, error) {
+	return scanRequestOrder(ctx, s, conj, lim, nil, sr)
+}
+
+// scanRequestOrder reads s under a request; order, with lim, is a top-N's
+// order (nil: the limit is of rows in any order).
+func scanRequestOrder(ctx context.Context, s *lScan, conj []rex, lim *int64, order []scan.SortKey, sr ScanResolver) (lnode, error) {
 	fs := s.fields()
 	req := scan.Request{}
 	if s.cols != nil {
@@ -83,16 +158,34 @@ func scanRequest(ctx context.Context, s *lScan, conj []rex, lim *int64, sr ScanR
 	}
 	if lim != nil && *lim > 0 && len(kept) == 0 {
 		req.Limit = *lim
+		req.Order = order
 	}
-	st, err := sr.ScanTable(ctx, s.path, req)
-	if err != nil {
-		var qe *Error
-		if errors.As(err, &qe) {
-			return nil, err
+	read := func(req scan.Request) (ScannedTable, error) {
+		st, err := sr.ScanTable(ctx, s.path, req)
+		if err != nil {
+			var qe *Error
+			if errors.As(err, &qe) {
+				return nil, err
+			}
+			return nil, fmt.Errorf("reading %s: %w", s.name, err)
 		}
-		return nil, fmt.Errorf("reading %s: %w", s.name, err)
+		return st, nil
+	}
+	st, err := read(req)
+	if err != nil {
+		return nil, err
 	}
 	applied := st.Applied()
+	if len(req.Order) > 0 && applied.Limit && !applied.Order {
+		// A reader that cut the rows without sorting them first (one
+		// written before scan.Request.Order) lost rows the top-N needs:
+		// read again without the limit.
+		req.Limit, req.Order = 0, nil
+		if st, err = read(req); err != nil {
+			return nil, err
+		}
+		applied = st.Applied()
+	}
 	for i, c := range sent {
 		if i >= len(applied.Filters) || !applied.Filters[i] {
 			kept = append(kept, c)

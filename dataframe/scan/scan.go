@@ -28,9 +28,17 @@ type Request struct {
 	// the query needs satisfies every one of them.
 	Filters []Expr
 	// Limit, when positive, says that at most Limit rows satisfying every
-	// filter are needed, in any order. A reader may apply it only when it
-	// applies every filter exactly.
+	// filter are needed, in any order — or, when Order is set, the first
+	// Limit rows in that order (a top-N). A reader may apply it only when it
+	// applies every filter exactly, and, when Order is set, only when it
+	// applies Order too.
 	Limit int64
+	// Order, meaningful only with Limit > 0, is the sort order of a top-N
+	// (ORDER BY … LIMIT n): the rows needed are the first Limit rows of
+	// the filtered table in this order. Ties may be broken any way. A
+	// reader that cannot sort exactly as the query engine does (Spark's
+	// order, see SortKey) ignores both Order and Limit.
+	Order []SortKey
 	// Rows, when not nil, are the only row positions needed (0-based in the
 	// order a plain read gives them; ascending).
 	Rows []int64
@@ -44,6 +52,10 @@ type Applied struct {
 	Filters []bool
 	// Limit is true when no more than Request.Limit rows were returned.
 	Limit bool
+	// Order is true when the rows returned include the first
+	// Request.Limit rows in Request.Order (so Limit is true too); the rows
+	// need not come in that order. The planner sorts them again.
+	Order bool
 	// Rows is true when only the rows at Request.Rows were returned, in
 	// that order.
 	Rows bool
@@ -52,6 +64,28 @@ type Applied struct {
 	// by position in Request.Rows; a database table's order can change
 	// between two reads.
 	RowPositions bool
+}
+
+// SortKey is one key of Request.Order: a top-level column of the table
+// (by the table's name for it), in Spark's order — numbers by value with
+// NaN above every other number, strings and binaries byte by byte, false
+// before true, dates and timestamps by time — ascending unless Desc, NULLs
+// before every value when NullsFirst, after when not.
+type SortKey struct {
+	Column     string
+	Desc       bool
+	NullsFirst bool
+}
+
+func (k SortKey) String() string {
+	s := Column{Name: k.Column}.String()
+	if k.Desc {
+		s += " DESC"
+	}
+	if k.NullsFirst {
+		return s + " NULLS FIRST"
+	}
+	return s + " NULLS LAST"
 }
 
 // Expr is a filter expression over one table's columns and literals: a
