@@ -147,10 +147,15 @@ func (d postgres) orderOperand(quoted string, c column) (string, bool) {
 	return d.exactOperand(quoted, c)
 }
 
-func (postgres) orderKey(op string, _, desc, nullsFirst bool) string {
+// orderKey leaves out NULLS FIRST/LAST on a NOT NULL column, where an
+// index sorted either way serves.
+func (postgres) orderKey(op string, nullable, desc, nullsFirst bool) string {
 	s := op + " ASC"
 	if desc {
 		s = op + " DESC"
+	}
+	if !nullable {
+		return s
 	}
 	if nullsFirst {
 		return s + " NULLS FIRST"
