@@ -3,6 +3,7 @@ package query_test
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand"
 	"sort"
 	"strings"
@@ -28,6 +29,8 @@ type fakeScans struct {
 	frames map[string]*dataframe.Frame
 	skip   map[string]bool // columns whose filters it "cannot" evaluate
 	noCols bool            // returns every column whatever is asked
+	sorts  bool            // applies a top-N's Order (else ignores it, and the limit with it)
+	legacy bool            // applies the limit even with an Order it ignores (a reader older than scan.Request.Order)
 
 	mu   sync.Mutex
 	reqs []scan.Request
@@ -63,6 +66,13 @@ func (f *fakeScans) ScanTable(_ context.Context, name []string, req scan.Request
 		}
 		rows = kept
 	}
+	switch {
+	case len(req.Order) > 0 && f.sorts && all && req.Limit > 0:
+		sort.SliceStable(rows, func(i, j int) bool { return orderLess(req.Order, rows[i], rows[j]) })
+		applied.Order = true
+	case len(req.Order) > 0 && !f.legacy:
+		all = false
+	}
 	if all && req.Limit > 0 && int64(len(rows)) > req.Limit {
 		rows = rows[:req.Limit]
 		applied.Limit = true
@@ -76,6 +86,40 @@ func (f *fakeScans) ScanTable(_ context.Context, name []string, req scan.Request
 		}
 	}
 	return &scannedFrame{f: buildFrame(cols, rows), applied: applied}, nil
+}
+
+// orderLess is Spark's order of two rows by keys (NaN above every number).
+func orderLess(keys []scan.SortKey, a, b map[string]any) bool {
+	for _, k := range keys {
+		x, y := a[k.Column], b[k.Column]
+		switch {
+		case x == nil && y == nil:
+			continue
+		case x == nil:
+			return k.NullsFirst
+		case y == nil:
+			return !k.NullsFirst
+		}
+		c := cmpValues(x, y)
+		if fx, ok := x.(float64); ok {
+			fy := y.(float64)
+			switch {
+			case math.IsNaN(fx) && math.IsNaN(fy):
+				c = 0
+			case math.IsNaN(fx):
+				c = 1
+			case math.IsNaN(fy):
+				c = -1
+			}
+		}
+		if k.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
+	}
+	return false
 }
 
 // names says whether e names a column the fake cannot filter on.
@@ -381,6 +425,66 @@ func TestScanRequestPartial(t *testing.T) {
 	require.Contains(t, plan.Explain(), "Filter (x > 0)")
 	require.Contains(t, plan.Explain(), "pushed: (`k` = 3) (applied) AND (`x` > 0)")
 	require.NotContains(t, plan.Explain(), "Filter (k = 3)")
+}
+
+// A top-N over a scan — through a filter and projections that pick or
+// rename columns — asks the table for its first n + offset rows in the
+// sort's order; the sort and the limit stay above. A key that is an
+// expression, or a filter that stays above the scan, asks for neither.
+func TestScanTopN(t *testing.T) {
+	t.Parallel()
+	tbl := frame(t, pushTable)
+	frames := map[string]*dataframe.Frame{"t": tbl}
+	plain := tables(frames)
+	for _, tc := range []struct {
+		sql   string
+		order string // the request's Order; "": none, and no limit
+		limit int64
+	}{
+		{"SELECT id, s FROM t ORDER BY x DESC, id LIMIT 2", "`x` DESC NULLS LAST, `id` NULLS FIRST", 2},
+		{"SELECT * FROM t WHERE k > 0 ORDER BY s NULLS LAST, id DESC LIMIT 3", "`s` NULLS LAST, `id` DESC NULLS LAST", 3},
+		{"SELECT id FROM t ORDER BY k DESC NULLS FIRST, id LIMIT 2 OFFSET 3", "`k` DESC NULLS FIRST, `id` NULLS FIRST", 5},
+		{"SELECT a, c FROM (SELECT id AS a, k AS c, s FROM t) ORDER BY c, a LIMIT 4", "`k` NULLS FIRST, `id` NULLS FIRST", 4},
+		{"SELECT id FROM t ORDER BY x + 1, id LIMIT 2", "", 0},
+		{"SELECT id FROM t WHERE upper(s) = 'ANT' ORDER BY id LIMIT 1", "", 0},
+		{"SELECT k, count(*) FROM t GROUP BY k ORDER BY k LIMIT 2", "", 0},
+	} {
+		want := mustRun(t, tc.sql, plain)
+		fs := &fakeScans{frames: frames, sorts: true}
+		got := mustRun(t, tc.sql, fs)
+		require.Equal(t, want.rows, got.rows, tc.sql)
+		require.Len(t, fs.reqs, 1, tc.sql)
+		req := fs.reqs[0]
+		var keys []string
+		for _, k := range req.Order {
+			keys = append(keys, k.String())
+		}
+		require.Equal(t, tc.order, strings.Join(keys, ", "), tc.sql)
+		require.Equal(t, tc.limit, req.Limit, tc.sql)
+		plan, err := query.Compile(context.Background(), parse(t, tc.sql), fs, query.Options{})
+		require.NoError(t, err)
+		ex := plan.Explain()
+		if tc.order != "" {
+			require.Contains(t, ex, fmt.Sprintf("order: %s (applied) limit %d (applied)", tc.order, tc.limit), tc.sql)
+			require.Contains(t, ex, fmt.Sprintf("TopN %d by", tc.limit), "the top-N stays above the scan")
+		}
+
+		// A table that cannot sort: the same answer, read whole.
+		fs = &fakeScans{frames: frames}
+		got = mustRun(t, tc.sql, fs)
+		require.Equal(t, want.rows, got.rows, tc.sql)
+		require.Len(t, fs.reqs, 1, tc.sql)
+		// One that cuts the rows without sorting them (written before
+		// Request.Order) is read again without the limit.
+		fs = &fakeScans{frames: frames, legacy: true}
+		got = mustRun(t, tc.sql, fs)
+		require.Equal(t, want.rows, got.rows, tc.sql)
+		if tc.order != "" {
+			require.Len(t, fs.reqs, 2, tc.sql)
+			require.Zero(t, fs.reqs[1].Limit, tc.sql)
+			require.Nil(t, fs.reqs[1].Order, tc.sql)
+		}
+	}
 }
 
 // FuzzScanPushdown: for random filters over a small table the answer with
