@@ -58,7 +58,7 @@ var fuzzStrings = []string{"a", "A", "a ", "b", "ab", "é", "E", "", "a\tb", "Zz
 
 func newPushdownFixture(t testing.TB, db *jdbctest.DB) *pushdownFixture {
 	typ := map[string]string{"postgres": "boolean", "mysql": "boolean"}[db.Dialect]
-	db.Exec(t, "CREATE TABLE f (id int PRIMARY KEY, i int, l bigint, d double precision, n decimal(6,2), s varchar(8), b "+typ+", da date, ts timestamp NULL)")
+	db.Exec(t, "CREATE TABLE f (id int PRIMARY KEY, i int, l bigint, d double precision, n decimal(6,2), s varchar(8), b "+typ+", da date, ts timestamp NULL, e double precision, u varchar(8))")
 	r := rand.New(rand.NewSource(99))
 	var vals []string
 	for id := 1; id <= 120; id++ {
@@ -78,6 +78,16 @@ func newPushdownFixture(t testing.TB, db *jdbctest.DB) *pushdownFixture {
 		for i := range vals {
 			vals[i] = strings.ReplaceAll(vals[i], `\t`, `'||chr(9)||'`)
 		}
+	}
+	// e: doubles with NaN and infinities where the database stores them
+	// (PostgreSQL; MySQL has neither); u: strings beyond the BMP.
+	es := []string{"NULL", "-1.5", "0", "2", "1e300"}
+	if db.Dialect == "postgres" {
+		es = append(es, "'NaN'", "'Infinity'", "'-Infinity'")
+	}
+	us := []string{"NULL", "'a'", "'\U0001F600'", "'\uFFFD'", "'\u00e9'", "'Z'", "''"}
+	for i := range vals {
+		vals[i] = strings.TrimSuffix(vals[i], ")") + ", " + es[r.Intn(len(es))] + ", " + us[r.Intn(len(us))] + ")"
 	}
 	db.Exec(t, "INSERT INTO f VALUES "+strings.Join(vals, ", "))
 	pf := &pushdownFixture{ds: dataset(db, jdbc.PropDBTable, "f"), cols: []string{"i", "l", "d", "n", "s", "b", "da", "ts"}}
@@ -149,6 +159,129 @@ func (pf *pushdownFixture) check(t testing.TB, seed int64) {
 	sort.Strings(kept)
 	sort.Strings(want)
 	require.Equal(t, want, kept, "seed %d: %v (applied %v)", seed, filters, applied.Filters)
+}
+
+// A pushed-down top-N never changes a result: for random filters and
+// random sort keys (ending with the unique id, so the answer is one), the
+// rows ReadScan returns when it says it applied the order are the first n
+// rows, in Spark's order, of the whole table's rows that satisfy every
+// filter (docs/jdbc.md#pushdown).
+func TestTopNPushdownNeverChangesResults(t *testing.T) {
+	t.Parallel()
+	jdbctest.Each(t, func(t *testing.T, db *jdbctest.DB) {
+		t.Parallel()
+		pf := newPushdownFixture(t, db)
+		pushed, total := 0, 0
+		for seed := int64(1); seed <= 150; seed++ {
+			if pf.checkTopN(t, seed) {
+				pushed++
+			}
+			total++
+		}
+		require.Greater(t, pushed*3, total, "%d of %d top-Ns pushed", pushed, total)
+
+		// A partitioned read (several ranges, several statements) is not
+		// sorted in the database, and so not cut either.
+		ds := dataset(db, jdbc.PropDBTable, "f", jdbc.PropPartitionColumn, "id", jdbc.PropNumPartitions, "3",
+			jdbc.PropLowerBound, "1", jdbc.PropUpperBound, "120")
+		s, applied, err := (&jdbc.Connector{}).ReadScan(ctxTB(t), ds, scan.Request{Order: []scan.SortKey{{Column: "i"}}, Limit: 5})
+		require.NoError(t, err)
+		s.Release()
+		require.False(t, applied.Order)
+		require.False(t, applied.Limit)
+	})
+}
+
+func (pf *pushdownFixture) checkTopN(t testing.TB, seed int64) bool {
+	r := rand.New(rand.NewSource(seed))
+	var filters []scan.Expr
+	for n := r.Intn(2); n > 0; n-- {
+		filters = append(filters, pf.randExpr(r, 1))
+	}
+	keyCols := append([]string{"e", "u"}, pf.cols...)
+	var order []scan.SortKey
+	for n := r.Intn(3) + 1; n > 0; n-- {
+		order = append(order, scan.SortKey{Column: keyCols[r.Intn(len(keyCols))], Desc: r.Intn(2) == 0, NullsFirst: r.Intn(2) == 0})
+	}
+	order = append(order, scan.SortKey{Column: "id", Desc: r.Intn(2) == 0})
+	limit := int64(r.Intn(30) + 1)
+	req := scan.Request{Filters: filters, Order: order, Limit: limit}
+	s, applied, err := (&jdbc.Connector{}).ReadScan(ctxTB(t), pf.ds, req)
+	require.NoError(t, err)
+	s.Release()
+	if !applied.Order {
+		require.False(t, applied.Limit, "seed %d: a limit without the order", seed)
+		return false
+	}
+	require.True(t, applied.Limit, "seed %d", seed)
+	for _, a := range applied.Filters {
+		require.True(t, a, "seed %d: the order applied under a filter that was not", seed)
+	}
+	var got []string
+	for _, row := range pf.read(t, req) {
+		got = append(got, fmt.Sprint(row["id"]))
+	}
+	var want []map[string]any
+	for _, row := range pf.all {
+		ok := true
+		for _, f := range filters {
+			ok = ok && eval(f, row) == tvTrue
+		}
+		if ok {
+			want = append(want, row)
+		}
+	}
+	sort.SliceStable(want, func(i, j int) bool { return sparkLess(order, want[i], want[j]) })
+	var ids []string
+	for i := 0; i < len(want) && int64(i) < limit; i++ {
+		ids = append(ids, fmt.Sprint(want[i]["id"]))
+	}
+	require.Equal(t, ids, got, "seed %d: %v order %v limit %d", seed, filters, order, limit)
+	return true
+}
+
+// sparkLess is Spark's order of two rows: NULLs where the key says, NaN
+// above every number, strings byte by byte, false before true.
+func sparkLess(keys []scan.SortKey, a, b map[string]any) bool {
+	for _, k := range keys {
+		x, y := a[k.Column], b[k.Column]
+		var c int
+		switch {
+		case x == nil && y == nil:
+			continue
+		case x == nil || y == nil:
+			if (x == nil) == k.NullsFirst {
+				return true
+			}
+			return false
+		case x == "NaN" && y == "NaN":
+			continue
+		case x == "NaN":
+			c = 1
+		case y == "NaN":
+			c = -1
+		case x == "Infinity" || y == "-Infinity":
+			c = 1
+			if x == y {
+				c = 0
+			}
+		case y == "Infinity" || x == "-Infinity":
+			c = -1
+		default:
+			var ok bool
+			c, ok = compare(x, y)
+			if !ok {
+				panic(fmt.Sprintf("sort %s: %v and %v", k.Column, x, y))
+			}
+		}
+		if k.Desc {
+			c = -c
+		}
+		if c != 0 {
+			return c < 0
+		}
+	}
+	return false
 }
 
 func (pf *pushdownFixture) randExpr(r *rand.Rand, depth int) scan.Expr {
