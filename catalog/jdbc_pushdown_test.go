@@ -199,6 +199,8 @@ func TestJDBCTopNPushdown(t *testing.T) {
 			{sql: "SELECT id, s FROM pg.tn ORDER BY s DESC, id LIMIT 8", order: `.*s.* DESC.* LIMIT 8`, n: 8},
 			{sql: "SELECT id, s FROM pg.tn ORDER BY s NULLS LAST, id LIMIT 20", order: `.*s.* LIMIT 20`, n: 20},
 			{sql: "SELECT id, l FROM pg.tn ORDER BY l DESC, id LIMIT 10", order: `.*l.* DESC.* LIMIT 10`, n: 10},
+			{sql: "SELECT id, l FROM pg.tn WHERE l = 'ÿ' ORDER BY id LIMIT 3", order: `.*id.* ASC LIMIT 3`, n: 3},
+			{sql: "SELECT id, l FROM pg.tn WHERE l > 'ÿ' ORDER BY id LIMIT 3", order: `.*id.* ASC LIMIT 3`, n: 3},
 			// A translated filter goes down with the top-N; OFFSET asks
 			// for n + offset rows.
 			{sql: "SELECT s, id FROM pg.tn WHERE x > 2 ORDER BY s, id LIMIT 3 OFFSET 2", order: `.*s.* LIMIT 5`, n: 3},

@@ -131,19 +131,18 @@ func (mysqlDialect) exactOperand(quoted string, c column) (string, bool) {
 		return "(" + quoted + " <> 0)", true
 	case c.Spark == "string":
 		// Collations fold case and pad spaces; binary strings compare
-		// byte by byte, as Spark does.
-		return "CAST(" + quoted + " AS BINARY)", true
+		// byte by byte, as Spark does — the UTF-8 bytes, whatever the
+		// column's character set: a latin1 column's own bytes are neither
+		// the literal's nor in Unicode's order.
+		return "CAST(CONVERT(" + quoted + " USING utf8mb4) AS BINARY)", true
 	}
 	return quoted, true
 }
 
-// orderOperand: MySQL sorts numbers by value (a DOUBLE holds no NaN);
-// strings are sorted by their UTF-8 bytes whatever the column's character
-// set (latin1's byte order is not Unicode's), which is Spark's order.
+// orderOperand: MySQL sorts numbers by value (a DOUBLE holds no NaN),
+// and strings, as exactOperand gives them, by their UTF-8 bytes, which is
+// Spark's order.
 func (d mysqlDialect) orderOperand(quoted string, c column) (string, bool) {
-	if c.pushable && c.Spark == "string" {
-		return "CAST(CONVERT(" + quoted + " USING utf8mb4) AS BINARY)", true
-	}
 	return d.exactOperand(quoted, c)
 }
 
