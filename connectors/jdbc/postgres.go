@@ -362,6 +362,11 @@ func (c *pgConn) describe(ctx context.Context, q string, tn *tableName) ([]colum
 			elem = 0
 		}
 		cols[i] = pgColumn(f.Name, f.DataTypeOID, f.TypeModifier, m[1], m[2] != "t" && m[2] != "true", uint32(elem))
+		if cols[i].Spark == "string" && c.c.PgConn().ParameterStatus("server_encoding") != "UTF8" {
+			// COLLATE "C" compares the database's encoding byte by
+			// byte: Spark's order only when that is UTF-8.
+			cols[i].pushable = false
+		}
 	}
 	return cols, nil
 }
