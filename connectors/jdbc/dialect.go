@@ -259,3 +259,11 @@ func firstColumn(rows [][]string, err error) ([]string, error) {
 	}
 	return out, nil
 }
+
+// sortItem is an ORDER BY item of op, ascending or descending.
+func sortItem(op string, desc bool) string {
+	if desc {
+		return op + " DESC"
+	}
+	return op + " ASC"
+}

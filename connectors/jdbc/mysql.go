@@ -149,10 +149,7 @@ func (d mysqlDialect) orderOperand(quoted string, c column) (string, bool) {
 // orderKey places NULLs with an IS NULL key: MySQL has no NULLS
 // FIRST/LAST.
 func (mysqlDialect) orderKey(op string, nullable, desc, nullsFirst bool) string {
-	s := op + " ASC"
-	if desc {
-		s = op + " DESC"
-	}
+	s := sortItem(op, desc)
 	if !nullable {
 		return s
 	}

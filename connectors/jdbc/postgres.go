@@ -150,10 +150,7 @@ func (d postgres) orderOperand(quoted string, c column) (string, bool) {
 // orderKey leaves out NULLS FIRST/LAST on a NOT NULL column, where an
 // index sorted either way serves.
 func (postgres) orderKey(op string, nullable, desc, nullsFirst bool) string {
-	s := op + " ASC"
-	if desc {
-		s = op + " DESC"
-	}
+	s := sortItem(op, desc)
 	if !nullable {
 		return s
 	}
